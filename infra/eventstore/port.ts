@@ -1,0 +1,113 @@
+// The log's port: what every event-store adapter offers, and nothing more.
+// Both adapters (PostgreSQL, EventStoreDB) pass the same contract suite
+// (tests/infra/eventstore.contract.ts), so callers never care which one runs.
+
+import type { Position } from './position.ts';
+
+export type { Position } from './position.ts';
+
+/** Who caused an event. */
+export interface Actor {
+  kind: 'user' | 'agent' | 'service' | 'visitor' | 'system';
+  id: string | null;
+}
+
+/** Metadata carried by every event (DESIGN.md, "Events"). */
+export interface EventMetadata {
+  actor: Actor;
+  correlation_id: string | null;
+  causation_id: string | null;
+  /** Version of the data shape; upcasters turn old shapes into the current one at read time. */
+  schema: number;
+  [extra: string]: unknown;
+}
+
+export interface EventToAppend {
+  /** UUID chosen by the writer; re-appending the same id at the same place is a no-op. */
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  stream: string;
+  /** Revision inside its stream; the first event of a stream is revision 0. */
+  revision: bigint;
+  /** Global position in the log; totally ordered, see position.ts. */
+  position: Position;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+  created_at: Date;
+}
+
+/**
+ * `no_stream`: the stream must not exist. `exists`: it must exist. `any`: no check.
+ * A bigint: the revision of the stream's last event must be exactly this.
+ */
+export type ExpectedRevision = 'no_stream' | 'exists' | 'any' | bigint;
+
+export interface AppendResult {
+  /** Revision of the last event written: pass it as `expected` for the next append. */
+  nextExpectedRevision: bigint;
+  /** Global position of the last event written. */
+  position: Position;
+}
+
+export interface ReadStreamOptions {
+  /** First revision to return (inclusive); default: the start (forwards) or the end (backwards). */
+  from?: bigint | 'start' | 'end';
+  direction?: 'forwards' | 'backwards';
+  limit?: number;
+}
+
+/** Server-side filter for reads of the whole log; both fields combine with AND. */
+export interface LogFilter {
+  streamPrefixes?: string[];
+  eventTypes?: string[];
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. Default: the start of the log. */
+  after?: Position | 'start';
+  filter?: LogFilter;
+  limit?: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: deliver events strictly after this position. `end`: only events appended from now on. */
+  after?: Position | 'start' | 'end';
+  filter?: LogFilter;
+}
+
+/** Catch-up then live, in global order, never skipping or repeating an event. */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  append(stream: string, events: EventToAppend[], options: { expected: ExpectedRevision }): Promise<AppendResult>;
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribe(options?: SubscribeOptions): Subscription;
+  /** Position of the newest event visible to readers, or null for an empty log. */
+  headPosition(): Promise<Position | null>;
+  close(): Promise<void>;
+}
+
+/** The store refused an append because the stream is not where the writer expected. */
+export class WrongExpectedRevisionError extends Error {
+  readonly stream: string;
+  readonly expected: ExpectedRevision;
+  readonly actual: bigint | 'no_stream';
+
+  constructor(stream: string, expected: ExpectedRevision, actual: bigint | 'no_stream') {
+    super(`wrong expected revision on stream ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+    this.stream = stream;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}

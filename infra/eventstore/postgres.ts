@@ -1,0 +1,272 @@
+// The PostgreSQL adapter of the log: one append-only `events` table (migration 001).
+//
+// Appends are one INSERT ... SELECT statement that reads the stream's current revision and
+// checks the expectation in the same statement; the unique (stream_id, revision) constraint
+// settles races, so the expectation is enforced by the database itself. Readers of the whole
+// log go in (transaction_id, position) order and only below the oldest running transaction,
+// so an event whose transaction commits late is never skipped. NOTIFY only wakes readers.
+
+import Emittery from 'emittery';
+import pg from 'pg';
+import type { Pool } from '../db/pool.ts';
+import type {
+  AppendResult, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
+  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
+} from './port.ts';
+import { WrongExpectedRevisionError } from './port.ts';
+import { START, type Position } from './position.ts';
+import { subscriptionFromBatches } from './subscription.ts';
+
+const CHANNEL = 'orchard_events';
+const APPEND_RETRIES = 20; // for `any`/`exists`, which may lose a revision race and simply try again
+const BATCH = 500;
+
+const APPEND_SQL = `
+WITH cur AS (
+  SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = $1
+), ins AS (
+  INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
+  SELECT $1, cur.rev + e.ord, (e.v->>'id')::uuid, e.v->>'type', e.v->'data', e.v->'metadata'
+  FROM cur, jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(v, ord)
+  WHERE $3 = 'any'
+     OR ($3 = 'no_stream' AND cur.rev = -1)
+     OR ($3 = 'exists' AND cur.rev >= 0)
+     OR ($3 = 'revision' AND cur.rev = $4::bigint)
+  RETURNING revision, position, transaction_id
+)
+SELECT (SELECT rev FROM cur)::text AS current,
+       last.revision::text AS revision, last.position::text AS position, last.transaction_id::text AS txid
+FROM (SELECT 1) one LEFT JOIN (SELECT * FROM ins ORDER BY position DESC LIMIT 1) last ON true`;
+
+const COLUMNS = `position::text AS position, transaction_id::text AS txid, stream_id, revision::text AS revision,
+  event_id::text AS event_id, type, data, metadata, created_at`;
+
+// Events visible to a reader of the whole log: committed, and older than every running transaction.
+const VISIBLE = `transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
+interface Row {
+  position: string;
+  txid: string;
+  stream_id: string;
+  revision: string;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: RecordedEvent['metadata'];
+  created_at: Date;
+}
+
+function toEvent(row: Row): RecordedEvent {
+  return {
+    id: row.event_id,
+    stream: row.stream_id,
+    revision: BigInt(row.revision),
+    position: { commit: BigInt(row.txid), prepare: BigInt(row.position) },
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    created_at: row.created_at,
+  };
+}
+
+function expectation(expected: ExpectedRevision): [string, string | null] {
+  return typeof expected === 'bigint' ? ['revision', expected.toString()] : [expected, null];
+}
+
+function filterSql(filter: LogFilter | undefined, params: unknown[]): string {
+  const clauses: string[] = [];
+  if (filter?.streamPrefixes?.length) {
+    params.push(filter.streamPrefixes.map((p) => p.replace(/[\\%_]/g, '\\$&') + '%'));
+    clauses.push(`stream_id LIKE ANY($${params.length}::text[])`);
+  }
+  if (filter?.eventTypes?.length) {
+    params.push(filter.eventTypes);
+    clauses.push(`type = ANY($${params.length}::text[])`);
+  }
+  return clauses.map((c) => ` AND ${c}`).join('');
+}
+
+export class PostgresEventStore implements EventStore {
+  private readonly appended = new Emittery<{ appended: undefined }>();
+  private listener: pg.Client | null = null;
+  private listening: Promise<void> | null = null;
+  private notifyPending = false;
+  private closed = false;
+
+  constructor(private readonly pool: Pool, private readonly url: string) {}
+
+  async append(stream: string, events: EventToAppend[], { expected }: { expected: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) return this.checkOnly(stream, expected);
+    const [mode, revision] = expectation(expected);
+    const payload = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })));
+    for (let attempt = 0; ; attempt++) {
+      let row: { current: string; revision: string | null; position: string | null; txid: string | null };
+      try {
+        ({ rows: [row] } = (await this.pool.query(APPEND_SQL, [stream, payload, mode, revision])) as any);
+      } catch (error) {
+        // Another writer took the revision between our read and our insert.
+        if ((error as { code?: string }).code !== '23505') throw error;
+        const again = await this.alreadyAppended(stream, events, expected);
+        if (again) return again;
+        if ((mode === 'any' || mode === 'exists') && attempt < APPEND_RETRIES) continue;
+        throw new WrongExpectedRevisionError(stream, expected, await this.currentRevision(stream));
+      }
+      if (row.revision !== null) {
+        this.wakeReaders();
+        return {
+          nextExpectedRevision: BigInt(row.revision),
+          position: { commit: BigInt(row.txid!), prepare: BigInt(row.position!) },
+        };
+      }
+      const again = await this.alreadyAppended(stream, events, expected);
+      if (again) return again;
+      const current = BigInt(row.current);
+      throw new WrongExpectedRevisionError(stream, expected, current < 0n ? 'no_stream' : current);
+    }
+  }
+
+  /** A retried request: the same event ids already stand where this append would put them. */
+  private async alreadyAppended(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult | null> {
+    const { rows } = await this.pool.query<{ event_id: string; revision: string; position: string; txid: string }>(
+      `SELECT event_id::text AS event_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid
+       FROM events WHERE stream_id = $1 AND event_id = ANY($2::uuid[]) ORDER BY revision`,
+      [stream, events.map((e) => e.id)],
+    );
+    if (rows.length !== events.length) return null;
+    const first = BigInt(rows[0]!.revision);
+    const inPlace = rows.every((r, i) => r.event_id === events[i]!.id.toLowerCase() && BigInt(r.revision) === first + BigInt(i));
+    const expectedFirst = typeof expected === 'bigint' ? expected + 1n : expected === 'no_stream' ? 0n : first;
+    if (!inPlace || first !== expectedFirst) return null;
+    const last = rows[rows.length - 1]!;
+    return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
+  }
+
+  private async currentRevision(stream: string): Promise<bigint | 'no_stream'> {
+    const { rows } = await this.pool.query<{ rev: string | null }>('SELECT max(revision)::text AS rev FROM events WHERE stream_id = $1', [stream]);
+    return rows[0]?.rev == null ? 'no_stream' : BigInt(rows[0].rev);
+  }
+
+  private async checkOnly(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
+    const actual = await this.currentRevision(stream);
+    const ok = expected === 'any'
+      || (expected === 'no_stream' && actual === 'no_stream')
+      || (expected === 'exists' && actual !== 'no_stream')
+      || (typeof expected === 'bigint' && actual === expected);
+    if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
+    return { nextExpectedRevision: actual === 'no_stream' ? -1n : actual, position: (await this.headPosition()) ?? START };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const params: unknown[] = [stream];
+    let where = 'stream_id = $1';
+    if (typeof options.from === 'bigint') {
+      params.push(options.from.toString());
+      where += backwards ? ` AND revision <= $2::bigint` : ` AND revision >= $2::bigint`;
+    }
+    let sql = `SELECT ${COLUMNS} FROM events WHERE ${where} ORDER BY revision ${backwards ? 'DESC' : 'ASC'}`;
+    if (options.limit !== undefined) {
+      params.push(options.limit);
+      sql += ` LIMIT $${params.length}`;
+    }
+    const { rows } = await this.pool.query<Row>(sql, params);
+    return rows.map(toEvent);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const after = options.after === undefined || options.after === 'start' ? START : options.after;
+    const params: unknown[] = [after.commit.toString(), after.prepare.toString()];
+    const filter = filterSql(options.filter, params);
+    params.push(options.limit ?? BATCH);
+    const { rows } = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM events
+       WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}${filter}
+       ORDER BY transaction_id, position LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toEvent);
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const { rows } = await this.pool.query<{ txid: string; position: string }>(
+      `SELECT transaction_id::text AS txid, position::text AS position FROM events WHERE ${VISIBLE}
+       ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+    );
+    return rows[0] ? { commit: BigInt(rows[0].txid), prepare: BigInt(rows[0].position) } : null;
+  }
+
+  /** True when events exist past `after` that the visibility gate still holds back. */
+  private async heldBack(after: Position): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint) LIMIT 1`,
+      [after.commit.toString(), after.prepare.toString()],
+    );
+    return rows.length > 0;
+  }
+
+  subscribe(options: SubscribeOptions = {}): Subscription {
+    void this.listen();
+    return subscriptionFromBatches({
+      start: async () => options.after === 'end' ? (await this.headPosition()) ?? START
+        : options.after === undefined || options.after === 'start' ? START : options.after,
+      next: async (after) => {
+        const events = await this.readAll({ after, filter: options.filter, limit: BATCH });
+        return events;
+      },
+      heldBack: (after) => this.heldBack(after),
+      wake: (timeoutMs) => this.waitForAppend(timeoutMs),
+    });
+  }
+
+  private waitForAppend(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const off = this.appended.on('appended', done);
+      function done() {
+        clearTimeout(timer);
+        off();
+        resolve();
+      }
+    });
+  }
+
+  private wakeReaders(): void {
+    void this.appended.emit('appended');
+    // Other processes learn of the append through NOTIFY, sent outside the append's transaction
+    // (a NOTIFY inside it would serialise every commit) and coalesced to one in flight.
+    if (this.notifyPending || this.closed) return;
+    this.notifyPending = true;
+    setImmediate(() => {
+      this.notifyPending = false;
+      if (!this.closed) this.pool.query(`SELECT pg_notify('${CHANNEL}', '')`).catch(() => {});
+    });
+  }
+
+  private listen(): Promise<void> {
+    this.listening ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url, application_name: 'orchard-listen' });
+      client.on('error', () => {});
+      client.on('notification', () => void this.appended.emit('appended'));
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      if (this.closed) await client.end();
+      else this.listener = client;
+    })().catch(() => {
+      // Without LISTEN, subscribers still poll; correctness never depends on notifications.
+    });
+    return this.listening;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.listening;
+    await this.listener?.end().catch(() => {});
+    this.listener = null;
+  }
+}
+
+export function matches(event: RecordedEvent, filter: LogFilter | undefined): boolean {
+  if (filter?.eventTypes?.length && !filter.eventTypes.includes(event.type)) return false;
+  if (filter?.streamPrefixes?.length && !filter.streamPrefixes.some((p) => event.stream.startsWith(p))) return false;
+  return true;
+}

@@ -1,0 +1,49 @@
+// Turns a batch reader into a Subscription: catch up batch by batch from a position, then
+// wait for a wake-up and read again. Each batch starts strictly after the last event
+// delivered, so nothing is skipped or repeated.
+
+import type { RecordedEvent, Subscription } from './port.ts';
+import type { Position } from './position.ts';
+
+export interface BatchSource {
+  start(): Promise<Position>;
+  next(after: Position): Promise<RecordedEvent[]>;
+  /** Events exist past `after` that readers cannot see yet (a transaction still running). */
+  heldBack(after: Position): Promise<boolean>;
+  /** Resolve on the next append, or after `timeoutMs` at the latest. */
+  wake(timeoutMs: number): Promise<void>;
+}
+
+const IDLE_POLL_MS = 1000; // a safety net: notifications only speed things up
+const HELD_BACK_POLL_MS = 5;
+
+export function subscriptionFromBatches(source: BatchSource): Subscription {
+  let closed = false;
+  let signalClose: () => void = () => {};
+  const closing = new Promise<void>((resolve) => (signalClose = resolve));
+
+  async function* run(): AsyncGenerator<RecordedEvent> {
+    let after = await Promise.race([source.start(), closing.then(() => null)]);
+    while (!closed && after) {
+      const events = await Promise.race([source.next(after), closing.then(() => [])]);
+      for (const event of events) {
+        if (closed) return;
+        yield event;
+        after = event.position;
+      }
+      if (events.length > 0 || closed) continue;
+      const held = await source.heldBack(after);
+      await Promise.race([source.wake(held ? HELD_BACK_POLL_MS : IDLE_POLL_MS), closing]);
+    }
+  }
+
+  const iterator = run();
+  return {
+    [Symbol.asyncIterator]: () => iterator,
+    async close() {
+      closed = true;
+      signalClose();
+      await iterator.return(undefined);
+    },
+  };
+}

@@ -1,0 +1,246 @@
+// The log's contract: one suite, run against every adapter (see eventstore.*.test.ts).
+
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { EventStore, EventToAppend, RecordedEvent, Subscription } from '../../infra/eventstore/port.ts';
+import { WrongExpectedRevisionError } from '../../infra/eventstore/port.ts';
+import { comparePositions, formatPosition, parsePosition } from '../../infra/eventstore/position.ts';
+
+export interface ContractTarget {
+  store: EventStore;
+  cleanup(): Promise<void>;
+}
+
+export function event(type = 'ThingHappened', data: Record<string, unknown> = {}): EventToAppend {
+  return {
+    id: randomUUID(),
+    type,
+    data,
+    metadata: { actor: { kind: 'system', id: null }, correlation_id: randomUUID(), causation_id: null, schema: 1 },
+  };
+}
+
+const streamName = (category = 'contract') => `${category}-${randomUUID()}`;
+
+async function conflict(promise: Promise<unknown>): Promise<WrongExpectedRevisionError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return error;
+    throw error;
+  }
+  throw new assert.Assertion({ message: 'expected a WrongExpectedRevisionError', operator: 'throws' });
+}
+
+/** Collect `count` events from a subscription, failing after `ms`. */
+export async function take(sub: Subscription, count: number, ms = 5000): Promise<RecordedEvent[]> {
+  const got: RecordedEvent[] = [];
+  if (count === 0) return got;
+  const timer = setTimeout(() => void sub.close(), ms);
+  for await (const e of sub) {
+    got.push(e);
+    if (got.length >= count) break;
+  }
+  clearTimeout(timer);
+  return got;
+}
+
+export function eventStoreContract(name: string, make: () => Promise<ContractTarget>): void {
+  const test = suite<{ target: ContractTarget; store: EventStore }>(`eventstore contract: ${name}`);
+  test.before(async (ctx) => {
+    ctx.target = await make();
+    ctx.store = ctx.target.store;
+  });
+  test.after(async (ctx) => {
+    await ctx.target?.cleanup();
+  });
+
+  test('no_stream: creates a stream at revision 0, then conflicts naming stream, expected and actual', async ({ store }) => {
+    const s = streamName();
+    const first = await store.append(s, [event()], { expected: 'no_stream' });
+    assert.is(first.nextExpectedRevision, 0n);
+    const error = await conflict(store.append(s, [event()], { expected: 'no_stream' }));
+    assert.is(error.stream, s);
+    assert.is(error.expected, 'no_stream');
+    assert.is(error.actual, 0n);
+    assert.ok(error.message.includes(s));
+  });
+
+  test('exists: conflicts on a missing stream, appends to an existing one', async ({ store }) => {
+    const s = streamName();
+    const error = await conflict(store.append(s, [event()], { expected: 'exists' }));
+    assert.is(error.actual, 'no_stream');
+    assert.is(error.expected, 'exists');
+    await store.append(s, [event()], { expected: 'any' });
+    const result = await store.append(s, [event(), event()], { expected: 'exists' });
+    assert.is(result.nextExpectedRevision, 2n);
+  });
+
+  test('any: appends whatever the stream holds', async ({ store }) => {
+    const s = streamName();
+    assert.is((await store.append(s, [event()], { expected: 'any' })).nextExpectedRevision, 0n);
+    assert.is((await store.append(s, [event()], { expected: 'any' })).nextExpectedRevision, 1n);
+  });
+
+  test('revision: appends only at the exact revision, else conflicts with the actual one', async ({ store }) => {
+    const s = streamName();
+    await store.append(s, [event(), event(), event()], { expected: 'no_stream' });
+    const error = await conflict(store.append(s, [event()], { expected: 1n }));
+    assert.is(error.expected, 1n);
+    assert.is(error.actual, 2n);
+    const missing = await conflict(store.append(streamName(), [event()], { expected: 0n }));
+    assert.is(missing.actual, 'no_stream');
+    assert.is((await store.append(s, [event()], { expected: 2n })).nextExpectedRevision, 3n);
+    assert.is((await store.readStream(s)).length, 4);
+  });
+
+  test('a retried append (same event ids, same expectation) is not duplicated', async ({ store }) => {
+    const s = streamName();
+    const batch = [event(), event()];
+    const first = await store.append(s, batch, { expected: 'no_stream' });
+    const again = await store.append(s, batch, { expected: 'no_stream' });
+    assert.is(again.nextExpectedRevision, first.nextExpectedRevision);
+    assert.is(comparePositions(again.position, first.position), 0);
+    const next = [event()];
+    await store.append(s, next, { expected: 1n });
+    await store.append(s, next, { expected: 1n });
+    const read = await store.readStream(s);
+    assert.equal(read.map((e) => e.id), [...batch, ...next].map((e) => e.id));
+  });
+
+  test('concurrent appenders: one wins each revision, losers conflict, none is lost on retry', async ({ store }) => {
+    const s = streamName();
+    await store.append(s, [event()], { expected: 'no_stream' });
+    const racers = 8;
+    const outcomes = await Promise.allSettled(Array.from({ length: racers }, () => store.append(s, [event('Raced')], { expected: 0n })));
+    assert.is(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+    for (const o of outcomes) {
+      if (o.status === 'rejected') {
+        assert.instance(o.reason, WrongExpectedRevisionError);
+        assert.is((o.reason as WrongExpectedRevisionError).actual, 1n);
+      }
+    }
+    // Each writer retries from what it reads until it lands: all of them do, once each.
+    const ids = await Promise.all(Array.from({ length: racers }, async () => {
+      const e = event('Retried');
+      for (;;) {
+        const [last] = await store.readStream(s, { direction: 'backwards', limit: 1 });
+        try {
+          await store.append(s, [e], { expected: last!.revision });
+          return e.id;
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        }
+      }
+    }));
+    const read = await store.readStream(s);
+    assert.is(read.length, 2 + racers);
+    assert.equal(read.map((e) => e.revision), read.map((_, i) => BigInt(i)));
+    for (const id of ids) assert.is(read.filter((e) => e.id === id).length, 1);
+  });
+
+  test('concurrent `any` appenders all land, with contiguous revisions', async ({ store }) => {
+    const s = streamName();
+    await Promise.all(Array.from({ length: 10 }, () => store.append(s, [event()], { expected: 'any' })));
+    const read = await store.readStream(s);
+    assert.equal(read.map((e) => e.revision), Array.from({ length: 10 }, (_, i) => BigInt(i)));
+  });
+
+  test('readStream: forwards and backwards, from a revision, with a limit; a missing stream is empty', async ({ store }) => {
+    const s = streamName();
+    const appended = Array.from({ length: 6 }, (_, i) => event('Numbered', { n: i }));
+    await store.append(s, appended, { expected: 'no_stream' });
+    const all = await store.readStream(s);
+    assert.equal(all.map((e) => e.data.n), [0, 1, 2, 3, 4, 5]);
+    assert.equal(all.map((e) => e.type), appended.map(() => 'Numbered'));
+    assert.equal((await store.readStream(s, { from: 2n, limit: 3 })).map((e) => e.revision), [2n, 3n, 4n]);
+    assert.equal((await store.readStream(s, { direction: 'backwards', limit: 2 })).map((e) => e.revision), [5n, 4n]);
+    assert.equal((await store.readStream(s, { direction: 'backwards', from: 1n })).map((e) => e.revision), [1n, 0n]);
+    assert.equal(await store.readStream(streamName()), []);
+    const first = all[0]!;
+    assert.is(first.stream, s);
+    assert.is(first.id, appended[0]!.id);
+    assert.equal(first.metadata, appended[0]!.metadata);
+    assert.instance(first.created_at, Date);
+  });
+
+  test('readAll: global order across streams, after a position, filtered by stream prefix and type', async ({ store }) => {
+    const category = `ra${randomUUID().slice(0, 8)}`;
+    const a = streamName(category);
+    const b = streamName(category);
+    const r1 = await store.append(a, [event('A1')], { expected: 'no_stream' });
+    await store.append(b, [event('B1')], { expected: 'no_stream' });
+    await store.append(a, [event('A2'), event('A3')], { expected: 0n });
+    const filter = { streamPrefixes: [`${category}-`] };
+    const all = await store.readAll({ filter, limit: 100 });
+    assert.equal(all.map((e) => e.type), ['A1', 'B1', 'A2', 'A3']);
+    for (let i = 1; i < all.length; i++) assert.ok(comparePositions(all[i - 1]!.position, all[i]!.position) < 0);
+    assert.equal((await store.readAll({ after: r1.position, filter, limit: 100 })).map((e) => e.type), ['B1', 'A2', 'A3']);
+    assert.equal((await store.readAll({ filter, limit: 2 })).map((e) => e.type), ['A1', 'B1']);
+    const typed = await store.readAll({ filter: { ...filter, eventTypes: ['A2', 'B1'] }, limit: 100 });
+    assert.equal(typed.map((e) => e.type), ['B1', 'A2']);
+  });
+
+  test('subscribe from the start: catch-up, then live, no gap and no duplicate', async ({ store }) => {
+    const category = `sub${randomUUID().slice(0, 8)}`;
+    const filter = { streamPrefixes: [`${category}-`] };
+    for (let i = 0; i < 5; i++) await store.append(streamName(category), [event('Before', { i })], { expected: 'no_stream' });
+    const sub = store.subscribe({ after: 'start', filter });
+    const collecting = take(sub, 25);
+    // Live appends from several writers at once.
+    await Promise.all(Array.from({ length: 4 }, async (_, w) => {
+      const s = streamName(category);
+      for (let i = 0; i < 5; i++) await store.append(s, [event('Live', { w, i })], { expected: 'any' });
+    }));
+    const got = await collecting;
+    await sub.close();
+    assert.is(got.length, 25);
+    assert.is(new Set(got.map((e) => e.id)).size, 25);
+    assert.equal(got.slice(0, 5).map((e) => e.type), Array(5).fill('Before'));
+    for (let i = 1; i < got.length; i++) assert.ok(comparePositions(got[i - 1]!.position, got[i]!.position) < 0);
+  });
+
+  test('subscribe after a position, and from the end', async ({ store }) => {
+    const category = `pos${randomUUID().slice(0, 8)}`;
+    const filter = { streamPrefixes: [`${category}-`] };
+    const s = streamName(category);
+    const first = await store.append(s, [event('One')], { expected: 'no_stream' });
+    await store.append(s, [event('Two')], { expected: 0n });
+    const fromPos = store.subscribe({ after: first.position, filter });
+    assert.equal((await take(fromPos, 1)).map((e) => e.type), ['Two']);
+    await fromPos.close();
+
+    const fromEnd = store.subscribe({ after: 'end', filter });
+    const collecting = take(fromEnd, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await store.append(s, [event('Three')], { expected: 1n });
+    assert.equal((await collecting).map((e) => e.type), ['Three']);
+    await fromEnd.close();
+  });
+
+  test('a 1 MB event round-trips', async ({ store }) => {
+    const s = streamName();
+    const big = 'x'.repeat(1024 * 1024);
+    await store.append(s, [event('Big', { big, unicode: 'é✓' })], { expected: 'no_stream' });
+    const [read] = await store.readStream(s);
+    assert.is((read!.data.big as string).length, big.length);
+    assert.is(read!.data.unicode, 'é✓');
+  });
+
+  test('positions are bigints that survive serialisation', async ({ store }) => {
+    const s = streamName();
+    const { position } = await store.append(s, [event()], { expected: 'no_stream' });
+    assert.type(position.commit, 'bigint');
+    assert.type(position.prepare, 'bigint');
+    const text = JSON.stringify({ at: formatPosition(position) });
+    const back = parsePosition(JSON.parse(text).at);
+    assert.is(comparePositions(back, position), 0);
+    const [read] = await store.readStream(s);
+    assert.is(comparePositions(read!.position, position), 0);
+    const head = await store.headPosition();
+    assert.ok(head && comparePositions(head, position) >= 0);
+  });
+
+  test.run();
+}
