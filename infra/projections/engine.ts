@@ -1,0 +1,227 @@
+// The projection engine of DESIGN.md "Projections".
+//
+// Each projection is fed from a log subscription filtered to the event types it handles. Events
+// are applied in batches; a batch's read-model changes and the projection's checkpoint commit in
+// one transaction, so a crash never loses or doubles an event's effect. One process at a time
+// runs a given projection (a session advisory lock); the checkpoint update is also guarded by the
+// previous value, so even a lost lock cannot make two writers apply the same events.
+
+import Emittery from 'emittery';
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from '../db/pool.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
+import { comparePositions, formatPosition, START, type Position } from '../eventstore/position.ts';
+import { upcast } from '../eventstore/upcasters.ts';
+import type { Logger } from '../logging.ts';
+
+export interface Projection {
+  name: string;
+  /** Event types it consumes; the engine subscribes to exactly these. */
+  handles: string[];
+  /** Tables it owns (created by migrations); `rebuild` empties them. */
+  tables: string[];
+  apply(event: RecordedEvent, tx: PoolClient): Promise<void>;
+}
+
+const MAX_BATCH = 500;
+const RETRY_MS = 1000;
+const STANDBY_POLL_MS = 2000;
+const WAIT_POLL_MS = 20;
+
+const NOT_READY = Symbol('not ready');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The advisory-lock key of a projection: stable across processes. */
+function lockKey(name: string): string {
+  return createHash('sha256').update(`projection:${name}`).digest().readBigInt64BE(0).toString();
+}
+
+export async function readCheckpoint(db: Pool | PoolClient, name: string): Promise<Position | null> {
+  const { rows } = await db.query<{ c: string; p: string }>(
+    'SELECT commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints WHERE name = $1', [name]);
+  return rows[0] ? { commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) } : null;
+}
+
+export class ProjectionTimeoutError extends Error {
+  constructor(readonly projection: string, readonly position: Position, ms: number) {
+    super(`projection ${projection} did not reach ${formatPosition(position)} within ${ms} ms`);
+    this.name = 'ProjectionTimeoutError';
+  }
+}
+
+export class ProjectionEngine {
+  private readonly progress = new Emittery<{ checkpoint: string }>();
+  /** Checkpoints of the projections this process runs. */
+  private readonly local = new Map<string, Position | null>();
+  private readonly running: Promise<void>[] = [];
+  private readonly lockClients = new Set<PoolClient>();
+  private stopped = false;
+  private stopSignal: () => void = () => {};
+  private readonly stopping = new Promise<void>((r) => (this.stopSignal = r));
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly pool: Pool,
+    readonly projections: Projection[],
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    for (const projection of this.projections) this.running.push(this.run(projection));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopSignal();
+    await Promise.all(this.running);
+  }
+
+  /** Whether this process holds the named projection's lock and is running it. */
+  isActive(name: string): boolean {
+    return this.local.has(name);
+  }
+
+  /**
+   * Read-your-writes: resolve once every projection that handles one of `eventTypes` has
+   * applied the log up to `position` (whichever process runs it).
+   */
+  async waitFor(position: Position, eventTypes: string[], timeoutMs = 5000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const affected = this.projections.filter((p) => p.handles.some((t) => eventTypes.includes(t)));
+    for (const { name } of affected) {
+      for (;;) {
+        const at = this.local.has(name) ? this.local.get(name) : await readCheckpoint(this.pool, name);
+        if (at && comparePositions(at, position) >= 0) break;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new ProjectionTimeoutError(name, position, timeoutMs);
+        await Promise.race([this.progress.once('checkpoint'), sleep(Math.min(left, WAIT_POLL_MS * (this.local.has(name) ? 10 : 1)))]);
+      }
+    }
+  }
+
+  private async run(projection: Projection): Promise<void> {
+    const lock = await this.acquire(projection.name);
+    if (!lock) return;
+    try {
+      while (!this.stopped) {
+        try {
+          await this.consume(projection);
+        } catch (error) {
+          this.log.error('projection_failed', { projection: projection.name, error: (error as Error).message });
+          await Promise.race([sleep(RETRY_MS), this.stopping]);
+        }
+      }
+    } finally {
+      this.local.delete(projection.name);
+      await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+      this.lockClients.delete(lock);
+      lock.release();
+    }
+  }
+
+  /** Wait (as a standby) until this process holds the projection's lock; null when stopped first. */
+  private async acquire(name: string): Promise<PoolClient | null> {
+    while (!this.stopped) {
+      const client = await this.pool.connect();
+      const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
+      if (rows[0].got) {
+        this.lockClients.add(client);
+        return client;
+      }
+      client.release();
+      await Promise.race([sleep(STANDBY_POLL_MS), this.stopping]);
+    }
+    return null;
+  }
+
+  private async consume(projection: Projection): Promise<void> {
+    let checkpoint = await readCheckpoint(this.pool, projection.name);
+    this.local.set(projection.name, checkpoint);
+    const subscription = this.store.subscribe({ after: checkpoint ?? 'start', filter: { eventTypes: projection.handles } });
+    const events = subscription[Symbol.asyncIterator]();
+    try {
+      let pending = events.next();
+      while (!this.stopped) {
+        const first = await Promise.race([pending, this.stopping.then(() => NOT_READY)]);
+        if (first === NOT_READY || first.done) return;
+        // Take what is already delivered into the same batch; commit as soon as the feed waits.
+        const batch = [first.value];
+        for (;;) {
+          pending = events.next();
+          if (batch.length >= MAX_BATCH) break;
+          const next = await Promise.race([pending, new Promise<typeof NOT_READY>((r) => setImmediate(() => r(NOT_READY)))]);
+          if (next === NOT_READY || next.done) break;
+          batch.push(next.value);
+        }
+        checkpoint = await this.applyBatch(projection, batch, checkpoint);
+      }
+    } finally {
+      await subscription.close();
+    }
+  }
+
+  /** Apply a batch and move the checkpoint in one transaction; returns the new checkpoint. */
+  private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
+    const last = batch[batch.length - 1]!.position;
+    const tx = await this.pool.connect();
+    try {
+      await tx.query('BEGIN');
+      for (const event of batch) await projection.apply(upcast(event), tx);
+      const moved = previous
+        ? await tx.query(
+          `UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
+           WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5`,
+          [projection.name, last.commit.toString(), last.prepare.toString(), previous.commit.toString(), previous.prepare.toString()])
+        : await tx.query(
+          `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+          [projection.name, last.commit.toString(), last.prepare.toString()]);
+      if (moved.rowCount !== 1) throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
+      await tx.query('COMMIT');
+    } catch (error) {
+      await tx.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      tx.release();
+    }
+    if (this.local.has(projection.name)) this.local.set(projection.name, last);
+    void this.progress.emit('checkpoint', projection.name);
+    return last;
+  }
+
+  /**
+   * Empty the projection's tables and replay it from the start of the log up to its head.
+   * Refused while another process runs the projection.
+   */
+  async rebuild(name: string): Promise<number> {
+    const projection = this.projections.find((p) => p.name === name);
+    if (!projection) throw new Error(`no projection named ${name}`);
+    const lock = await this.pool.connect();
+    try {
+      const { rows } = await lock.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
+      if (!rows[0].got) throw new Error(`projection ${name} is running in another process; stop it before rebuilding`);
+      const tx = await this.pool.connect();
+      try {
+        await tx.query('BEGIN');
+        if (projection.tables.length) await tx.query(`TRUNCATE ${projection.tables.join(', ')}`);
+        await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
+        await tx.query('COMMIT');
+      } catch (error) {
+        await tx.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        tx.release();
+      }
+      let checkpoint: Position | null = null;
+      let applied = 0;
+      for (;;) {
+        const batch = await this.store.readAll({ after: checkpoint ?? START, filter: { eventTypes: projection.handles }, limit: MAX_BATCH });
+        if (batch.length === 0) return applied;
+        checkpoint = await this.applyBatch(projection, batch, checkpoint);
+        applied += batch.length;
+      }
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+      lock.release();
+    }
+  }
+}

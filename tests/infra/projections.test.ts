@@ -1,0 +1,155 @@
+// The projection engine against a real PostgreSQL log.
+
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { PoolClient } from '../../infra/db/pool.ts';
+import type { RecordedEvent } from '../../infra/eventstore/port.ts';
+import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
+import { createLogger } from '../../infra/logging.ts';
+import { ProjectionEngine, ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/projections/engine.ts';
+import { freshDatabase, type TestDatabase } from '../support/database.ts';
+import { event } from './eventstore.contract.ts';
+
+const quiet = createLogger({ sink: () => {} });
+
+interface Ctx { db: TestDatabase; store: PostgresEventStore }
+const test = suite<Ctx>('projection engine');
+
+test.before.each(async (ctx) => {
+  ctx.db = await freshDatabase('projections');
+  ctx.store = new PostgresEventStore(ctx.db.pool, ctx.db.url);
+  await ctx.db.pool.query(`CREATE TABLE tallies (stream text PRIMARY KEY, n int NOT NULL, last_type text NOT NULL);
+    CREATE TABLE applied (event_id uuid PRIMARY KEY, seq bigserial)`);
+});
+test.after.each(async ({ db, store }) => {
+  await store.close();
+  await db.drop();
+});
+
+function tally(options: { failOn?: (e: RecordedEvent) => boolean } = {}): Projection {
+  return {
+    name: 'tally',
+    handles: ['Counted', 'Named'],
+    tables: ['tallies', 'applied'],
+    async apply(e: RecordedEvent, tx: PoolClient) {
+      if (options.failOn?.(e)) throw new Error('boom');
+      await tx.query('INSERT INTO applied (event_id) VALUES ($1)', [e.id]);
+      await tx.query(
+        `INSERT INTO tallies (stream, n, last_type) VALUES ($1, 1, $2)
+         ON CONFLICT (stream) DO UPDATE SET n = tallies.n + 1, last_type = $2`, [e.stream, e.type]);
+    },
+  };
+}
+
+async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const count = async (db: TestDatabase, table = 'applied') => Number((await db.pool.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
+
+test('catches up on existing events, then follows live appends; ignores types it does not handle', async ({ db, store }) => {
+  for (let i = 0; i < 30; i++) await store.append(`c-${i % 3}`, [event('Counted')], { expected: 'any' });
+  await store.append('c-0', [event('Unrelated')], { expected: 'any' });
+  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  engine.start();
+  const live = await store.append('c-9', [event('Named')], { expected: 'any' });
+  await engine.waitFor(live.position, ['Named']);
+  assert.is(await count(db), 31);
+  const rows = (await db.pool.query('SELECT stream, n FROM tallies ORDER BY stream')).rows;
+  assert.equal(rows, [{ stream: 'c-0', n: 10 }, { stream: 'c-1', n: 10 }, { stream: 'c-2', n: 10 }, { stream: 'c-9', n: 1 }]);
+  await engine.stop();
+});
+
+test('a projection that throws half-way through a batch leaves no partial effect and resumes after restart', async ({ db, store }) => {
+  const ids: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const e = event('Counted', { i });
+    ids.push(e.id);
+    await store.append(`crash-${i}`, [e], { expected: 'no_stream' });
+  }
+  const poisoned = ids[12];
+  const failing = new ProjectionEngine(store, db.pool, [tally({ failOn: (e) => e.id === poisoned })], quiet);
+  failing.start();
+  await new Promise((r) => setTimeout(r, 400));
+  await failing.stop();
+  // Whatever the batch boundaries were, the checkpoint and the tables agree: every applied event
+  // lies at or before the checkpoint, every event before it is applied, the poisoned one is not.
+  const checkpoint = await readCheckpoint(db.pool, 'tally');
+  const applied = await count(db);
+  const all = await store.readAll({ limit: 100 });
+  const upToCheckpoint = checkpoint ? all.filter((e) => e.position.commit < checkpoint.commit || (e.position.commit === checkpoint.commit && e.position.prepare <= checkpoint.prepare)).length : 0;
+  assert.is(applied, upToCheckpoint);
+  assert.ok(applied < 13);
+  assert.is(Number((await db.pool.query('SELECT count(*) FROM applied WHERE event_id = $1', [poisoned])).rows[0].count), 0);
+
+  const healthy = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  healthy.start();
+  await until(async () => (await count(db)) === 20);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.is(await count(db), 20);
+  assert.is(Number((await db.pool.query('SELECT sum(n) FROM tallies')).rows[0].sum), 20);
+  await healthy.stop();
+});
+
+test('two engines: one runs the projection, the other stands by and takes over when it stops', async ({ db, store }) => {
+  const first = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const second = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  first.start();
+  await until(async () => first.isActive('tally'));
+  second.start();
+  for (let i = 0; i < 50; i++) await store.append(`two-${i % 5}`, [event('Counted')], { expected: 'any' });
+  await until(async () => (await count(db)) === 50);
+  assert.ok(first.isActive('tally'));
+  assert.not.ok(second.isActive('tally'));
+  await first.stop();
+  await until(async () => second.isActive('tally'), 6000);
+  const last = await store.append('two-x', [event('Counted')], { expected: 'any' });
+  await second.waitFor(last.position, ['Counted']);
+  assert.is(await count(db), 51); // each event applied exactly once across both engines
+  await second.stop();
+});
+
+test('rebuild replays from the start and yields the same tables as the live run', async ({ db, store }) => {
+  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  engine.start();
+  let last;
+  for (let i = 0; i < 120; i++) last = await store.append(`rb-${i % 7}`, [event(i % 4 ? 'Counted' : 'Named')], { expected: 'any' });
+  await engine.waitFor(last!.position, ['Counted']);
+  const dump = async () => (await db.pool.query('SELECT stream, n, last_type FROM tallies ORDER BY stream')).rows;
+  const live = await dump();
+  const liveCheckpoint = await readCheckpoint(db.pool, 'tally');
+  // While it runs here, another process may not rebuild it.
+  const other = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  try {
+    await other.rebuild('tally');
+    assert.unreachable('rebuild ran beside a live engine');
+  } catch (error) {
+    assert.match((error as Error).message, /running in another process/);
+  }
+  await engine.stop();
+  assert.is(await other.rebuild('tally'), 120);
+  assert.equal(await dump(), live);
+  assert.equal(await readCheckpoint(db.pool, 'tally'), liveCheckpoint);
+});
+
+test('waitFor times out naming the projection when it cannot get there', async ({ db, store }) => {
+  const engine = new ProjectionEngine(store, db.pool, [tally({ failOn: () => true })], quiet);
+  engine.start();
+  const { position } = await store.append(`t-${randomUUID()}`, [event('Counted')], { expected: 'no_stream' });
+  try {
+    await engine.waitFor(position, ['Counted'], 300);
+    assert.unreachable('waitFor resolved');
+  } catch (error) {
+    assert.instance(error, ProjectionTimeoutError);
+    assert.is((error as ProjectionTimeoutError).projection, 'tally');
+  }
+  await engine.waitFor(position, ['SomethingElse'], 100); // no projection handles it: nothing to wait for
+  await engine.stop();
+});
+
+test.run();
