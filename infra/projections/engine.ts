@@ -28,7 +28,7 @@ const RETRY_MS = 1000;
 const STANDBY_POLL_MS = 2000;
 const WAIT_POLL_MS = 20;
 
-const NOT_READY = Symbol('not ready');
+const NOT_READY: unique symbol = Symbol('not ready');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The advisory-lock key of a projection: stable across processes. */
@@ -142,7 +142,7 @@ export class ProjectionEngine {
     try {
       let pending = events.next();
       while (!this.stopped) {
-        const first = await Promise.race([pending, this.stopping.then(() => NOT_READY)]);
+        const first = await Promise.race([pending, this.stopping.then((): typeof NOT_READY => NOT_READY)]);
         if (first === NOT_READY || first.done) return;
         // Take what is already delivered into the same batch; commit as soon as the feed waits.
         const batch = [first.value];
@@ -150,7 +150,7 @@ export class ProjectionEngine {
           pending = events.next();
           if (batch.length >= MAX_BATCH) break;
           const next = await Promise.race([pending, new Promise<typeof NOT_READY>((r) => setImmediate(() => r(NOT_READY)))]);
-          if (next === NOT_READY || next.done) break;
+          if (next === NOT_READY || next.done === true) break;
           batch.push(next.value);
         }
         checkpoint = await this.applyBatch(projection, batch, checkpoint);

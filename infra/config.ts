@@ -1,0 +1,131 @@
+// Configuration: every environment variable the platform reads is named here, once.
+// `ENV_VARS` is the list the compose test checks compose.yaml against, and the README's table.
+
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const ENV_VARS = {
+  DATABASE_URL: 'PostgreSQL for read models and (without EVENTSTORE_URL) the log; unset: embedded server',
+  EVENTSTORE_URL: 'EventStoreDB connection string (esdb://host:2113?tls=false); the log moves there',
+  DATA_DIR: 'where the embedded PostgreSQL and generated secrets live (default ./data)',
+  LOG_LEVEL: 'debug, info (default), warn, error',
+  ORCH_LISTEN: 'orchestration listen address (default 127.0.0.1:8585)',
+  CHATSVC_LISTEN: 'chat service listen address (default 127.0.0.1:8600)',
+  REGISTRY_LISTEN: 'registry listen address (default 127.0.0.1:8400)',
+  ADMIN_API_KEY: 'the admin account key; creates (or rotates) the admin at start',
+  ADMIN_API_KEY_FILE: 'file holding the admin key (required form when a runner key is set)',
+  ORCH_SECRET_KEY: '64 hex chars: the key sealing secrets at rest (generated under DATA_DIR when unset)',
+  ORCH_SECRET_KEY_FILE: 'file holding ORCH_SECRET_KEY',
+  ORCH_RUNNER_API_KEY: 'the runner service principal key',
+  ORCH_ENFORCE_ADMIN_ROLE: 'admin-role enforcement; only 0/false/no/off disables it',
+  ORCH_COOKIE_SECURE: 'mark session cookies Secure even without TLS on the socket',
+  ORCH_FORWARD_AUTH: 'trust identity headers from a forward-auth proxy',
+  ORCH_FORWARD_AUTH_TRUSTED_NETS: 'comma-separated CIDRs whose identity headers are trusted',
+  ORCH_FORWARD_AUTH_USER_HEADER: 'default X-Idp-Username',
+  ORCH_FORWARD_AUTH_EMAIL_HEADER: 'default X-Idp-Email',
+  ORCH_FORWARD_AUTH_GROUPS_HEADER: 'default X-Idp-Groups',
+  ORCH_FORWARD_AUTH_GROUPS_DELIM: 'default |',
+  ORCH_GROUP_ADMIN: 'group mapped to role admin (default orch-admin)',
+  ORCH_GROUP_USER: 'group mapped to role user (default orch-user)',
+} as const;
+
+export type EnvName = keyof typeof ENV_VARS;
+type Env = Record<string, string | undefined>;
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export interface Config {
+  databaseUrl: string | null;
+  eventStoreUrl: string | null;
+  dataDir: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  listen: { orch: ListenAddress; chat: ListenAddress; registry: ListenAddress };
+  adminApiKey: string | null;
+  /** True when the admin key sits as a literal in the environment (not a file). */
+  adminApiKeyLiteral: boolean;
+  secretKeyHex: string | null;
+  secretKeyFile: string;
+  runnerApiKey: string | null;
+  enforceAdminRole: boolean;
+  cookieSecure: boolean;
+  forwardAuth: {
+    enabled: boolean;
+    trustedNets: string[];
+    userHeader: string;
+    emailHeader: string;
+    groupsHeader: string;
+    groupsDelim: string;
+    adminGroup: string;
+    userGroup: string;
+  };
+}
+
+const FALSY = new Set(['0', 'false', 'no', 'off']);
+const TRUTHY = new Set(['1', 'true', 'yes', 'on']);
+
+/** An opt-out flag: only an explicit falsy value turns it off. */
+export function optOut(value: string | undefined): boolean {
+  return !FALSY.has((value ?? '').trim().toLowerCase());
+}
+
+/** An opt-in flag: only an explicit truthy value turns it on. */
+export function optIn(value: string | undefined): boolean {
+  return TRUTHY.has((value ?? '').trim().toLowerCase());
+}
+
+export function parseListen(value: string | undefined, fallback: string): ListenAddress {
+  const text = (value ?? '').trim() || fallback;
+  const match = /^\[?([^\]]*?)\]?:(\d+)$/.exec(text);
+  if (!match) throw new Error(`not a listen address (host:port): ${text}`);
+  return { host: match[1] || '127.0.0.1', port: Number(match[2]) };
+}
+
+/** A value given directly or through `<NAME>_FILE`; the direct value wins. */
+function secret(env: Env, name: string, fileName: string): { value: string | null; literal: boolean } {
+  const direct = env[name]?.trim();
+  if (direct) return { value: direct, literal: true };
+  const file = env[fileName]?.trim();
+  if (file) {
+    if (!existsSync(file)) throw new Error(`${fileName} names a file that does not exist: ${file}`);
+    return { value: readFileSync(file, 'utf8').trim() || null, literal: false };
+  }
+  return { value: null, literal: false };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
+  const admin = secret(env, 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE');
+  const sealing = secret(env, 'ORCH_SECRET_KEY', 'ORCH_SECRET_KEY_FILE');
+  const level = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as Config['logLevel'];
+  return {
+    databaseUrl: env.DATABASE_URL?.trim() || null,
+    eventStoreUrl: env.EVENTSTORE_URL?.trim() || null,
+    dataDir,
+    logLevel: ['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info',
+    listen: {
+      orch: parseListen(env.ORCH_LISTEN, '127.0.0.1:8585'),
+      chat: parseListen(env.CHATSVC_LISTEN, '127.0.0.1:8600'),
+      registry: parseListen(env.REGISTRY_LISTEN, '127.0.0.1:8400'),
+    },
+    adminApiKey: admin.value,
+    adminApiKeyLiteral: admin.literal,
+    secretKeyHex: sealing.value,
+    secretKeyFile: env.ORCH_SECRET_KEY_FILE?.trim() || path.join(dataDir, 'secret.key'),
+    runnerApiKey: env.ORCH_RUNNER_API_KEY?.trim() || null,
+    enforceAdminRole: optOut(env.ORCH_ENFORCE_ADMIN_ROLE),
+    cookieSecure: optIn(env.ORCH_COOKIE_SECURE),
+    forwardAuth: {
+      enabled: optIn(env.ORCH_FORWARD_AUTH),
+      trustedNets: (env.ORCH_FORWARD_AUTH_TRUSTED_NETS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      userHeader: env.ORCH_FORWARD_AUTH_USER_HEADER?.trim() || 'X-Idp-Username',
+      emailHeader: env.ORCH_FORWARD_AUTH_EMAIL_HEADER?.trim() || 'X-Idp-Email',
+      groupsHeader: env.ORCH_FORWARD_AUTH_GROUPS_HEADER?.trim() || 'X-Idp-Groups',
+      groupsDelim: env.ORCH_FORWARD_AUTH_GROUPS_DELIM || '|',
+      adminGroup: env.ORCH_GROUP_ADMIN?.trim() || 'orch-admin',
+      userGroup: env.ORCH_GROUP_USER?.trim() || 'orch-user',
+    },
+  };
+}
