@@ -30,7 +30,8 @@ async function conflict(promise: Promise<unknown>): Promise<WrongExpectedRevisio
     if (error instanceof WrongExpectedRevisionError) return error;
     throw error;
   }
-  throw new assert.Assertion({ message: 'expected a WrongExpectedRevisionError', operator: 'throws' });
+  assert.unreachable('expected a WrongExpectedRevisionError');
+  throw new Error('unreachable');
 }
 
 /** Collect `count` events from a subscription, failing after `ms`. */
@@ -231,8 +232,8 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
   test('positions are bigints that survive serialisation', async ({ store }) => {
     const s = streamName();
     const { position } = await store.append(s, [event()], { expected: 'no_stream' });
-    assert.type(position.commit, 'bigint');
-    assert.type(position.prepare, 'bigint');
+    assert.is(typeof position.commit, 'bigint');
+    assert.is(typeof position.prepare, 'bigint');
     const text = JSON.stringify({ at: formatPosition(position) });
     const back = parsePosition(JSON.parse(text).at);
     assert.is(comparePositions(back, position), 0);

@@ -1,0 +1,69 @@
+// The `orchard` CLI as a user runs it: a child process against a real database.
+
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestServices, type TestServices } from '../support/services.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
+
+async function orchard(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+const test = suite<{ s: TestServices }>('cli');
+test.before(async (ctx) => {
+  ctx.s = await startTestServices('cli', { ADMIN_API_KEY: 'orch_cli-admin-key-0000000000000000' });
+});
+test.after(async ({ s }) => s?.close());
+
+test('replay prints the log as JSON lines, filterable by type and stream prefix', async ({ s }) => {
+  const all = await orchard(s.env, 'replay');
+  assert.is(all.code, 0, all.stderr);
+  const events = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(events.length >= 2);
+  for (const e of events) {
+    assert.equal(Object.keys(e).sort(), ['created_at', 'data', 'id', 'metadata', 'position', 'revision', 'stream', 'type']);
+    assert.match(e.position, /^\d+\/\d+$/);
+  }
+  const typed = await orchard(s.env, 'replay', '--type', 'UserCreated');
+  const lines = typed.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.map((e) => e.type), ['UserCreated']);
+  const prefixed = await orchard(s.env, 'replay', '--stream-prefix', 'username_reservation-');
+  assert.ok(prefixed.stdout.trim().split('\n').map((l) => JSON.parse(l)).every((e) => e.stream.startsWith('username_reservation-')));
+  assert.not.ok(all.stdout.includes('orch_cli-admin-key'));
+});
+
+test('rebuild is refused while a server runs the projection, then replays to the same table', async ({ s }) => {
+  const refused = await orchard(s.env, 'rebuild', 'users');
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /running in another process/);
+  const dump = async () => (await s.db.pool.query('SELECT * FROM users ORDER BY id')).rows;
+  const before = await dump();
+  await s.stop();
+  const rebuilt = await orchard(s.env, 'rebuild', '--all');
+  assert.is(rebuilt.code, 0, rebuilt.stderr);
+  assert.equal(JSON.parse(rebuilt.stdout.trim().split('\n')[0]!).projection, 'users');
+  assert.equal(await dump(), before);
+  await s.restart();
+});
+
+test('migrate applies migrations and exits; unknown commands exit 2 with usage', async ({ s }) => {
+  const migrated = await orchard(s.env, 'migrate');
+  assert.is(migrated.code, 0, migrated.stderr);
+  const bad = await orchard(s.env, 'serve', 'bogus');
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /usage: orchard/);
+});
+
+test.run();

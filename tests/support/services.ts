@@ -1,0 +1,103 @@
+// The real services for end-to-end suites: a fresh database, the platform, and all three HTTP
+// services on ephemeral loopback ports. Log lines are captured so suites can scan them.
+
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../infra/config.ts';
+import { createLogger } from '../../infra/logging.ts';
+import { openPlatform, type Platform } from '../../infra/platform.ts';
+import { SERVICES, startServices, type RunningService } from '../../infra/server.ts';
+import { freshDatabase, type TestDatabase } from './database.ts';
+
+export const TEST_SECRET_KEY = 'a1'.repeat(32);
+
+export interface TestServices {
+  orch: string;
+  chat: string;
+  registry: string;
+  platform: Platform;
+  db: TestDatabase;
+  logLines: string[];
+  env: Record<string, string>;
+  /** Stop the services (the database stays), then start them again with `env` changes. */
+  restart(changes?: Record<string, string | undefined>): Promise<void>;
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestServices(label: string, env: Record<string, string> = {}): Promise<TestServices> {
+  const db = await freshDatabase(label);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-e2e-'));
+  const logLines: string[] = [];
+  let running: RunningService[] = [];
+  const services = {
+    db, logLines,
+    env: {
+      DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY,
+      ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...env,
+    },
+    started: false,
+    async start() {
+      this.started = true;
+      const config = loadConfig(this.env);
+      const log = createLogger({ level: 'debug', sink: (line) => logLines.push(line) });
+      this.platform = await openPlatform(config, log);
+      running = await startServices(this.platform, SERVICES);
+      for (const s of running) (this as Record<string, unknown>)[s.name] = s.url;
+    },
+    async stop() {
+      if (!this.started) return;
+      this.started = false;
+      await Promise.all(running.map((s) => s.close()));
+      running = [];
+      await this.platform.close();
+    },
+    async restart(changes: Record<string, string | undefined> = {}) {
+      await this.stop();
+      for (const [k, v] of Object.entries(changes)) {
+        if (v === undefined) delete (this.env as Record<string, string>)[k];
+        else (this.env as Record<string, string>)[k] = v;
+      }
+      await this.start();
+    },
+    async close() {
+      await this.stop();
+      await db.drop();
+    },
+  } as unknown as TestServices & { start(): Promise<void> };
+  await services.start();
+  return services;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** One HTTP request; JSON bodies are sent and parsed. */
+export async function http(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+/** Every event of the log as text, for scans (no secret may appear in it). */
+export async function logText(services: TestServices): Promise<string> {
+  const { rows } = await services.db.pool.query(`SELECT stream_id, type, data::text AS data, metadata::text AS metadata FROM events ORDER BY position`);
+  return rows.map((r) => `${r.stream_id} ${r.type} ${r.data} ${r.metadata}`).join('\n');
+}
