@@ -78,7 +78,10 @@ function toRecorded(event: EsdbEvent): RecordedEvent {
   };
 }
 
-/** `after` is exclusive; the client reads `$all` forwards from a position inclusively. */
+/**
+ * Where the client starts for an exclusive `after`. Our START sentinel is the client's START. From a
+ * position, subscriptions start strictly after it, but forward reads include it (readAll skips it).
+ */
 function readFrom(after: Position | 'start' | 'end' | undefined): ReadPosition {
   if (after === undefined || after === 'start' || (after !== 'end' && isStart(after))) return START;
   return after === 'end' ? END : after;
