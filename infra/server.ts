@@ -4,7 +4,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { createChatApp } from '../api/chat/app.ts';
-import { ensureBootstrapAdmin } from '../api/orchestration/accounts/bootstrap.ts';
+import { ensureBootstrapAdmin, ensureRunner } from '../api/orchestration/accounts/bootstrap.ts';
 import { createOrchestrationApp } from '../api/orchestration/app.ts';
 import { createRegistryApp } from '../api/registry/app.ts';
 import type { ListenAddress } from './config.ts';
@@ -40,7 +40,10 @@ function closeServer(server: ServerType): Promise<void> {
 export async function startServices(platform: Platform, names: ServiceName[]): Promise<RunningService[]> {
   const running: RunningService[] = [];
   for (const name of names) {
-    if (name === 'orch') await ensureBootstrapAdmin(platform);
+    if (name === 'orch') {
+      await ensureBootstrapAdmin(platform);
+      await ensureRunner(platform);
+    }
     const app: AnyApp = name === 'orch' ? createOrchestrationApp(platform) : name === 'chat' ? createChatApp(platform) : createRegistryApp(platform);
     const address = platform.config.listen[name];
     const { server, port } = await listen(app, address);

@@ -1,14 +1,29 @@
 // Authentication and authorisation of the orchestration service, in one place.
-// `authenticate` resolves the caller to a principal and never rejects; the guards below decide.
+//
+// `authenticate` resolves every request to one principal and never rejects: an `X-API-Key`
+// (account, runner service principal or agent credential; a key wins over a cookie), else the
+// `orch_sess` cookie, else forward-auth identity headers from a trusted peer, else anonymous.
+// The guards below (`requireKey`, `requireAdmin`, `requireRole`) decide what each route admits.
 
+import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { csrfTokenFor } from '../../crypto/csrf.ts';
 import { hashToken } from '../../crypto/tokens.ts';
+import { SESSION_TTL_MS } from '../../domain/orchestration/sessions/decider.ts';
+import type { Role } from '../../domain/orchestration/users/decider.ts';
+import type { Config } from '../../infra/config.ts';
 import type { Platform } from '../../infra/platform.ts';
 import { ApiError } from '../shared/http-errors.ts';
-import { userByKeyHash, type UserRow } from './accounts/queries.ts';
+import { userByKeyHash, userBySession, type UserRow } from './accounts/queries.ts';
+import { forwardAuthSignIn, startSession } from './accounts/service.ts';
+import { trustedNets } from './trusted-nets.ts';
 
 export type Principal =
   | { kind: 'account'; user: UserRow; via: 'api_key' }
+  | { kind: 'account'; user: UserRow; via: 'session'; sessionHash: string; sessionId: string }
+  | { kind: 'service'; user: UserRow; via: 'api_key' }
+  | { kind: 'agent'; user: UserRow; via: 'api_key' }
   | { kind: 'anonymous' };
 
 export type OrchVars = { principal: Principal; apiKeyPresented: boolean };
@@ -16,21 +31,104 @@ export type OrchEnv = { Variables: OrchVars & { requestId: string } };
 
 export const MISSING_KEY = 'missing X-API-Key header';
 export const INVALID_KEY = 'invalid or inactive API key';
+export const SESSION_COOKIE = 'orch_sess';
+export const CSRF_COOKIE = 'orch_csrf';
+
+const ROLE_RANK: Record<Role, number> = { readonly: 0, user: 1, admin: 2 };
+
+/**
+ * Whether the runner principal may exist: it needs its own key, never the admin's, and the admin
+ * key must not sit as a literal in this process's environment (the file form is required).
+ */
+export function runnerRefusal(config: Config): string | null {
+  if (!config.runnerApiKey) return 'ORCH_RUNNER_API_KEY is not set';
+  if (config.adminApiKeyLiteral) return 'ADMIN_API_KEY is set as a literal value in the environment; supply it through ADMIN_API_KEY_FILE';
+  if (config.adminApiKey && config.adminApiKey === config.runnerApiKey) return 'ORCH_RUNNER_API_KEY equals the admin key; the runner must have its own, non-admin key';
+  return null;
+}
+
+export function peerAddress(c: Context): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+function overTls(c: Context): boolean {
+  const incoming = (c.env as { incoming?: { socket?: { encrypted?: boolean } } } | undefined)?.incoming;
+  return incoming?.socket?.encrypted === true;
+}
+
+/** Set `orch_sess` (HttpOnly) and `orch_csrf` (readable by the page, bound to the session). */
+export function setSessionCookies(c: Context, platform: Platform, sessionId: string): void {
+  const secure = platform.config.cookieSecure || overTls(c);
+  const maxAge = Math.floor(SESSION_TTL_MS / 1000);
+  setCookie(c, SESSION_COOKIE, sessionId, { httpOnly: true, sameSite: 'Strict', secure, path: '/', maxAge });
+  setCookie(c, CSRF_COOKIE, csrfTokenFor(platform.sealKey, sessionId), { httpOnly: false, sameSite: 'Strict', secure, path: '/', maxAge });
+}
+
+export function clearSessionCookies(c: Context): void {
+  deleteCookie(c, SESSION_COOKIE, { path: '/' });
+  deleteCookie(c, CSRF_COOKIE, { path: '/' });
+}
+
+function roleFromGroups(config: Config, groups: string[]): Role {
+  if (groups.includes(config.forwardAuth.adminGroup)) return 'admin';
+  if (groups.includes(config.forwardAuth.userGroup)) return 'user';
+  return 'readonly';
+}
 
 export function authenticate(platform: Platform): MiddlewareHandler<OrchEnv> {
+  const { config } = platform;
+  const fa = config.forwardAuth;
+  const trusted = fa.enabled ? trustedNets(fa.trustedNets) : () => false;
+  const runnerAllowed = runnerRefusal(config) === null;
+
   return async (c, next) => {
+    c.set('principal', { kind: 'anonymous' });
     const key = c.req.header('x-api-key')?.trim();
     c.set('apiKeyPresented', !!key);
-    c.set('principal', { kind: 'anonymous' });
+    const context = { actor: { kind: 'system' as const, id: 'auth' }, correlationId: c.get('requestId') };
+
     if (key) {
       const user = await userByKeyHash(platform.pool, hashToken(key));
-      if (user?.is_active) c.set('principal', { kind: 'account', user, via: 'api_key' });
+      if (user?.is_active) {
+        if (user.principal_type === 'service') {
+          if (runnerAllowed) c.set('principal', { kind: 'service', user, via: 'api_key' });
+        } else if (user.principal_type === 'agent') {
+          c.set('principal', { kind: 'agent', user, via: 'api_key' });
+        } else {
+          c.set('principal', { kind: 'account', user, via: 'api_key' });
+        }
+      }
+      return next();
     }
-    await next();
+
+    const sessionId = getCookie(c, SESSION_COOKIE);
+    const sessionHash = sessionId ? hashToken(sessionId) : null;
+    const sessionUser = sessionHash ? await userBySession(platform.pool, sessionHash) : null;
+    const asserted = fa.enabled && trusted(peerAddress(c)) ? c.req.header(fa.userHeader)?.trim() : undefined;
+
+    if (sessionUser && sessionId && sessionHash && (!asserted || asserted === sessionUser.username)) {
+      c.set('principal', { kind: 'account', user: sessionUser, via: 'session', sessionHash, sessionId });
+    } else if (asserted) {
+      // Forward-auth sign-in: provisions on first sight; the stored role follows the groups only here.
+      const groups = (c.req.header(fa.groupsHeader) ?? '').split(fa.groupsDelim).map((g) => g.trim()).filter(Boolean);
+      const user = await forwardAuthSignIn(platform, {
+        username: asserted, email: c.req.header(fa.emailHeader)?.trim() ?? '', role: roleFromGroups(config, groups),
+      }, { ...context, actor: { kind: 'user', id: null } });
+      if (user.is_active) {
+        const newSession = await startSession(platform, user, 'forward_auth', { ...context, actor: { kind: 'user', id: user.id } });
+        setSessionCookies(c, platform, newSession);
+        c.set('principal', { kind: 'account', user, via: 'session', sessionHash: hashToken(newSession), sessionId: newSession });
+      }
+    }
+    return next();
   };
 }
 
-/** 401 unless the caller is a keyed principal: the two messages of the spec. */
+/** 401 unless the caller is a keyed principal, with the spec's two messages. */
 export function requireKey(): MiddlewareHandler<OrchEnv> {
   return async (c, next) => {
     if (c.get('principal').kind === 'anonymous') {
@@ -40,8 +138,41 @@ export function requireKey(): MiddlewareHandler<OrchEnv> {
   };
 }
 
-export function accountOf(c: Context<OrchEnv>): UserRow {
+export function roleOf(principal: Principal): Role | null {
+  if (principal.kind === 'anonymous') return null;
+  // The runner and agents act with the normal role, never admin.
+  return principal.kind === 'account' ? principal.user.role : 'user';
+}
+
+/** `require_admin`: 403 `admin role required` for any other principal, unless enforcement is opted out. */
+export function requireAdmin(platform: Platform): MiddlewareHandler<OrchEnv> {
+  return async (c, next) => {
+    const principal = c.get('principal');
+    if (principal.kind === 'anonymous') throw new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? INVALID_KEY : MISSING_KEY);
+    if (platform.config.enforceAdminRole && roleOf(principal) !== 'admin') throw new ApiError(403, 'forbidden', 'admin role required');
+    await next();
+  };
+}
+
+/** Role `minimum` or higher (e.g. `user` to create projects and tasks; `readonly` is refused). */
+export function requireRole(minimum: Role): MiddlewareHandler<OrchEnv> {
+  return async (c, next) => {
+    const role = roleOf(c.get('principal'));
+    if (role === null) throw new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? INVALID_KEY : MISSING_KEY);
+    if (ROLE_RANK[role] < ROLE_RANK[minimum]) throw new ApiError(403, 'forbidden', `role ${minimum} or higher required`);
+    await next();
+  };
+}
+
+export function principalUser(c: Context<OrchEnv>): UserRow {
   const principal = c.get('principal');
-  if (principal.kind !== 'account') throw new ApiError(401, 'unauthorized', MISSING_KEY);
+  if (principal.kind === 'anonymous') throw new ApiError(401, 'unauthorized', MISSING_KEY);
   return principal.user;
+}
+
+/** The actor recorded in event metadata for this request's principal. */
+export function actorOf(c: Context<OrchEnv>) {
+  const principal = c.get('principal');
+  const kind = principal.kind === 'anonymous' ? 'visitor' : principal.kind === 'account' ? 'user' : principal.kind;
+  return { actor: { kind, id: principal.kind === 'anonymous' ? null : principal.user.id } as const, correlationId: c.get('requestId') };
 }

@@ -11,9 +11,9 @@ export const usersProjection: Projection = {
     switch (event.type) {
       case 'UserCreated':
         await tx.query(
-          `INSERT INTO users (id, username, email, role, auth_source, is_active, api_key_hash, api_key_sealed, password_hash, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, true, $6, $7, $8, $9, $9)`,
-          [d.user_id, d.username, d.email, d.role, d.auth_source, d.api_key_hash, d.api_key_sealed, d.password_hash ?? null, d.at]);
+          `INSERT INTO users (id, username, email, role, auth_source, principal_type, is_active, api_key_hash, api_key_sealed, password_hash, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $10, $10)`,
+          [d.user_id, d.username, d.email, d.role, d.auth_source, d.principal_type ?? 'account', d.api_key_hash, d.api_key_sealed, d.password_hash ?? null, d.at]);
         return;
       case 'UserApiKeyRotated':
         await tx.query('UPDATE users SET api_key_hash = $2, api_key_sealed = $3, updated_at = $4 WHERE id = $1',

@@ -5,10 +5,14 @@ import { DomainError, type Decider, type DomainEvent } from '../../shared/decide
 
 export type Role = 'admin' | 'user' | 'readonly';
 export const ROLES: readonly Role[] = ['admin', 'user', 'readonly'];
-export type AuthSource = 'local' | 'forward_auth' | 'bootstrap';
+export type AuthSource = 'local' | 'forward_auth' | 'bootstrap' | 'service' | 'agent';
+/** People have accounts; the runner is a service principal; spawned agents hold agent credentials. */
+export type PrincipalType = 'account' | 'service' | 'agent';
 
 /** The account created from ADMIN_API_KEY at start has this fixed id, so a restart finds it. */
 export const BOOTSTRAP_ADMIN_ID = '00000000-0000-4000-8000-000000000001';
+/** The runner's service principal, registered from ORCH_RUNNER_API_KEY. */
+export const RUNNER_ID = '00000000-0000-4000-8000-000000000002';
 
 export interface KeyMaterial {
   api_key_hash: string;
@@ -17,7 +21,7 @@ export interface KeyMaterial {
 
 export type UserEvent =
   | DomainEvent<'UserCreated', {
-    user_id: string; username: string; email: string; role: Role; auth_source: AuthSource;
+    user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type: PrincipalType;
     api_key_hash: string; api_key_sealed: string; password_hash: string | null; at: string; created_by: string | null;
   }>
   | DomainEvent<'UserApiKeyRotated', { user_id: string; api_key_hash: string; api_key_sealed: string; rotated_by: string | null; reason: string; at: string }>
@@ -26,9 +30,11 @@ export type UserEvent =
   | DomainEvent<'UserReactivated', { user_id: string; changed_by: string | null; at: string }>;
 
 export type UserCommand =
-  | { type: 'CreateUser'; user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; key: KeyMaterial; password_hash: string | null; by: string | null; at: string }
+  | { type: 'CreateUser'; user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type?: PrincipalType; key: KeyMaterial; password_hash: string | null; by: string | null; at: string }
   /** Create the bootstrap admin, or rotate its key when ADMIN_API_KEY changed; else nothing. */
   | { type: 'EnsureBootstrapAdmin'; key: KeyMaterial; at: string }
+  /** Register the runner's service principal, or rotate its key when ORCH_RUNNER_API_KEY changed. */
+  | { type: 'EnsureRunner'; key: KeyMaterial; at: string }
   | { type: 'RotateApiKey'; key: KeyMaterial; by: string | null; reason: string; at: string }
   | { type: 'ChangeRole'; role: Role; by: string | null; at: string }
   | { type: 'SetActive'; is_active: boolean; by: string | null; at: string };
@@ -36,17 +42,21 @@ export type UserCommand =
 export interface UserState {
   exists: boolean;
   user_id: string | null;
+  principal_type: PrincipalType | null;
   role: Role | null;
   is_active: boolean;
   api_key_hash: string | null;
 }
 
-const initialState = (): UserState => ({ exists: false, user_id: null, role: null, is_active: false, api_key_hash: null });
+const initialState = (): UserState => ({ exists: false, user_id: null, principal_type: null, role: null, is_active: false, api_key_hash: null });
 
 function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserCreated':
-      return { exists: true, user_id: event.data.user_id, role: event.data.role, is_active: true, api_key_hash: event.data.api_key_hash };
+      return {
+        exists: true, user_id: event.data.user_id, principal_type: event.data.principal_type ?? 'account',
+        role: event.data.role, is_active: true, api_key_hash: event.data.api_key_hash,
+      };
     case 'UserApiKeyRotated':
       return { ...state, api_key_hash: event.data.api_key_hash };
     case 'UserRoleChanged':
@@ -67,18 +77,18 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
     case 'CreateUser': {
       if (state.exists) throw new DomainError('conflict', 'user_exists', 'user already exists');
       const { user_id, username, email, role, auth_source, key, password_hash, by, at } = command;
-      return [{ type: 'UserCreated', data: { user_id, username, email, role, auth_source, ...key, password_hash, at, created_by: by } }];
+      const principal_type = command.principal_type ?? 'account';
+      return [{ type: 'UserCreated', data: { user_id, username, email, role, auth_source, principal_type, ...key, password_hash, at, created_by: by } }];
     }
-    case 'EnsureBootstrapAdmin': {
-      if (!state.exists) {
-        return [{ type: 'UserCreated', data: {
-          user_id: BOOTSTRAP_ADMIN_ID, username: 'admin', email: 'admin@localhost', role: 'admin', auth_source: 'bootstrap',
-          ...command.key, password_hash: null, at: command.at, created_by: null,
-        } }];
-      }
-      if (state.api_key_hash === command.key.api_key_hash) return [];
-      return [{ type: 'UserApiKeyRotated', data: { user_id: BOOTSTRAP_ADMIN_ID, ...command.key, rotated_by: null, reason: 'admin_api_key_changed', at: command.at } }];
-    }
+    case 'EnsureBootstrapAdmin':
+      return ensureKeyed(state, command, {
+        user_id: BOOTSTRAP_ADMIN_ID, username: 'admin', email: 'admin@localhost', role: 'admin', auth_source: 'bootstrap', principal_type: 'account',
+      }, 'admin_api_key_changed');
+    case 'EnsureRunner':
+      // The runner acts for the platform but is never an admin: role `user`.
+      return ensureKeyed(state, command, {
+        user_id: RUNNER_ID, username: 'runner', email: 'runner@localhost', role: 'user', auth_source: 'service', principal_type: 'service',
+      }, 'runner_api_key_changed');
     case 'RotateApiKey': {
       mustExist(state);
       return [{ type: 'UserApiKeyRotated', data: { user_id: state.user_id, ...command.key, rotated_by: command.by, reason: command.reason, at: command.at } }];
@@ -95,6 +105,20 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
       return [command.is_active ? { type: 'UserReactivated', data } : { type: 'UserDeactivated', data }];
     }
   }
+}
+
+/** A principal whose key comes from configuration: created once, rotated when the key changes. */
+function ensureKeyed(
+  state: UserState,
+  command: { key: KeyMaterial; at: string },
+  identity: { user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type: PrincipalType },
+  reason: string,
+): UserEvent[] {
+  if (!state.exists) {
+    return [{ type: 'UserCreated', data: { ...identity, ...command.key, password_hash: null, at: command.at, created_by: null } }];
+  }
+  if (state.api_key_hash === command.key.api_key_hash) return [];
+  return [{ type: 'UserApiKeyRotated', data: { user_id: identity.user_id, ...command.key, rotated_by: null, reason, at: command.at } }];
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = { initialState, evolve, decide };
