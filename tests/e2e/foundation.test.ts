@@ -57,11 +57,11 @@ test('with the database unreachable: health/db and registry 503, chat reports db
     assert.is((await orch.request('/api/v1/health')).status, 200);
     const db = await orch.request('/api/v1/health/db');
     assert.is(db.status, 503);
-    assert.is((await db.json()).status, 'unavailable');
+    assert.is(((await db.json()) as { status: string }).status, 'unavailable');
     assert.is((await createRegistryApp(broken).request('/health')).status, 503);
     const chat = await createChatApp(broken).request('/api/health');
     assert.is(chat.status, 503);
-    assert.is((await chat.json()).db_healthy, false);
+    assert.is(((await chat.json()) as { db_healthy: boolean }).db_healthy, false);
   } finally {
     await dead.end();
   }

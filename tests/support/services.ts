@@ -12,60 +12,57 @@ import { freshDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_SECRET_KEY = 'a1'.repeat(32);
 
-export interface TestServices {
-  orch: string;
-  chat: string;
-  registry: string;
-  platform: Platform;
-  db: TestDatabase;
-  logLines: string[];
-  env: Record<string, string>;
-  /** Stop the services (the database stays), then start them again with `env` changes. */
-  restart(changes?: Record<string, string | undefined>): Promise<void>;
-  stop(): Promise<void>;
-  close(): Promise<void>;
+export class TestServices {
+  orch = '';
+  chat = '';
+  registry = '';
+  platform!: Platform;
+  readonly logLines: string[] = [];
+  private running: RunningService[] = [];
+  private started = false;
+
+  constructor(readonly db: TestDatabase, readonly env: Record<string, string>) {}
+
+  async start(): Promise<void> {
+    this.started = true;
+    const log = createLogger({ level: 'debug', sink: (line) => this.logLines.push(line) });
+    this.platform = await openPlatform(loadConfig(this.env), log);
+    this.running = await startServices(this.platform, SERVICES);
+    for (const s of this.running) this[s.name] = s.url;
+  }
+
+  /** Stop the services; the database stays. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await Promise.all(this.running.map((s) => s.close()));
+    this.running = [];
+    await this.platform.close();
+  }
+
+  /** Stop, apply `env` changes (undefined removes a variable), start again. */
+  async restart(changes: Record<string, string | undefined> = {}): Promise<void> {
+    await this.stop();
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === undefined) delete this.env[k];
+      else this.env[k] = v;
+    }
+    await this.start();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    await this.db.drop();
+  }
 }
 
 export async function startTestServices(label: string, env: Record<string, string> = {}): Promise<TestServices> {
   const db = await freshDatabase(label);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-e2e-'));
-  const logLines: string[] = [];
-  let running: RunningService[] = [];
-  const services = {
-    db, logLines,
-    env: {
-      DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY,
-      ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...env,
-    },
-    started: false,
-    async start() {
-      this.started = true;
-      const config = loadConfig(this.env);
-      const log = createLogger({ level: 'debug', sink: (line) => logLines.push(line) });
-      this.platform = await openPlatform(config, log);
-      running = await startServices(this.platform, SERVICES);
-      for (const s of running) (this as Record<string, unknown>)[s.name] = s.url;
-    },
-    async stop() {
-      if (!this.started) return;
-      this.started = false;
-      await Promise.all(running.map((s) => s.close()));
-      running = [];
-      await this.platform.close();
-    },
-    async restart(changes: Record<string, string | undefined> = {}) {
-      await this.stop();
-      for (const [k, v] of Object.entries(changes)) {
-        if (v === undefined) delete (this.env as Record<string, string>)[k];
-        else (this.env as Record<string, string>)[k] = v;
-      }
-      await this.start();
-    },
-    async close() {
-      await this.stop();
-      await db.drop();
-    },
-  } as unknown as TestServices & { start(): Promise<void> };
+  const services = new TestServices(db, {
+    DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY,
+    ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...env,
+  });
   await services.start();
   return services;
 }
