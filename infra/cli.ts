@@ -2,6 +2,7 @@
 
 import { loadConfig } from './config.ts';
 import { formatPosition } from './eventstore/position.ts';
+import { keysRotate, runnerStatus } from './keys-cli.ts';
 import { createLogger } from './logging.ts';
 import { openPlatform } from './platform.ts';
 import { SERVICES, startServices, type ServiceName } from './server.ts';
@@ -10,6 +11,8 @@ const USAGE = `usage: orchard <command>
   serve [orch|chat|registry|all]    run services (default all)
   migrate                           apply database migrations and exit
   rebuild <projection>|--all        empty a projection's tables and replay the log into them
+  keys rotate <username>            rotate an account's API key (interactive terminal only)
+  keys runner-status                VERIFIED (0), NOT VERIFIED (3) or CANNOT VERIFY (4) for the runner
   replay [--stream-prefix P] [--type T]...
                                     print the log as JSON lines (stream, revision, position, type, data, metadata)`;
 
@@ -88,6 +91,12 @@ async function main(argv: string[]): Promise<number> {
         await platform.close();
       }
       return 0;
+    }
+    case 'keys': {
+      if (args[0] === 'rotate') return keysRotate(config, log, args[1], process.stdout, process.stderr);
+      if (args[0] === 'runner-status') return runnerStatus(config, log, process.stdout);
+      process.stderr.write(`${USAGE}\n`);
+      return 2;
     }
     default:
       process.stderr.write(`${USAGE}\n`);

@@ -14,6 +14,15 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A free TCP port on loopback, never 5432 (a system server may hold it). */
 export async function freePort(): Promise<number> {
   for (;;) {
@@ -46,8 +55,17 @@ export async function startEmbeddedPostgres(dir: string, options: { persistent: 
     ? (await readFile(passwordFile, 'utf8')).trim()
     : randomBytes(18).toString('base64url');
   if (!initialised) await writeFile(passwordFile, password + '\n', { mode: 0o600 });
-  // A crash leaves a stale lock file behind; the server refuses to start while it exists.
-  await rm(path.join(clusterDir, 'postmaster.pid'), { force: true });
+  // Another process of ours (a server, while a CLI command runs) may already run this cluster:
+  // attach to it rather than start a second postmaster on the same data. A lock file whose
+  // process is gone is a crash's leftover, and the server refuses to start while it exists.
+  const lockFile = path.join(clusterDir, 'postmaster.pid');
+  if (existsSync(lockFile)) {
+    const [pid, , , port] = (await readFile(lockFile, 'utf8')).split('\n');
+    if (pid && port && processAlive(Number(pid))) {
+      return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${Number(port)}/postgres`, stop: async () => {} };
+    }
+    await rm(lockFile, { force: true });
+  }
 
   const port = await freePort();
   const logs: string[] = [];
