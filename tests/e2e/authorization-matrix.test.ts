@@ -239,7 +239,7 @@ const nonAdminSession = {
   ...nonAdminKey,
   // Rotates the session's own key (after every key row has run).
   'POST /api/v1/me/api-key/rotate': OK,
-  'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+  'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
   // Registration takes the admin API key header only; a session is not a key.
   'POST /auth/register': MISSING,
 } as const satisfies Record<RouteName, Cell>;
@@ -248,7 +248,7 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
   anonymous: {
     'GET /api/v1/health': OK,
     'GET /api/v1/health/db': OK,
-    'GET /api/v1/me': MISSING,
+    'GET /api/v1/me': OK,
     'POST /api/v1/me/api-key/rotate': MISSING,
     'POST /api/v1/admin/users/{id}/api-key/rotate': MISSING,
     'GET /api/v1/admin/users': MISSING,
@@ -314,7 +314,7 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
   },
   'user session': {
     'GET /api/v1/admin/users': OK,
-    'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
     'GET /api/admin/{unknown}': NO_ROUTE,
   },
 };

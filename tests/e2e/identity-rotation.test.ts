@@ -39,13 +39,14 @@ const SELF = '/api/v1/me/api-key/rotate';
 const rotations = async (s: TestServices) => (await s.db.pool.query('SELECT * FROM api_key_rotations ORDER BY at, event_id')).rows;
 
 test('every bearer credential is refused, an admin key and a key beside a cookie included', async ({ s, adminSession }) => {
-  for (const headers of [
+  const bearers: Record<string, string>[] = [
     { 'X-API-Key': ADMIN_KEY },
     { 'X-API-Key': RUNNER_KEY },
     { 'X-API-Key': 'orch_not-a-key' },
     { 'X-API-Key': ADMIN_KEY, ...browser(s, adminSession) },
     { authorization: 'Bearer something', ...browser(s, adminSession) },
-  ]) {
+  ];
+  for (const headers of bearers) {
     for (const url of [`${s.orch}${SELF}`, `${s.orch}/api/v1/admin/users/${randomUUID()}/api-key/rotate`]) {
       const r = await http(url, { method: 'POST', headers });
       assert.is(r.status, 403, url);
@@ -64,7 +65,7 @@ test('anonymous callers get 401', async ({ s }) => {
 test('a session must pass the same-origin and CSRF checks', async ({ s, userSession, adminSession }) => {
   const ok = browser(s, userSession);
   const cases: Record<string, string>[] = [
-    { cookie: ok.cookie },                                                       // no CSRF header
+    { cookie: ok.cookie! },                                                      // no CSRF header
     { ...ok, 'x-csrf-token': 'forged' },                                         // wrong token
     { ...ok, 'x-csrf-token': adminSession.csrf },                                // another session's token
     { ...ok, cookie: `orch_sess=${userSession.sessionId}; orch_csrf=${adminSession.csrf}`, 'x-csrf-token': adminSession.csrf }, // cookie/token pair from another session
