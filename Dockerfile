@@ -1,0 +1,25 @@
+# The orchard image: one CLI (`bin/orchard.mjs`), one service per container, chosen by the
+# command (`serve orch|chat|registry`, `migrate`, `rebuild`, `replay`); see compose.yaml.
+# The TypeScript sources run through tsx, a runtime dependency: nothing is compiled at build time
+# and typescript (a dev dependency) is not installed.
+FROM node:20.19-slim
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+# Dependencies first, so source edits do not invalidate this layer.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# Sources stay owned by root: the service cannot rewrite its own code. .dockerignore keeps
+# node_modules, data, secrets, tests and bench out.
+COPY . .
+
+# DATA_DIR: owned by `node`, so a fresh named volume mounted here inherits that owner.
+RUN mkdir -p /var/lib/orchard && chown node:node /var/lib/orchard
+ENV DATA_DIR=/var/lib/orchard
+
+USER node
+EXPOSE 8585 8600 8400
+# No default command: compose (or `docker run orchard:local serve orch`) names the service.
+ENTRYPOINT ["node", "bin/orchard.mjs"]
