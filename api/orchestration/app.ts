@@ -2,7 +2,7 @@
 
 import type { Platform } from '../../infra/platform.ts';
 import { createBaseApp } from '../shared/base.ts';
-import { authenticate, requireAdmin, type OrchVars } from './auth.ts';
+import { authenticate, requireAdmin, requireCsrfForSessions, type OrchVars } from './auth.ts';
 import { adminUserRoutes } from './routes/admin-users.ts';
 import { authRoutes } from './routes/auth.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -17,6 +17,7 @@ export function createOrchestrationApp(platform: Platform) {
   app.route('/', meRoutes(platform));
   // Key rotation answers its own refusals (requires_admin and the rest) before require_admin runs.
   app.route('/', keyRotationRoutes(platform));
+  app.use('/api/*', requireCsrfForSessions(platform));
   for (const path of ['/api/v1/admin/*', '/api/admin/*', '/api/templates', '/api/templates/*']) app.use(path, requireAdmin(platform));
   app.route('/', adminUserRoutes(platform));
   return app;

@@ -8,7 +8,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { csrfTokenFor } from '../../crypto/csrf.ts';
+import { csrfTokenFor, csrfTokenValid } from '../../crypto/csrf.ts';
 import { hashToken } from '../../crypto/tokens.ts';
 import { SESSION_TTL_MS } from '../../domain/orchestration/sessions/decider.ts';
 import type { Role } from '../../domain/orchestration/users/decider.ts';
@@ -125,6 +125,43 @@ export function authenticate(platform: Platform): MiddlewareHandler<OrchEnv> {
       }
     }
     return next();
+  };
+}
+
+/** `Origin` and `Sec-Fetch-Site`, when present, must say the request comes from this server's own pages. */
+export function sameOrigin(c: Context): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin') return false;
+  const origin = c.req.header('origin');
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === c.req.header('host');
+  } catch {
+    return false; // `null` or garbage
+  }
+}
+
+/** A cookie-authenticated request passes when same-origin and carrying its session's CSRF token. */
+export function sessionRequestTrusted(c: Context, platform: Platform, sessionId: string): boolean {
+  const presented = c.req.header('x-csrf-token');
+  return sameOrigin(c) && presented === getCookie(c, CSRF_COOKIE) && csrfTokenValid(platform.sealKey, sessionId, presented);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Defence in depth beside SameSite=Strict: every state-changing request authenticated by a
+ * session cookie must pass the same-origin and CSRF checks (403 `csrf_failed`). Keyed clients
+ * are not affected: a key is not sent by a browser on its own.
+ */
+export function requireCsrfForSessions(platform: Platform): MiddlewareHandler<OrchEnv> {
+  return async (c, next) => {
+    const principal = c.get('principal');
+    if (!SAFE_METHODS.has(c.req.method) && principal.kind === 'account' && principal.via === 'session'
+      && !sessionRequestTrusted(c, platform, principal.sessionId)) {
+      throw new ApiError(403, 'csrf_failed', 'same-origin or CSRF check failed');
+    }
+    await next();
   };
 }
 

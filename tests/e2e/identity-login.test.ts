@@ -2,7 +2,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAccount, login, setCookies } from '../support/principals.ts';
+import { browser, createAccount, login, setCookies } from '../support/principals.ts';
 import { http, logText, startTestServices, type TestServices } from '../support/services.ts';
 
 const ADMIN_KEY = 'orch_login-admin-key-000000000000000000';
@@ -192,6 +192,21 @@ test('ORCH_COOKIE_SECURE marks the session cookies Secure', async ({ s }) => {
   assert.match(cookies.orch_sess!.attributes, /Secure/);
   assert.match(cookies.orch_csrf!.attributes, /Secure/);
   await s.restart({ ORCH_COOKIE_SECURE: undefined });
+});
+
+test('a state-changing request on a session must pass the same-origin and CSRF checks; keys need not', async ({ s }) => {
+  const session = await login(s, OWNER);
+  const body = (n: string) => ({ username: n, email: `${n}@example.test`, role: 'readonly' });
+  const bare = await http(`${s.orch}/api/v1/admin/users`, { headers: { cookie: session.cookie }, json: body('csrf-a') });
+  assert.is(bare.status, 403);
+  assert.equal(bare.body, { error: 'csrf_failed', message: 'same-origin or CSRF check failed' });
+  const crossSite = await http(`${s.orch}/api/v1/admin/users`, { headers: { ...browser(s, session), 'sec-fetch-site': 'cross-site' }, json: body('csrf-b') });
+  assert.is(crossSite.status, 403);
+  assert.is((await http(`${s.orch}/api/v1/admin/users`, { headers: browser(s, session), json: body('csrf-c') })).status, 201);
+  assert.is((await http(`${s.orch}/api/v1/admin/users`, { headers: { cookie: session.cookie } })).status, 200); // reads need no token
+  assert.is((await http(`${s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY }, json: body('csrf-d') })).status, 201);
+  const { rows } = await s.db.pool.query(`SELECT username FROM users WHERE username LIKE 'csrf-%' ORDER BY username`);
+  assert.equal(rows.map((r) => r.username), ['csrf-c', 'csrf-d']);
 });
 
 test('no password, key, session id or CSRF token in the log or a log line', async ({ s }) => {

@@ -3,15 +3,13 @@
 // row of `api_key_rotations` (never a key value). The old key is refused once this answers.
 
 import { Hono, type Context } from 'hono';
-import { getCookie } from 'hono/cookie';
 import { z } from 'zod';
-import { csrfTokenValid } from '../../../crypto/csrf.ts';
 import type { RotationRefusalReason } from '../../../domain/orchestration/security/events.ts';
 import type { Platform } from '../../../infra/platform.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { userById, type UserRow } from '../accounts/queries.ts';
 import { refuseRotation, rotateKey } from '../accounts/service.ts';
-import { actorOf, CSRF_COOKIE, MISSING_KEY, roleOf, type OrchEnv } from '../auth.ts';
+import { actorOf, MISSING_KEY, roleOf, sessionRequestTrusted, type OrchEnv } from '../auth.ts';
 
 const MESSAGES: Record<RotationRefusalReason, string> = {
   api_key_rotation_requires_interactive_session: 'API keys can only be rotated from an interactive session, not with a bearer credential',
@@ -32,19 +30,6 @@ const STATUS: Record<RotationRefusalReason, 401 | 403 | 404 | 409> = {
   unauthenticated: 401,
 };
 
-/** `Origin` and `Sec-Fetch-Site`, when present, must say the request comes from this server's own pages. */
-function sameOrigin(c: Context): boolean {
-  const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin') return false;
-  const origin = c.req.header('origin');
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host === c.req.header('host');
-  } catch {
-    return false; // `null` or garbage
-  }
-}
-
 export function keyRotationRoutes(platform: Platform) {
   /** Checks shared by both routes; returns the signed-in caller or throws the recorded refusal. */
   async function gate(c: Context<OrchEnv>, route: 'self' | 'admin', targetId: string | null): Promise<UserRow> {
@@ -61,10 +46,7 @@ export function keyRotationRoutes(platform: Platform) {
     const bearer = c.get('apiKeyPresented') || !!c.req.header('authorization') || (principal.kind !== 'anonymous' && principal.via === 'api_key');
     if (bearer) return refuse('api_key_rotation_requires_interactive_session');
     if (principal.kind !== 'account' || principal.via !== 'session') return refuse('unauthenticated');
-    const csrf = c.req.header('x-csrf-token');
-    if (!sameOrigin(c) || csrf !== getCookie(c, CSRF_COOKIE) || !csrfTokenValid(platform.sealKey, principal.sessionId, csrf)) {
-      return refuse('api_key_rotation_csrf');
-    }
+    if (!sessionRequestTrusted(c, platform, principal.sessionId)) return refuse('api_key_rotation_csrf');
     if (route === 'self') return principal.user;
     // The admin check of this route stays on whatever ORCH_ENFORCE_ADMIN_ROLE says: it hands out keys.
     if (roleOf(principal) !== 'admin') return refuse('api_key_rotation_requires_admin');
