@@ -17,6 +17,7 @@ import type { Platform } from '../../infra/platform.ts';
 import { ApiError } from '../shared/http-errors.ts';
 import { userByKeyHash, userBySession, type UserRow } from './accounts/queries.ts';
 import { forwardAuthSignIn, startSession } from './accounts/service.ts';
+import { PrincipalCache } from './principal-cache.ts';
 import { trustedNets } from './trusted-nets.ts';
 
 export type Principal =
@@ -84,6 +85,7 @@ export function authenticate(platform: Platform): MiddlewareHandler<OrchEnv> {
   const fa = config.forwardAuth;
   const trusted = fa.enabled ? trustedNets(fa.trustedNets) : () => false;
   const runnerAllowed = runnerRefusal(config) === null;
+  const cache = new PrincipalCache(platform.engine);
 
   return async (c, next) => {
     c.set('principal', { kind: 'anonymous' });
@@ -92,7 +94,8 @@ export function authenticate(platform: Platform): MiddlewareHandler<OrchEnv> {
     const context = { actor: { kind: 'system' as const, id: 'auth' }, correlationId: c.get('requestId') };
 
     if (key) {
-      const user = await userByKeyHash(platform.pool, hashToken(key));
+      const hash = hashToken(key);
+      const user = await cache.get(`key:${hash}`, () => userByKeyHash(platform.pool, hash));
       if (user?.is_active) {
         if (user.principal_type === 'service') {
           if (runnerAllowed) c.set('principal', { kind: 'service', user, via: 'api_key' });
@@ -107,7 +110,10 @@ export function authenticate(platform: Platform): MiddlewareHandler<OrchEnv> {
 
     const sessionId = getCookie(c, SESSION_COOKIE);
     const sessionHash = sessionId ? hashToken(sessionId) : null;
-    const sessionUser = sessionHash ? await userBySession(platform.pool, sessionHash) : null;
+    const sessionUser = sessionHash
+      ? await cache.get(`session:${sessionHash}`, () => userBySession(platform.pool, sessionHash),
+        (row) => (row as Awaited<ReturnType<typeof userBySession>>)!.session_expires_at.getTime())
+      : null;
     const asserted = fa.enabled && trusted(peerAddress(c)) ? c.req.header(fa.userHeader)?.trim() : undefined;
 
     if (sessionUser && sessionId && sessionHash && (!asserted || asserted === sessionUser.username)) {

@@ -51,6 +51,11 @@ export class ProjectionTimeoutError extends Error {
 
 export class ProjectionEngine {
   private readonly progress = new Emittery<{ checkpoint: string }>();
+  /**
+   * What this process's projections committed, and when it starts or stops running one.
+   * In-process caches of read models listen here; `waitFor` resolves only after they have.
+   */
+  readonly committed = new Emittery<{ batch: { projection: string; events: RecordedEvent[] }; activity: string }>();
   /** Checkpoints of the projections this process runs. */
   private readonly local = new Map<string, Position | null>();
   private readonly running: Promise<void>[] = [];
@@ -113,6 +118,7 @@ export class ProjectionEngine {
       }
     } finally {
       this.local.delete(projection.name);
+      await this.committed.emit('activity', projection.name);
       await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});
       this.lockClients.delete(lock);
       lock.release();
@@ -137,6 +143,7 @@ export class ProjectionEngine {
   private async consume(projection: Projection): Promise<void> {
     let checkpoint = await readCheckpoint(this.pool, projection.name);
     this.local.set(projection.name, checkpoint);
+    await this.committed.emit('activity', projection.name);
     const subscription = this.store.subscribe({ after: checkpoint ?? 'start', filter: { eventTypes: projection.handles } });
     const events = subscription[Symbol.asyncIterator]();
     try {
@@ -176,6 +183,9 @@ export class ProjectionEngine {
           `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
           [projection.name, last.commit.toString(), last.prepare.toString()]);
       if (moved.rowCount !== 1) throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
+      // Caches hear of the batch before the commit as well as after it: another process that
+      // waits on the checkpoint may answer its client the moment the commit lands.
+      await this.committed.emit('batch', { projection: projection.name, events: batch });
       await tx.query('COMMIT');
     } catch (error) {
       await tx.query('ROLLBACK').catch(() => {});
@@ -183,6 +193,7 @@ export class ProjectionEngine {
     } finally {
       tx.release();
     }
+    await this.committed.emit('batch', { projection: projection.name, events: batch });
     if (this.local.has(projection.name)) this.local.set(projection.name, last);
     void this.progress.emit('checkpoint', projection.name);
     return last;

@@ -40,9 +40,9 @@ export async function userByEmail(pool: Pool, email: string): Promise<UserRow | 
 }
 
 /** The live session with this cookie hash, with its account: null when ended, expired or inactive. */
-export async function userBySession(pool: Pool, sessionHash: string): Promise<UserRow | null> {
-  const { rows } = await pool.query<UserRow>(
-    `SELECT ${COLUMNS.split(', ').map((c) => `u.${c}`).join(', ')} FROM sessions s JOIN users u ON u.id = s.user_id
+export async function userBySession(pool: Pool, sessionHash: string): Promise<(UserRow & { session_expires_at: Date }) | null> {
+  const { rows } = await pool.query<UserRow & { session_expires_at: Date }>(
+    `SELECT ${COLUMNS.split(', ').map((c) => `u.${c}`).join(', ')}, s.expires_at AS session_expires_at FROM sessions s JOIN users u ON u.id = s.user_id
      WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.expires_at > now() AND u.is_active`, [sessionHash]);
   return rows[0] ?? null;
 }
