@@ -8,7 +8,7 @@
 
 import Emittery from 'emittery';
 import { createHash } from 'node:crypto';
-import type { Pool, PoolClient } from '../db/pool.ts';
+import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { comparePositions, formatPosition, START, type Position } from '../eventstore/position.ts';
 import { upcast } from '../eventstore/upcasters.ts';
@@ -170,9 +170,7 @@ export class ProjectionEngine {
   /** Apply a batch and move the checkpoint in one transaction; returns the new checkpoint. */
   private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
     const last = batch[batch.length - 1]!.position;
-    const tx = await this.pool.connect();
-    try {
-      await tx.query('BEGIN');
+    await inTransaction(this.pool, async (tx) => {
       for (const event of batch) await projection.apply(upcast(event), tx);
       const moved = previous
         ? await tx.query(
@@ -186,13 +184,7 @@ export class ProjectionEngine {
       // Caches hear of the batch before the commit as well as after it: another process that
       // waits on the checkpoint may answer its client the moment the commit lands.
       await this.committed.emit('batch', { projection: projection.name, events: batch });
-      await tx.query('COMMIT');
-    } catch (error) {
-      await tx.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      tx.release();
-    }
+    });
     await this.committed.emit('batch', { projection: projection.name, events: batch });
     if (this.local.has(projection.name)) this.local.set(projection.name, last);
     void this.progress.emit('checkpoint', projection.name);
@@ -210,18 +202,10 @@ export class ProjectionEngine {
     try {
       const { rows } = await lock.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
       if (!rows[0].got) throw new Error(`projection ${name} is running in another process; stop it before rebuilding`);
-      const tx = await this.pool.connect();
-      try {
-        await tx.query('BEGIN');
+      await inTransaction(this.pool, async (tx) => {
         if (projection.tables.length) await tx.query(`TRUNCATE ${projection.tables.join(', ')}`);
         await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [name]);
-        await tx.query('COMMIT');
-      } catch (error) {
-        await tx.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        tx.release();
-      }
+      });
       let checkpoint: Position | null = null;
       let applied = 0;
       for (;;) {
