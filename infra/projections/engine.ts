@@ -21,6 +21,11 @@ export interface Projection {
   /** Tables it owns (created by migrations); `rebuild` empties them. */
   tables: string[];
   apply(event: RecordedEvent, tx: PoolClient): Promise<void>;
+  /**
+   * Optional: apply a whole batch at once (multi-row SQL), used instead of `apply` when present.
+   * One round trip per batch instead of one per event is what makes a catch-up fast.
+   */
+  applyBatch?(events: RecordedEvent[], tx: PoolClient): Promise<void>;
 }
 
 const MAX_BATCH = 500;
@@ -171,7 +176,8 @@ export class ProjectionEngine {
   private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
     const last = batch[batch.length - 1]!.position;
     await inTransaction(this.pool, async (tx) => {
-      for (const event of batch) await projection.apply(upcast(event), tx);
+      if (projection.applyBatch) await projection.applyBatch(batch.map(upcast), tx);
+      else for (const event of batch) await projection.apply(upcast(event), tx);
       const moved = previous
         ? await tx.query(
           `UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()

@@ -83,6 +83,30 @@ test('a transaction that took its id first but inserts last is not skipped eithe
   assert.equal(got.map((e) => e.type).sort(), ['Older', 'Younger']);
 });
 
+test('paging across a power of ten in positions neither repeats nor skips (numeric order)', async ({ db, store }) => {
+  const { rows } = await db.pool.query(`SELECT coalesce(max(position), 0) AS max FROM events`);
+  const next = 10 ** String(Number(rows[0].max) + 20).length; // the next power of ten ahead
+  await db.pool.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), $1)`, [next - 5]);
+  const category = `pow${randomUUID().slice(0, 8)}`;
+  const ids: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const e = event('Crossing', { i });
+    ids.push(e.id);
+    await store.append(`${category}-${i}`, [e], { expected: 'no_stream' });
+  }
+  const seen: string[] = [];
+  let after;
+  for (;;) {
+    const page = await store.readAll({ after, filter: { streamPrefixes: [`${category}-`] }, limit: 3 });
+    if (page.length === 0) break;
+    seen.push(...page.map((e) => e.id));
+    after = page.at(-1)!.position;
+  }
+  assert.equal(seen, ids);
+  const head = await store.headPosition();
+  assert.is(head!.prepare, BigInt(next + 5)); // setval(n): the next position is n + 1
+});
+
 test('rows of the log cannot be updated, deleted or truncated', async ({ db, store }) => {
   const s = `immutable-${randomUUID()}`;
   await store.append(s, [event()], { expected: 'no_stream' });
