@@ -14,7 +14,7 @@ import type {
   ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
-import { START, type Position } from './position.ts';
+import { comparePositions, START, type Position } from './position.ts';
 import { subscriptionFromBatches } from './subscription.ts';
 
 const CHANNEL = 'orchard_events';
@@ -183,16 +183,38 @@ export class PostgresEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const after = options.after === undefined || options.after === 'start' ? START : options.after;
+    return (await this.readPage(after, options.filter, options.limit ?? BATCH)).events;
+  }
+
+  /**
+   * A page of visible events after `after`, and the newest visible position of the whole log,
+   * both under one snapshot. When the page is not full, every visible event up to `scannedTo`
+   * that matches the filter is in it, so a filtered reader may move its cursor there: it does
+   * not scan the same unrelated events again on its next poll.
+   */
+  private async readPage(after: Position, filter: LogFilter | undefined, limit: number): Promise<{ events: RecordedEvent[]; scannedTo: Position | null }> {
     const params: unknown[] = [after.commit.toString(), after.prepare.toString()];
-    const filter = filterSql(options.filter, params);
-    params.push(options.limit ?? BATCH);
-    const { rows } = await this.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM events
-       WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}${filter}
-       ORDER BY events.transaction_id, events.position LIMIT $${params.length}`,
+    const where = filterSql(filter, params);
+    params.push(limit);
+    const { rows } = await this.pool.query<Row & { head_txid: string | null; head_position: string | null }>(
+      `WITH gate AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+       head AS MATERIALIZED (
+         SELECT events.transaction_id::text AS head_txid, events.position::text AS head_position
+         FROM events, gate WHERE events.transaction_id < gate.xmin
+         ORDER BY events.transaction_id DESC, events.position DESC LIMIT 1),
+       page AS (
+         SELECT ${COLUMNS}, events.transaction_id AS order_txid, events.position AS order_position
+         FROM events, gate
+         WHERE (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint) AND events.transaction_id < gate.xmin${where}
+         ORDER BY events.transaction_id, events.position LIMIT $${params.length})
+       SELECT page.*, head.head_txid, head.head_position
+       FROM (SELECT 1) one LEFT JOIN head ON true LEFT JOIN page ON true
+       ORDER BY page.order_txid, page.order_position`,
       params,
     );
-    return rows.map(toEvent);
+    const first = rows[0];
+    const scannedTo = first?.head_txid ? { commit: BigInt(first.head_txid), prepare: BigInt(first.head_position!) } : null;
+    return { events: rows.filter((r) => r.event_id !== null).map(toEvent), scannedTo };
   }
 
   async headPosition(): Promise<Position | null> {
@@ -203,11 +225,14 @@ export class PostgresEventStore implements EventStore {
     return rows[0] ? { commit: BigInt(rows[0].txid), prepare: BigInt(rows[0].position) } : null;
   }
 
-  /** True when events exist past `after` that the visibility gate still holds back. */
-  private async heldBack(after: Position): Promise<boolean> {
+  /** True when events matching `filter` exist past `after` that the visibility gate still holds back. */
+  private async heldBack(after: Position, filter: LogFilter | undefined): Promise<boolean> {
+    const params: unknown[] = [after.commit.toString(), after.prepare.toString()];
+    const where = filterSql(filter, params);
     const { rows } = await this.pool.query(
-      `SELECT 1 FROM events WHERE (transaction_id, position) > ($1::text::xid8, $2::bigint) LIMIT 1`,
-      [after.commit.toString(), after.prepare.toString()],
+      `SELECT 1 FROM events WHERE (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint)
+       AND NOT (${VISIBLE})${where} LIMIT 1`,
+      params,
     );
     return rows.length > 0;
   }
@@ -218,10 +243,12 @@ export class PostgresEventStore implements EventStore {
       start: async () => options.after === 'end' ? (await this.headPosition()) ?? START
         : options.after === undefined || options.after === 'start' ? START : options.after,
       next: async (after) => {
-        const events = await this.readAll({ after, filter: options.filter, limit: BATCH });
-        return events;
+        const { events, scannedTo } = await this.readPage(after, options.filter, BATCH);
+        const last = events.at(-1)?.position ?? after;
+        const resume = events.length < BATCH && scannedTo && comparePositions(scannedTo, last) > 0 ? scannedTo : last;
+        return { events, resume };
       },
-      heldBack: (after) => this.heldBack(after),
+      heldBack: (after) => this.heldBack(after, options.filter),
       wake: (timeoutMs) => this.waitForAppend(timeoutMs),
     });
   }

@@ -7,7 +7,8 @@ import type { Position } from './position.ts';
 
 export interface BatchSource {
   start(): Promise<Position>;
-  next(after: Position): Promise<RecordedEvent[]>;
+  /** The next events after `after`, and where the following read resumes (at or past the last event). */
+  next(after: Position): Promise<{ events: RecordedEvent[]; resume: Position }>;
   /** Events exist past `after` that readers cannot see yet (a transaction still running). */
   heldBack(after: Position): Promise<boolean>;
   /** Resolve on the next append, or after `timeoutMs` at the latest. */
@@ -25,13 +26,15 @@ export function subscriptionFromBatches(source: BatchSource): Subscription {
   async function* run(): AsyncGenerator<RecordedEvent> {
     let after = await Promise.race([source.start(), closing.then(() => null)]);
     while (!closed && after) {
-      const events = await Promise.race([source.next(after), closing.then(() => [])]);
-      for (const event of events) {
+      const batch = await Promise.race([source.next(after), closing.then(() => null)]);
+      if (!batch) return;
+      for (const event of batch.events) {
         if (closed) return;
         yield event;
         after = event.position;
       }
-      if (events.length > 0 || closed) continue;
+      after = batch.resume;
+      if (batch.events.length > 0 || closed) continue;
       const held = await source.heldBack(after);
       await Promise.race([source.wake(held ? HELD_BACK_POLL_MS : IDLE_POLL_MS), closing]);
     }

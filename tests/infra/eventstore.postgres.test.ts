@@ -83,6 +83,27 @@ test('a transaction that took its id first but inserts last is not skipped eithe
   assert.equal(got.map((e) => e.type).sort(), ['Older', 'Younger']);
 });
 
+test('a filtered subscription that skipped past unrelated events still gets a late-committing match', async ({ db, store }) => {
+  const category = `skip${randomUUID().slice(0, 8)}`;
+  const sub = store.subscribe({ after: 'start', filter: { eventTypes: [`Wanted_${category}`] } });
+  const collecting = take(sub, 2, 8000);
+  await store.append(`${category}-first`, [event(`Wanted_${category}`)], { expected: 'no_stream' });
+  const late = await openClient(db.url);
+  try {
+    await late.query('BEGIN');
+    await late.query(INSERT, [`${category}-late`, randomUUID(), `Wanted_${category}`]); // older transaction, still open
+    // Unrelated events commit meanwhile; the subscriber's cursor moves over them.
+    for (let i = 0; i < 20; i++) await store.append(`${category}-noise-${i}`, [event('Noise')], { expected: 'no_stream' });
+    await new Promise((r) => setTimeout(r, 300));
+    await late.query('COMMIT');
+  } finally {
+    await late.end();
+  }
+  const got = await collecting;
+  await sub.close();
+  assert.equal(got.map((e) => e.stream), [`${category}-first`, `${category}-late`]);
+});
+
 test('paging across a power of ten in positions neither repeats nor skips (numeric order)', async ({ db, store }) => {
   const { rows } = await db.pool.query(`SELECT coalesce(max(position), 0) AS max FROM events`);
   const next = 10 ** String(Number(rows[0].max) + 20).length; // the next power of ten ahead

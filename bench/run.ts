@@ -1,0 +1,142 @@
+// `npm run bench`: the log's write and projection figures, one JSON object per line on stdout
+// ({"name","value","unit","baseline"?,"ratio"?}); progress goes to stderr so stdout stays
+// machine-readable. Every figure is measured in this one run against the same PostgreSQL, so
+// the ratios compare like with like.
+//
+// PostgreSQL: DATABASE_URL when set (a fresh database is created there and dropped at the
+// end), else an embedded server in a temporary directory, deleted at the end.
+// BENCH_SECONDS (default 4) sets each throughput figure's measured time; the warm-up is a
+// quarter of it. The whole run takes about 45 s.
+
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
+import { migrate } from '../infra/db/migrate.ts';
+import { createPool, withDatabase } from '../infra/db/pool.ts';
+import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
+import { appendEvents, createBaselineTable, insertRows } from './log.ts';
+import { paired, throughput, type Throughput } from './measure.ts';
+import { measureHttp, percentile } from './http.ts';
+import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
+
+interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: string;
+  ratio?: number;
+}
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const emit = (figure: Figure) => process.stdout.write(JSON.stringify(figure) + '\n');
+const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+if (!(seconds > 0)) throw new Error(`BENCH_SECONDS must be a positive number, got ${process.env.BENCH_SECONDS}`);
+const timing = { warmupMs: seconds * 250, measureMs: seconds * 1000 };
+const SEED_EVENTS = 100_000;
+const LOGINS = 30; // sequential password logins (scrypt N=2^17, r=8, p=1) for the latency figures
+const SLICES = 8; // alternations per paired figure
+
+// --- setup: a server, then a fresh, migrated database on it -------------------------------
+let serverUrl = process.env.DATABASE_URL;
+let stopServer = async () => {};
+if (!serverUrl) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-'));
+  progress(`starting embedded PostgreSQL in ${dir}`);
+  const server = await startEmbeddedPostgres(dir, { persistent: false });
+  serverUrl = server.url;
+  stopServer = async () => {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+}
+const database = `bench_${randomBytes(4).toString('hex')}`;
+const admin = createPool(serverUrl, { max: 1, application: 'orchard-bench' });
+await admin.query(`CREATE DATABASE ${database}`);
+const url = withDatabase(serverUrl, database);
+const pool = createPool(url, { max: 20, application: 'orchard-bench' });
+
+try {
+  await migrate(pool);
+  await createBaselineTable(pool);
+  await createProjectionTables(pool);
+  const version = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
+  progress(`database ${database} on PostgreSQL ${version}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded)'}`);
+
+  const describe = (name: string, t: Throughput) =>
+    progress(`${name}: ${round(t.perSecond)}/s, ${t.operations} ops, mean latency ${round(t.meanLatencyMs, 3)} ms`);
+
+  // Each append figure is measured paired with its baseline (alternating slices, see
+  // measure.ts), so the ratio does not depend on what else the machine did meanwhile.
+  for (const [baseline, name, workers] of [
+    ['insert_1row_1conn', 'append_1event_1writer', 1],
+    ['insert_1row_8conn', 'append_1event_8writers', 8],
+  ] as const) {
+    progress(`${baseline} paired with ${name} (${seconds}s each)`);
+    const inserts = insertRows(url, workers);
+    const appends = appendEvents(url, workers, 1);
+    try {
+      const [base, append] = await paired(inserts.operations, appends.operations, { ...timing, slices: SLICES });
+      describe(baseline, base);
+      describe(name, append);
+      emit({ name: baseline, value: round(base.perSecond), unit: 'rows/s' });
+      emit({ name, value: round(append.perSecond), unit: 'events/s', baseline, ratio: round(append.perSecond / base.perSecond, 3) });
+    } finally {
+      await inserts.close();
+      await appends.close();
+    }
+  }
+
+  {
+    const name = 'append_100events_1writer';
+    progress(`${name} (${seconds}s)`);
+    const appends = appendEvents(url, 1, 100);
+    try {
+      const t = await throughput(appends.operations, timing);
+      describe(name, t);
+      emit({ name, value: round(t.perSecond), unit: 'events/s' });
+    } finally {
+      await appends.close();
+    }
+  }
+
+  {
+    const name = 'projection_catchup_100k';
+    const store = new PostgresEventStore(pool, url);
+    try {
+      progress(`seeding ${SEED_EVENTS} events`);
+      const began = Date.now();
+      const last = await seed(store, SEED_EVENTS, 500, 4);
+      await analyzeLog(pool);
+      progress(`seeded in ${((Date.now() - began) / 1000).toFixed(1)}s; ${name}`);
+      for (const [figure, batched] of [[name, true], [`${name}_per_event`, false]] as const) {
+        const result = await catchUp(store, pool, projectedRows(batched), last, SEED_EVENTS);
+        progress(`${figure}: ${round(result.perSecond)}/s over ${result.seconds.toFixed(2)}s`);
+        emit({ name: figure, value: round(result.perSecond), unit: 'events/s' });
+      }
+    } finally {
+      await store.close();
+    }
+  }
+
+  {
+    // The orchestration service under HTTP load from a separate process (50 connections).
+    progress(`http: GET /api/v1/health and GET /api/v1/me, 50 connections (${seconds}s each); ${LOGINS} logins`);
+    const http = await measureHttp(url, timing, LOGINS);
+    emit({ name: 'http_health_50conn', value: round(http.healthPerSecond), unit: 'requests/s' });
+    emit({ name: 'http_me_50conn', value: round(http.mePerSecond), unit: 'requests/s', baseline: 'http_health_50conn', ratio: round(http.mePerSecond / http.healthPerSecond, 3) });
+    emit({ name: 'login_p50', value: round(percentile(http.loginLatenciesMs, 50), 1), unit: 'ms' });
+    emit({ name: 'login_p99', value: round(percentile(http.loginLatenciesMs, 99), 1), unit: 'ms' });
+  }
+} finally {
+  // --- teardown: the database (DATABASE_URL) or the whole embedded server -----------------
+  await pool.end();
+  if (process.env.DATABASE_URL) {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
+  }
+  await admin.end();
+  await stopServer();
+}
