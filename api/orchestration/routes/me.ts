@@ -21,8 +21,16 @@ export function accountView(user: UserRow) {
 }
 
 export function meRoutes(platform: Platform) {
+  // Rows served from the principal cache are the same objects request after request: unseal
+  // their key once. Entries go with the rows when the cache drops them.
+  const revealed = new WeakMap<UserRow, string>();
+  const apiKeyOf = (user: UserRow) => {
+    let key = revealed.get(user);
+    if (key === undefined) revealed.set(user, (key = revealApiKey(platform.sealKey, user.id, user.api_key_sealed)));
+    return key;
+  };
   return new Hono<OrchEnv>().get('/api/v1/me', requireKey(), (c) => {
     const user = principalUser(c);
-    return c.json({ ...accountView(user), api_key: revealApiKey(platform.sealKey, user.id, user.api_key_sealed) });
+    return c.json({ ...accountView(user), api_key: apiKeyOf(user) });
   });
 }
