@@ -2,8 +2,7 @@
 // PostgreSQL server: TEST_DATABASE_URL when set, else an embedded server started for this run.
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
 
-import { readdir } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,9 +28,13 @@ let stop = async () => {};
 if (process.env.TEST_DATABASE_URL) {
   process.env.ORCHARD_TEST_SERVER_URL = process.env.TEST_DATABASE_URL;
 } else {
-  const server = await startEmbeddedPostgres(await mkdtemp(path.join(tmpdir(), 'orchard-test-')), { persistent: false });
+  const dir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
+  const server = await startEmbeddedPostgres(dir, { persistent: false });
   process.env.ORCHARD_TEST_SERVER_URL = server.url;
-  stop = server.stop;
+  stop = async () => {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
 }
 
 // uvu prints "Total" and "Passed"; we add the plain closing line CI reads.

@@ -1,7 +1,7 @@
 // The real services for end-to-end suites: a fresh database, the platform, and all three HTTP
 // services on ephemeral loopback ports. Log lines are captured so suites can scan them.
 
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../infra/config.ts';
@@ -53,6 +53,7 @@ export class TestServices {
   async close(): Promise<void> {
     await this.stop();
     await this.db.drop();
+    await rm(this.env.DATA_DIR!, { recursive: true, force: true });
   }
 }
 
