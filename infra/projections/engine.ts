@@ -64,7 +64,6 @@ export class ProjectionEngine {
   /** Checkpoints of the projections this process runs. */
   private readonly local = new Map<string, Position | null>();
   private readonly running: Promise<void>[] = [];
-  private readonly lockClients = new Set<PoolClient>();
   private stopped = false;
   private stopSignal: () => void = () => {};
   private readonly stopping = new Promise<void>((r) => (this.stopSignal = r));
@@ -110,42 +109,57 @@ export class ProjectionEngine {
   }
 
   private async run(projection: Projection): Promise<void> {
-    const lock = await this.acquire(projection.name);
-    if (!lock) return;
-    try {
-      while (!this.stopped) {
-        try {
-          await this.consume(projection);
-        } catch (error) {
-          this.log.error('projection_failed', { projection: projection.name, error: (error as Error).message });
-          await Promise.race([sleep(RETRY_MS), this.stopping]);
+    while (!this.stopped) {
+      const lock = await this.acquire(projection.name);
+      if (!lock) return;
+      // Losing the lock's connection loses the lock: stop consuming, then compete for it again.
+      let lost = false;
+      let onError: (error: Error) => void = () => {};
+      const halted = Promise.race([this.stopping, new Promise<void>((resolve) => {
+        onError = (error) => {
+          if (!lost) this.log.warn('projection_lock_lost', { projection: projection.name, error: error.message });
+          lost = true;
+          resolve();
+        };
+        lock.on('error', onError);
+      })]);
+      try {
+        while (!this.stopped && !lost) {
+          try {
+            await this.consume(projection, halted);
+          } catch (error) {
+            this.log.error('projection_failed', { projection: projection.name, error: (error as Error).message });
+            await Promise.race([sleep(RETRY_MS), halted]);
+          }
         }
+      } finally {
+        this.local.delete(projection.name);
+        await this.committed.emit('activity', projection.name);
+        if (!lost) await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+        lock.off('error', onError);
+        lock.release(lost);
       }
-    } finally {
-      this.local.delete(projection.name);
-      await this.committed.emit('activity', projection.name);
-      await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-      this.lockClients.delete(lock);
-      lock.release();
     }
   }
 
   /** Wait (as a standby) until this process holds the projection's lock; null when stopped first. */
   private async acquire(name: string): Promise<PoolClient | null> {
     while (!this.stopped) {
-      const client = await this.pool.connect();
-      const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
-      if (rows[0].got) {
-        this.lockClients.add(client);
-        return client;
+      try {
+        const client = await this.pool.connect();
+        const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
+        if (rows[0].got) return client;
+        client.release();
+      } catch (error) {
+        this.log.warn('projection_lock_unavailable', { projection: name, error: (error as Error).message });
       }
-      client.release();
       await Promise.race([sleep(STANDBY_POLL_MS), this.stopping]);
     }
     return null;
   }
 
-  private async consume(projection: Projection): Promise<void> {
+  /** Feed the projection from its checkpoint until `halted` settles (stop, or the lock lost). */
+  private async consume(projection: Projection, halted: Promise<void>): Promise<void> {
     let checkpoint = await readCheckpoint(this.pool, projection.name);
     this.local.set(projection.name, checkpoint);
     await this.committed.emit('activity', projection.name);
@@ -153,8 +167,9 @@ export class ProjectionEngine {
     const events = subscription[Symbol.asyncIterator]();
     try {
       let pending = events.next();
-      while (!this.stopped) {
-        const first = await Promise.race([pending, this.stopping.then((): typeof NOT_READY => NOT_READY)]);
+      const haltedNow = halted.then((): typeof NOT_READY => NOT_READY);
+      for (;;) {
+        const first = await Promise.race([pending, haltedNow]);
         if (first === NOT_READY || first.done) return;
         // Take what is already delivered into the same batch; commit as soon as the feed waits.
         const batch = [first.value];

@@ -114,6 +114,24 @@ test('two engines: one runs the projection, the other stands by and takes over w
   await second.stop();
 });
 
+test('when the lock connection dies, the engine stops, takes the lock again and resumes, applying each event once', async ({ db, store }) => {
+  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  engine.start();
+  const first = await store.append('lost-1', [event('Counted')], { expected: 'no_stream' });
+  await engine.waitFor(first.position, ['Counted']);
+  const { rows } = await db.pool.query(
+    `SELECT pg_terminate_backend(l.pid) AS killed FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+     WHERE l.locktype = 'advisory' AND a.datname = current_database()`);
+  assert.equal(rows.map((r) => r.killed), [true]);
+  for (let i = 0; i < 10; i++) await store.append(`lost-${i + 2}`, [event('Counted')], { expected: 'no_stream' });
+  await until(async () => (await count(db)) === 11, 8000);
+  await until(async () => engine.isActive('tally'), 8000);
+  const last = await store.append('lost-final', [event('Counted')], { expected: 'no_stream' });
+  await engine.waitFor(last.position, ['Counted'], 8000);
+  assert.is(await count(db), 12);
+  await engine.stop();
+});
+
 test('rebuild replays from the start and yields the same tables as the live run', async ({ db, store }) => {
   const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
   engine.start();

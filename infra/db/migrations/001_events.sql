@@ -1,6 +1,6 @@
 -- The append-only log (DESIGN.md, "The log"). Nothing ever updates or deletes a row here.
 CREATE TABLE events (
-  position        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  position        bigint GENERATED ALWAYS AS IDENTITY,
   -- The writer's transaction: readers deliver in (transaction_id, position) order and only
   -- below the oldest running transaction, so late commits are never skipped.
   transaction_id  xid8        NOT NULL DEFAULT pg_current_xact_id(),
@@ -11,10 +11,11 @@ CREATE TABLE events (
   data            jsonb       NOT NULL,
   metadata        jsonb       NOT NULL,
   created_at      timestamptz NOT NULL DEFAULT now(),
-  CONSTRAINT events_stream_revision UNIQUE (stream_id, revision)
+  CONSTRAINT events_stream_revision UNIQUE (stream_id, revision),
+  -- Global order, and the key readers page by. Position alone is unique by its sequence; one
+  -- index fewer on the append path.
+  CONSTRAINT events_global_order PRIMARY KEY (transaction_id, position)
 );
-
-CREATE INDEX events_global_order ON events (transaction_id, position);
 
 CREATE FUNCTION events_are_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
