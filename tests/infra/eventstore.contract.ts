@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { EventStore, EventToAppend, RecordedEvent, Subscription } from '../../infra/eventstore/port.ts';
+import type { EventStore, EventToAppend, LogFilter, RecordedEvent, Subscription } from '../../infra/eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../../infra/eventstore/port.ts';
 import { comparePositions, formatPosition, parsePosition } from '../../infra/eventstore/position.ts';
 
@@ -45,6 +45,18 @@ export async function take(sub: Subscription, count: number, ms = 5000): Promise
   }
   clearTimeout(timer);
   return got;
+}
+
+/** Every event matching `filter`, read page by page (`limit` per page) as a catching-up reader would. */
+export async function readAllPages(store: EventStore, filter: LogFilter, limit: number): Promise<RecordedEvent[]> {
+  const seen: RecordedEvent[] = [];
+  let after;
+  for (;;) {
+    const page = await store.readAll({ after, filter, limit });
+    if (page.length === 0) return seen;
+    seen.push(...page);
+    after = page.at(-1)!.position;
+  }
 }
 
 export function eventStoreContract(name: string, make: () => Promise<ContractTarget>): void {
@@ -195,15 +207,8 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
       ids.push(e.id);
       await store.append(streamName(category), [e], { expected: 'no_stream' });
     }
-    const seen: string[] = [];
-    let after;
-    for (;;) {
-      const page = await store.readAll({ after, filter: { streamPrefixes: [`${category}-`] }, limit: 3 });
-      if (page.length === 0) break;
-      seen.push(...page.map((e) => e.id));
-      after = page.at(-1)!.position;
-    }
-    assert.equal(seen, ids);
+    const seen = await readAllPages(store, { streamPrefixes: [`${category}-`] }, 3);
+    assert.equal(seen.map((e) => e.id), ids);
   });
 
   test('subscribe from the start: catch-up, then live, no gap and no duplicate', async ({ store }) => {

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
-import { event, eventStoreContract, take } from './eventstore.contract.ts';
+import { event, eventStoreContract, readAllPages, take } from './eventstore.contract.ts';
 
 eventStoreContract('postgres', async () => {
   const db = await freshDatabase('contract_pg');
@@ -115,15 +115,8 @@ test('paging across a power of ten in positions neither repeats nor skips (numer
     ids.push(e.id);
     await store.append(`${category}-${i}`, [e], { expected: 'no_stream' });
   }
-  const seen: string[] = [];
-  let after;
-  for (;;) {
-    const page = await store.readAll({ after, filter: { streamPrefixes: [`${category}-`] }, limit: 3 });
-    if (page.length === 0) break;
-    seen.push(...page.map((e) => e.id));
-    after = page.at(-1)!.position;
-  }
-  assert.equal(seen, ids);
+  const seen = await readAllPages(store, { streamPrefixes: [`${category}-`] }, 3);
+  assert.equal(seen.map((e) => e.id), ids);
   const head = await store.headPosition();
   assert.is(head!.prepare, BigInt(next + 5)); // setval(n): the next position is n + 1
 });
