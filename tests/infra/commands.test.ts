@@ -1,0 +1,70 @@
+// The command handler against the real log: decide on the folded state, append with the
+// revision read, and on a conflict decide again on the new state (bounded).
+
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DomainError, type Decider, type DomainEvent } from '../../domain/shared/decider.ts';
+import { handleCommand } from '../../infra/commands.ts';
+import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
+import { freshDatabase, type TestDatabase } from '../support/database.ts';
+
+// A tiny aggregate: a bounded counter. Deciding twice on stale state would overshoot the bound.
+type Added = DomainEvent<'Added', { n: number }>;
+const counter: Decider<number, { add: number; max: number }, Added> = {
+  initialState: () => 0,
+  evolve: (total, e) => total + e.data.n,
+  decide: ({ add, max }, total) => {
+    if (total + add > max) throw new DomainError('conflict', 'over_limit', `would exceed ${max}`);
+    return add === 0 ? [] : [{ type: 'Added', data: { n: add } }];
+  },
+};
+
+const context = { actor: { kind: 'system' as const, id: 'test' }, correlationId: randomUUID() };
+
+const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('command handler');
+test.before(async (ctx) => {
+  ctx.db = await freshDatabase('commands');
+  ctx.store = new PostgresEventStore(ctx.db.pool, ctx.db.url);
+});
+test.after(async ({ db, store }) => {
+  await store.close();
+  await db.drop();
+});
+
+test('appends the decided events with metadata, and returns the new state', async ({ store }) => {
+  const stream = `counter-${randomUUID()}`;
+  const first = await handleCommand(store, stream, counter, { add: 2, max: 10 }, context);
+  assert.is(first.state, 2);
+  assert.is(first.appended!.nextExpectedRevision, 0n);
+  const [recorded] = await store.readStream(stream);
+  assert.equal(recorded!.metadata.actor, context.actor);
+  assert.is(recorded!.metadata.correlation_id, context.correlationId);
+  assert.is(recorded!.metadata.schema, 1);
+  const none = await handleCommand(store, stream, counter, { add: 0, max: 10 }, context);
+  assert.is(none.appended, null);
+  assert.is((await store.readStream(stream)).length, 1);
+});
+
+test('a domain rejection appends nothing', async ({ store }) => {
+  const stream = `counter-${randomUUID()}`;
+  try {
+    await handleCommand(store, stream, counter, { add: 11, max: 10 }, context);
+    assert.unreachable('accepted');
+  } catch (error) {
+    assert.instance(error, DomainError);
+  }
+  assert.equal(await store.readStream(stream), []);
+});
+
+test('concurrent commands: losers decide again on the new state; the bound holds', async ({ store }) => {
+  const stream = `counter-${randomUUID()}`;
+  const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => handleCommand(store, stream, counter, { add: 1, max: 3 }, context)));
+  assert.is(outcomes.filter((o) => o.status === 'fulfilled').length, 3);
+  const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+  assert.is((rejected.reason as DomainError).code, 'over_limit');
+  const events = await store.readStream(stream);
+  assert.is(events.reduce((sum, e) => sum + Number(e.data.n), 0), 3);
+});
+
+test.run();
