@@ -32,15 +32,13 @@ const STATUS: Record<RotationRefusalReason, 401 | 403 | 404 | 409> = {
 
 export function keyRotationRoutes(platform: Platform) {
   /** Checks shared by both routes; returns the signed-in caller or throws the recorded refusal. */
-  async function gate(c: Context<OrchEnv>, route: 'self' | 'admin', targetId: string | null): Promise<UserRow> {
+  async function gate(c: Context<OrchEnv>, route: 'self' | 'admin', requested: string | null): Promise<UserRow> {
     const principal = c.get('principal');
+    const caller = principal.kind === 'anonymous' ? null : principal.user.id;
+    // The attempted target: the named account on the admin route (when it is an id at all), else the caller.
+    const targetId = route === 'admin' ? (requested && z.uuid().safeParse(requested).success ? requested : null) : caller;
     const refuse = async (reason: RotationRefusalReason): Promise<never> => {
-      await refuseRotation(platform, {
-        actor_id: principal.kind === 'anonymous' ? null : principal.user.id,
-        actor_kind: principal.kind,
-        target_user_id: targetId && z.uuid().safeParse(targetId).success ? targetId : principal.kind === 'anonymous' ? null : route === 'self' ? principal.user.id : null,
-        route, reason,
-      }, actorOf(c));
+      await refuseRotation(platform, { actor_id: caller, actor_kind: principal.kind, target_user_id: targetId, route, reason }, actorOf(c));
       throw new ApiError(STATUS[reason], reason === 'unauthenticated' ? 'unauthorized' : reason, MESSAGES[reason]);
     };
     const bearer = c.get('apiKeyPresented') || !!c.req.header('authorization') || (principal.kind !== 'anonymous' && principal.via === 'api_key');
@@ -50,7 +48,7 @@ export function keyRotationRoutes(platform: Platform) {
     if (route === 'self') return principal.user;
     // The admin check of this route stays on whatever ORCH_ENFORCE_ADMIN_ROLE says: it hands out keys.
     if (roleOf(principal) !== 'admin') return refuse('api_key_rotation_requires_admin');
-    const target = targetId && z.uuid().safeParse(targetId).success ? await userById(platform.pool, targetId) : null;
+    const target = targetId ? await userById(platform.pool, targetId) : null;
     if (!target) return refuse('api_key_rotation_not_found');
     if (target.principal_type === 'service') return refuse('api_key_rotation_service_principal');
     if (target.principal_type === 'agent') return refuse('api_key_rotation_agent_credential');
