@@ -3,7 +3,7 @@
 // `authenticate` resolves every request to one principal and never rejects: an `X-API-Key`
 // (account, runner service principal or agent credential; a key wins over a cookie), else the
 // `orch_sess` cookie, else forward-auth identity headers from a trusted peer, else anonymous.
-// The guards below (`requireKey`, `requireAdmin`, `requireRole`) decide what each route admits.
+// The guards below (`requireKey`, `requireAdmin`) decide what each route admits.
 
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
@@ -34,8 +34,6 @@ export const MISSING_KEY = 'missing X-API-Key header';
 export const INVALID_KEY = 'invalid or inactive API key';
 export const SESSION_COOKIE = 'orch_sess';
 export const CSRF_COOKIE = 'orch_csrf';
-
-const ROLE_RANK: Record<Role, number> = { readonly: 0, user: 1, admin: 2 };
 
 /**
  * Whether the runner principal may exist: it needs its own key, never the admin's, and the admin
@@ -171,11 +169,16 @@ export function requireCsrfForSessions(platform: Platform): MiddlewareHandler<Or
   };
 }
 
+/** The 401 for a caller with no principal: which of the spec's two messages depends on whether a key came. */
+export function unauthenticated(c: Context<OrchEnv>): ApiError {
+  return new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? INVALID_KEY : MISSING_KEY);
+}
+
 /** 401 unless the caller is a keyed principal, with the spec's two messages. */
 export function requireKey(): MiddlewareHandler<OrchEnv> {
   return async (c, next) => {
     if (c.get('principal').kind === 'anonymous') {
-      throw new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? INVALID_KEY : MISSING_KEY);
+      throw unauthenticated(c);
     }
     await next();
   };
@@ -191,18 +194,8 @@ export function roleOf(principal: Principal): Role | null {
 export function requireAdmin(platform: Platform): MiddlewareHandler<OrchEnv> {
   return async (c, next) => {
     const principal = c.get('principal');
-    if (principal.kind === 'anonymous') throw new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? INVALID_KEY : MISSING_KEY);
+    if (principal.kind === 'anonymous') throw unauthenticated(c);
     if (platform.config.enforceAdminRole && roleOf(principal) !== 'admin') throw new ApiError(403, 'forbidden', 'admin role required');
-    await next();
-  };
-}
-
-/** Role `minimum` or higher (e.g. `user` to create projects and tasks; `readonly` is refused). */
-export function requireRole(minimum: Role): MiddlewareHandler<OrchEnv> {
-  return async (c, next) => {
-    const role = roleOf(c.get('principal'));
-    if (role === null) throw new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? INVALID_KEY : MISSING_KEY);
-    if (ROLE_RANK[role] < ROLE_RANK[minimum]) throw new ApiError(403, 'forbidden', `role ${minimum} or higher required`);
     await next();
   };
 }

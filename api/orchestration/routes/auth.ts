@@ -9,7 +9,7 @@ import { FailureCounter } from '../../shared/rate-limit.ts';
 import { validate } from '../../shared/validate.ts';
 import { userByEmail } from '../accounts/queries.ts';
 import { endSession, recordSecurityEvent, register, startSession, verifyLogin } from '../accounts/service.ts';
-import { actorOf, clearSessionCookies, peerAddress, roleOf, setSessionCookies, type OrchEnv } from '../auth.ts';
+import { actorOf, clearSessionCookies, peerAddress, roleOf, setSessionCookies, unauthenticated, type OrchEnv } from '../auth.ts';
 
 /** Failed logins: an account locks after 5 in 15 minutes, an address is throttled after 20. */
 export const LOGIN_LIMITS = { perAccount: 5, perAddress: 20, windowMs: 15 * 60 * 1000 };
@@ -44,7 +44,7 @@ export function authRoutes(platform: Platform) {
       localAuthOpen();
       const principal = c.get('principal');
       if (principal.kind === 'anonymous' || principal.via !== 'api_key') {
-        throw new ApiError(401, 'unauthorized', c.get('apiKeyPresented') ? 'invalid or inactive API key' : 'missing X-API-Key header');
+        throw unauthenticated(c);
       }
       if (roleOf(principal) !== 'admin') throw new ApiError(403, 'forbidden', 'admin role required');
       await next();
