@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logging.ts';
-import { openPlatform } from '../infra/platform.ts';
-import { startServices } from '../infra/server.ts';
+import { openPlatform } from '../main/platform.ts';
+import { startServices } from '../main/serve.ts';
 
 const run = promisify(execFile);
 const LOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'http-load.ts');

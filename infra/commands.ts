@@ -1,12 +1,21 @@
-// The command handler of DESIGN.md "Commands": load the aggregate's stream, fold it, decide,
-// append with the revision read, and retry a bounded number of times when another writer got
-// there first (the decision is taken again on the new state, never blindly re-appended).
+// The one way to write to the log (DESIGN.md "Commands" and "Slices").
+//
+// `run(stream, decider, command, ctx)`: load the aggregate's stream, fold it, decide, append
+// with the revision read, and retry a bounded number of times when another writer got there
+// first (the decision is taken again on the new state, never blindly re-appended). Then wait
+// until the projections the events affect have applied them (read-your-writes).
+//
+// `record(stream, event, ctx)`: append a fact that no decision guards (an audit event), then
+// wait the same way.
+//
+// Nothing else calls `append`.
 
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
-import type { Actor, AppendResult, EventStore, EventToAppend, RecordedEvent } from './eventstore/port.ts';
+import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent } from './eventstore/port.ts';
 import { WrongExpectedRevisionError } from './eventstore/port.ts';
 import { upcast } from './eventstore/upcasters.ts';
+import type { Position } from './eventstore/position.ts';
 
 export interface CommandContext {
   actor: Actor;
@@ -21,6 +30,9 @@ export interface CommandResult<State, Event> {
   /** Null when the command produced no events (nothing was appended). */
   appended: AppendResult | null;
 }
+
+/** Waits until the projections handling `eventTypes` have applied the log up to `position`. */
+export type AwaitProjections = (position: Position, eventTypes: string[]) => Promise<void>;
 
 const MAX_ATTEMPTS = 5;
 
@@ -49,27 +61,46 @@ export function asDomainEvent<Event extends DomainEvent>(recorded: RecordedEvent
   return { type: current.type, data: current.data } as Event;
 }
 
-export async function handleCommand<State, Command, Event extends DomainEvent>(
-  store: EventStore,
-  stream: string,
-  decider: Decider<State, Command, Event>,
-  command: Command,
-  context: CommandContext,
-): Promise<CommandResult<State, Event>> {
-  for (let attempt = 1; ; attempt++) {
-    const history = await store.readStream(stream);
-    let state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { events, state, appended: null };
-    const last = history.at(-1);
-    try {
-      const appended = await store.append(stream, events.map((e) => toAppend(e, context)), {
-        expected: last ? last.revision : 'no_stream',
-      });
+export class CommandRunner {
+  constructor(
+    readonly store: EventStore,
+    private readonly awaitProjections: AwaitProjections,
+    /** Told of every append (the metrics count events by type). */
+    private readonly onAppended: (events: DomainEvent[]) => void = () => {},
+  ) {}
+
+  async run<State, Command, Event extends DomainEvent>(
+    stream: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    context: CommandContext,
+  ): Promise<CommandResult<State, Event>> {
+    for (let attempt = 1; ; attempt++) {
+      const history = await this.store.readStream(stream);
+      let state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
+      const events = decider.decide(command, state);
+      if (events.length === 0) return { events, state, appended: null };
+      const last = history.at(-1);
+      let appended: AppendResult;
+      try {
+        appended = await this.store.append(stream, events.map((e) => toAppend(e, context)), {
+          expected: last ? last.revision : 'no_stream',
+        });
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+        continue;
+      }
+      this.onAppended(events);
       state = events.reduce(decider.evolve, state);
+      await this.awaitProjections(appended.position, events.map((e) => e.type));
       return { events, state, appended };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
     }
+  }
+
+  async record(stream: string, event: DomainEvent, context: CommandContext, options: { expected?: ExpectedRevision } = {}): Promise<AppendResult> {
+    const appended = await this.store.append(stream, [toAppend(event, context)], { expected: options.expected ?? 'any' });
+    this.onAppended([event]);
+    await this.awaitProjections(appended.position, [event.type]);
+    return appended;
   }
 }

@@ -27,6 +27,9 @@ export const ENV_VARS = {
   ORCH_FORWARD_AUTH_GROUPS_DELIM: 'default |',
   ORCH_GROUP_ADMIN: 'group mapped to role admin (default orch-admin)',
   ORCH_GROUP_USER: 'group mapped to role user (default orch-user)',
+  ORCH_METRICS_TOKEN: 'when set, GET /metrics needs Authorization: Bearer <token>',
+  ORCH_METRICS_TOKEN_FILE: 'file holding ORCH_METRICS_TOKEN',
+  REDIS_URL: 'Redis for the shared rate limiter (redis://host:6379); unset: counters live in each process',
 } as const;
 
 export type EnvName = keyof typeof ENV_VARS;
@@ -50,6 +53,9 @@ export interface Config {
   secretKeyFile: string;
   runnerApiKey: string | null;
   enforceAdminRole: boolean;
+  /** When set, /metrics requires it as a Bearer token. */
+  metricsToken: string | null;
+  redisUrl: string | null;
   cookieSecure: boolean;
   forwardAuth: {
     enabled: boolean;
@@ -116,6 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
     secretKeyFile: env.ORCH_SECRET_KEY_FILE?.trim() || path.join(dataDir, 'secret.key'),
     runnerApiKey: env.ORCH_RUNNER_API_KEY?.trim() || null,
     enforceAdminRole: optOut(env.ORCH_ENFORCE_ADMIN_ROLE),
+    metricsToken: secret(env, 'ORCH_METRICS_TOKEN', 'ORCH_METRICS_TOKEN_FILE').value,
+    redisUrl: env.REDIS_URL?.trim() || null,
     cookieSecure: optIn(env.ORCH_COOKIE_SECURE),
     forwardAuth: {
       enabled: optIn(env.ORCH_FORWARD_AUTH),

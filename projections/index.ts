@@ -1,9 +1,6 @@
-// Every projection the platform runs. `orchard rebuild <name>` takes these names.
+// Every projection the platform runs, registered once. `orchard rebuild <name>` takes these names.
 
 import type { Projection } from '../infra/projections/engine.ts';
-import { apiKeyRotationsProjection } from './orchestration/api-key-rotations.ts';
-import { securityAuditProjection } from './orchestration/security-audit.ts';
-import { sessionsProjection } from './orchestration/sessions.ts';
-import { usersProjection } from './orchestration/users.ts';
+import { usersProjections } from './orchestration/users.ts';
 
-export const allProjections: Projection[] = [usersProjection, sessionsProjection, apiKeyRotationsProjection, securityAuditProjection];
+export const allProjections: Projection<any>[] = [...usersProjections];

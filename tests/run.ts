@@ -29,7 +29,7 @@ if (process.env.TEST_DATABASE_URL) {
   process.env.ORCHARD_TEST_SERVER_URL = process.env.TEST_DATABASE_URL;
 } else {
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
-  const server = await startEmbeddedPostgres(dir, { persistent: false });
+  const server = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
   process.env.ORCHARD_TEST_SERVER_URL = server.url;
   stop = async () => {
     await server.stop();

@@ -1,24 +1,53 @@
 // The orchestration service's Hono app (spec 1). Error bodies: `{ error: <code>, message }`.
+// The order below is the order requests meet things: health and metrics (anonymous), principal
+// resolution, the routes that answer their own refusals (login, key rotation), the CSRF check
+// for session writes, `require_admin` by path, then the slices.
 
-import type { Platform } from '../../infra/platform.ts';
 import { createBaseApp } from '../shared/base.ts';
-import { authenticate, requireAdmin, requireCsrfForSessions, type OrchVars } from './auth.ts';
-import { adminUserRoutes } from './routes/admin-users.ts';
-import { authRoutes } from './routes/auth.ts';
-import { healthRoutes } from './routes/health.ts';
-import { keyRotationRoutes } from './routes/key-rotation.ts';
-import { meRoutes } from './routes/me.ts';
+import { KiB, MiB } from '../shared/body-limit.ts';
+import { serveApiDocs } from '../shared/openapi.ts';
+import { requireAdmin, requireKey } from './auth/guards.ts';
+import { authenticate, type OrchVars } from './auth/principal.ts';
+import { requireCsrfForSessions } from './auth/session-cookies.ts';
+import type { OrchDeps } from './deps.ts';
+import { healthRoutes } from './health/routes.ts';
+import { metricsRoutes } from './metrics/routes.ts';
+import { OrchError } from './router.ts';
+import { keyRotationRoutes } from './users/key-rotation.ts';
+import { loginRoutes } from './users/login.ts';
+import { userRoutes } from './users/routes.ts';
 
-export function createOrchestrationApp(platform: Platform) {
-  const app = createBaseApp<OrchVars>('orch', platform.log, ({ code, message, extra }) => ({ error: code, message, ...extra }));
-  app.route('/', healthRoutes(platform));
-  app.use('*', authenticate(platform));
-  app.route('/', authRoutes(platform));
-  app.route('/', meRoutes(platform));
+/** `require_admin` guards these paths (spec: Authentication). */
+export const ADMIN_PATHS = ['/api/v1/admin/*', '/api/admin/*', '/api/templates', '/api/templates/*'];
+
+/** Request body limits by route family; later families (ingest) add their own. */
+export const ORCH_BODY_LIMITS = [
+  { prefix: '/auth/', maxBytes: 16 * KiB },
+  { prefix: '', maxBytes: 1 * MiB },
+];
+
+export const ORCH_DOCS = {
+  title: 'Orchestration service API',
+  description: 'Agent profiles, chat, knowledge, projects, tasks and agents, the chat-service connector, cockpit and updates. Generated from the routes.',
+};
+
+export function createOrchestrationApp(deps: OrchDeps) {
+  const app = createBaseApp<OrchVars>({
+    service: 'orch', log: deps.log, metrics: deps.metrics, bodyLimits: ORCH_BODY_LIMITS,
+    errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
+  });
+  app.route('/', healthRoutes(deps));
+  app.route('/', metricsRoutes(deps));
+  app.use('*', authenticate(deps));
+  app.route('/', loginRoutes(deps));
   // Key rotation answers its own refusals (requires_admin and the rest) before require_admin runs.
-  app.route('/', keyRotationRoutes(platform));
-  app.use('/api/*', requireCsrfForSessions(platform));
-  for (const path of ['/api/v1/admin/*', '/api/admin/*', '/api/templates', '/api/templates/*']) app.use(path, requireAdmin(platform));
-  app.route('/', adminUserRoutes(platform));
+  app.route('/', keyRotationRoutes(deps));
+  app.use('/api/*', requireCsrfForSessions(deps.sealKey));
+  for (const path of ADMIN_PATHS) app.use(path, requireAdmin(deps.config.enforceAdminRole));
+  app.route('/', userRoutes(deps));
+  serveApiDocs(app, {
+    ...ORCH_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
+    guard: requireKey(), errorSchema: OrchError,
+  });
   return app;
 }

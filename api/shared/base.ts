@@ -1,14 +1,22 @@
-// What every service's Hono app starts with: a request id on every request and response,
-// one JSON log line per request, zod validation failures and domain rejections turned into the
-// service's error body, and unexpected errors answered 500 without internals.
+// What every service's Hono app starts with: a request id on every request and response, one
+// JSON log line and one metrics observation per request (by route pattern, never the raw path),
+// request body limits per route family, zod validation failures and domain rejections turned
+// into the service's error body, and unexpected errors answered 500 without internals.
+//
+// Apps are OpenAPIHono instances: every route is declared with `createRoute`, so the document a
+// service serves is generated from the same schemas that validate its requests.
 
-import { Hono, type Context } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, Env } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
+import { matchedRoutes } from 'hono/route';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ZodError } from 'zod';
 import { DomainError } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../infra/logging.ts';
+import type { Metrics } from '../../infra/metrics.ts';
+import { bodyLimits, type BodyFamily } from './body-limit.ts';
 import { ApiError, STATUS_OF } from './http-errors.ts';
 
 export interface ErrorShape {
@@ -23,34 +31,68 @@ export type ErrorBody = (error: ErrorShape) => Record<string, unknown>;
 
 export type AppEnv<Vars extends object = object> = { Variables: Vars & { requestId: string } };
 
+export interface ServiceOptions {
+  service: 'orch' | 'chat' | 'registry';
+  log: Logger;
+  metrics?: Metrics;
+  errorBody: ErrorBody;
+  bodyLimits: BodyFamily[];
+  /** Status of a request that fails validation: 400, or 422 where the spec says so. */
+  validationStatus?: 400 | 422;
+}
+
 export function zodMessage(error: ZodError): string {
   return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }
 
-export function toErrorShape(error: unknown): ErrorShape | null {
+const HTTP_CODES: Record<number, string> = { 400: 'invalid_json', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+
+export function toErrorShape(error: unknown, validationStatus: 400 | 422 = 400): ErrorShape | null {
   if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, extra: error.extra };
   if (error instanceof DomainError) return { status: STATUS_OF[error.kind], code: error.code, message: error.message, extra: error.details };
-  if (error instanceof ZodError) return { status: 400, code: 'validation_failed', message: zodMessage(error) };
-  // Hono's own rejections, e.g. a body that is not JSON.
+  if (error instanceof ZodError) return { status: validationStatus, code: 'validation_failed', message: zodMessage(error) };
+  // Hono's own rejections: a body that is not JSON, a media type the route does not take.
   if (error instanceof HTTPException && error.status < 500) {
-    return { status: error.status as ContentfulStatusCode, code: error.status === 400 ? 'invalid_json' : 'bad_request', message: error.message };
+    const status = error.status === 400 && validationStatus === 422 ? 422 : error.status;
+    return { status: status as ContentfulStatusCode, code: HTTP_CODES[error.status] ?? 'bad_request', message: error.message };
   }
   return null;
 }
 
-export function createBaseApp<Vars extends object>(service: string, log: Logger, errorBody: ErrorBody): Hono<AppEnv<Vars>> {
-  const app = new Hono<AppEnv<Vars>>();
+/** The route pattern that answered (`/api/v1/admin/users/:user_id`), or `unmatched`: a bounded label. */
+export function routePattern(c: Context): string {
+  const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL');
+  return route?.path ?? 'unmatched';
+}
+
+/** Validation failures are thrown, so the service's error handler renders them. */
+export const throwOnInvalid = (result: { success: boolean; error?: unknown }) => {
+  if (!result.success) throw result.error;
+};
+
+/** A router for one slice's routes; mounted into its service's app with `app.route('/', ...)`. */
+export function router<E extends Env>(): OpenAPIHono<E> {
+  return new OpenAPIHono<E>({ defaultHook: throwOnInvalid });
+}
+
+export function createBaseApp<Vars extends object>(options: ServiceOptions): OpenAPIHono<AppEnv<Vars>> {
+  const { service, log, metrics, errorBody } = options;
+  const app = router<AppEnv<Vars>>();
   app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
+    const seconds = (performance.now() - started) / 1000;
+    const route = routePattern(c);
+    metrics?.observeRequest({ service, method: c.req.method, route, status: c.res.status }, seconds);
     log.info('request', {
-      service, request_id: c.get('requestId'), method: c.req.method, path: c.req.path,
-      status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10,
+      service, request_id: c.get('requestId'), method: c.req.method, path: c.req.path, route,
+      status: c.res.status, ms: Math.round(seconds * 10_000) / 10,
     });
   });
+  app.use(bodyLimits(options.bodyLimits));
   app.onError((error, c) => {
-    const shape = toErrorShape(error);
+    const shape = toErrorShape(error, options.validationStatus);
     if (shape) {
       if (error instanceof ApiError) for (const [k, v] of Object.entries(error.headers)) c.header(k, v);
       return c.json(errorBody(shape), shape.status);

@@ -1,5 +1,6 @@
-// Mapping of domain rejections to HTTP statuses, shared by the three services. Each service
-// renders the body in its own spec's form (see each app's `errorBody`).
+// Errors answered with a status and the service's body form, and the mapping of domain
+// rejections to statuses, shared by the three services. Each service renders the body in its own
+// spec's form (see each app's `errorBody`).
 
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { DomainErrorKind } from '../../domain/shared/decider.ts';
@@ -26,4 +27,10 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+/** Every 429 of every service: `Retry-After` (seconds) in the headers and `retry_after` in the body. */
+export function rateLimited(retryAfterSeconds: number, message = 'rate limited'): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new ApiError(429, 'rate_limited', message, { retry_after: seconds }, { 'Retry-After': String(seconds) });
 }

@@ -34,3 +34,16 @@ export class DomainError extends Error {
 export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>, events: Event[]): State {
   return events.reduce((state, event) => decider.evolve(state, event), decider.initialState());
 }
+
+/**
+ * The runtime list of an event union's type names, checked complete at compile time: leaving a
+ * member of the union out of the list is a type error. The event catalog (domain/events.ts) is
+ * built from these lists, so a test can check that every event type has a consumer.
+ *
+ *   export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', ...]);
+ */
+export function eventTypes<Event extends DomainEvent>() {
+  return <const Types extends readonly Event['type'][]>(
+    types: Types & ([Exclude<Event['type'], Types[number]>] extends [never] ? unknown : { missing: Exclude<Event['type'], Types[number]> }),
+  ): Types => types;
+}

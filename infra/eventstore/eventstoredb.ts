@@ -172,6 +172,10 @@ export class EventStoreDbEventStore implements EventStore {
     return found;
   }
 
+  async countAfter(after: Position | 'start', filter: LogFilter, max: number): Promise<number> {
+    return (await this.readAll({ after, filter, limit: max })).length;
+  }
+
   async headPosition(): Promise<Position | null> {
     let from: ReadPosition = END;
     for (;;) {

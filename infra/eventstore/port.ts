@@ -94,6 +94,11 @@ export interface EventStore {
   subscribe(options?: SubscribeOptions): Subscription;
   /** Position of the newest event visible to readers, or null for an empty log. */
   headPosition(): Promise<Position | null>;
+  /**
+   * How many visible events match `filter` after `after`, counting at most `max` (a projection's
+   * lag for the metrics: a cap keeps a far-behind projection from costing a full scan).
+   */
+  countAfter(after: Position | 'start', filter: LogFilter, max: number): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -219,6 +219,20 @@ export class PostgresEventStore implements EventStore {
     return rows[0] ? { commit: BigInt(rows[0].txid), prepare: BigInt(rows[0].position) } : null;
   }
 
+  async countAfter(after: Position | 'start', filter: LogFilter, max: number): Promise<number> {
+    const from = after === 'start' ? START : after;
+    const params: unknown[] = [from.commit.toString(), from.prepare.toString()];
+    const where = filterSql(filter, params);
+    params.push(max);
+    const { rows } = await this.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM events
+         WHERE (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint) AND ${VISIBLE}${where}
+         LIMIT $${params.length}) counted`,
+      params,
+    );
+    return rows[0]!.n;
+  }
+
   /** True when events matching `filter` exist past `after` that the visibility gate still holds back. */
   private async heldBack(after: Position, filter: LogFilter | undefined): Promise<boolean> {
     const params: unknown[] = [after.commit.toString(), after.prepare.toString()];

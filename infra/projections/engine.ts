@@ -7,6 +7,7 @@
 // previous value, so even a lost lock cannot make two writers apply the same events.
 
 import Emittery from 'emittery';
+import type { DomainEvent } from '../../domain/shared/decider.ts';
 import { createHash } from 'node:crypto';
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
@@ -14,19 +15,32 @@ import { comparePositions, formatPosition, START, type Position } from '../event
 import { upcast } from '../eventstore/upcasters.ts';
 import type { Logger } from '../logging.ts';
 
-export interface Projection {
+/** A recorded event narrowed to one member of a domain union: `type` discriminates `data`. */
+export type Recorded<Event extends DomainEvent> = Event extends DomainEvent
+  ? Omit<RecordedEvent, 'type' | 'data'> & { type: Event['type']; data: Event['data'] }
+  : never;
+
+/**
+ * A read model, typed by the event union it consumes: a renamed event field fails to compile
+ * in its projection. (Methods, not function properties, so a projection of one union fits the
+ * engine's list of all of them.)
+ */
+export interface Projection<Event extends DomainEvent = DomainEvent> {
   name: string;
   /** Event types it consumes; the engine subscribes to exactly these. */
-  handles: string[];
+  handles: readonly Event['type'][];
   /** Tables it owns (created by migrations); `rebuild` empties them. */
-  tables: string[];
-  apply(event: RecordedEvent, tx: PoolClient): Promise<void>;
+  tables: readonly string[];
+  apply(event: Recorded<Event>, tx: PoolClient): Promise<void>;
   /**
    * Optional: apply a whole batch at once (multi-row SQL), used instead of `apply` when present.
    * One round trip per batch instead of one per event is what makes a catch-up fast.
    */
-  applyBatch?(events: RecordedEvent[], tx: PoolClient): Promise<void>;
+  applyBatch?(events: Recorded<Event>[], tx: PoolClient): Promise<void>;
 }
+
+/** Declare a projection with its union spelled once: `defineProjection<UserEvent>({...})`. */
+export const defineProjection = <Event extends DomainEvent>(projection: Projection<Event>): Projection<Event> => projection;
 
 const MAX_BATCH = 500;
 const RETRY_MS = 1000;
@@ -64,6 +78,8 @@ export class ProjectionEngine {
   /** Checkpoints of the projections this process runs. */
   private readonly local = new Map<string, Position | null>();
   private readonly running: Promise<void>[] = [];
+  /** Failures of the projections this process ran, for the metrics. */
+  private readonly failures = new Map<string, { errors: number; lastErrorAt: Date | null; lastError: string | null }>();
   private stopped = false;
   private stopSignal: () => void = () => {};
   private readonly stopping = new Promise<void>((r) => (this.stopSignal = r));
@@ -83,6 +99,11 @@ export class ProjectionEngine {
     this.stopped = true;
     this.stopSignal();
     await Promise.all(this.running);
+  }
+
+  /** Failed batches of a projection in this process, and the last failure. */
+  health(name: string): { errors: number; lastErrorAt: Date | null; lastError: string | null } {
+    return this.failures.get(name) ?? { errors: 0, lastErrorAt: null, lastError: null };
   }
 
   /** Whether this process holds the named projection's lock and is running it. */
@@ -128,7 +149,9 @@ export class ProjectionEngine {
           try {
             await this.consume(projection, halted);
           } catch (error) {
-            this.log.error('projection_failed', { projection: projection.name, error: (error as Error).message });
+            const message = (error as Error).message;
+            this.log.error('projection_failed', { projection: projection.name, error: message });
+            this.failures.set(projection.name, { errors: this.health(projection.name).errors + 1, lastErrorAt: new Date(), lastError: message });
             await Promise.race([sleep(RETRY_MS), halted]);
           }
         }
@@ -163,7 +186,7 @@ export class ProjectionEngine {
     let checkpoint = await readCheckpoint(this.pool, projection.name);
     this.local.set(projection.name, checkpoint);
     await this.committed.emit('activity', projection.name);
-    const subscription = this.store.subscribe({ after: checkpoint ?? 'start', filter: { eventTypes: projection.handles } });
+    const subscription = this.store.subscribe({ after: checkpoint ?? 'start', filter: { eventTypes: [...projection.handles] } });
     const events = subscription[Symbol.asyncIterator]();
     try {
       let pending = events.next();
@@ -191,8 +214,10 @@ export class ProjectionEngine {
   private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
     const last = batch[batch.length - 1]!.position;
     await inTransaction(this.pool, async (tx) => {
-      if (projection.applyBatch) await projection.applyBatch(batch.map(upcast), tx);
-      else for (const event of batch) await projection.apply(upcast(event), tx);
+      // The subscription is filtered to `handles`, so each event is a member of the union.
+      const events = batch.map(upcast) as Recorded<DomainEvent>[];
+      if (projection.applyBatch) await projection.applyBatch(events, tx);
+      else for (const event of events) await projection.apply(event, tx);
       const moved = previous
         ? await tx.query(
           `UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
@@ -230,7 +255,7 @@ export class ProjectionEngine {
       let checkpoint: Position | null = null;
       let applied = 0;
       for (;;) {
-        const batch = await this.store.readAll({ after: checkpoint ?? START, filter: { eventTypes: projection.handles }, limit: MAX_BATCH });
+        const batch = await this.store.readAll({ after: checkpoint ?? START, filter: { eventTypes: [...projection.handles] }, limit: MAX_BATCH });
         if (batch.length === 0) return applied;
         checkpoint = await this.applyBatch(projection, batch, checkpoint);
         applied += batch.length;

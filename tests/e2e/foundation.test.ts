@@ -7,6 +7,7 @@ import { createChatApp } from '../../api/chat/app.ts';
 import { createOrchestrationApp } from '../../api/orchestration/app.ts';
 import { createRegistryApp } from '../../api/registry/app.ts';
 import { createPool } from '../../infra/db/pool.ts';
+import { chatDeps, orchDeps, registryDeps } from '../../main/apps.ts';
 import { http, logText, startTestServices, type TestServices } from '../support/services.ts';
 
 const ADMIN_KEY = 'orch_admin-first-key-0123456789abcdef';
@@ -51,15 +52,14 @@ test('chat and registry health', async ({ s }) => {
 
 test('with the database unreachable: health/db and registry 503, chat reports db_healthy false, liveness stays 200', async ({ s }) => {
   const dead = createPool('postgres://nobody@127.0.0.1:1/none', { max: 1 });
-  const broken = { ...s.platform, pool: dead };
   try {
-    const orch = createOrchestrationApp(broken);
+    const orch = createOrchestrationApp({ ...orchDeps(s.platform), db: dead });
     assert.is((await orch.request('/api/v1/health')).status, 200);
     const db = await orch.request('/api/v1/health/db');
     assert.is(db.status, 503);
     assert.is(((await db.json()) as { status: string }).status, 'unavailable');
-    assert.is((await createRegistryApp(broken).request('/health')).status, 503);
-    const chat = await createChatApp(broken).request('/api/health');
+    assert.is((await createRegistryApp({ ...registryDeps(s.platform), db: dead }).request('/health')).status, 503);
+    const chat = await createChatApp({ ...chatDeps(s.platform), db: dead }).request('/api/health');
     assert.is(chat.status, 503);
     assert.is(((await chat.json()) as { db_healthy: boolean }).db_healthy, false);
   } finally {

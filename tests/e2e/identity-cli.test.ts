@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { keyMaterial } from '../../api/orchestration/accounts/keys.ts';
+import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { userDecider, userStream } from '../../domain/orchestration/users/decider.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
@@ -63,7 +63,7 @@ test('keys rotate on a terminal prints the new key once; the old one is refused;
 
 test('keys rotate refuses agent credentials and the runner, and an unknown user', async ({ env, s }) => {
   const agentId = randomUUID();
-  await s.platform.execute(userStream(agentId), userDecider, {
+  await s.platform.commands.run(userStream(agentId), userDecider, {
     type: 'CreateUser', user_id: agentId, username: 'agent-cli', email: 'agent-cli@agents.invalid', role: 'user', auth_source: 'agent',
     principal_type: 'agent', key: keyMaterial(s.platform.sealKey, agentId, 'orch_agent-cli-key'), password_hash: null, by: null, at: new Date().toISOString(),
   }, { actor: { kind: 'system', id: 'test' }, correlationId: null });

@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logging.ts';
-import { openPlatform, type Platform } from '../../infra/platform.ts';
-import { startServices, type RunningService } from '../../infra/server.ts';
+import { openPlatform, type Platform } from '../../main/platform.ts';
+import { startServices, type RunningService } from '../../main/serve.ts';
 import { browser, createAccount, login } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
 

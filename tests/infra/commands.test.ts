@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError, type Decider, type DomainEvent } from '../../domain/shared/decider.ts';
-import { handleCommand } from '../../infra/commands.ts';
+import { CommandRunner } from '../../infra/commands.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -34,14 +34,14 @@ test.after(async ({ db, store }) => {
 
 test('appends the decided events with metadata, and returns the new state', async ({ store }) => {
   const stream = `counter-${randomUUID()}`;
-  const first = await handleCommand(store, stream, counter, { add: 2, max: 10 }, context);
+  const first = await new CommandRunner(store, async () => {}).run(stream, counter, { add: 2, max: 10 }, context);
   assert.is(first.state, 2);
   assert.is(first.appended!.nextExpectedRevision, 0n);
   const [recorded] = await store.readStream(stream);
   assert.equal(recorded!.metadata.actor, context.actor);
   assert.is(recorded!.metadata.correlation_id, context.correlationId);
   assert.is(recorded!.metadata.schema, 1);
-  const none = await handleCommand(store, stream, counter, { add: 0, max: 10 }, context);
+  const none = await new CommandRunner(store, async () => {}).run(stream, counter, { add: 0, max: 10 }, context);
   assert.is(none.appended, null);
   assert.is((await store.readStream(stream)).length, 1);
 });
@@ -49,7 +49,7 @@ test('appends the decided events with metadata, and returns the new state', asyn
 test('a domain rejection appends nothing', async ({ store }) => {
   const stream = `counter-${randomUUID()}`;
   try {
-    await handleCommand(store, stream, counter, { add: 11, max: 10 }, context);
+    await new CommandRunner(store, async () => {}).run(stream, counter, { add: 11, max: 10 }, context);
     assert.unreachable('accepted');
   } catch (error) {
     assert.instance(error, DomainError);
@@ -59,7 +59,7 @@ test('a domain rejection appends nothing', async ({ store }) => {
 
 test('concurrent commands: losers decide again on the new state; the bound holds', async ({ store }) => {
   const stream = `counter-${randomUUID()}`;
-  const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => handleCommand(store, stream, counter, { add: 1, max: 3 }, context)));
+  const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => new CommandRunner(store, async () => {}).run(stream, counter, { add: 1, max: 3 }, context)));
   assert.is(outcomes.filter((o) => o.status === 'fulfilled').length, 3);
   const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
   assert.is((rejected.reason as DomainError).code, 'over_limit');

@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { ENV_VARS, parseListen } from '../../infra/config.ts';
-import type { ServiceName } from '../../infra/server.ts';
+import type { ServiceName } from '../../main/apps.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

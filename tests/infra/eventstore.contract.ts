@@ -271,5 +271,18 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.ok(head && comparePositions(head, position) >= 0);
   });
 
+  test('countAfter counts matching events after a position, up to a cap', async ({ store }) => {
+    const type = `Counted${randomUUID().replace(/-/g, '')}`;
+    const s = streamName();
+    const { position: first } = await store.append(s, [event(type)], { expected: 'no_stream' });
+    await store.append(s, [event(type), event('Unrelated'), event(type), event(type)], { expected: 0n });
+    const filter = { eventTypes: [type] };
+    assert.is(await store.countAfter('start', filter, 100), 4);
+    assert.is(await store.countAfter(first, filter, 100), 3);
+    assert.is(await store.countAfter(first, filter, 2), 2);
+    const head = (await store.headPosition())!;
+    assert.is(await store.countAfter(head, filter, 100), 0);
+  });
+
   test.run();
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
-import { handleCommand, registerSchema } from '../../infra/commands.ts';
+import { CommandRunner, registerSchema } from '../../infra/commands.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { registerUpcaster, upcast } from '../../infra/eventstore/upcasters.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
@@ -57,9 +57,9 @@ test('the command handler folds upcast events, and writes new events at the curr
     metadata: { actor: { kind: 'system', id: null }, correlation_id: null, causation_id: null, schema: 1 },
   }], { expected: 'no_stream' });
   const context = { actor: { kind: 'system' as const, id: 'test' }, correlationId: null };
-  const same = await handleCommand(store, stream, person, { display: 'Hopper, Grace' }, context);
+  const same = await new CommandRunner(store, async () => {}).run(stream, person, { display: 'Hopper, Grace' }, context);
   assert.is(same.appended, null); // the folded (upcast) state already says so
-  await handleCommand(store, stream, person, { display: 'Hopper, G.' }, context);
+  await new CommandRunner(store, async () => {}).run(stream, person, { display: 'Hopper, G.' }, context);
   const [, written] = await store.readStream(stream);
   assert.is(written!.metadata.schema, 3);
 });

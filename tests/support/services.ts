@@ -1,34 +1,62 @@
-// The real services for end-to-end suites: a fresh database, the platform, and all three HTTP
-// services on ephemeral loopback ports. Log lines are captured so suites can scan them.
+// The services for route and end-to-end suites, on a fresh database with the real platform:
+//
+// - `startTestApps` (route suites): the three apps in-process, requests through `app.request()`
+//   (no sockets). Their base URLs (`http://orch.test`, ...) are served by `http()` below.
+// - `startTestServices` (e2e suites): the real HTTP services on ephemeral loopback ports.
+//
+// Log lines are captured so suites can scan them.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ShiftedClock } from '../../infra/clock.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logging.ts';
-import { openPlatform, type Platform } from '../../infra/platform.ts';
-import { SERVICES, startServices, type RunningService } from '../../infra/server.ts';
+import { createApp, SERVICES, type ServiceName } from '../../main/apps.ts';
+import { openPlatform, type Platform } from '../../main/platform.ts';
+import { startServices, type RunningService } from '../../main/serve.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_SECRET_KEY = 'a1'.repeat(32);
+
+type InProcessApp = { request(input: string, init: RequestInit, env: unknown): Response | Promise<Response> };
+/** Apps served in-process, by origin. */
+const inProcess = new Map<string, InProcessApp>();
+let appSeq = 0;
 
 export class TestServices {
   orch = '';
   chat = '';
   registry = '';
   platform!: Platform;
+  /** The platform's clock: suites move it to test expiry and throttling windows. */
+  readonly clock = new ShiftedClock();
   readonly logLines: string[] = [];
   private running: RunningService[] = [];
+  private origins: string[] = [];
   private started = false;
 
-  constructor(readonly db: TestDatabase, readonly env: Record<string, string>) {}
+  constructor(readonly db: TestDatabase, readonly env: Record<string, string>, readonly mode: 'in-process' | 'http') {}
 
   async start(): Promise<void> {
     this.started = true;
     const log = createLogger({ level: 'debug', sink: (line) => this.logLines.push(line) });
-    this.platform = await openPlatform(loadConfig(this.env), log);
-    this.running = await startServices(this.platform, SERVICES);
-    for (const s of this.running) this[s.name] = s.url;
+    this.platform = await openPlatform(loadConfig(this.env), log, { clock: this.mode === 'in-process' ? this.clock : undefined });
+    if (this.mode === 'http') {
+      this.running = await startServices(this.platform, SERVICES);
+      for (const s of this.running) this[s.name] = s.url;
+      return;
+    }
+    const { ensureBootstrapAdmin, ensureRunner } = await import('../../main/bootstrap.ts');
+    await ensureBootstrapAdmin(this.platform);
+    await ensureRunner(this.platform);
+    const seq = ++appSeq;
+    for (const name of SERVICES) {
+      const origin = `http://${name}-${seq}.test`;
+      inProcess.set(origin, createApp(name as ServiceName, this.platform));
+      this.origins.push(origin);
+      this[name] = origin;
+    }
   }
 
   /** Stop the services; the database stays. */
@@ -37,6 +65,8 @@ export class TestServices {
     this.started = false;
     await Promise.all(this.running.map((s) => s.close()));
     this.running = [];
+    for (const origin of this.origins) inProcess.delete(origin);
+    this.origins = [];
     await this.platform.close();
   }
 
@@ -57,16 +87,21 @@ export class TestServices {
   }
 }
 
-export async function startTestServices(label: string, env: Record<string, string> = {}): Promise<TestServices> {
+async function start(label: string, env: Record<string, string>, mode: 'in-process' | 'http'): Promise<TestServices> {
   const db = await freshDatabase(label);
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-e2e-'));
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
   const services = new TestServices(db, {
     DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY,
     ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...env,
-  });
+  }, mode);
   await services.start();
   return services;
 }
+
+/** The three apps in-process (route suites). */
+export const startTestApps = (label: string, env: Record<string, string> = {}) => start(label, env, 'in-process');
+/** The three services listening on loopback (e2e suites). */
+export const startTestServices = (label: string, env: Record<string, string> = {}) => start(label, env, 'http');
 
 export interface Reply {
   status: number;
@@ -75,15 +110,30 @@ export interface Reply {
   text: string;
 }
 
-/** One HTTP request; JSON bodies are sent and parsed. */
-export async function http(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; body?: string } = {}): Promise<Reply> {
+export interface RequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  body?: string | Uint8Array;
+  /** In-process only: the TCP peer the app sees (default 127.0.0.1). */
+  peer?: string;
+}
+
+/** One HTTP request (in-process for the apps of `startTestApps`, over the network otherwise); JSON bodies are sent and parsed. */
+export async function http(url: string, init: RequestOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...init.headers };
   let body = init.body;
   if (init.json !== undefined) {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(init.json);
   }
-  const res = await fetch(url, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body });
+  const request = { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body };
+  const app = inProcess.get(new URL(url).origin);
+  if (app && !headers.host) headers.host = new URL(url).host;
+  const peer = init.peer ?? '127.0.0.1';
+  const res = app
+    ? await app.request(url, request, { incoming: { socket: { remoteAddress: peer, remotePort: 40000, remoteFamily: peer.includes(':') ? 'IPv6' : 'IPv4' } } })
+    : await fetch(url, request);
   const text = await res.text();
   let parsed: unknown = null;
   try {

@@ -1,7 +1,7 @@
 // The user account aggregate (`user-<uuid>`): creation, the API key and its rotations, role and
 // activation. Secrets arrive already hashed or sealed; this module never sees a key in clear.
 
-import { DomainError, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
 
 export type Role = 'admin' | 'user' | 'readonly';
 export const ROLES: readonly Role[] = ['admin', 'user', 'readonly'];
@@ -28,6 +28,8 @@ export type UserEvent =
   | DomainEvent<'UserRoleChanged', { user_id: string; role: Role; changed_by: string | null; at: string }>
   | DomainEvent<'UserDeactivated', { user_id: string; changed_by: string | null; at: string }>
   | DomainEvent<'UserReactivated', { user_id: string; changed_by: string | null; at: string }>;
+
+export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', 'UserApiKeyRotated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated']);
 
 export type UserCommand =
   | { type: 'CreateUser'; user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type?: PrincipalType; key: KeyMaterial; password_hash: string | null; by: string | null; at: string }

@@ -1,0 +1,150 @@
+// Account use cases: create, register, log in and out, forward-auth sign-in, rotate keys, change
+// role or activation, and the principals from configuration. Each one turns into commands on
+// the user and session aggregates (or audit facts), and returns only after the read models show
+// the change. Used by the routes, the forward-auth middleware and the composition root (main/).
+
+import { randomUUID } from 'node:crypto';
+import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
+import { hashToken, randomId } from '../../../crypto/tokens.ts';
+import { auditStream, type RotationRefusalReason, type SecurityEvent } from '../../../domain/orchestration/users/audit.ts';
+import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userStream, type AuthSource, type Role } from '../../../domain/orchestration/users/decider.ts';
+import { REGISTRATION_STREAM, registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
+import { sessionDecider, sessionStream } from '../../../domain/orchestration/users/session.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
+import type { CommandContext } from '../../../infra/commands.ts';
+import { localPasswordAccountExists, userById, userByUsername, type UserRow } from '../../../projections/orchestration/users.ts';
+import type { AccountDeps } from '../deps.ts';
+import { keyMaterial, newApiKey } from './keys.ts';
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  role: Role;
+  password?: string;
+  auth_source: AuthSource;
+}
+
+const iso = (deps: AccountDeps) => deps.clock.now().toISOString();
+
+/** Usernames compare as typed (trimmed, lower-cased); emails are personal data, so their streams are named by a hash. */
+async function reserve(deps: AccountDeps, kind: 'username' | 'email', value: string, ownerId: string, context: CommandContext): Promise<void> {
+  const normal = value.trim().toLowerCase();
+  const stream = reservationStream(kind, kind === 'email' ? hashToken(normal) : normal);
+  await deps.commands.run(stream, reservationDecider, { type: 'Reserve', kind, owner_id: ownerId }, context);
+}
+
+/** Create an account with a fresh API key; the key is returned once, here. */
+export async function createAccount(
+  deps: AccountDeps,
+  input: NewAccount,
+  context: CommandContext,
+  beforeCreate: (userId: string) => Promise<void> = async () => {},
+): Promise<{ user: UserRow; apiKey: string }> {
+  const userId = randomUUID();
+  await reserve(deps, 'username', input.username, userId, context);
+  await reserve(deps, 'email', input.email, userId, context);
+  await beforeCreate(userId);
+  const apiKey = newApiKey();
+  await deps.commands.run(userStream(userId), userDecider, {
+    type: 'CreateUser', user_id: userId, username: input.username, email: input.email, role: input.role,
+    auth_source: input.auth_source, key: keyMaterial(deps.sealKey, userId, apiKey),
+    password_hash: input.password ? await hashPassword(input.password) : null, by: context.actor.id, at: iso(deps),
+  }, context);
+  return { user: (await userById(deps.db, userId))!, apiKey };
+}
+
+/** First-run registration: only while no local password account exists (the claim stream settles races). */
+export async function register(deps: AccountDeps, input: { username: string; email: string; password: string }, context: CommandContext): Promise<UserRow> {
+  if (await localPasswordAccountExists(deps.db)) throw registrationClosed();
+  const { user } = await createAccount(deps, { ...input, role: 'admin', auth_source: 'local' }, context, async (userId) => {
+    await deps.commands.run(REGISTRATION_STREAM, registrationDecider, { type: 'ClaimLocalRegistration', user_id: userId }, context);
+  });
+  return user;
+}
+
+// A hash of nothing in particular, so an unknown account costs the same time as a known one.
+const DECOY_HASH = 'scrypt$17$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+export async function verifyLogin(user: UserRow | null, password: string): Promise<boolean> {
+  const ok = await verifyPassword(password, user?.password_hash ?? DECOY_HASH);
+  return ok && !!user?.password_hash && user.is_active;
+}
+
+/** Start a session for the user; returns the session id (goes into the cookie, never the log). */
+export async function startSession(deps: AccountDeps, user: UserRow, via: 'password' | 'forward_auth', context: CommandContext): Promise<string> {
+  const sessionId = randomId(32);
+  const sessionHash = hashToken(sessionId);
+  await deps.commands.run(sessionStream(sessionHash), sessionDecider, { type: 'StartSession', session_hash: sessionHash, user_id: user.id, via, at: iso(deps) }, context);
+  return sessionId;
+}
+
+export async function endSession(deps: AccountDeps, sessionHash: string, context: CommandContext): Promise<void> {
+  await deps.commands.run(sessionStream(sessionHash), sessionDecider, { type: 'EndSession', at: iso(deps) }, context);
+}
+
+/** A security fact (failed login, refused rotation) on its own audit stream. */
+export async function recordSecurityEvent(deps: AccountDeps, event: SecurityEvent, context: CommandContext): Promise<void> {
+  await deps.commands.record(auditStream(randomUUID()), event, context, { expected: 'no_stream' });
+}
+
+export async function refuseRotation(
+  deps: AccountDeps,
+  refusal: { actor_id: string | null; actor_kind: string; target_user_id: string | null; route: 'self' | 'admin' | 'cli'; reason: RotationRefusalReason },
+  context: CommandContext,
+): Promise<void> {
+  await recordSecurityEvent(deps, { type: 'ApiKeyRotationRefused', data: { ...refusal, at: iso(deps) } }, context);
+}
+
+/** Rotate a user's key; the old key is refused once this returns. Returns the new key. */
+export async function rotateKey(deps: AccountDeps, userId: string, reason: 'self_service' | 'admin' | 'recovery_cli', context: CommandContext): Promise<{ apiKey: string; rotatedAt: string }> {
+  const apiKey = newApiKey();
+  const at = iso(deps);
+  await deps.commands.run(userStream(userId), userDecider, {
+    type: 'RotateApiKey', key: keyMaterial(deps.sealKey, userId, apiKey), by: context.actor.id, reason, at,
+  }, context);
+  return { apiKey, rotatedAt: at };
+}
+
+export async function updateAccount(deps: AccountDeps, userId: string, change: { role?: Role; is_active?: boolean }, context: CommandContext): Promise<void> {
+  if (change.role !== undefined) {
+    await deps.commands.run(userStream(userId), userDecider, { type: 'ChangeRole', role: change.role, by: context.actor.id, at: iso(deps) }, context);
+  }
+  if (change.is_active !== undefined) {
+    await deps.commands.run(userStream(userId), userDecider, { type: 'SetActive', is_active: change.is_active, by: context.actor.id, at: iso(deps) }, context);
+  }
+}
+
+/**
+ * Forward-auth sign-in: provision the account on first sight, and set its stored role from the
+ * groups (the only moment the role follows the identity provider).
+ */
+export async function forwardAuthSignIn(deps: AccountDeps, identity: { username: string; email: string; role: Role }, context: CommandContext): Promise<UserRow> {
+  const existing = await userByUsername(deps.db, identity.username);
+  if (!existing) {
+    const email = identity.email || `${identity.username}@forward-auth.invalid`;
+    const { user } = await createAccount(deps, { username: identity.username, email, role: identity.role, auth_source: 'forward_auth' }, context);
+    return user;
+  }
+  if (existing.auth_source !== 'forward_auth') {
+    throw new DomainError('forbidden', 'identity_conflict', 'this username belongs to a local account');
+  }
+  if (existing.role !== identity.role) await updateAccount(deps, existing.id, { role: identity.role }, context);
+  return (await userById(deps.db, existing.id))!;
+}
+
+export type ConfiguredOutcome = 'created' | 'rotated' | 'unchanged';
+
+/**
+ * A principal whose key comes from configuration (the bootstrap admin, the runner): created on
+ * first start, unchanged on a restart with the same key, rotated as an event when the key changed.
+ */
+export async function ensureConfiguredPrincipal(deps: AccountDeps, which: 'admin' | 'runner', apiKey: string): Promise<ConfiguredOutcome> {
+  const [id, username, type] = which === 'admin'
+    ? [BOOTSTRAP_ADMIN_ID, 'admin', 'EnsureBootstrapAdmin' as const]
+    : [RUNNER_ID, 'runner', 'EnsureRunner' as const];
+  const context = { actor: { kind: 'system' as const, id: 'bootstrap' }, correlationId: null };
+  await reserve(deps, 'username', username, id, context);
+  const { events } = await deps.commands.run(userStream(id), userDecider, { type, key: keyMaterial(deps.sealKey, id, apiKey), at: iso(deps) }, context);
+  return events[0]?.type === 'UserCreated' ? 'created' : events[0]?.type === 'UserApiKeyRotated' ? 'rotated' : 'unchanged';
+}

@@ -1,0 +1,111 @@
+// /auth/register, /auth/login, /auth/logout: local password accounts and browser sessions.
+// Failed logins are throttled through the shared rate limiter: an account locks after 5 failures
+// in 15 minutes (and then answers exactly like a wrong password), one client address gets 429
+// after 20. With REDIS_URL set, every instance shares these counters.
+
+import { createRoute } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { hashToken } from '../../../crypto/tokens.ts';
+import { userByEmail } from '../../../projections/orchestration/users.ts';
+import { ApiError, rateLimited } from '../../shared/http-errors.ts';
+import { jsonBody, ok } from '../../shared/openapi.ts';
+import { peerAddress } from '../../shared/peer.ts';
+import { actorOf, roleOf, unauthenticated } from '../auth/guards.ts';
+import type { OrchEnv } from '../auth/principal.ts';
+import { clearSessionCookies, setSessionCookies } from '../auth/session-cookies.ts';
+import type { OrchDeps } from '../deps.ts';
+import { orchErrors, orchRouter } from '../router.ts';
+import { endSession, recordSecurityEvent, register, startSession, verifyLogin } from './accounts.ts';
+import { FlatUser, LoginBody, RegisterBody } from './schemas.ts';
+
+const WINDOW_MS = 15 * 60 * 1000;
+export const LOGIN_LIMITS = {
+  account: { limit: 5, windowMs: WINDOW_MS },
+  address: { limit: 20, windowMs: WINDOW_MS },
+};
+
+const flat = (u: { id: string; username: string; email: string; role: 'admin' | 'user' | 'readonly' }) => ({ id: u.id, username: u.username, email: u.email, role: u.role });
+const tags = ['accounts and keys'];
+
+export function loginRoutes(deps: OrchDeps) {
+  const localAuthOpen: MiddlewareHandler<OrchEnv> = async (_c, next) => {
+    if (deps.config.forwardAuth.enabled) {
+      throw new ApiError(403, 'local_auth_disabled', 'local login and registration are disabled under forward-auth SSO');
+    }
+    await next();
+  };
+  const adminKeyOnly: MiddlewareHandler<OrchEnv> = async (c, next) => {
+    const principal = c.get('principal');
+    if (principal.kind === 'anonymous' || principal.via !== 'api_key') throw unauthenticated(c);
+    if (roleOf(principal) !== 'admin') throw new ApiError(403, 'forbidden', 'admin role required');
+    await next();
+  };
+  const wrongCredentials = () => new ApiError(401, 'invalid_credentials', 'invalid email or password');
+
+  async function loginFailed(c: Context<OrchEnv>, userId: string | null, email: string, reason: 'bad_credentials' | 'locked' | 'rate_limited', peer: string) {
+    await recordSecurityEvent(deps, {
+      type: 'LoginFailed', data: { user_id: userId, email_hash: hashToken(email.trim().toLowerCase()), reason, peer, at: deps.clock.now().toISOString() },
+    }, actorOf(c));
+  }
+
+  const app = orchRouter();
+
+  app.openapi(createRoute({
+    method: 'post', path: '/auth/register', tags, summary: 'First-run registration of the local admin (admin API key header)',
+    middleware: [localAuthOpen, adminKeyOnly] as const,
+    request: { body: jsonBody(RegisterBody) },
+    responses: {
+      201: ok(FlatUser, 'the new local admin'),
+      ...orchErrors({ 400: 'validation_failed', 401: 'missing or invalid admin API key', 403: 'not an admin key, or local_auth_disabled', 409: 'already_registered', 413: 'payload_too_large' }),
+    },
+  }), async (c) => c.json(flat(await register(deps, c.req.valid('json'), actorOf(c))), 201));
+
+  app.openapi(createRoute({
+    method: 'post', path: '/auth/login', tags, summary: 'Log in with email and password; sets orch_sess and orch_csrf',
+    middleware: [localAuthOpen] as const,
+    request: { body: jsonBody(LoginBody) },
+    responses: {
+      200: ok(FlatUser, 'signed in'),
+      ...orchErrors({ 400: 'validation_failed', 401: 'invalid_credentials', 403: 'local_auth_disabled', 413: 'payload_too_large', 429: 'too many failed logins from this address (retry_after)' }),
+    },
+  }), async (c) => {
+    const { email, password } = c.req.valid('json');
+    const peer = peerAddress(c) ?? 'unknown';
+    const addressKey = `login:address:${peer}`;
+    const address = await deps.limiter.peek(addressKey, LOGIN_LIMITS.address);
+    if (!address.allowed) {
+      await loginFailed(c, null, email, 'rate_limited', peer);
+      throw rateLimited(address.retryAfterSeconds, 'too many failed logins from this address');
+    }
+    const user = await userByEmail(deps.db, email);
+    const accountKey = `login:account:${user?.id ?? hashToken(email.trim().toLowerCase())}`;
+    // A locked account answers exactly like a wrong password.
+    if (!(await deps.limiter.peek(accountKey, LOGIN_LIMITS.account)).allowed) {
+      await deps.limiter.consume(addressKey, LOGIN_LIMITS.address);
+      await loginFailed(c, user?.id ?? null, email, 'locked', peer);
+      throw wrongCredentials();
+    }
+    if (!(await verifyLogin(user, password)) || !user) {
+      await deps.limiter.consume(accountKey, LOGIN_LIMITS.account);
+      await deps.limiter.consume(addressKey, LOGIN_LIMITS.address);
+      await loginFailed(c, user?.id ?? null, email, 'bad_credentials', peer);
+      throw wrongCredentials();
+    }
+    await deps.limiter.reset(accountKey);
+    const sessionId = await startSession(deps, user, 'password', { actor: { kind: 'user', id: user.id }, correlationId: c.get('requestId') });
+    setSessionCookies(c, deps, sessionId);
+    return c.json(flat(user), 200);
+  });
+
+  app.openapi(createRoute({
+    method: 'post', path: '/auth/logout', tags, summary: 'End the browser session (safe to repeat)',
+    responses: { 204: { description: 'signed out; cookies cleared' } },
+  }), async (c) => {
+    const principal = c.get('principal');
+    if (principal.kind === 'account' && principal.via === 'session') await endSession(deps, principal.sessionHash, actorOf(c));
+    clearSessionCookies(c);
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,24 @@
+// GET /health: the registry's only anonymous route; 200 only when the service and its database answer.
+
+import { createRoute, z } from '@hono/zod-openapi';
+import { router } from '../../shared/base.ts';
+import { ok } from '../../shared/openapi.ts';
+import type { RegistryDeps } from '../deps.ts';
+
+const RegistryHealth = z.object({ status: z.enum(['ok', 'unavailable']), database: z.enum(['ok', 'unreachable']), version: z.string() }).openapi('RegistryHealth');
+
+export function healthRoutes(deps: RegistryDeps) {
+  const app = router();
+  app.openapi(createRoute({
+    method: 'get', path: '/health', tags: ['health'], summary: 'Anonymous liveness',
+    responses: { 200: ok(RegistryHealth, 'the service and its database answer'), 503: ok(RegistryHealth, 'the database is unreachable') },
+  }), async (c) => {
+    try {
+      await deps.db.query('SELECT 1');
+      return c.json({ status: 'ok' as const, database: 'ok' as const, version: deps.version }, 200);
+    } catch {
+      return c.json({ status: 'unavailable' as const, database: 'unreachable' as const, version: deps.version }, 503);
+    }
+  });
+  return app;
+}

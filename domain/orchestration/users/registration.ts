@@ -1,0 +1,21 @@
+// First-run registration (`POST /auth/register`) is open only until one local password account
+// exists. Two racing registrations both pass the read-model check; the claim stream
+// `registration-local` lets exactly one through (the second gets `already_registered`).
+
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+
+export type RegistrationEvent = DomainEvent<'LocalRegistrationClaimed', { user_id: string }>;
+export const REGISTRATION_EVENT_TYPES = eventTypes<RegistrationEvent>()(['LocalRegistrationClaimed']);
+
+export const REGISTRATION_STREAM = 'registration-local';
+
+export const registrationClosed = () => new DomainError('conflict', 'already_registered', 'registration is closed: a local account already exists');
+
+export const registrationDecider: Decider<{ claimed_by: string | null }, { type: 'ClaimLocalRegistration'; user_id: string }, RegistrationEvent> = {
+  initialState: () => ({ claimed_by: null }),
+  evolve: (_state, event) => ({ claimed_by: event.data.user_id }),
+  decide(command, state) {
+    if (state.claimed_by) throw registrationClosed();
+    return [{ type: 'LocalRegistrationClaimed', data: { user_id: command.user_id } }];
+  },
+};

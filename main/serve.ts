@@ -1,0 +1,115 @@
+// Serving: the HTTP services of one process on their listen addresses, the DATA_DIR lock that
+// keeps a second server off the same data, and the lines that tell an operator what started.
+
+import { serve, type ServerType } from '@hono/node-server';
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { ListenAddress } from '../infra/config.ts';
+import { ensureWritableDir } from '../infra/db/embedded.ts';
+import { StartupError } from '../infra/startup-error.ts';
+import { createApp, type ServiceName } from './apps.ts';
+import { ensureBootstrapAdmin, ensureRunner } from './bootstrap.ts';
+import type { Platform } from './platform.ts';
+
+export interface RunningService {
+  name: ServiceName;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const LISTEN_VARIABLE: Record<ServiceName, string> = { orch: 'ORCH_LISTEN', chat: 'CHATSVC_LISTEN', registry: 'REGISTRY_LISTEN' };
+const TITLE: Record<ServiceName, string> = { orch: 'orchestration', chat: 'chat', registry: 'registry' };
+const HEALTH: Record<ServiceName, string> = { orch: '/api/v1/health', chat: '/api/health', registry: '/health' };
+
+const LISTEN_REASONS: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'the address is not available on this machine',
+};
+
+type Fetchable = { fetch: (request: Request, env: any) => Response | Promise<Response> };
+
+export function listen(app: Fetchable, address: ListenAddress, variable: string): Promise<{ server: ServerType; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: address.host, port: address.port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const reason = LISTEN_REASONS[error.code ?? ''] ?? error.message;
+      reject(new StartupError(`cannot listen on ${address.host}:${address.port}: ${reason}; set ${variable} to another host:port`));
+    });
+  });
+}
+
+function closeServer(server: ServerType): Promise<void> {
+  return new Promise((resolve) => {
+    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    server.close(() => resolve());
+  });
+}
+
+const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Start the named services; on any failure, the ones already listening are closed again. */
+export async function startServices(platform: Platform, names: ServiceName[]): Promise<RunningService[]> {
+  const running: RunningService[] = [];
+  try {
+    for (const name of names) {
+      if (name === 'orch') {
+        await ensureBootstrapAdmin(platform);
+        await ensureRunner(platform);
+      }
+      const address = platform.config.listen[name];
+      const { server, port } = await listen(createApp(name, platform), address, LISTEN_VARIABLE[name]);
+      const url = urlOf(address.host, port);
+      platform.log.info('listening', { service: name, url });
+      running.push({ name, url, port, close: () => closeServer(server) });
+    }
+  } catch (error) {
+    await Promise.all(running.map((s) => s.close()));
+    throw error;
+  }
+  return running;
+}
+
+/** What an operator reads on the terminal once the services listen (stderr; stdout carries the JSON logs). */
+export function announcement(platform: Platform, running: RunningService[]): string[] {
+  const lines = running.map((s) => `orchard: ${TITLE[s.name].padEnd(13)} ${s.url}  (health: ${s.url}${HEALTH[s.name]})`);
+  if (running.some((s) => s.name === 'orch') && !platform.config.adminApiKey) {
+    lines.push('orchard: no admin account key is configured: set ADMIN_API_KEY (or ADMIN_API_KEY_FILE, a file holding it) and restart to get an admin account');
+  }
+  return lines;
+}
+
+/**
+ * One server per DATA_DIR: a pid file taken exclusively at start, removed at stop. A file whose
+ * process is gone is a crash's leftover and is taken over.
+ */
+export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  await ensureWritableDir(dataDir);
+  const file = path.join(dataDir, 'orchard.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(file, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+      return async () => {
+        if (existsSync(file) && (await readFile(file, 'utf8')).trim() === String(process.pid)) await rm(file, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+      let alive = false;
+      try {
+        if (pid > 0) process.kill(pid, 0);
+        alive = pid > 0;
+      } catch (e) {
+        alive = (e as NodeJS.ErrnoException).code === 'EPERM';
+      }
+      if (alive && pid !== process.pid) {
+        throw new StartupError(`another orchard server (pid ${pid}) is already running on DATA_DIR=${dataDir}; stop it, or give this one another DATA_DIR`);
+      }
+      await rm(file, { force: true });
+    }
+  }
+  throw new StartupError(`could not take the server lock ${file}`);
+}

@@ -1,0 +1,465 @@
+// The authorisation matrix of the orchestration service (spec 1, "Authentication", "Accounts and
+// keys", "Errors"): every route the app has today × every kind of principal, each cell one real
+// HTTP request against the real server, with the expected status (and, for 401/403/404/409, the
+// `error` code and `message`).
+//
+// To cover a new route: add it to `routes` and give it a cell in every row of `expect` (the type
+// makes a missing cell a compile error); add it to `optOutExpect` where enforcement matters.
+//
+// Order matters in three places, and the runner takes care of it:
+// - Rows run top to bottom, and every key row comes before the session rows: a session's
+//   `POST /api/v1/me/api-key/rotate` rotates that account's key (and the admin session's admin
+//   rotation rotates the key of `target`, which no row uses as its credential).
+// - Within a row, a route marked `endsSession` (logout) runs last, so it cannot end the session
+//   the other cells of that row use.
+// - `/auth/register` succeeds only while no local password account exists. The first test below
+//   takes that one 201 on the fresh server (and shows the 409 after it); the matrix then creates
+//   password accounts for its sessions anyway, so every admin-key cell of the matrix is 409
+//   `already_registered`.
+
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BOOTSTRAP_ADMIN_ID, RUNNER_ID } from '../../domain/orchestration/users/decider.ts';
+import { browser, createAccount, login, type Account, type Session } from '../support/principals.ts';
+import { http, startTestApps, type Reply, type TestServices } from '../support/services.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The world a table runs against: one server, its configured keys, the accounts and sessions.
+
+interface World {
+  s: TestServices;
+  adminKey: string;
+  runnerKey: string;
+  /** Principal accounts by role; `admin` is an admin created through POST /api/v1/admin/users. */
+  accounts: Partial<Record<'readonly' | 'user' | 'admin', Account>>;
+  sessions: Partial<Record<'readonly' | 'user' | 'admin', Session>>;
+  /** A user account that only the admin rotation route targets (no row uses its key). */
+  target?: Account;
+  /** A user account whose role PATCH /api/v1/admin/users/{id} flips back and forth. */
+  throwaway?: Account;
+  /** Makes every body that must be unique unique. */
+  seq: number;
+}
+
+function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`the world has no ${what}`);
+  return value;
+}
+
+const account = (w: World, role: keyof World['accounts']) => need(w.accounts[role], `${role} account`);
+const session = (w: World, role: keyof World['sessions']) => need(w.sessions[role], `${role} session`);
+
+// ---------------------------------------------------------------------------------------------
+// Principals (rows), in the order they run.
+
+interface Principal {
+  name: string;
+  headers(w: World): Record<string, string>;
+  /** The account the request acts as (id and its current key), for checks of successful cells. */
+  self?(w: World): { id: string; apiKey: string; update?(key: string): void };
+}
+
+const keyed = (key: string) => ({ 'X-API-Key': key });
+const accountSelf = (a: Account) => ({ id: a.id, apiKey: a.apiKey, update: (key: string) => { a.apiKey = key; } });
+
+const principals = [
+  { name: 'anonymous', headers: () => ({}) },
+  { name: 'invalid key', headers: () => keyed('orch_not-a-real-key-00000000000000000000') },
+  { name: 'readonly key', headers: (w) => keyed(account(w, 'readonly').apiKey), self: (w) => accountSelf(account(w, 'readonly')) },
+  { name: 'user key', headers: (w) => keyed(account(w, 'user').apiKey), self: (w) => accountSelf(account(w, 'user')) },
+  { name: 'bootstrap admin key', headers: (w) => keyed(w.adminKey), self: (w) => ({ id: BOOTSTRAP_ADMIN_ID, apiKey: w.adminKey }) },
+  { name: 'api admin key', headers: (w) => keyed(account(w, 'admin').apiKey), self: (w) => accountSelf(account(w, 'admin')) },
+  { name: 'runner key', headers: (w) => keyed(w.runnerKey), self: (w) => ({ id: RUNNER_ID, apiKey: w.runnerKey }) },
+  // Sessions last: their self-rotation changes the key of the account the key rows above used.
+  { name: 'readonly session', headers: (w) => browser(w.s, session(w, 'readonly')), self: (w) => accountSelf(account(w, 'readonly')) },
+  { name: 'user session', headers: (w) => browser(w.s, session(w, 'user')), self: (w) => accountSelf(account(w, 'user')) },
+  { name: 'admin session', headers: (w) => browser(w.s, session(w, 'admin')), self: (w) => accountSelf(account(w, 'admin')) },
+] as const satisfies readonly Principal[];
+
+type PrincipalName = (typeof principals)[number]['name'];
+
+// ---------------------------------------------------------------------------------------------
+// Routes (columns).
+
+interface Route {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  path(w: World): string;
+  body?(w: World): unknown;
+  /** Ends the caller's session: runs after the row's other cells. */
+  endsSession?: boolean;
+  /** Extra checks of a 2xx reply; throw to fail the cell. */
+  check?(reply: Reply, w: World, who: Principal): Promise<void> | void;
+}
+
+/** After a rotation: the new key works as `userId`, the old one is refused. */
+async function keySwapped(w: World, userId: string, oldKey: string, newKey: string): Promise<void> {
+  assert.type(newKey, 'string');
+  assert.is.not(newKey, oldKey, 'rotation returned the old key');
+  const fresh = await http(`${w.s.orch}/api/v1/me`, { headers: keyed(newKey) });
+  assert.is(fresh.status, 200, 'the new key works');
+  assert.is(fresh.body.id, userId);
+  const old = await http(`${w.s.orch}/api/v1/me`, { headers: keyed(oldKey) });
+  assert.is(old.status, 401, 'the old key is refused');
+  assert.is(old.body.message, 'invalid or inactive API key');
+}
+
+const routes = [
+  { name: 'GET /api/v1/health', method: 'GET', path: () => '/api/v1/health', check: (r) => assert.is(r.body.status, 'ok') },
+  { name: 'GET /api/v1/health/db', method: 'GET', path: () => '/api/v1/health/db', check: (r) => assert.is(r.body.status, 'ok') },
+  {
+    name: 'GET /api/v1/me', method: 'GET', path: () => '/api/v1/me',
+    check: (r, w, who) => {
+      const self = need(who.self?.(w), `identity of ${who.name}`);
+      assert.is(r.body.id, self.id);
+      assert.is(r.body.api_key, self.apiKey);
+    },
+  },
+  {
+    name: 'POST /api/v1/me/api-key/rotate', method: 'POST', path: () => '/api/v1/me/api-key/rotate',
+    check: async (r, w, who) => {
+      const self = need(who.self?.(w), `identity of ${who.name}`);
+      assert.is(r.body.user_id, self.id);
+      assert.is(r.headers.get('cache-control'), 'no-store');
+      await keySwapped(w, self.id, self.apiKey, r.body.api_key);
+      self.update?.(r.body.api_key);
+    },
+  },
+  {
+    name: 'POST /api/v1/admin/users/{id}/api-key/rotate', method: 'POST',
+    path: (w) => `/api/v1/admin/users/${need(w.target, 'target').id}/api-key/rotate`,
+    check: async (r, w) => {
+      const target = need(w.target, 'target');
+      assert.is(r.body.user_id, target.id);
+      assert.is(r.headers.get('cache-control'), 'no-store');
+      await keySwapped(w, target.id, target.apiKey, r.body.api_key);
+      target.apiKey = r.body.api_key;
+    },
+  },
+  {
+    name: 'GET /api/v1/admin/users', method: 'GET', path: () => '/api/v1/admin/users',
+    check: (r) => {
+      assert.ok(Array.isArray(r.body.users));
+      assert.ok(r.body.users.some((u: { id: string }) => u.id === BOOTSTRAP_ADMIN_ID));
+    },
+  },
+  {
+    name: 'POST /api/v1/admin/users', method: 'POST', path: () => '/api/v1/admin/users',
+    body: (w) => {
+      const name = `made-${++w.seq}-${randomUUID().slice(0, 8)}`;
+      return { username: name, email: `${name}@example.test`, role: 'readonly' };
+    },
+    check: (r) => {
+      assert.is(r.body.role, 'readonly');
+      assert.type(r.body.api_key, 'string');
+    },
+  },
+  {
+    name: 'PATCH /api/v1/admin/users/{id}', method: 'PATCH',
+    path: (w) => `/api/v1/admin/users/${need(w.throwaway, 'throwaway').id}`,
+    // Flips the throwaway between user and readonly, so every successful call is a real change.
+    body: (w) => ({ role: ++w.seq % 2 ? 'readonly' : 'user' }),
+    check: (r, w) => assert.is(r.body.role, w.seq % 2 ? 'readonly' : 'user'),
+  },
+  {
+    name: 'POST /auth/register', method: 'POST', path: () => '/auth/register',
+    body: (w) => {
+      const name = `reg-${++w.seq}-${randomUUID().slice(0, 8)}`;
+      return { username: name, email: `${name}@example.test`, password: `pw-${randomUUID()}` };
+    },
+  },
+  {
+    // Not behind authentication: no principal is turned away, so every cell reaches the body
+    // validation. The body is deliberately empty: a real login costs a password hash (~0.5 s a
+    // cell), and the successful anonymous login is what every session of the setup already is.
+    name: 'POST /auth/login', method: 'POST', path: () => '/auth/login', body: () => ({}),
+  },
+  {
+    name: 'POST /auth/logout', method: 'POST', path: () => '/auth/logout', endsSession: true,
+    check: async (_r, w, who) => {
+      const headers = who.headers(w);
+      if (!headers.cookie) return;
+      const after = await http(`${w.s.orch}/api/v1/me`, { headers });
+      assert.is(after.status, 401, 'the session still works after logout');
+    },
+  },
+  { name: 'GET /api/admin/{unknown}', method: 'GET', path: () => '/api/admin/no-such-route' },
+  { name: 'GET /api/templates', method: 'GET', path: () => '/api/templates' },
+  { name: 'GET /api/templates/{unknown}', method: 'GET', path: () => '/api/templates/no-such-route' },
+] as const satisfies readonly Route[];
+
+type RouteName = (typeof routes)[number]['name'];
+
+// ---------------------------------------------------------------------------------------------
+// Expected cells.
+
+/** A status, or a status with the body's `error` code and (where it is fixed) its `message`. */
+type Cell = number | { status: number; error: string; message?: string };
+
+const OK = 200;
+const CREATED = 201;
+const NO_CONTENT = 204;
+const MISSING: Cell = { status: 401, error: 'unauthorized', message: 'missing X-API-Key header' };
+const INVALID: Cell = { status: 401, error: 'unauthorized', message: 'invalid or inactive API key' };
+const ADMIN_ONLY: Cell = { status: 403, error: 'forbidden', message: 'admin role required' };
+const LOGIN_BODY_INVALID: Cell = { status: 400, error: 'validation_failed' };
+const NO_ROUTE: Cell = { status: 404, error: 'not_found', message: 'no such route' };
+const ROTATE_NEEDS_SESSION: Cell = {
+  status: 403, error: 'api_key_rotation_requires_interactive_session',
+  message: 'API keys can only be rotated from an interactive session, not with a bearer credential',
+};
+const ROTATE_NEEDS_ADMIN: Cell = { status: 403, error: 'api_key_rotation_requires_admin', message: 'rotating another account\'s key requires the admin role' };
+const REGISTRATION_CLOSED: Cell = { status: 409, error: 'already_registered', message: 'registration is closed: a local account already exists' };
+
+// Shared shapes of rows.
+const nonAdminKey = {
+  'GET /api/v1/health': OK,
+  'GET /api/v1/health/db': OK,
+  'GET /api/v1/me': OK,
+  'POST /api/v1/me/api-key/rotate': ROTATE_NEEDS_SESSION,
+  'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
+  'GET /api/v1/admin/users': ADMIN_ONLY,
+  'POST /api/v1/admin/users': ADMIN_ONLY,
+  'PATCH /api/v1/admin/users/{id}': ADMIN_ONLY,
+  'POST /auth/register': ADMIN_ONLY,
+  'POST /auth/login': LOGIN_BODY_INVALID,
+  'POST /auth/logout': NO_CONTENT,
+  'GET /api/admin/{unknown}': ADMIN_ONLY,
+  'GET /api/templates': ADMIN_ONLY,
+  'GET /api/templates/{unknown}': ADMIN_ONLY,
+} as const satisfies Record<RouteName, Cell>;
+
+const adminKey = {
+  ...nonAdminKey,
+  'GET /api/v1/admin/users': OK,
+  'POST /api/v1/admin/users': CREATED,
+  'PATCH /api/v1/admin/users/{id}': OK,
+  // Registration's one 201 was taken by the first test; local password accounts exist anyway.
+  'POST /auth/register': REGISTRATION_CLOSED,
+  'GET /api/admin/{unknown}': NO_ROUTE,
+  'GET /api/templates': NO_ROUTE,
+  'GET /api/templates/{unknown}': NO_ROUTE,
+} as const satisfies Record<RouteName, Cell>;
+
+const nonAdminSession = {
+  ...nonAdminKey,
+  // Rotates the session's own key (after every key row has run).
+  'POST /api/v1/me/api-key/rotate': OK,
+  'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+  // Registration takes the admin API key header only; a session is not a key.
+  'POST /auth/register': MISSING,
+} as const satisfies Record<RouteName, Cell>;
+
+const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
+  anonymous: {
+    'GET /api/v1/health': OK,
+    'GET /api/v1/health/db': OK,
+    'GET /api/v1/me': MISSING,
+    'POST /api/v1/me/api-key/rotate': MISSING,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': MISSING,
+    'GET /api/v1/admin/users': MISSING,
+    'POST /api/v1/admin/users': MISSING,
+    'PATCH /api/v1/admin/users/{id}': MISSING,
+    'POST /auth/register': MISSING,
+    'POST /auth/login': LOGIN_BODY_INVALID,
+    'POST /auth/logout': NO_CONTENT,
+    'GET /api/admin/{unknown}': MISSING,
+    'GET /api/templates': MISSING,
+    'GET /api/templates/{unknown}': MISSING,
+  },
+  'invalid key': {
+    'GET /api/v1/health': OK,
+    'GET /api/v1/health/db': OK,
+    'GET /api/v1/me': INVALID,
+    // A presented key is a bearer credential, valid or not: the rotation routes refuse it as such.
+    'POST /api/v1/me/api-key/rotate': ROTATE_NEEDS_SESSION,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
+    'GET /api/v1/admin/users': INVALID,
+    'POST /api/v1/admin/users': INVALID,
+    'PATCH /api/v1/admin/users/{id}': INVALID,
+    'POST /auth/register': INVALID,
+    'POST /auth/login': LOGIN_BODY_INVALID,
+    'POST /auth/logout': NO_CONTENT,
+    'GET /api/admin/{unknown}': INVALID,
+    'GET /api/templates': INVALID,
+    'GET /api/templates/{unknown}': INVALID,
+  },
+  'readonly key': nonAdminKey,
+  'user key': nonAdminKey,
+  'bootstrap admin key': adminKey,
+  'api admin key': adminKey,
+  // The runner acts with role user, never admin; GET /api/v1/me shows its service principal.
+  'runner key': nonAdminKey,
+  'readonly session': nonAdminSession,
+  'user session': nonAdminSession,
+  'admin session': {
+    ...adminKey,
+    'POST /api/v1/me/api-key/rotate': OK,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': OK,
+    'POST /auth/register': MISSING,
+  },
+};
+
+// With ORCH_ENFORCE_ADMIN_ROLE=false: require_admin only turns away anonymous callers, while the
+// admin rotation route keeps its own admin check (it hands out keys).
+const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell>>>> = {
+  anonymous: {
+    'GET /api/v1/admin/users': MISSING,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': MISSING,
+    'GET /api/admin/{unknown}': MISSING,
+  },
+  'user key': {
+    'GET /api/v1/admin/users': OK,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
+    'GET /api/admin/{unknown}': NO_ROUTE,
+  },
+  'runner key': {
+    'GET /api/v1/admin/users': OK,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
+    'GET /api/admin/{unknown}': NO_ROUTE,
+  },
+  'user session': {
+    'GET /api/v1/admin/users': OK,
+    'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+    'GET /api/admin/{unknown}': NO_ROUTE,
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// The runner: every cell of a table, mismatches collected (so one run shows all of them).
+
+function describe(cell: Cell): string {
+  return typeof cell === 'number' ? String(cell) : `${cell.status} ${cell.error}${cell.message === undefined ? '' : ` "${cell.message}"`}`;
+}
+
+async function runTable(w: World, table: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell>>>>): Promise<string[]> {
+  const mismatches: string[] = [];
+  for (const who of principals as readonly Principal[]) {
+    const row = table[who.name as PrincipalName];
+    if (!row) continue;
+    const cells = (routes as readonly Route[]).filter((r) => r.name in row);
+    for (const route of [...cells.filter((r) => !r.endsSession), ...cells.filter((r) => r.endsSession)]) {
+      const want = row[route.name as RouteName]!;
+      const body = route.body?.(w);
+      const reply = await http(`${w.s.orch}${route.path(w)}`, {
+        method: route.method, headers: who.headers(w), ...(body === undefined ? {} : { json: body }),
+      });
+      const where = `${who.name} × ${route.name}`;
+      const status = typeof want === 'number' ? want : want.status;
+      if (reply.status !== status) {
+        mismatches.push(`${where}: expected ${describe(want)}, got ${reply.status} ${reply.text.slice(0, 200)}`);
+        continue;
+      }
+      if (typeof want !== 'number') {
+        if (reply.body?.error !== want.error || (want.message !== undefined && reply.body?.message !== want.message)) {
+          mismatches.push(`${where}: expected ${describe(want)}, got ${reply.status} ${reply.text.slice(0, 200)}`);
+        }
+        continue;
+      }
+      if (route.check && status < 300) {
+        try {
+          await route.check(reply, w, who);
+        } catch (error) {
+          mismatches.push(`${where}: ${status} as expected, but ${(error as Error).message}`);
+        }
+      }
+    }
+  }
+  return mismatches;
+}
+
+function assertNoMismatches(mismatches: string[]): void {
+  assert.ok(mismatches.length === 0, `${mismatches.length} cell(s) differ:\n  ${mismatches.join('\n  ')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers: the admin key through ADMIN_API_KEY_FILE (the form that lets the runner register) and
+// a different runner key.
+
+const ADMIN_KEY = `orch_matrix-admin-${randomUUID()}`;
+const RUNNER_KEY = `orch_matrix-runner-${randomUUID()}`;
+
+async function startServer(label: string, dir: string, env: Record<string, string> = {}): Promise<TestServices> {
+  const file = path.join(dir, `${label}-admin.key`);
+  await writeFile(file, `${ADMIN_KEY}\n`, { mode: 0o600 });
+  return startTestApps(label, { ADMIN_API_KEY_FILE: file, ORCH_RUNNER_API_KEY: RUNNER_KEY, ...env });
+}
+
+/** An account without a password (nothing to hash): for targets of admin routes, never a principal. */
+async function createKeyOnlyAccount(s: TestServices, name: string): Promise<Account> {
+  const email = `${name}@example.test`;
+  const r = await http(`${s.orch}/api/v1/admin/users`, { headers: keyed(ADMIN_KEY), json: { username: name, email, role: 'user' } });
+  if (r.status !== 201) throw new Error(`create account: ${r.status} ${r.text}`);
+  return { id: r.body.id, username: name, email, password: '', apiKey: r.body.api_key, role: 'user' };
+}
+
+/** Accounts in parallel (password hashing runs on the threadpool), then one login per session. */
+async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['accounts']>; sessions: Array<keyof World['sessions']> }): Promise<World> {
+  const w: World = { s, adminKey: ADMIN_KEY, runnerKey: RUNNER_KEY, accounts: {}, sessions: {}, seq: 0 };
+  const wanted = [...new Set([...roles.keys, ...roles.sessions])];
+  const [target, throwaway, ...made] = await Promise.all([
+    createKeyOnlyAccount(s, `target-${randomUUID().slice(0, 8)}`),
+    createKeyOnlyAccount(s, `throwaway-${randomUUID().slice(0, 8)}`),
+    ...wanted.map((role) => createAccount(s, ADMIN_KEY, role)),
+  ]);
+  w.target = target;
+  w.throwaway = throwaway;
+  wanted.forEach((role, i) => { w.accounts[role] = made[i]!; });
+  const sessions = await Promise.all(roles.sessions.map((role) => login(s, account(w, role))));
+  roles.sessions.forEach((role, i) => { w.sessions[role] = sessions[i]!; });
+  return w;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const test = suite<{ dir: string; s: TestServices; optOut?: TestServices }>('e2e authorisation matrix');
+
+test.before(async (ctx) => {
+  ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-authz-'));
+  ctx.s = await startServer('authz-matrix', ctx.dir);
+});
+
+test.after(async (ctx) => {
+  await ctx.optOut?.close();
+  await ctx.s?.close();
+  if (ctx.dir) await rm(ctx.dir, { recursive: true, force: true });
+});
+
+test('the runner principal is registered (the admin key came from a file)', async ({ s }) => {
+  const me = await http(`${s.orch}/api/v1/me`, { headers: keyed(RUNNER_KEY) });
+  assert.is(me.status, 200);
+  assert.is(me.body.id, RUNNER_ID);
+});
+
+test('POST /auth/register on the fresh server: 201 for the admin key, then 409', async ({ s }) => {
+  // Must run before any local password account exists (the matrix creates several).
+  const first = await http(`${s.orch}/auth/register`, {
+    headers: keyed(ADMIN_KEY), json: { username: 'first-admin', email: 'first-admin@example.test', password: `pw-${randomUUID()}` },
+  });
+  assert.is(first.status, 201, first.text);
+  assert.equal(Object.keys(first.body).sort(), ['email', 'id', 'role', 'username']);
+  assert.is(first.body.role, 'admin');
+  const second = await http(`${s.orch}/auth/register`, {
+    headers: keyed(ADMIN_KEY), json: { username: 'second-admin', email: 'second-admin@example.test', password: `pw-${randomUUID()}` },
+  });
+  assert.is(second.status, 409, second.text);
+  assert.is(second.body.error, 'already_registered');
+});
+
+test('every route × every principal answers as the table says', async ({ s }) => {
+  for (const row of Object.values(expect)) assert.equal(Object.keys(row).sort(), routes.map((r) => r.name).sort());
+  const w = await buildWorld(s, { keys: ['readonly', 'user', 'admin'], sessions: ['readonly', 'user', 'admin'] });
+  assertNoMismatches(await runTable(w, expect));
+});
+
+test('ORCH_ENFORCE_ADMIN_ROLE=false: a user key reaches admin routes; admin key rotation still needs an admin session', async (ctx) => {
+  ctx.optOut = await startServer('authz-optout', ctx.dir, { ORCH_ENFORCE_ADMIN_ROLE: 'false' });
+  const w = await buildWorld(ctx.optOut, { keys: ['user'], sessions: ['user'] });
+  assertNoMismatches(await runTable(w, optOutExpect));
+});
+
+test.run();
