@@ -42,7 +42,12 @@ test.before(async (ctx) => {
     ORCH_LISTEN: `127.0.0.1:${await freePort()}`, CHATSVC_LISTEN: `127.0.0.1:${await freePort()}`, REGISTRY_LISTEN: `127.0.0.1:${await freePort()}`,
   };
 });
-test.after(async ({ dataDir }) => rm(dataDir, { recursive: true, force: true }));
+test.after(async ({ dataDir }) => {
+  // As root, a cluster out of the postgres user's reach lives elsewhere; DATA_DIR says where.
+  const pointer = path.join(dataDir, 'pg.location');
+  if (existsSync(pointer)) await rm((await readFile(pointer, 'utf8')).trim(), { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
+});
 
 test('starts its own database, answers health and /api/v1/me, stops cleanly, and keeps its data', async ({ env, dataDir }) => {
   const first = await serve(env);
