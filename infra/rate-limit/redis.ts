@@ -28,6 +28,9 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {count, oldest[2] or '-1'}
 `;
 
+/** How long the first requests wait for the connection before counting in-process. */
+const FIRST_CONNECT_MS = 2000;
+
 type WithScript = Redis & { slidingWindow(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, string]> };
 
 export class RedisRateLimiter implements RateLimiter {
@@ -35,6 +38,8 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly fallback: MemoryRateLimiter;
   private degraded = false;
   private sequence = 0;
+  /** Settles once the first connection attempt has succeeded or had its time: until then, wait rather than fall back. */
+  private readonly firstConnection: Promise<void>;
 
   constructor(url: string, private readonly clock: Clock, private readonly log: Logger, private readonly prefix = 'orchard:rl:') {
     // Fail fast while disconnected (no offline queue), reconnect in the background.
@@ -42,10 +47,19 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('error', () => {}); // reported through `degrade`, once per outage
     this.redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SCRIPT });
     this.fallback = new MemoryRateLimiter(clock);
+    this.firstConnection = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, FIRST_CONNECT_MS);
+      timer.unref();
+      this.redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private async run(key: string, rule: RateRule, counting: boolean): Promise<RateDecision> {
     const now = this.clock.now().getTime();
+    if (this.redis.status !== 'ready') await this.firstConnection;
     const member = counting ? `${now}-${(this.sequence++).toString(36)}-${randomBytes(4).toString('hex')}` : '';
     try {
       const [count, oldest] = await this.redis.slidingWindow(this.prefix + key, now, rule.windowMs, rule.limit, member);
