@@ -65,6 +65,20 @@ export function routePattern(c: Context): string {
   return route?.path ?? 'unmatched';
 }
 
+// A `\u0000` escape in a JSON string (an odd run of backslashes before `u0000`): PostgreSQL stores
+// no NUL in text or jsonb, so such a value would fail deep inside a write.
+const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/i;
+
+/** JSON bodies carrying a NUL character are refused up front, in every service (400 or 422). */
+function refuseNul(validationStatus: 400 | 422) {
+  return async (c: Context, next: () => Promise<void>) => {
+    if (c.req.raw.body && /json/i.test(c.req.header('content-type') ?? '') && NUL_ESCAPE.test(await c.req.text())) {
+      throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
+    }
+    await next();
+  };
+}
+
 /** Validation failures are thrown, so the service's error handler renders them. */
 export const throwOnInvalid = (result: { success: boolean; error?: unknown }) => {
   if (!result.success) throw result.error;
@@ -91,6 +105,7 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
     });
   });
   app.use(bodyLimits(options.bodyLimits));
+  app.use(refuseNul(options.validationStatus ?? 400));
   app.onError((error, c) => {
     const shape = toErrorShape(error, options.validationStatus);
     if (shape) {
