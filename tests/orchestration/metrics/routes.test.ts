@@ -1,0 +1,96 @@
+// GET /metrics: Prometheus text with requests by route pattern, events appended by type, each
+// projection's checkpoint, lag and last error, and process metrics; a Bearer token when
+// ORCH_METRICS_TOKEN is set.
+
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { toAppend } from '../../../infra/commands.ts';
+import { allProjections } from '../../../projections/index.ts';
+import { http, startTestApps, type TestServices } from '../../support/services.ts';
+
+const ADMIN_KEY = 'orch_metrics-admin-key-00000000000000000';
+const TOKEN = 'metrics-token-0123456789';
+
+/** The value of one series in Prometheus text, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const inside = line.slice(name.length + 1, line.lastIndexOf('}'));
+    if (wanted.every((w) => inside.split(',').includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+const test = suite<{ s: TestServices }>('GET /metrics');
+test.before(async (ctx) => {
+  ctx.s = await startTestApps('metrics', { ADMIN_API_KEY: ADMIN_KEY });
+});
+test.after(async ({ s }) => s?.close());
+
+test('requests by service, route pattern and status; events appended by type; process metrics', async ({ s }) => {
+  await http(`${s.orch}/api/v1/health`);
+  await http(`${s.orch}/api/v1/admin/users/${randomUUID()}`, { method: 'PATCH', headers: { 'X-API-Key': ADMIN_KEY }, json: { role: 'user' } });
+  await http(`${s.orch}/no/such/route`);
+  await http(`${s.chat}/api/health`);
+  const r = await http(`${s.orch}/metrics`);
+  assert.is(r.status, 200);
+  assert.match(r.headers.get('content-type') ?? '', /text\/plain/);
+  const text = r.text;
+  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'orch', method: 'GET', route: '/api/v1/health', status: '200' })! >= 1);
+  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'orch', method: 'PATCH', route: '/api/v1/admin/users/:user_id', status: '404' })! >= 1);
+  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'orch', method: 'GET', route: 'unmatched', status: '404' })! >= 1);
+  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'chat', method: 'GET', route: '/api/health', status: '200' })! >= 1);
+  assert.match(text, /orchard_http_request_duration_seconds_bucket\{[^}]*route="\/api\/v1\/health"/);
+  assert.not.match(text, new RegExp(`route="[^"]*${'[0-9a-f]{8}-'}`)); // never a raw id in a label
+  assert.ok(sample(text, 'orchard_events_appended_total', { type: 'UserCreated' })! >= 1); // the bootstrap admin
+  assert.match(text, /^orchard_process_cpu_user_seconds_total /m);
+  assert.match(text, /^orchard_nodejs_eventloop_lag_seconds /m);
+});
+
+test('every projection: checkpoint, lag 0 when caught up, active here, no errors', async ({ s }) => {
+  const text = (await http(`${s.orch}/metrics`)).text;
+  for (const { name } of allProjections) {
+    assert.is(sample(text, 'orchard_projection_lag_events', { projection: name }), 0, name);
+    assert.is(sample(text, 'orchard_projection_active', { projection: name }), 1, name);
+    assert.is(sample(text, 'orchard_projection_errors_total', { projection: name }), 0, name);
+    assert.ok(sample(text, 'orchard_projection_checkpoint_position', { projection: name, part: 'prepare' }) !== undefined, name);
+  }
+  assert.ok(sample(text, 'orchard_projection_checkpoint_position', { projection: 'users', part: 'prepare' })! > 0);
+});
+
+test('a projection that cannot apply an event: lag and its last error show', async ({ s }) => {
+  // A malformed event (no session hash) in the log: the sessions projection fails on it and stays behind.
+  const bad = toAppend({ type: 'SessionStarted', data: { user_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+  await s.platform.store.append(`session-${randomUUID()}`, [bad], { expected: 'no_stream' });
+  let text = '';
+  for (let i = 0; i < 50; i++) {
+    text = (await http(`${s.orch}/metrics`)).text;
+    if ((sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'sessions' }), 1);
+  assert.ok(sample(text, 'orchard_projection_errors_total', { projection: 'sessions' })! >= 1);
+  assert.ok(sample(text, 'orchard_projection_last_error_timestamp_seconds', { projection: 'sessions' })! > 0);
+  assert.ok(text.includes('orchard_projection_last_error_info{projection="sessions",error="null value in column \\"session_hash\\"'), 'the last error is named');
+  assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'users' }), 0);
+});
+
+test('ORCH_METRICS_TOKEN: Bearer required, 401 otherwise', async ({ s }) => {
+  await s.restart({ ORCH_METRICS_TOKEN: TOKEN });
+  const none = await http(`${s.orch}/metrics`);
+  assert.is(none.status, 401);
+  assert.is(none.body.error, 'unauthorized');
+  assert.match(none.headers.get('www-authenticate') ?? '', /^Bearer/);
+  for (const wrong of ['Bearer nope', `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, TOKEN, `Basic ${TOKEN}`]) {
+    assert.is((await http(`${s.orch}/metrics`, { headers: { authorization: wrong } })).status, 401, wrong);
+  }
+  // An API key is no substitute for the token.
+  assert.is((await http(`${s.orch}/metrics`, { headers: { 'X-API-Key': ADMIN_KEY } })).status, 401);
+  const ok = await http(`${s.orch}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  assert.is(ok.status, 200);
+  assert.match(ok.text, /orchard_projection_lag_events/);
+});
+
+test.run();
