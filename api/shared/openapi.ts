@@ -106,7 +106,8 @@ export function openApiDocument(app: OpenAPIHono<any>, options: Pick<DocsOptions
  * Routes the app answers that its document does not list (method and OpenAPI path). Middleware
  * registrations (method ALL) are not routes.
  */
-export function undocumentedRoutes(app: OpenAPIHono<any>, document: { paths?: Record<string, Record<string, unknown>> }): string[] {
+export function undocumentedRoutes(app: OpenAPIHono<any>, generated: { paths?: object }): string[] {
+  const document = generated as { paths?: Record<string, Record<string, unknown>> };
   const missing = new Set<string>();
   for (const { method, path: routePath } of app.routes) {
     if (method === 'ALL') continue;

@@ -187,6 +187,14 @@ const routes = [
       assert.is(after.status, 401, 'the session still works after logout');
     },
   },
+  { name: 'GET /api/v1/openapi.json', method: 'GET', path: () => '/api/v1/openapi.json', check: (r) => assert.is(r.body.openapi, '3.1.0') },
+  { name: 'GET /api/v1/docs', method: 'GET', path: () => '/api/v1/docs', check: (r) => assert.match(r.text, /SwaggerUIBundle/) },
+  { name: 'GET /metrics', method: 'GET', path: () => '/metrics', check: (r) => assert.match(r.text, /orchard_http_requests_total/) },
+  {
+    name: 'GET /api/me', method: 'GET', path: () => '/api/me',
+    check: (r, w, who) => assert.is(r.body.id, need(who.self?.(w), `identity of ${who.name}`).id),
+  },
+  { name: 'GET /api/admin/users', method: 'GET', path: () => '/api/admin/users', check: (r) => assert.ok(Array.isArray(r.body.users)) },
   { name: 'GET /api/admin/{unknown}', method: 'GET', path: () => '/api/admin/no-such-route' },
   { name: 'GET /api/templates', method: 'GET', path: () => '/api/templates' },
   { name: 'GET /api/templates/{unknown}', method: 'GET', path: () => '/api/templates/no-such-route' },
@@ -213,6 +221,7 @@ const ROTATE_NEEDS_SESSION: Cell = {
   message: 'API keys can only be rotated from an interactive session, not with a bearer credential',
 };
 const ROTATE_NEEDS_ADMIN: Cell = { status: 403, error: 'api_key_rotation_requires_admin', message: 'rotating another account\'s key requires the admin role' };
+const SESSION_ONLY: Cell = { status: 403, error: 'session_required' };
 const REGISTRATION_CLOSED: Cell = { status: 409, error: 'already_registered', message: 'registration is closed: a local account already exists' };
 
 // Shared shapes of rows.
@@ -228,6 +237,12 @@ const nonAdminKey = {
   'POST /auth/register': ADMIN_ONLY,
   'POST /auth/login': LOGIN_BODY_INVALID,
   'POST /auth/logout': NO_CONTENT,
+  'GET /api/v1/openapi.json': OK,
+  'GET /api/v1/docs': OK,
+  'GET /metrics': OK,
+  // The web UI's mirrors serve browser sessions; require_admin comes first under /api/admin/*.
+  'GET /api/me': SESSION_ONLY,
+  'GET /api/admin/users': ADMIN_ONLY,
   'GET /api/admin/{unknown}': ADMIN_ONLY,
   'GET /api/templates': ADMIN_ONLY,
   'GET /api/templates/{unknown}': ADMIN_ONLY,
@@ -240,6 +255,7 @@ const adminKey = {
   'PATCH /api/v1/admin/users/{id}': OK,
   // Registration's one 201 was taken by the first test; local password accounts exist anyway.
   'POST /auth/register': REGISTRATION_CLOSED,
+  'GET /api/admin/users': SESSION_ONLY,
   'GET /api/admin/{unknown}': NO_ROUTE,
   'GET /api/templates': NO_ROUTE,
   'GET /api/templates/{unknown}': NO_ROUTE,
@@ -252,6 +268,7 @@ const nonAdminSession = {
   'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
   // Registration takes the admin API key header only; a session is not a key.
   'POST /auth/register': MISSING,
+  'GET /api/me': OK,
 } as const satisfies Record<RouteName, Cell>;
 
 const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
@@ -267,6 +284,11 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /auth/register': MISSING,
     'POST /auth/login': LOGIN_BODY_INVALID,
     'POST /auth/logout': NO_CONTENT,
+    'GET /api/v1/openapi.json': MISSING,
+    'GET /api/v1/docs': MISSING,
+    'GET /metrics': OK,
+    'GET /api/me': MISSING,
+    'GET /api/admin/users': MISSING,
     'GET /api/admin/{unknown}': MISSING,
     'GET /api/templates': MISSING,
     'GET /api/templates/{unknown}': MISSING,
@@ -284,6 +306,11 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /auth/register': INVALID,
     'POST /auth/login': LOGIN_BODY_INVALID,
     'POST /auth/logout': NO_CONTENT,
+    'GET /api/v1/openapi.json': INVALID,
+    'GET /api/v1/docs': INVALID,
+    'GET /metrics': OK,
+    'GET /api/me': INVALID,
+    'GET /api/admin/users': INVALID,
     'GET /api/admin/{unknown}': INVALID,
     'GET /api/templates': INVALID,
     'GET /api/templates/{unknown}': INVALID,
@@ -301,6 +328,8 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /api/v1/me/api-key/rotate': OK,
     'POST /api/v1/admin/users/{id}/api-key/rotate': OK,
     'POST /auth/register': MISSING,
+    'GET /api/me': OK,
+    'GET /api/admin/users': OK,
   },
 };
 
@@ -314,6 +343,7 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
   },
   'user key': {
     'GET /api/v1/admin/users': OK,
+    'GET /api/admin/users': SESSION_ONLY,
     'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
     'GET /api/admin/{unknown}': NO_ROUTE,
   },
@@ -324,6 +354,7 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
   },
   'user session': {
     'GET /api/v1/admin/users': OK,
+    'GET /api/admin/users': OK,
     'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
     'GET /api/admin/{unknown}': NO_ROUTE,
   },

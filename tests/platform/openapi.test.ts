@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { undocumentedRoutes } from '../../api/shared/openapi.ts';
 import { createApp, SERVICES } from '../../main/apps.ts';
 import { offlineDocument } from '../../main/openapi.ts';
@@ -38,7 +39,7 @@ test('router walk: every route each service answers is in its document', ({ s })
 });
 
 test('the router walk would catch an undeclared route', ({ s }) => {
-  const app = createApp('registry', s.platform);
+  const app = createApp('registry', s.platform) as unknown as OpenAPIHono;
   app.get('/api/v1/sneaky', (c) => c.text('not declared'));
   const document = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'registry', version: '0' } });
   assert.equal(undocumentedRoutes(app, document), ['GET /api/v1/sneaky']);
