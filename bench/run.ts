@@ -20,6 +20,7 @@ import { appendEvents, createBaselineTable, insertRows } from './log.ts';
 import { paired, throughput, type Throughput } from './measure.ts';
 import { measureHttp, percentile } from './http.ts';
 import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
+import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
 
 interface Figure {
   name: string;
@@ -119,6 +120,24 @@ try {
       }
     } finally {
       await store.close();
+    }
+  }
+
+  {
+    // The shared rate limiter: in-process, and on Redis over one connection.
+    progress(`ratelimit_check_inprocess (${seconds}s)`);
+    const local = await inProcessChecks(timing);
+    describe('ratelimit_check_inprocess', local);
+    emit({ name: 'ratelimit_check_inprocess', value: round(local.perSecond), unit: 'checks/s' });
+    const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    progress(`ratelimit_check_redis paired with redis_ping, ${REDIS_IN_FLIGHT} in flight (${seconds}s each)`);
+    const redis = await redisChecks(redisUrl, { ...timing, slices: SLICES });
+    if (!redis) progress(`no Redis at ${redisUrl}: ratelimit_check_redis skipped`);
+    else {
+      describe('redis_ping', redis.ping);
+      describe('ratelimit_check_redis', redis.checks);
+      emit({ name: 'redis_ping', value: round(redis.ping.perSecond), unit: 'requests/s' });
+      emit({ name: 'ratelimit_check_redis', value: round(redis.checks.perSecond), unit: 'checks/s', baseline: 'redis_ping', ratio: round(redis.checks.perSecond / redis.ping.perSecond, 3) });
     }
   }
 

@@ -1,12 +1,15 @@
 // `npm test`: every suite under tests/ (files named *.test.ts) with uvu, against one real
 // PostgreSQL server: TEST_DATABASE_URL when set, else an embedded server started for this run.
+// Suites run concurrently, each in its own process against its own database (TEST_JOBS, default
+// 3: most suites wait on the database, not the CPU). Each suite's output is printed whole when
+// it ends, then the totals, with the plain closing line CI reads.
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
 
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from 'uvu/run';
 import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -23,40 +26,60 @@ async function findSuites(dir: string): Promise<string[]> {
 
 const filters = process.argv.slice(2);
 const suites = (await findSuites(root)).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
 
 let stop = async () => {};
-if (process.env.TEST_DATABASE_URL) {
-  process.env.ORCHARD_TEST_SERVER_URL = process.env.TEST_DATABASE_URL;
-} else {
+let serverUrl = process.env.TEST_DATABASE_URL;
+if (!serverUrl) {
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
   const server = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
-  process.env.ORCHARD_TEST_SERVER_URL = server.url;
+  serverUrl = server.url;
   stop = async () => {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   };
 }
 
-// uvu prints "Total" and "Passed"; we add the plain closing line CI reads.
-let output = '';
-const write = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-  output += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
-  if (output.length > 4096) output = output.slice(-4096);
-  return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-}) as typeof process.stdout.write;
+interface Outcome { file: string; total: number; passed: number; skipped: number; code: number | null; seconds: number }
 
+/** One suite in its own process; its output is kept and printed whole when it ends. */
+function runSuite(file: string): Promise<Outcome> {
+  const began = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'run-suite.ts'), file], {
+      env: { ...process.env, ORCHARD_TEST_SERVER_URL: serverUrl, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => {
+      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+      const count = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
+      const outcome = { file, total: count('Total'), passed: count('Passed'), skipped: count('Skipped'), code, seconds: (Date.now() - began) / 1000 };
+      process.stdout.write(`${path.relative(root, file)} (${outcome.seconds.toFixed(1)} s)\n${plain.replace(/\n\s*Total:[\s\S]*$/, '').trimEnd()}\n\n`);
+      resolve(outcome);
+    });
+  });
+}
+
+const outcomes: Outcome[] = [];
 try {
-  await run(suites.map((file) => ({ name: path.relative(root, file), file })), { bail: false });
+  const queue = [...suites];
+  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) outcomes.push(await runSuite(file));
+  }));
 } finally {
   await stop();
 }
-process.stdout.write = write;
-const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-console.log(`\ntests: ${passed} passed, ${total - passed - skipped} failed, ${skipped} skipped`);
-if (total === 0) process.exitCode = 1;
-// Open handles (pools, servers) of a failed suite must not keep the run alive.
-setTimeout(() => process.exit(process.exitCode ?? 0), 500).unref();
+
+const total = outcomes.reduce((n, o) => n + o.total, 0);
+const passed = outcomes.reduce((n, o) => n + o.passed, 0);
+const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
+// A suite that crashed before uvu counted (an import error, a failing before hook) is a failure.
+const crashed = outcomes.filter((o) => o.code !== 0 && o.total === o.passed + o.skipped);
+for (const o of crashed) process.stdout.write(`suite failed to run: ${path.relative(root, o.file)} (exit ${o.code})\n`);
+const failed = total - passed - skipped + crashed.length;
+console.log(`\n${suites.length} suites, ${jobs} at a time`);
+console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exitCode = failed > 0 || total === 0 ? 1 : 0;

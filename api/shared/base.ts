@@ -72,7 +72,9 @@ const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/i;
 /** JSON bodies carrying a NUL character are refused up front, in every service (400 or 422). */
 function refuseNul(validationStatus: 400 | 422) {
   return async (c: Context, next: () => Promise<void>) => {
-    if (c.req.raw.body && /json/i.test(c.req.header('content-type') ?? '') && NUL_ESCAPE.test(await c.req.text())) {
+    // The header first: reading `c.req.raw.body` of a GET would materialise a full Request.
+    if (/json/i.test(c.req.header('content-type') ?? '') && c.req.method !== 'GET' && c.req.method !== 'HEAD'
+      && c.req.raw.body && NUL_ESCAPE.test(await c.req.text())) {
       throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
     }
     await next();
