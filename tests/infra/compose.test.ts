@@ -280,7 +280,7 @@ function dependsProblems(doc: ComposeDoc): string[] {
     }
     if (service.build !== undefined) {
       // Ours wait for the log and the database to answer, not merely to start.
-      for (const required of ['eventstore', 'postgres']) {
+      for (const required of ['eventstore', 'postgres', 'redis']) {
         if (!deps.some(([d, c]) => d === required && c === 'service_healthy')) {
           problems.push(`${name}: does not wait for ${required} with condition service_healthy`);
         }
@@ -376,9 +376,9 @@ const dockerfileText = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
 const entrypoint = dockerEntrypoint(dockerfileText);
 const doc = loadCompose();
 
-test('the stack has eventstore, postgres and the three services of ours', () => {
+test('the stack has eventstore, postgres, redis and the three services of ours', () => {
   assert.equal(ours(doc).map(([n]) => n).sort(), ['chat', 'orch', 'registry']);
-  assert.equal(theirs(doc).map(([n]) => n).sort(), ['eventstore', 'postgres']);
+  assert.equal(theirs(doc).map(([n]) => n).sort(), ['eventstore', 'postgres', 'redis']);
 });
 
 test('every environment variable of our services is in ENV_VARS', () => {
@@ -529,14 +529,14 @@ test('ports are published on 127.0.0.1 only', () => {
   expectProblem(portProblems(host), 'eventstore: network_mode host');
 });
 
-test('depends_on targets exist, and ours wait for healthy eventstore and postgres', () => {
+test('depends_on targets exist, and ours wait for healthy eventstore, postgres and redis', () => {
   assert.equal(dependsProblems(doc), []);
   const missing = clone(doc);
-  (missing.services.orch!.depends_on as Obj).redis = { condition: 'service_started' };
-  expectProblem(dependsProblems(missing), 'orch: depends on redis, which is not a service');
+  (missing.services.orch!.depends_on as Obj).memcached = { condition: 'service_started' };
+  expectProblem(dependsProblems(missing), 'orch: depends on memcached, which is not a service');
 
   const list = clone(doc);
-  list.services.chat!.depends_on = ['eventstore', 'postgres', 'nats'];
+  list.services.chat!.depends_on = ['eventstore', 'postgres', 'redis', 'nats'];
   const problems = dependsProblems(list);
   expectProblem(problems, 'chat: depends on nats, which is not a service');
   expectProblem(problems, 'chat: does not wait for eventstore with condition service_healthy');
