@@ -6,26 +6,17 @@
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
 
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
+import { filesUnder } from './support/files.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 
-async function findSuites(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await findSuites(full)));
-    else if (entry.name.endsWith('.test.ts')) found.push(full);
-  }
-  return found.sort();
-}
-
 const filters = process.argv.slice(2);
-const suites = (await findSuites(root)).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const suites = (await filesUnder(root, '.test.ts')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
 
 let stop = async () => {};

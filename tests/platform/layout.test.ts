@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { filesUnder } from '../support/files.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -20,22 +21,12 @@ const ALLOWED: Record<string, string[]> = {
   crypto: [],
 };
 
-async function sources(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await sources(full)));
-    else if (entry.name.endsWith('.ts')) found.push(full);
-  }
-  return found;
-}
-
 const test = suite('layout: dependencies point one way');
 
 test('no folder imports one it must not (infra never imports api, projections or main)', async () => {
   const wrong: string[] = [];
   for (const [folder, allowed] of Object.entries(ALLOWED)) {
-    for (const file of await sources(path.join(ROOT, folder))) {
+    for (const file of await filesUnder(path.join(ROOT, folder), '.ts')) {
       const text = await readFile(file, 'utf8');
       for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
         const target = path.relative(ROOT, path.resolve(path.dirname(file), specifier!)).split(path.sep)[0]!;

@@ -1,0 +1,16 @@
+// What every service's routes may use; each service's deps add their own (api/<service>/deps.ts).
+
+import type { Clock } from '../../infra/clock.ts';
+import type { Pool } from '../../infra/db/pool.ts';
+import type { Logger } from '../../infra/logging.ts';
+import type { Metrics } from '../../infra/metrics.ts';
+import type { RateLimiter } from '../../infra/rate-limit/index.ts';
+
+export interface ServiceDeps {
+  db: Pool;
+  clock: Clock;
+  log: Logger;
+  metrics: Metrics;
+  limiter: RateLimiter;
+  version: string;
+}
