@@ -2,6 +2,7 @@
 // the counters, so an account locked through one is locked on the other. Without it, each
 // counts alone (the control case, which shows the first can fail).
 
+import { randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,11 +25,13 @@ async function lockedAcrossInstances(env: Record<string, string>): Promise<numbe
     await a.start();
     await b.start();
     const account = await createAccount(a, ADMIN_KEY, 'user');
+    // A peer of its own: Redis outlives this run, and the per-address counter must start empty.
+    const peer = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
     for (let i = 0; i < 5; i++) {
-      const r = await http(`${(i % 2 ? b : a).orch}/auth/login`, { json: { email: account.email, password: 'not the password!' } });
+      const r = await http(`${(i % 2 ? b : a).orch}/auth/login`, { json: { email: account.email, password: 'not the password!' }, peer });
       assert.is(r.status, 401);
     }
-    return (await http(`${a.orch}/auth/login`, { json: { email: account.email, password: account.password } })).status;
+    return (await http(`${a.orch}/auth/login`, { json: { email: account.email, password: account.password }, peer })).status;
   } finally {
     await b.stop();
     await a.close();
