@@ -92,19 +92,11 @@ export function sha256Digest(data: Uint8Array): Uint8Array {
   return sha256(data);
 }
 
-const ONE = Uint8Array.of(0x01);
-const TWO = Uint8Array.of(0x02);
-
 /**
  * The spec's chain step, shared by the Double Ratchet (info `chatsvc-msg-key`) and Sender Keys
  * (info `chatsvc-sender-key-chain`): message key from input 0x01, next chain key from 0x02.
  */
-export function chainStep(chainKey: Uint8Array, info: Uint8Array): { messageKey: Uint8Array; nextChainKey: Uint8Array } {
-  return {
-    messageKey: hkdf(sha256, ONE, chainKey, info, KEY_BYTES),
-    nextChainKey: hkdf(sha256, TWO, chainKey, info, KEY_BYTES),
-  };
-}
+export { chainStep } from './chain-kdf.ts';
 
 /** ChaCha20-Poly1305 (IETF, 12-byte nonce); the result is ciphertext ‖ 16-byte tag. */
 export function seal(key: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array): Uint8Array {
@@ -147,4 +139,5 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-export const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const encoder = new TextEncoder();
+export const utf8 = (text: string): Uint8Array => encoder.encode(text);

@@ -12,7 +12,7 @@ const systemRandom: RandomSource = (length) => crypto.getRandomValues(new Uint8A
 
 let source: RandomSource = systemRandom;
 
-/** `length` random bytes from the current source. */
+/** `length` random bytes from the current source: for keys, and anything secret. */
 export function randomBytes(length: number): Uint8Array {
   const bytes = source(length);
   // A test source that hands back the wrong length would silently shift every later draw.
@@ -35,4 +35,27 @@ export function withRandomSource<T>(replacement: RandomSource, work: () => T): T
   } finally {
     source = previous;
   }
+}
+
+// Nonces are drawn on every message, and each draw from the system costs a system call (slow
+// in sandboxes: about 10 µs here, a tenth of a message's whole budget). Nonces are public and
+// only need to be unique under their key (each message key is used once anyway), so they come
+// from a pool filled 4 KiB at a time. Keys never do: pooled bytes sitting in memory would let
+// someone who reads memory once predict ratchet keys generated later, which would delay the
+// ratchet's recovery from that compromise. Bytes handed out are wiped from the pool.
+const POOL_BYTES = 4096;
+let pool: Uint8Array = new Uint8Array(0);
+let poolOffset = 0;
+
+/** `length` (≤ 64) random bytes for a public nonce. */
+export function randomNonce(length: number): Uint8Array {
+  if (source !== systemRandom || length > 64) return randomBytes(length);
+  if (poolOffset + length > pool.length) {
+    pool = systemRandom(POOL_BYTES);
+    poolOffset = 0;
+  }
+  const nonce = pool.slice(poolOffset, poolOffset + length);
+  pool.fill(0, poolOffset, poolOffset + length);
+  poolOffset += length;
+  return nonce;
 }

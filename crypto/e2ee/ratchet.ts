@@ -27,7 +27,7 @@ import {
   utf8,
   type X25519KeyPair,
 } from './primitives.ts';
-import { randomBytes } from './random.ts';
+import { randomNonce } from './random.ts';
 import { headerJson, toWire, type DmMessage, type ParsedDm, type ParsedHeader, type ParsedX3dh } from './wire.ts';
 
 export const RATCHET_INFO = 'chatsvc-ratchet';
@@ -155,7 +155,7 @@ export function ratchetEncrypt(session: Session, plaintext: Uint8Array): DmMessa
     previousChainLength: session.previousChainLength,
     messageNumber: chain.messageNumber,
   };
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = randomNonce(NONCE_BYTES);
   const ciphertext = seal(messageKey, nonce, plaintext, aad(session, header));
   const x3dh = session.pendingX3dh;
 

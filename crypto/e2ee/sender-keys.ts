@@ -14,7 +14,7 @@
 
 import { E2eeError } from './errors.ts';
 import { chainStep, KEY_BYTES, NONCE_BYTES, open, seal, utf8 } from './primitives.ts';
-import { randomBytes } from './random.ts';
+import { randomBytes, randomNonce } from './random.ts';
 import { parseDistribution, parseSenderKeyMessage, senderId as checkSenderId, toWire, type SenderKeyDistribution, type SenderKeyMessage } from './wire.ts';
 
 export const SENDER_KEY_INFO = 'chatsvc-sender-key-chain';
@@ -74,7 +74,7 @@ export function createSenderKeyReceiver(distribution: SenderKeyDistribution): Se
 export function encryptGroup(state: SenderKeyState, plaintext: Uint8Array): SenderKeyMessage {
   if (!(plaintext instanceof Uint8Array)) throw new E2eeError('invalid_argument', 'plaintext must be a Uint8Array');
   const { messageKey, nextChainKey } = chainStep(state.chainKey, INFO);
-  const nonce = randomBytes(NONCE_BYTES);
+  const nonce = randomNonce(NONCE_BYTES);
   const ciphertext = seal(messageKey, nonce, plaintext);
   const iteration = state.iteration;
   const mutable = state as MutableSender;
