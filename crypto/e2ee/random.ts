@@ -37,12 +37,13 @@ export function withRandomSource<T>(replacement: RandomSource, work: () => T): T
   }
 }
 
-// Nonces are drawn on every message, and each draw from the system costs a system call (slow
-// in sandboxes: about 10 µs here, a tenth of a message's whole budget). Nonces are public and
-// only need to be unique under their key (each message key is used once anyway), so they come
-// from a pool filled 4 KiB at a time. Keys never do: pooled bytes sitting in memory would let
-// someone who reads memory once predict ratchet keys generated later, which would delay the
-// ratchet's recovery from that compromise. Bytes handed out are wiped from the pool.
+// Nonces are drawn on every message, and each crypto.getRandomValues call costs a few
+// microseconds of fixed overhead (the crossing into native code and a fresh buffer), about a
+// tenth of a group message's whole cost here. Nonces are public and only need to be unique under
+// their key (each message key is used once anyway), so they come from a pool filled 4 KiB at a
+// time. Keys never do: pooled bytes waiting in memory would let someone who reads memory once
+// predict ratchet keys generated later, delaying the ratchet's recovery from that compromise.
+// Bytes handed out are wiped from the pool.
 const POOL_BYTES = 4096;
 let pool: Uint8Array = new Uint8Array(0);
 let poolOffset = 0;
