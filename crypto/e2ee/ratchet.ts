@@ -163,27 +163,20 @@ export function ratchetEncrypt(session: Session, plaintext: Uint8Array): DmMessa
   state.sendingChain = { chainKey: nextChainKey, messageNumber: chain.messageNumber + 1 };
   state.pendingX3dh = null; // only the first message carries it
 
-  const message: DmMessage = {
+  const wireHeader = { ratchet_key: toWire(header.ratchetKey), previous_chain_length: header.previousChainLength, message_number: header.messageNumber };
+  if (!x3dh) return { v: 1, header: wireHeader, ciphertext: toWire(ciphertext), nonce: toWire(nonce) };
+  return {
     v: 1,
-    header: { ratchet_key: toWire(header.ratchetKey), previous_chain_length: header.previousChainLength, message_number: header.messageNumber },
+    x3dh: {
+      identity_key: toWire(x3dh.identityKey),
+      ephemeral_key: toWire(x3dh.ephemeralKey),
+      signed_prekey_id: x3dh.signedPrekeyId,
+      one_time_prekey_id: x3dh.oneTimePrekeyId,
+    },
+    header: wireHeader,
     ciphertext: toWire(ciphertext),
     nonce: toWire(nonce),
   };
-  if (x3dh) {
-    return {
-      v: 1,
-      x3dh: {
-        identity_key: toWire(x3dh.identityKey),
-        ephemeral_key: toWire(x3dh.ephemeralKey),
-        signed_prekey_id: x3dh.signedPrekeyId,
-        one_time_prekey_id: x3dh.oneTimePrekeyId,
-      },
-      header: message.header,
-      ciphertext: message.ciphertext,
-      nonce: message.nonce,
-    };
-  }
-  return message;
 }
 
 /** Advances `chain` to message `until`, collecting the keys passed over into `into`. */

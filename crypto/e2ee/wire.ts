@@ -171,7 +171,8 @@ export function parseDmMessage(value: unknown): ParsedDm {
   version(m, 'DM message');
   const h = record(m.header, 'header');
   return {
-    x3dh: m.x3dh === undefined ? null : parseX3dh(m.x3dh),
+    // Absent on all but the first message; null is read as absent, as other encoders may write it.
+    x3dh: m.x3dh === undefined || m.x3dh === null ? null : parseX3dh(m.x3dh),
     header: {
       ratchetKey: bytes(h.ratchet_key, 'header.ratchet_key', KEY_BYTES),
       previousChainLength: count(h.previous_chain_length, 'header.previous_chain_length'),
