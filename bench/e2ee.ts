@@ -55,14 +55,8 @@ const batch = (work: () => void): Operation =>
     for (let i = 0; i < BATCH; i++) work();
   }, BATCH);
 
-function sessions(): { a: Session; b: Session; bundle: KeyBundle; identities: ReturnType<typeof bobKeys> } {
-  const identities = bobKeys();
-  const a = createInitiatorSession(identities.alice, identities.bundle);
-  const { session: b } = createResponderSession(identities.bob, identities.spk, identities.opk, encryptDm(a, PLAINTEXT));
-  return { a, b, bundle: identities.bundle, identities };
-}
-
-function bobKeys() {
+/** Alice's identity, Bob's identity and prekeys, and the bundle Alice fetches for Bob. */
+function parties() {
   const alice = generateIdentityKeyPair();
   const bob = generateIdentityKeyPair();
   const spk = generateSignedPrekey(bob, 1);
@@ -73,6 +67,14 @@ function bobKeys() {
     one_time_prekey: { key_id: opk!.keyId, public_key: wire(opk!.publicKey) },
   };
   return { alice, bob, spk, opk: opk!, bundle };
+}
+
+/** A session pair after the handshake. */
+function sessions(): { a: Session; b: Session } {
+  const { alice, bob, spk, opk, bundle } = parties();
+  const a = createInitiatorSession(alice, bundle);
+  const { session: b } = createResponderSession(bob, spk, opk, encryptDm(a, PLAINTEXT));
+  return { a, b };
 }
 
 function nodeSessions(): { a: NodeRatchet; b: NodeRatchet } {
@@ -97,7 +99,7 @@ function workloads(): { name: string; unit: string; baseline: string; ours: Oper
     nodePingPong.b.decrypt(nodePingPong.a.encrypt(PLAINTEXT));
   }, 2);
 
-  const keys = bobKeys();
+  const keys = parties();
   const x3dh = operation(() => {
     const a = createInitiatorSession(keys.alice, keys.bundle);
     createResponderSession(keys.bob, keys.spk, keys.opk, encryptDm(a, PLAINTEXT));
