@@ -20,6 +20,7 @@ import { appendEvents, createBaselineTable, insertRows } from './log.ts';
 import { paired, throughput, type Throughput } from './measure.ts';
 import { measureHttp, percentile } from './http.ts';
 import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
+import { e2eeFigures } from './e2ee.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
 
 interface Figure {
@@ -139,6 +140,12 @@ try {
       emit({ name: 'redis_ping', value: round(redis.ping.perSecond), unit: 'requests/s' });
       emit({ name: 'ratelimit_check_redis', value: round(redis.checks.perSecond), unit: 'checks/s', baseline: 'redis_ping', ratio: round(redis.checks.perSecond / redis.ping.perSecond, 3) });
     }
+  }
+
+  {
+    // The end-to-end encryption library (CPU only), each figure paired with node's crypto.
+    progress(`e2ee figures (${seconds}s each, paired with node's crypto)`);
+    for (const figure of await e2eeFigures({ seconds })) emit(figure);
   }
 
   {
