@@ -26,8 +26,7 @@ CREATE TABLE profiles (
 );
 
 -- `search`: English stemming, the title weighted A over the content's B, kept by PostgreSQL
--- itself. Rows stay inline up to 8 KB (toast_tuple_target): ranking reads every matching row's
--- vector, and an out-of-line vector costs a TOAST lookup per row, twice the ranking's own time.
+-- itself; the GIN index answers full-text matches (`search @@ tsquery`).
 CREATE TABLE knowledge_snippets (
   id         uuid PRIMARY KEY,
   profile_id uuid        NOT NULL,
@@ -42,9 +41,21 @@ CREATE TABLE knowledge_snippets (
   search     tsvector GENERATED ALWAYS AS (
     setweight(to_tsvector('english'::regconfig, title), 'A') || setweight(to_tsvector('english'::regconfig, content), 'B')
   ) STORED
-) WITH (toast_tuple_target = 8160);
+);
 CREATE INDEX knowledge_snippets_profile ON knowledge_snippets (profile_id, created_at DESC, revision DESC);
 CREATE INDEX knowledge_snippets_search ON knowledge_snippets USING gin (search);
 
--- OR of many tsqueries (`||` as an aggregate): the search ORs the query's lexemes.
-CREATE AGGREGATE tsquery_or_agg(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+-- Retrieval's inverted index, kept by the same projection: one row per snippet and lexeme of its
+-- `search` vector, with that lexeme's ts_rank_cd in the snippet. For a query whose lexemes are
+-- ORed, ts_rank_cd is the sum of its lexemes' ts_rank_cd, so a search adds these up instead of
+-- ranking every matching snippet's vector at query time (a common word matches thousands), and
+-- a one-word search reads its best snippets straight from the index, in order.
+CREATE TABLE knowledge_terms (
+  snippet_id uuid   NOT NULL,
+  lexeme     text   NOT NULL,
+  profile_id uuid   NOT NULL,
+  revision   bigint NOT NULL,
+  score      real   NOT NULL,
+  PRIMARY KEY (snippet_id, lexeme)
+);
+CREATE INDEX knowledge_terms_lookup ON knowledge_terms (profile_id, lexeme, score DESC, revision DESC) INCLUDE (snippet_id);

@@ -97,6 +97,34 @@ test('the relevance floor: a single passing mention in a long snippet\'s content
   assert.ok(rows[0].score > 0 && rows[0].score < SEARCH_FLOOR, `score ${rows[0].score}`);
 });
 
+test('scores are ts_rank_cd of the ORed query over each snippet\'s weighted vector (one word and several)', async ({ s, bot }) => {
+  for (const [text, tsquery] of [['password', 'password'], ['printer vpn toner zephyr', 'printer | vpn | toner | zephyr'], ['resetting passwords', 'reset | password']] as const) {
+    const hits = (await search(s, bot, `${q(text)}&limit=50`)).body as { id: string; score: number }[];
+    assert.ok(hits.length > 0, text);
+    const { rows } = await s.db.pool.query<{ id: string; rank: number }>(
+      `SELECT id, ts_rank_cd('{0.1,0.2,0.4,1.0}'::real[], search, to_tsquery('english', $2), 1) AS rank FROM knowledge_snippets
+       WHERE profile_id = $1 AND search @@ to_tsquery('english', $2)`, [bot, tsquery]);
+    const expected = rows.filter((r) => r.rank >= SEARCH_FLOOR).sort((a, b) => b.rank - a.rank);
+    assert.equal(hits.map((h) => h.id).sort(), expected.map((r) => r.id).sort(), text);
+    for (const hit of hits) assert.ok(Math.abs(hit.score - rows.find((r) => r.id === hit.id)!.rank) < 1e-5, `${text}: ${hit.score}`);
+    for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score >= hits[i]!.score, 'relevance descending');
+  }
+});
+
+test('equal scores: the newer snippet first; quotes and backslashes in snippets are indexed like any text', async ({ s }) => {
+  const id = await newProfile(s, 'search-ties');
+  const older = await add(s, id, 'Gadget', 'Same text.');
+  s.clock.advance(1000);
+  const newer = await add(s, id, 'Gadget', 'Same text.');
+  for (const text of ['gadget', 'gadget text']) {
+    assert.equal((await search(s, id, q(text))).body.map((h: { id: string }) => h.id), [newer, older], text);
+  }
+  const odd = await add(s, id, 'O\'Brien\'s "quoted" notes', 'Paths like C:\\temp\\x.txt and \\\\server\\share, it\'s fine; a\\b \'single\'.');
+  for (const text of ['Brien', 'temp', 'quoted notes', 'C:\\temp\\x.txt']) {
+    assert.ok((await search(s, id, q(text))).body.some((h: { id: string }) => h.id === odd), text);
+  }
+});
+
 test('nothing found: an unknown word, or only stop words, is an empty array', async ({ s, bot }) => {
   for (const text of ['xylophone', 'the and of', 'a']) {
     const r = await search(s, bot, q(text));
@@ -167,7 +195,7 @@ test('edits and deletions reach the search at once', async ({ s, bot, ids }) => 
 
 test('the route and the chat pipeline\'s grounding retrieval are one function (top 5)', async ({ s, bot, many }) => {
   assert.is(GROUNDING_HITS, 5);
-  for (const [profile, text] of [[bot, 'password printer toner zephyr'], [many, 'policy expenses']] as const) {
+  for (const [profile, text] of [[bot, 'password printer toner zephyr'], [many, 'policy expenses'], [many, 'policy']] as const) {
     const route = (await search(s, profile, q(text))).body;
     const direct = await searchKnowledge(s.platform.pool, profile, text, GROUNDING_HITS);
     assert.equal(route.map((h: { id: string; score: number }) => [h.id, h.score]), direct.map((h) => [h.id, h.score]));

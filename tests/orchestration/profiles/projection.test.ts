@@ -15,6 +15,7 @@ const admin = { 'X-API-Key': ADMIN_KEY };
 const SNAPSHOTS: Record<string, string> = {
   profiles: 'SELECT * FROM profiles ORDER BY id',
   knowledge_snippets: 'SELECT *, search::text AS search_text FROM knowledge_snippets ORDER BY id',
+  knowledge_terms: 'SELECT * FROM knowledge_terms ORDER BY snippet_id, lexeme',
 };
 
 const test = suite<{ s: TestServices }>('profiles and knowledge projections');
