@@ -11,7 +11,11 @@ const chars = (field: string, max: number) => z.string()
 const title = chars('title', TITLE_MAX);
 const content = chars('content', CONTENT_MAX).openapi({ description: `1-${CONTENT_MAX} characters (code points); sent to the model verbatim` });
 const source = z.string().max(2000).nullable().openapi({ description: 'free-text provenance' });
-const metadata = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'arbitrary JSON object' });
+/** Metadata is bounded so every snippet event stays far below the log's 1 MiB event limit (EventStoreDB's default). */
+export const METADATA_MAX_BYTES = 64 * 1024;
+const metadata = z.record(z.string(), z.unknown())
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `metadata must be at most ${METADATA_MAX_BYTES / 1024} KiB as JSON`)
+  .nullable().openapi({ description: `arbitrary JSON object, at most ${METADATA_MAX_BYTES / 1024} KiB as JSON` });
 
 export const CreateSnippetBody = z.strictObject({ title, content, source: source.optional(), metadata: metadata.optional() }).openapi('CreateKnowledgeSnippetRequest');
 export const PatchSnippetBody = z.strictObject({ title: title.optional(), content: content.optional(), source: source.optional(), metadata: metadata.optional() })

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decider.ts';
 import {
-  DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, changedFields, profileDecider, profileNotFound,
+  DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, SLUG_PATTERN, changedFields, profileDecider, profileNotFound,
   profileStream, type AgentProfileStreamEvent, type Profile, type ProfileSettings, type ReplyMode,
 } from '../../../domain/orchestration/profiles/decider.ts';
 import { asDomainEvent, type CommandContext } from '../../../infra/commands.ts';
@@ -77,6 +77,7 @@ export async function ensurePersonalAssistant(deps: ProfileDeps, context: Comman
 // --- auditors' views, read from the profile's stream ------------------------------------------
 
 async function streamOf(deps: Pick<ProfileDeps, 'commands'>, slug: string) {
+  if (!SLUG_PATTERN.test(slug)) return []; // no profile can have it: no stream to read
   const recorded = await deps.commands.store.readStream(profileStream(slug));
   return recorded.map((r) => ({ recorded: r, event: asDomainEvent<AgentProfileStreamEvent>(r) }));
 }

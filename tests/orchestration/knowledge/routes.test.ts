@@ -88,6 +88,7 @@ test('POST validation: lengths in characters (code points), strict fields, JSON 
     ['metadata text', { title: 'x', content: 'y', metadata: 'z' }],
     ['source number', { title: 'x', content: 'y', source: 7 }],
     ['title number', { title: 5, content: 'y' }],
+    ['metadata over 64 KiB', { title: 'x', content: 'y', metadata: { blob: 'z'.repeat(64 * 1024) } }],
   ];
   for (const [what, body] of bad) {
     const r = await add(s, bot, body);

@@ -74,6 +74,10 @@ test('as_of before the profile existed is 404; a malformed as_of is 400; unknown
     assert.is(r.body.error, 'validation_failed');
   }
   assert.is((await get(s, '/ghost/history')).status, 404);
+  for (const odd of ['NOT-A-SLUG', '%E2%9C%93', 'a%20b']) {
+    assert.is((await get(s, `/${odd}/history`)).status, 404, odd);
+    assert.is((await get(s, `/${odd}?as_of=${encodeURIComponent(new Date().toISOString())}`)).status, 404, odd);
+  }
   assert.is((await get(s, '/ghost/history')).body.error, 'profile_not_found');
   assert.is((await get(s, `/ghost?as_of=${encodeURIComponent(new Date().toISOString())}`)).status, 404);
 });
