@@ -30,6 +30,8 @@ export const SEARCH_FLOOR = 0.075;
 export const SEARCH_QUERY_MAX_CHARS = 500;
 /** Grounding in replies takes this many hits (spec: Limits). */
 export const GROUNDING_HITS = 5;
+/** Most hits one search returns (spec: Limits, bot knowledge search `limit` 1-50). */
+export const SEARCH_MAX_HITS = 50;
 
 // The lexeme as a one-word tsquery: quoted (quotes doubled, backslashes escaped), never parsed.
 const LEXEME_QUERY = (lexeme: string) => `('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`;
@@ -121,7 +123,6 @@ export type SearchHit = SnippetRow & { score: number };
 
 /** The query text as searched: control characters (NUL included) blanked, at most SEARCH_QUERY_MAX_CHARS characters. */
 export function searchableText(q: string): string {
-  // eslint-disable-next-line no-control-regex
   return Array.from(q.replace(/[\u0000-\u001f\u007f]/g, ' ')).slice(0, SEARCH_QUERY_MAX_CHARS).join('').trim();
 }
 
@@ -153,6 +154,7 @@ ORDER BY h.score DESC, h.revision DESC`;
 export async function searchKnowledge(pool: Pool, profileId: string, q: string, limit: number): Promise<SearchHit[]> {
   const text = searchableText(q);
   if (!text) return [];
-  const { rows } = await pool.query<SearchHit>({ name: 'orchard_knowledge_search', text: SEARCH_SQL, values: [profileId, text, SEARCH_FLOOR, limit] });
+  const hits = Math.min(SEARCH_MAX_HITS, Math.max(1, Math.trunc(limit) || 1));
+  const { rows } = await pool.query<SearchHit>({ name: 'orchard_knowledge_search', text: SEARCH_SQL, values: [profileId, text, SEARCH_FLOOR, hits] });
   return rows;
 }

@@ -3,6 +3,7 @@
 
 import { z } from '@hono/zod-openapi';
 import { CONTENT_MAX, TITLE_MAX, charCount } from '../../../domain/orchestration/knowledge/decider.ts';
+import { SEARCH_MAX_HITS } from '../../../projections/orchestration/knowledge.ts';
 
 const chars = (field: string, max: number) => z.string()
   .refine((s) => charCount(s) >= 1 && charCount(s) <= max, `${field} must be 1-${max} characters`)
@@ -37,7 +38,7 @@ export const SearchHit = Snippet.extend({ score: z.number().openapi({ descriptio
 /** A repeated query parameter arrives as an array: the first value counts. */
 const first = z.union([z.string(), z.array(z.string())]).optional().transform((v) => (Array.isArray(v) ? v[0] : v));
 
-export const SEARCH_LIMIT = { defaultLimit: 5, maxLimit: 50 };
+export const SEARCH_LIMIT = { defaultLimit: 5, maxLimit: SEARCH_MAX_HITS };
 
 export const ListQuery = z.object({
   title_contains: first.openapi({ type: 'string', description: 'a literal, case-insensitive substring of the title (% and _ are not wildcards)' }),
