@@ -7,6 +7,8 @@ import { SECURITY_EVENT_TYPES } from './orchestration/users/audit.ts';
 import { SESSION_EVENT_TYPES } from './orchestration/users/session.ts';
 import { USER_EVENT_TYPES } from './orchestration/users/decider.ts';
 import { RESERVATION_EVENT_TYPES } from './shared/reservation.ts';
+import { PROFILE_EVENT_TYPES } from './orchestration/profiles/decider.ts';
+import { KNOWLEDGE_EVENT_TYPES } from './orchestration/knowledge/decider.ts';
 
 export const EVENT_TYPES: readonly string[] = [
   ...USER_EVENT_TYPES,
@@ -14,6 +16,8 @@ export const EVENT_TYPES: readonly string[] = [
   ...SECURITY_EVENT_TYPES,
   ...REGISTRATION_EVENT_TYPES,
   ...RESERVATION_EVENT_TYPES,
+  ...PROFILE_EVENT_TYPES,
+  ...KNOWLEDGE_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */

@@ -30,6 +30,7 @@ export const ENV_VARS = {
   ORCH_METRICS_TOKEN: 'when set, GET /metrics needs Authorization: Bearer <token>',
   ORCH_METRICS_TOKEN_FILE: 'file holding ORCH_METRICS_TOKEN',
   REDIS_URL: 'Redis for the shared rate limiter (redis://host:6379); unset: counters live in each process',
+  ORCH_LLM_MODEL: 'model of a profile created without one (default local)',
 } as const;
 
 export type EnvName = keyof typeof ENV_VARS;
@@ -56,6 +57,8 @@ export interface Config {
   /** When set, /metrics requires it as a Bearer token. */
   metricsToken: string | null;
   redisUrl: string | null;
+  /** ORCH_LLM_MODEL: the model a profile gets when its creator names none. */
+  llmModel: string | null;
   cookieSecure: boolean;
   forwardAuth: {
     enabled: boolean;
@@ -124,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     enforceAdminRole: optOut(env.ORCH_ENFORCE_ADMIN_ROLE),
     metricsToken: secret(env, 'ORCH_METRICS_TOKEN', 'ORCH_METRICS_TOKEN_FILE').value,
     redisUrl: env.REDIS_URL?.trim() || null,
+    llmModel: env.ORCH_LLM_MODEL?.trim() || null,
     cookieSecure: optIn(env.ORCH_COOKIE_SECURE),
     forwardAuth: {
       enabled: optIn(env.ORCH_FORWARD_AUTH),

@@ -6,6 +6,7 @@ import { createLogger } from '../infra/logging.ts';
 import { StartupError } from '../infra/startup-error.ts';
 import { SERVICES, type ServiceName } from './apps.ts';
 import { keysRotate, runnerStatus } from './keys.ts';
+import { SET_REPLY_MODE_USAGE, setReplyModeCommand } from './profiles.ts';
 import { offlineDocument } from './openapi.ts';
 import { openPlatform } from './platform.ts';
 import { announcement, lockDataDir, startServices } from './serve.ts';
@@ -18,7 +19,9 @@ const USAGE = `usage: orchard <command>
                                     print the log as JSON lines (stream, revision, position, type, data, metadata)
   openapi <orch|chat|registry>      print a service's OpenAPI 3.1 document (no server needed)
   keys rotate <username>            rotate an account's API key (interactive terminal only)
-  keys runner-status                VERIFIED (0), NOT VERIFIED (3) or CANNOT VERIFY (4) for the runner`;
+  keys runner-status                VERIFIED (0), NOT VERIFIED (3) or CANNOT VERIFY (4) for the runner
+  profiles set-reply-mode <slug> <dm_only|channel_mention|both>
+                                    set a profile's channel_reply_mode (an operator action in the log)`;
 
 function option(args: string[], name: string): string[] {
   const values: string[] = [];
@@ -130,6 +133,11 @@ async function main(argv: string[]): Promise<number> {
       if (args[0] === 'rotate') return keysRotate(config, log, args[1], process.stdout, process.stderr);
       if (args[0] === 'runner-status') return runnerStatus(config, log, process.stdout);
       say(USAGE);
+      return 2;
+    }
+    case 'profiles': {
+      if (args[0] === 'set-reply-mode') return setReplyModeCommand(config, log, args.slice(1), process.stdout, process.stderr);
+      say(SET_REPLY_MODE_USAGE);
       return 2;
     }
     default:

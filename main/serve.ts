@@ -11,6 +11,7 @@ import { ensureWritableDir } from '../infra/db/embedded.ts';
 import { StartupError } from '../infra/startup-error.ts';
 import { createApp, type ServiceName } from './apps.ts';
 import { ensureBootstrapAdmin, ensureRunner } from './bootstrap.ts';
+import { ensurePersonalAssistant } from './profiles.ts';
 import type { Platform } from './platform.ts';
 
 export interface RunningService {
@@ -59,6 +60,7 @@ export async function startServices(platform: Platform, names: ServiceName[]): P
       if (name === 'orch') {
         await ensureBootstrapAdmin(platform);
         await ensureRunner(platform);
+        await ensurePersonalAssistant(platform);
       }
       const address = platform.config.listen[name];
       const { server, port } = await listen(createApp(name, platform), address, LISTEN_VARIABLE[name]);

@@ -2,5 +2,7 @@
 
 import type { Projection } from '../infra/projections/engine.ts';
 import { usersProjections } from './orchestration/users.ts';
+import { profilesProjection } from './orchestration/profiles.ts';
+import { knowledgeSnippetsProjection } from './orchestration/knowledge.ts';
 
-export const allProjections: Projection<any>[] = [...usersProjections];
+export const allProjections: Projection<any>[] = [...usersProjections, profilesProjection, knowledgeSnippetsProjection];

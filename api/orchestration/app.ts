@@ -16,6 +16,9 @@ import { OrchError } from './router.ts';
 import { keyRotationRoutes } from './users/key-rotation.ts';
 import { loginRoutes } from './users/login.ts';
 import { userRoutes } from './users/routes.ts';
+import { profileRoutes } from './profiles/routes.ts';
+import { knowledgeRoutes } from './knowledge/routes.ts';
+import { templateRoutes } from './templates/routes.ts';
 
 /** `require_admin` guards these paths (spec: Authentication). */
 export const ADMIN_PATHS = ['/api/v1/admin/*', '/api/admin/*', '/api/templates', '/api/templates/*'];
@@ -45,6 +48,9 @@ export function createOrchestrationApp(deps: OrchDeps) {
   app.use('/api/*', requireCsrfForSessions(deps.sealKey));
   for (const path of ADMIN_PATHS) app.use(path, requireAdmin(deps.config.enforceAdminRole));
   app.route('/', userRoutes(deps));
+  app.route('/', profileRoutes(deps));
+  app.route('/', knowledgeRoutes(deps));
+  app.route('/', templateRoutes(deps));
   serveApiDocs(app, {
     ...ORCH_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
     guard: requireKey(), errorSchema: OrchError,

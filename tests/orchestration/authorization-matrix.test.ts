@@ -41,6 +41,10 @@ interface World {
   target?: Account;
   /** A user account whose role PATCH /api/v1/admin/users/{id} flips back and forth. */
   throwaway?: Account;
+  /** A profile the profile and knowledge routes act on, a snippet of it, and snippets to delete (one per DELETE cell). */
+  profile?: { id: string; slug: string };
+  snippet?: string;
+  deletable: string[];
   /** Makes every body that must be unique unique. */
   seq: number;
 }
@@ -87,7 +91,7 @@ type PrincipalName = (typeof principals)[number]['name'];
 
 interface Route {
   name: string;
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path(w: World): string;
   body?(w: World): unknown;
   /** Ends the caller's session: runs after the row's other cells. */
@@ -196,8 +200,55 @@ const routes = [
   },
   { name: 'GET /api/admin/users', method: 'GET', path: () => '/api/admin/users', check: (r) => assert.ok(Array.isArray(r.body.users)) },
   { name: 'GET /api/admin/{unknown}', method: 'GET', path: () => '/api/admin/no-such-route' },
-  { name: 'GET /api/templates', method: 'GET', path: () => '/api/templates' },
+  { name: 'GET /api/templates', method: 'GET', path: () => '/api/templates', check: (r) => assert.is(r.body.length, 5) },
   { name: 'GET /api/templates/{unknown}', method: 'GET', path: () => '/api/templates/no-such-route' },
+  { name: 'GET /api/templates/{slug}', method: 'GET', path: () => '/api/templates/hr-faq', check: (r) => assert.is(r.body.slug, 'hr-faq') },
+  {
+    name: 'POST /api/templates/{slug}/instantiate', method: 'POST', path: () => '/api/templates/hr-faq/instantiate',
+    body: (w) => ({ slug: `web-tmpl-${++w.seq}`, name: 'From the web UI' }), check: (r) => assert.is(r.body.seeded_memory_count, 5),
+  },
+  // Profiles (admin, the route's own check), bot knowledge (reads: any key; writes: admin), templates.
+  { name: 'GET /api/v1/agent-chat/profiles', method: 'GET', path: () => '/api/v1/agent-chat/profiles', check: (r) => assert.ok(Array.isArray(r.body)) },
+  {
+    name: 'POST /api/v1/agent-chat/profiles', method: 'POST', path: () => '/api/v1/agent-chat/profiles',
+    body: (w) => ({ slug: `matrix-${++w.seq}`, name: 'Made by the matrix' }), check: (r) => assert.match(r.body.slug, /^matrix-/),
+  },
+  { name: 'GET /api/v1/agent-chat/profiles/{slug}', method: 'GET', path: (w) => `/api/v1/agent-chat/profiles/${need(w.profile, 'profile').slug}`, check: (r, w) => assert.is(r.body.id, w.profile!.id) },
+  {
+    name: 'PUT /api/v1/agent-chat/profiles/{slug}', method: 'PUT', path: (w) => `/api/v1/agent-chat/profiles/${need(w.profile, 'profile').slug}`,
+    body: (w) => ({ max_tokens: 1000 + ++w.seq }), check: (r, w) => assert.is(r.body.max_tokens, 1000 + w.seq),
+  },
+  {
+    name: 'GET /api/v1/agent-chat/profiles/{slug}/history', method: 'GET', path: (w) => `/api/v1/agent-chat/profiles/${need(w.profile, 'profile').slug}/history`,
+    check: (r) => assert.is(r.body[0].event_type, 'ProfileCreated'),
+  },
+  { name: 'GET /api/v1/bots/{profile_id}/knowledge', method: 'GET', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge`, check: (r) => assert.ok(r.body.length > 0) },
+  {
+    name: 'POST /api/v1/bots/{profile_id}/knowledge', method: 'POST', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge`,
+    body: () => ({ title: 'Matrix', content: 'Written by the matrix.' }), check: (r, w) => assert.is(r.body.profile_id, w.profile!.id),
+  },
+  {
+    name: 'GET /api/v1/bots/{profile_id}/knowledge/search', method: 'GET', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge/search?q=matrix`,
+    check: (r) => assert.ok(r.body.length > 0),
+  },
+  {
+    name: 'GET /api/v1/bots/{profile_id}/knowledge/{id}', method: 'GET', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.snippet, 'snippet')}`,
+    check: (r, w) => assert.is(r.body.id, w.snippet),
+  },
+  {
+    name: 'PATCH /api/v1/bots/{profile_id}/knowledge/{id}', method: 'PATCH', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.snippet, 'snippet')}`,
+    body: (w) => ({ title: `Matrix ${++w.seq}` }), check: (r, w) => assert.is(r.body.title, `Matrix ${w.seq}`),
+  },
+  {
+    name: 'DELETE /api/v1/bots/{profile_id}/knowledge/{id}', method: 'DELETE',
+    path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.deletable.pop(), 'snippet to delete')}`,
+  },
+  { name: 'GET /api/v1/templates', method: 'GET', path: () => '/api/v1/templates', check: (r) => assert.is(r.body.length, 5) },
+  { name: 'GET /api/v1/templates/{slug}', method: 'GET', path: () => '/api/v1/templates/sales-sdr', check: (r) => assert.is(r.body.slug, 'sales-sdr') },
+  {
+    name: 'POST /api/v1/templates/{slug}/instantiate', method: 'POST', path: () => '/api/v1/templates/sales-sdr/instantiate',
+    body: (w) => ({ slug: `tmpl-${++w.seq}`, name: 'From a template', seed_memories: false }), check: (r) => assert.is(r.body.seeded_memory_count, 0),
+  },
 ] as const satisfies readonly Route[];
 
 type RouteName = (typeof routes)[number]['name'];
@@ -222,6 +273,7 @@ const ROTATE_NEEDS_SESSION: Cell = {
 };
 const ROTATE_NEEDS_ADMIN: Cell = { status: 403, error: 'api_key_rotation_requires_admin', message: 'rotating another account\'s key requires the admin role' };
 const SESSION_ONLY: Cell = { status: 403, error: 'session_required' };
+const NO_TEMPLATE: Cell = { status: 404, error: 'template_not_found' };
 const REGISTRATION_CLOSED: Cell = { status: 409, error: 'already_registered', message: 'registration is closed: a local account already exists' };
 
 // Shared shapes of rows.
@@ -246,6 +298,23 @@ const nonAdminKey = {
   'GET /api/admin/{unknown}': ADMIN_ONLY,
   'GET /api/templates': ADMIN_ONLY,
   'GET /api/templates/{unknown}': ADMIN_ONLY,
+  'GET /api/templates/{slug}': ADMIN_ONLY,
+  'POST /api/templates/{slug}/instantiate': ADMIN_ONLY,
+  'GET /api/v1/agent-chat/profiles': ADMIN_ONLY,
+  'POST /api/v1/agent-chat/profiles': ADMIN_ONLY,
+  'GET /api/v1/agent-chat/profiles/{slug}': ADMIN_ONLY,
+  'PUT /api/v1/agent-chat/profiles/{slug}': ADMIN_ONLY,
+  'GET /api/v1/agent-chat/profiles/{slug}/history': ADMIN_ONLY,
+  // Knowledge reads take any key; writes are the admin's.
+  'GET /api/v1/bots/{profile_id}/knowledge': OK,
+  'POST /api/v1/bots/{profile_id}/knowledge': ADMIN_ONLY,
+  'GET /api/v1/bots/{profile_id}/knowledge/search': OK,
+  'GET /api/v1/bots/{profile_id}/knowledge/{id}': OK,
+  'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+  'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+  'GET /api/v1/templates': OK,
+  'GET /api/v1/templates/{slug}': OK,
+  'POST /api/v1/templates/{slug}/instantiate': ADMIN_ONLY,
 } as const satisfies Record<RouteName, Cell>;
 
 const adminKey = {
@@ -257,8 +326,20 @@ const adminKey = {
   'POST /auth/register': REGISTRATION_CLOSED,
   'GET /api/admin/users': SESSION_ONLY,
   'GET /api/admin/{unknown}': NO_ROUTE,
-  'GET /api/templates': NO_ROUTE,
-  'GET /api/templates/{unknown}': NO_ROUTE,
+  // The templates mirror serves browser sessions; a keyed admin uses /api/v1/templates.
+  'GET /api/templates': SESSION_ONLY,
+  'GET /api/templates/{unknown}': SESSION_ONLY,
+  'GET /api/templates/{slug}': SESSION_ONLY,
+  'POST /api/templates/{slug}/instantiate': SESSION_ONLY,
+  'GET /api/v1/agent-chat/profiles': OK,
+  'POST /api/v1/agent-chat/profiles': CREATED,
+  'GET /api/v1/agent-chat/profiles/{slug}': OK,
+  'PUT /api/v1/agent-chat/profiles/{slug}': OK,
+  'GET /api/v1/agent-chat/profiles/{slug}/history': OK,
+  'POST /api/v1/bots/{profile_id}/knowledge': CREATED,
+  'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': OK,
+  'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': NO_CONTENT,
+  'POST /api/v1/templates/{slug}/instantiate': CREATED,
 } as const satisfies Record<RouteName, Cell>;
 
 const nonAdminSession = {
@@ -292,6 +373,22 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/admin/{unknown}': MISSING,
     'GET /api/templates': MISSING,
     'GET /api/templates/{unknown}': MISSING,
+    'GET /api/templates/{slug}': MISSING,
+    'POST /api/templates/{slug}/instantiate': MISSING,
+    'GET /api/v1/agent-chat/profiles': MISSING,
+    'POST /api/v1/agent-chat/profiles': MISSING,
+    'GET /api/v1/agent-chat/profiles/{slug}': MISSING,
+    'PUT /api/v1/agent-chat/profiles/{slug}': MISSING,
+    'GET /api/v1/agent-chat/profiles/{slug}/history': MISSING,
+    'GET /api/v1/bots/{profile_id}/knowledge': MISSING,
+    'POST /api/v1/bots/{profile_id}/knowledge': MISSING,
+    'GET /api/v1/bots/{profile_id}/knowledge/search': MISSING,
+    'GET /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
+    'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
+    'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
+    'GET /api/v1/templates': MISSING,
+    'GET /api/v1/templates/{slug}': MISSING,
+    'POST /api/v1/templates/{slug}/instantiate': MISSING,
   },
   'invalid key': {
     'GET /api/v1/health': OK,
@@ -314,6 +411,22 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/admin/{unknown}': INVALID,
     'GET /api/templates': INVALID,
     'GET /api/templates/{unknown}': INVALID,
+    'GET /api/templates/{slug}': INVALID,
+    'POST /api/templates/{slug}/instantiate': INVALID,
+    'GET /api/v1/agent-chat/profiles': INVALID,
+    'POST /api/v1/agent-chat/profiles': INVALID,
+    'GET /api/v1/agent-chat/profiles/{slug}': INVALID,
+    'PUT /api/v1/agent-chat/profiles/{slug}': INVALID,
+    'GET /api/v1/agent-chat/profiles/{slug}/history': INVALID,
+    'GET /api/v1/bots/{profile_id}/knowledge': INVALID,
+    'POST /api/v1/bots/{profile_id}/knowledge': INVALID,
+    'GET /api/v1/bots/{profile_id}/knowledge/search': INVALID,
+    'GET /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
+    'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
+    'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
+    'GET /api/v1/templates': INVALID,
+    'GET /api/v1/templates/{slug}': INVALID,
+    'POST /api/v1/templates/{slug}/instantiate': INVALID,
   },
   'readonly key': nonAdminKey,
   'user key': nonAdminKey,
@@ -330,6 +443,10 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /auth/register': MISSING,
     'GET /api/me': OK,
     'GET /api/admin/users': OK,
+    'GET /api/templates': OK,
+    'GET /api/templates/{unknown}': NO_TEMPLATE,
+    'GET /api/templates/{slug}': OK,
+    'POST /api/templates/{slug}/instantiate': CREATED,
   },
 };
 
@@ -346,6 +463,15 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'GET /api/admin/users': SESSION_ONLY,
     'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
     'GET /api/admin/{unknown}': NO_ROUTE,
+    // Profile routes, knowledge writes and instantiation check the admin role themselves.
+    'GET /api/v1/agent-chat/profiles': ADMIN_ONLY,
+    'POST /api/v1/agent-chat/profiles': ADMIN_ONLY,
+    'PUT /api/v1/agent-chat/profiles/{slug}': ADMIN_ONLY,
+    'GET /api/v1/agent-chat/profiles/{slug}/history': ADMIN_ONLY,
+    'POST /api/v1/bots/{profile_id}/knowledge': ADMIN_ONLY,
+    'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+    'POST /api/v1/templates/{slug}/instantiate': ADMIN_ONLY,
+    'GET /api/templates': SESSION_ONLY,
   },
   'runner key': {
     'GET /api/v1/admin/users': OK,
@@ -357,6 +483,11 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'GET /api/admin/users': OK,
     'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
     'GET /api/admin/{unknown}': NO_ROUTE,
+    'GET /api/templates': OK,
+    'GET /api/templates/{slug}': OK,
+    'POST /api/templates/{slug}/instantiate': ADMIN_ONLY,
+    'PUT /api/v1/agent-chat/profiles/{slug}': ADMIN_ONLY,
+    'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
   },
 };
 
@@ -430,7 +561,7 @@ async function createKeyOnlyAccount(s: TestServices, name: string): Promise<Acco
 
 /** Accounts in parallel (password hashing runs on the threadpool), then one login per session. */
 async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['accounts']>; sessions: Array<keyof World['sessions']> }): Promise<World> {
-  const w: World = { s, adminKey: ADMIN_KEY, runnerKey: RUNNER_KEY, accounts: {}, sessions: {}, seq: 0 };
+  const w: World = { s, adminKey: ADMIN_KEY, runnerKey: RUNNER_KEY, accounts: {}, sessions: {}, seq: 0, deletable: [] };
   const wanted = [...new Set([...roles.keys, ...roles.sessions])];
   const [target, throwaway, ...made] = await Promise.all([
     createKeyOnlyAccount(s, `target-${randomUUID().slice(0, 8)}`),
@@ -439,6 +570,17 @@ async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['acc
   ]);
   w.target = target;
   w.throwaway = throwaway;
+  const slug = `matrix-bot-${randomUUID().slice(0, 8)}`;
+  const profile = await http(`${s.orch}/api/v1/agent-chat/profiles`, { headers: keyed(ADMIN_KEY), json: { slug, name: 'Matrix bot' } });
+  if (profile.status !== 201) throw new Error(`create profile: ${profile.status} ${profile.text}`);
+  w.profile = { id: profile.body.id, slug };
+  const snippet = async () => {
+    const r = await http(`${s.orch}/api/v1/bots/${profile.body.id}/knowledge`, { headers: keyed(ADMIN_KEY), json: { title: 'Matrix', content: 'A matrix snippet.' } });
+    if (r.status !== 201) throw new Error(`add snippet: ${r.status} ${r.text}`);
+    return r.body.id as string;
+  };
+  w.snippet = await snippet();
+  for (let i = 0; i < principals.length; i++) w.deletable.push(await snippet());
   wanted.forEach((role, i) => { w.accounts[role] = made[i]!; });
   const sessions = await Promise.all(roles.sessions.map((role) => login(s, account(w, role))));
   roles.sessions.forEach((role, i) => { w.sessions[role] = sessions[i]!; });

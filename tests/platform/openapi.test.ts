@@ -58,7 +58,9 @@ test('orchestration: every operation has its response codes; bodies and paramete
     }
   }
   // Routes with a body document its schema, and its validation and size refusals.
-  for (const [route, method] of [['/auth/register', 'post'], ['/auth/login', 'post'], ['/api/v1/admin/users', 'post'], ['/api/v1/admin/users/{user_id}', 'patch'], ['/api/admin/users', 'post']] as const) {
+  for (const [route, method] of [['/auth/register', 'post'], ['/auth/login', 'post'], ['/api/v1/admin/users', 'post'], ['/api/v1/admin/users/{user_id}', 'patch'], ['/api/admin/users', 'post'],
+    ['/api/v1/agent-chat/profiles', 'post'], ['/api/v1/agent-chat/profiles/{slug}', 'put'], ['/api/v1/bots/{profile_id}/knowledge', 'post'],
+    ['/api/v1/bots/{profile_id}/knowledge/{id}', 'patch'], ['/api/v1/templates/{slug}/instantiate', 'post'], ['/api/templates/{slug}/instantiate', 'post']] as const) {
     const op = doc.paths[route]![method]!;
     assert.ok(op.requestBody?.content['application/json']?.schema, `${method} ${route}: no request schema`);
     for (const code of ['400', '413']) assert.ok(op.responses[code], `${method} ${route}: no ${code}`);

@@ -50,6 +50,8 @@ export class TestServices {
     const { ensureBootstrapAdmin, ensureRunner } = await import('../../main/bootstrap.ts');
     await ensureBootstrapAdmin(this.platform);
     await ensureRunner(this.platform);
+    const { ensurePersonalAssistant } = await import('../../main/profiles.ts');
+    await ensurePersonalAssistant(this.platform);
     const seq = ++appSeq;
     for (const name of SERVICES) {
       const origin = `http://${name}-${seq}.test`;

@@ -1,0 +1,118 @@
+// Profile use cases: create (with the defaults, or from a template with its seeded knowledge),
+// update, the operator's reply mode, the built-in profiles, and the auditors' views read from
+// the profile's own stream (its history, and the profile as it was at an instant). Used by the
+// profile and template routes and by the composition root (main/).
+
+import { randomUUID } from 'node:crypto';
+import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decider.ts';
+import {
+  DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, SLUG_PATTERN, changedFields, profileDecider, profileNotFound,
+  profileStream, type AgentProfileStreamEvent, type Profile, type ProfileSettings, type ReplyMode,
+} from '../../../domain/orchestration/profiles/decider.ts';
+import { asDomainEvent, type CommandContext } from '../../../infra/commands.ts';
+import { PROFILE_COLUMNS, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
+import type { OrchDeps } from '../deps.ts';
+
+export type ProfileDeps = Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'config'>;
+
+const iso = (deps: Pick<ProfileDeps, 'clock'>) => deps.clock.now().toISOString();
+
+/** A profile as every route shows it, from the read model or from a fold of its stream. */
+export function profileView(profile: ProfileRow | Profile): Profile {
+  const view = Object.fromEntries(PROFILE_COLUMNS.map((c) => [c, profile[c]])) as unknown as Profile;
+  view.created_at = new Date(profile.created_at).toISOString();
+  view.updated_at = new Date(profile.updated_at).toISOString();
+  return view;
+}
+
+/** The full settings of a new profile: what was sent over the documented defaults. */
+export function newSettings(deps: Pick<ProfileDeps, 'config'>, sent: Partial<ProfileSettings> & { name: string }): ProfileSettings {
+  const defined = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined));
+  return { ...PROFILE_DEFAULTS, model: deps.config.llmModel ?? DEFAULT_MODEL, ...defined } as ProfileSettings;
+}
+
+/**
+ * Create a profile in one append on its stream (which is also the slug's reservation): 409
+ * `slug_taken` when the slug exists. A template instantiation adds its seeded snippets and the
+ * knowledge-search flag to the same append.
+ */
+export async function createProfile(
+  deps: ProfileDeps,
+  input: { slug: string; settings: ProfileSettings; template?: { slug: string; seed: Omit<SnippetSeed, 'snippet_id'>[] } },
+  context: CommandContext,
+): Promise<ProfileRow> {
+  const template = input.template && { slug: input.template.slug, seed: input.template.seed.map((s) => ({ snippet_id: randomUUID(), ...s })) };
+  await deps.commands.run(profileStream(input.slug), profileDecider, {
+    type: 'CreateProfile', profile_id: randomUUID(), slug: input.slug, settings: input.settings, template, by: context.actor.id, at: iso(deps),
+  }, context);
+  return (await profileBySlug(deps.db, input.slug))!;
+}
+
+export async function updateProfile(deps: ProfileDeps, slug: string, changes: Partial<ProfileSettings>, context: CommandContext): Promise<ProfileRow> {
+  await deps.commands.run(profileStream(slug), profileDecider, { type: 'UpdateProfile', changes, by: context.actor.id, at: iso(deps) }, context);
+  return (await profileBySlug(deps.db, slug))!;
+}
+
+/** The operator's change of `channel_reply_mode` (no API sets it); false when it already was. */
+export async function setReplyMode(deps: ProfileDeps, slug: string, mode: ReplyMode, context: CommandContext): Promise<boolean> {
+  const { events } = await deps.commands.run(profileStream(slug), profileDecider, { type: 'SetReplyMode', mode, by: context.actor.id, at: iso(deps) }, context);
+  return events.length > 0;
+}
+
+const PERSONAL_ASSISTANT_PROMPT = [
+  'You are the personal assistant of the person signed in to this orchestration platform.',
+  'Help them plan and track work, draft and summarise text, and answer questions about their projects and tasks.',
+  'Be concise and accurate; say so when you do not know something rather than guessing.',
+].join(' ');
+
+/** The built-in personal assistant (tier 3): created once, at the first start, by an event; later starts change nothing. */
+export async function ensurePersonalAssistant(deps: ProfileDeps, context: CommandContext): Promise<'created' | 'unchanged'> {
+  const settings = newSettings(deps, { name: 'Personal assistant', security_tier: 3, system_prompt: PERSONAL_ASSISTANT_PROMPT });
+  const { events } = await deps.commands.run(profileStream(PERSONAL_ASSISTANT_SLUG), profileDecider, {
+    type: 'EnsureProfile', profile_id: PERSONAL_ASSISTANT_ID, slug: PERSONAL_ASSISTANT_SLUG, settings, by: null, at: iso(deps),
+  }, context);
+  return events.length > 0 ? 'created' : 'unchanged';
+}
+
+// --- auditors' views, read from the profile's stream ------------------------------------------
+
+async function streamOf(deps: Pick<ProfileDeps, 'commands'>, slug: string) {
+  if (!SLUG_PATTERN.test(slug)) return []; // no profile can have it: no stream to read
+  const recorded = await deps.commands.store.readStream(profileStream(slug));
+  return recorded.map((r) => ({ recorded: r, event: asDomainEvent<AgentProfileStreamEvent>(r) }));
+}
+
+export interface HistoryEntry {
+  revision: number;
+  event_type: string;
+  changed_fields: string[];
+  actor: { kind: string; id: string | null };
+  correlation_id: string | null;
+  at: string;
+}
+
+/** Every change of the profile, oldest first (its knowledge events are left out: they change the knowledge). */
+export async function profileHistory(deps: Pick<ProfileDeps, 'commands'>, slug: string): Promise<HistoryEntry[]> {
+  const events = await streamOf(deps, slug);
+  if (events.length === 0) throw profileNotFound();
+  return events.flatMap(({ recorded, event }) => {
+    const changed = changedFields(event);
+    if (!changed) return [];
+    return [{
+      revision: Number(recorded.revision), event_type: event.type, changed_fields: changed,
+      actor: { kind: recorded.metadata.actor.kind, id: recorded.metadata.actor.id }, correlation_id: recorded.metadata.correlation_id ?? null,
+      at: new Date((event.data as { at: string }).at).toISOString(),
+    }];
+  });
+}
+
+/** The profile as it was at `instant`: the stream folded up to its last event at or before it; 404 before the profile existed. */
+export async function profileAsOf(deps: Pick<ProfileDeps, 'commands'>, slug: string, instant: Date): Promise<Profile> {
+  let state = profileDecider.initialState();
+  for (const { event } of await streamOf(deps, slug)) {
+    if (Date.parse((event.data as { at: string }).at) > instant.getTime()) break;
+    state = profileDecider.evolve(state, event);
+  }
+  if (!state.profile) throw profileNotFound();
+  return profileView(state.profile);
+}

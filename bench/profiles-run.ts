@@ -1,0 +1,10 @@
+// The profile and knowledge figures alone: `node --import tsx bench/profiles-run.ts`, one JSON
+// object per line on stdout, progress on stderr. DATABASE_URL names a server to use (a temporary
+// database is created there and dropped); without it an embedded server runs in a temporary
+// directory. BENCH_SECONDS (default 4) sets the measured time of the paired throughput figures.
+
+import { profilesFigures } from './profiles.ts';
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const seconds = process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS);
+for (const figure of await profilesFigures({ progress, seconds })) process.stdout.write(JSON.stringify(figure) + '\n');
