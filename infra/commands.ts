@@ -31,8 +31,8 @@ export interface CommandResult<State, Event> {
   appended: AppendResult | null;
 }
 
-/** Waits until the projections handling `eventTypes` have applied the log up to `position`. */
-export type AwaitProjections = (position: Position, eventTypes: string[]) => Promise<void>;
+/** Waits until each projection has applied the last of these events that it handles. */
+export type AwaitProjections = (events: { type: string; position: Position }[]) => Promise<void>;
 
 const MAX_ATTEMPTS = 5;
 
@@ -92,7 +92,7 @@ export class CommandRunner {
       }
       this.onAppended(events);
       state = events.reduce(decider.evolve, state);
-      await this.awaitProjections(appended.position, events.map((e) => e.type));
+      await this.awaitProjections(await this.positionsOf(stream, events, appended));
       return { events, state, appended };
     }
   }
@@ -100,7 +100,19 @@ export class CommandRunner {
   async record(stream: string, event: DomainEvent, context: CommandContext, options: { expected?: ExpectedRevision } = {}): Promise<AppendResult> {
     const appended = await this.store.append(stream, [toAppend(event, context)], { expected: options.expected ?? 'any' });
     this.onAppended([event]);
-    await this.awaitProjections(appended.position, [event.type]);
+    await this.awaitProjections([{ type: event.type, position: appended.position }]);
     return appended;
+  }
+
+  /**
+   * Where each appended event landed. The append answers with the last one's position; events of
+   * one type need nothing more, a mixed append reads its own events back (one short read).
+   */
+  private async positionsOf(stream: string, events: DomainEvent[], appended: AppendResult): Promise<{ type: string; position: Position }[]> {
+    const last = events.at(-1)!;
+    if (events.every((e) => e.type === last.type)) return [{ type: last.type, position: appended.position }];
+    const from = appended.nextExpectedRevision - BigInt(events.length - 1);
+    const written = await this.store.readStream(stream, { from, limit: events.length });
+    return written.map((e) => ({ type: e.type, position: e.position }));
   }
 }

@@ -104,7 +104,7 @@ export async function openPlatform(
   metrics.watchProjections(engine, store, pool);
   const commands = new CommandRunner(
     store,
-    (position, types) => engine.waitFor(position, types, READ_YOUR_WRITES_TIMEOUT_MS),
+    (events) => engine.waitForEvents(events, READ_YOUR_WRITES_TIMEOUT_MS),
     (events) => metrics.countAppended(events),
   );
   const limiter = createRateLimiter(config.redisUrl, clock, log);

@@ -115,10 +115,21 @@ export class ProjectionEngine {
    * Read-your-writes: resolve once every projection that handles one of `eventTypes` has
    * applied the log up to `position` (whichever process runs it).
    */
-  async waitFor(position: Position, eventTypes: string[], timeoutMs = 5000): Promise<void> {
+  waitFor(position: Position, eventTypes: string[], timeoutMs = 5000): Promise<void> {
+    return this.waitForEvents(eventTypes.map((type) => ({ type, position })), timeoutMs);
+  }
+
+  /**
+   * Read-your-writes for appended events: each projection waits for the last of them it
+   * handles. A projection's checkpoint only moves to events it handles, so waiting for the
+   * append's last event would never end for one that handles only an earlier event of it.
+   */
+  async waitForEvents(events: { type: string; position: Position }[], timeoutMs = 5000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const affected = this.projections.filter((p) => p.handles.some((t) => eventTypes.includes(t)));
-    for (const { name } of affected) {
+    for (const { name, handles } of this.projections) {
+      const mine = events.filter((e) => handles.includes(e.type)).map((e) => e.position);
+      if (mine.length === 0) continue;
+      const position = mine.reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
       for (;;) {
         const at = this.local.has(name) ? this.local.get(name) : await readCheckpoint(this.pool, name);
         if (at && comparePositions(at, position) >= 0) break;

@@ -10,6 +10,8 @@ import { createLogger } from '../../infra/logging.ts';
 import { ProjectionEngine, ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/projections/engine.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { event } from './eventstore.contract.ts';
+import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
+import { CommandRunner } from '../../infra/commands.ts';
 
 const quiet = createLogger({ sink: () => {} });
 
@@ -168,6 +170,27 @@ test('waitFor times out naming the projection when it cannot get there', async (
   }
   await engine.waitFor(position, ['SomethingElse'], 100); // no projection handles it: nothing to wait for
   await engine.stop();
+});
+
+
+
+test('read-your-writes after a mixed append: a projection handling only its first event is waited for, not timed out', async ({ db, store }) => {
+  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  engine.start();
+  try {
+    const mixed: Decider<number, null, DomainEvent<'Counted' | 'Unrelated', Record<string, never>>> = {
+      initialState: () => 0,
+      evolve: (n) => n + 1,
+      decide: () => [{ type: 'Counted', data: {} }, { type: 'Unrelated', data: {} }],
+    };
+    const commands = new CommandRunner(store, (events) => engine.waitForEvents(events, 3000));
+    const stream = `mixed-${randomUUID()}`;
+    // Waiting for the append's last event (which tally never handles) would end in ProjectionTimeoutError.
+    await commands.run(stream, mixed, null, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+    assert.is(Number((await db.pool.query('SELECT n FROM tallies WHERE stream = $1', [stream])).rows[0]?.n), 1);
+  } finally {
+    await engine.stop();
+  }
 });
 
 test.run();
