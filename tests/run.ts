@@ -1,7 +1,9 @@
 // `npm test`: every suite under tests/ (files named *.test.ts) with uvu, against one real
 // PostgreSQL server: TEST_DATABASE_URL when set, else an embedded server started for this run.
 // Suites run concurrently, each in its own process against its own database (TEST_JOBS, default
-// 3: most suites wait on the database, not the CPU). Each suite's output is printed whole when
+// 3: most suites wait on the database, not the CPU). The log's own suites run first and alone:
+// they assert exactly when an append becomes visible, and readers are gated on the oldest
+// transaction of the whole server, so another suite's open transaction would hold them back. Each suite's output is printed whole when
 // it ends, then the totals, with the plain closing line CI reads.
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
 
@@ -18,6 +20,8 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2);
 const suites = (await filesUnder(root, '.test.ts')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
+/** Suites that run alone, before the others. */
+const EXCLUSIVE = /eventstore\./;
 
 let stop = async () => {};
 let serverUrl = process.env.TEST_DATABASE_URL;
@@ -56,7 +60,9 @@ function runSuite(file: string): Promise<Outcome> {
 
 const outcomes: Outcome[] = [];
 try {
-  const queue = [...suites];
+  const exclusive = suites.filter((f) => EXCLUSIVE.test(f));
+  for (const file of exclusive) outcomes.push(await runSuite(file));
+  const queue = suites.filter((f) => !EXCLUSIVE.test(f));
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
     for (let file = queue.shift(); file; file = queue.shift()) outcomes.push(await runSuite(file));
   }));
