@@ -21,6 +21,7 @@ import { paired, throughput, type Throughput } from './measure.ts';
 import { measureHttp, percentile } from './http.ts';
 import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
 import { e2eeFigures } from './e2ee.ts';
+import { profilesFigures } from './profiles.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
 
 interface Figure {
@@ -140,6 +141,11 @@ try {
       emit({ name: 'redis_ping', value: round(redis.ping.perSecond), unit: 'requests/s' });
       emit({ name: 'ratelimit_check_redis', value: round(redis.checks.perSecond), unit: 'checks/s', baseline: 'redis_ping', ratio: round(redis.checks.perSecond / redis.ping.perSecond, 3) });
     }
+  }
+
+  {
+    // Profiles and bot knowledge (their own database: 10,000 snippets on one profile).
+    for (const figure of await profilesFigures({ progress, seconds })) emit(figure);
   }
 
   {
