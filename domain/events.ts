@@ -7,6 +7,11 @@ import { SECURITY_EVENT_TYPES } from './orchestration/users/audit.ts';
 import { SESSION_EVENT_TYPES } from './orchestration/users/session.ts';
 import { USER_EVENT_TYPES } from './orchestration/users/decider.ts';
 import { RESERVATION_EVENT_TYPES } from './shared/reservation.ts';
+import { CUSTOMER_EVENT_TYPES } from './registry/customers/decider.ts';
+import { DEPLOYMENT_EVENT_TYPES } from './registry/deployments/decider.ts';
+import { REGISTRY_SESSION_EVENT_TYPES } from './registry/sessions/decider.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from './registry/subscriptions/decider.ts';
+import { TOKEN_EVENT_TYPES } from './registry/tokens/decider.ts';
 
 export const EVENT_TYPES: readonly string[] = [
   ...USER_EVENT_TYPES,
@@ -14,6 +19,11 @@ export const EVENT_TYPES: readonly string[] = [
   ...SECURITY_EVENT_TYPES,
   ...REGISTRATION_EVENT_TYPES,
   ...RESERVATION_EVENT_TYPES,
+  ...CUSTOMER_EVENT_TYPES,
+  ...DEPLOYMENT_EVENT_TYPES,
+  ...SUBSCRIPTION_EVENT_TYPES,
+  ...TOKEN_EVENT_TYPES,
+  ...REGISTRY_SESSION_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */

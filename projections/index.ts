@@ -2,5 +2,6 @@
 
 import type { Projection } from '../infra/projections/engine.ts';
 import { usersProjections } from './orchestration/users.ts';
+import { registryProjections } from './registry/index.ts';
 
-export const allProjections: Projection<any>[] = [...usersProjections];
+export const allProjections: Projection<any>[] = [...usersProjections, ...registryProjections];
