@@ -14,6 +14,7 @@ import type { RegistryDeps } from './deps.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { RegistryError } from './router.ts';
+import { rollupRoutes } from './rollups/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
 import { tokenRoutes } from './tokens/routes.ts';
@@ -40,6 +41,7 @@ export function createRegistryApp(deps: RegistryDeps) {
   app.route('/', deploymentRoutes(deps));
   app.route('/', subscriptionRoutes(deps));
   app.route('/', tokenRoutes(deps));
+  app.route('/', rollupRoutes(deps));
   serveApiDocs(app, {
     ...REGISTRY_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
     guard: access(deps, 'any'), errorSchema: RegistryError,

@@ -45,6 +45,20 @@ export function slugify(text: string): string {
 export const leadSlugBase = (name: string, email: string) => slugify(name) || slugify(email.split('@')[0] ?? '') || 'lead';
 
 const MAX_SLUG_ATTEMPTS = 1000;
+const IN_FLIGHT_WAIT_MS = 5000;
+
+/** The live customer that reserved a lead's e-mail; null once deleted, or if its capture never completed. */
+async function ownerOf(deps: Deps, customerId: string): Promise<CustomerRow | null> {
+  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+  for (;;) {
+    const history = await deps.commands.store.readStream(customerStream(customerId));
+    if (history.some((e) => e.type === 'CustomerDeleted')) return null;
+    // Created in the log but perhaps not yet in the read model: wait for both.
+    const row = history.length > 0 ? await customerById(deps.db, customerId) : null;
+    if (row || Date.now() > deadline) return row;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 /**
  * Capture a lead. The same e-mail (case-insensitive) as a live customer answers that customer
@@ -62,10 +76,10 @@ export async function captureLead(deps: Deps, input: { name: string; email: stri
     await deps.commands.run(emailStream, reservationDecider, { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId }, context);
   } catch (error) {
     if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
-    // Someone captured this e-mail before: answer their customer while it lives; after its
-    // deletion the e-mail may come in again as a new lead.
+    // Someone captured this e-mail before: answer their customer while it lives (waiting for a
+    // capture still in flight); after its deletion the e-mail may come in again as a new lead.
     const [reservation] = await deps.commands.store.readStream(emailStream, { limit: 1 });
-    const owner = reservation ? await customerById(deps.db, String(reservation.data.owner_id)) : null;
+    const owner = reservation ? await ownerOf(deps, String(reservation.data.owner_id)) : null;
     if (owner) return { customer: owner, created: false };
   }
   const base = leadSlugBase(input.name, email);
