@@ -30,7 +30,7 @@ export interface MintedToken {
 }
 
 export async function mintToken(s: TestServices, admin: Interactive, scopes: string[], extra: Record<string, unknown> = {}): Promise<MintedToken> {
-  const r = await http(`${s.registry}/api/v1/admin/tokens`, { headers: admin.headers, json: { name: `t-${scopes.join('+') || 'none'}`, scopes, ...extra } });
+  const r = await http(`${s.registry}/api/v1/admin/tokens`, { headers: admin.headers, json: { name: `t-${scopes.join('+') || 'none'}`.slice(0, 100), scopes, ...extra } });
   if (r.status !== 201) throw new Error(`mint token: ${r.status} ${r.text}`);
   return { id: r.body.id, token: r.body.token, headers: { authorization: `Bearer ${r.body.token}` } };
 }
