@@ -99,13 +99,13 @@ export async function signals(pool: Pool, now: Date, filter: { kind?: SignalKind
   const parts: Record<SignalKind, string> = {
     at_risk: `SELECT 'at_risk' AS kind, c.id AS customer_id, c.slug AS customer_slug, c.name AS customer_name, 'subscription' AS subject_type, s.id AS subject_id, s.product, ${day('s.renewal_date', 'since')}
       FROM registry_subscriptions s JOIN registry_customers c ON c.id = s.customer_id AND c.deleted_at IS NULL WHERE s.status = 'past_due'`,
-    stale_deployment: `SELECT 'stale_deployment', c.id, c.slug, c.name, 'deployment', d.id, d.product, ${ts('coalesce(d.last_seen_at, d.first_deployed_at)', 'since')}
+    stale_deployment: `SELECT 'stale_deployment' AS kind, c.id AS customer_id, c.slug AS customer_slug, c.name AS customer_name, 'deployment' AS subject_type, d.id AS subject_id, d.product, ${ts('coalesce(d.last_seen_at, d.first_deployed_at)', 'since')}
       FROM registry_deployments d JOIN registry_customers c ON c.id = d.customer_id AND c.deleted_at IS NULL
       WHERE coalesce(d.last_seen_at, d.first_deployed_at) < $1::timestamptz - interval '${STALE_DEPLOYMENT_DAYS} days'`,
-    renewal_due: `SELECT 'renewal_due', c.id, c.slug, c.name, 'subscription', s.id, s.product, ${day('s.renewal_date', 'since')}
+    renewal_due: `SELECT 'renewal_due' AS kind, c.id AS customer_id, c.slug AS customer_slug, c.name AS customer_name, 'subscription' AS subject_type, s.id AS subject_id, s.product, ${day('s.renewal_date', 'since')}
       FROM registry_subscriptions s JOIN registry_customers c ON c.id = s.customer_id AND c.deleted_at IS NULL
       WHERE s.status <> 'cancelled' AND s.renewal_date BETWEEN ($1::timestamptz AT TIME ZONE 'UTC')::date AND ($1::timestamptz AT TIME ZONE 'UTC')::date + ${RENEWAL_WINDOW_DAYS}`,
-    stale_lead: `SELECT 'stale_lead', c.id, c.slug, c.name, 'customer', c.id, NULL, ${day('c.next_action_date', 'since')}
+    stale_lead: `SELECT 'stale_lead' AS kind, c.id AS customer_id, c.slug AS customer_slug, c.name AS customer_name, 'customer' AS subject_type, c.id AS subject_id, NULL AS product, ${day('c.next_action_date', 'since')}
       FROM registry_customers c WHERE c.deleted_at IS NULL AND c.status = 'lead' AND c.next_action_date < ($1::timestamptz AT TIME ZONE 'UTC')::date`,
   };
   const chosen = filter.kind ? [parts[filter.kind]] : SIGNAL_KINDS.map((k) => parts[k]);
