@@ -63,7 +63,7 @@ export async function startTestProvider(redirectUri: string, directory: Director
       if (res.status === 200) {
         const html = await res.text();
         const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-        const form = prompt === 'login' ? { prompt, login: account, password: 'any' } : { prompt: prompt ?? 'consent' };
+        const form: Record<string, string> = prompt === 'login' ? { prompt, login: account, password: 'any' } : { prompt: prompt ?? 'consent' };
         res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
         remember(res);
       }
