@@ -6,9 +6,10 @@ import { customersProjection } from './customers.ts';
 import { deploymentsProjection } from './deployments.ts';
 import { registrySessionsProjection } from './sessions.ts';
 import { subscriptionsProjection } from './subscriptions.ts';
+import { summaryProjection } from './summary.ts';
 import { tokensProjection } from './tokens.ts';
 import { trendProjection } from './trend.ts';
 
 export const registryProjections: Projection<any>[] = [
-  customersProjection, deploymentsProjection, subscriptionsProjection, tokensProjection, registrySessionsProjection, trendProjection, auditProjection,
+  customersProjection, deploymentsProjection, subscriptionsProjection, tokensProjection, registrySessionsProjection, trendProjection, summaryProjection, auditProjection,
 ];

@@ -24,10 +24,11 @@ export interface Summary {
 }
 
 /**
- * One round trip: every figure of the summary from one statement. `paying_customers` counts
- * live customers with at least one active subscription of positive MRR.
+ * The summary computed from the rows, in one statement: what the `registry_summary` counters
+ * (summary.ts) must always equal; the tests compare the two. `paying_customers` counts live
+ * customers with at least one active subscription of positive MRR.
  */
-export async function summary(pool: Pool): Promise<Summary> {
+export async function summaryByScan(pool: Pool): Promise<Summary> {
   const { rows } = await pool.query<{ part: string; key: string; n: string }>(`
     SELECT 'customers' AS part, status AS key, count(*)::text AS n FROM registry_customers WHERE deleted_at IS NULL GROUP BY status
     UNION ALL

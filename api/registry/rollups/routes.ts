@@ -7,7 +7,8 @@ import { formatPosition, parsePosition, type Position } from '../../../infra/eve
 import { readCheckpoint } from '../../../infra/projections/engine.ts';
 import { AUDITED_TYPES, auditEvents, lastChangeAt } from '../../../projections/registry/audit.ts';
 import { registryProjections } from '../../../projections/registry/index.ts';
-import { registryCounts, rolloutCounts, SIGNAL_KINDS, signals, summary, type SignalRow } from '../../../projections/registry/rollups.ts';
+import { registryCounts, rolloutCounts, SIGNAL_KINDS, signals, type SignalRow } from '../../../projections/registry/rollups.ts';
+import { summary } from '../../../projections/registry/summary.ts';
 import { monthOf, nextMonth, trendMonths } from '../../../projections/registry/trend.ts';
 import { ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';

@@ -184,3 +184,35 @@ CREATE TABLE registry_audit (
 );
 CREATE INDEX registry_audit_customer ON registry_audit (customer_slug, commit_pos DESC, prepare_pos DESC);
 CREATE INDEX registry_audit_type ON registry_audit (type, commit_pos DESC, prepare_pos DESC);
+
+-- Projection `registry_summary`: the summary's figures as counters, moved by each event, so
+-- GET /api/v1/summary reads a handful of rows however many customers there are. The entity
+-- tables keep what a later event needs to move the counters (a deletion takes its customer's
+-- subscriptions and deployments out of every figure).
+CREATE TABLE registry_summary_customers (
+  customer_id uuid PRIMARY KEY,
+  status      text    NOT NULL,
+  deleted     boolean NOT NULL DEFAULT false,
+  -- active subscriptions with positive MRR: the customer is a paying customer while above 0
+  paying_subs int     NOT NULL DEFAULT 0
+);
+CREATE TABLE registry_summary_subscriptions (
+  subscription_id uuid PRIMARY KEY,
+  customer_id     uuid   NOT NULL,
+  status          text   NOT NULL,
+  mrr_cents       bigint NOT NULL
+);
+CREATE INDEX registry_summary_subscriptions_customer ON registry_summary_subscriptions (customer_id);
+CREATE TABLE registry_summary_deployments (
+  deployment_id uuid PRIMARY KEY,
+  customer_id   uuid NOT NULL,
+  product       text NOT NULL,
+  channel       text NOT NULL
+);
+CREATE INDEX registry_summary_deployments_customer ON registry_summary_deployments (customer_id);
+CREATE TABLE registry_summary_counters (
+  metric text   NOT NULL,
+  key    text   NOT NULL,
+  n      bigint NOT NULL,
+  PRIMARY KEY (metric, key)
+);
