@@ -7,7 +7,7 @@
 // build the read models from the log as they would in production.
 
 import { randomUUID } from 'node:crypto';
-import { CHANNELS, CUSTOMER_STATUSES, PRODUCTS, SUBSCRIPTION_STATUSES } from '../domain/registry/catalog.ts';
+import { CHANNELS, PRODUCTS, SUBSCRIPTION_STATUSES } from '../domain/registry/catalog.ts';
 import { customerStream, type CustomerEvent } from '../domain/registry/customers/decider.ts';
 import { deploymentStream, type DeploymentEvent } from '../domain/registry/deployments/decider.ts';
 import { subscriptionStream, type SubscriptionEvent } from '../domain/registry/subscriptions/decider.ts';
@@ -103,7 +103,6 @@ export function history(now: number): Seeded[] {
       at: new Date(at).toISOString(),
     } } });
   }
-  void CUSTOMER_STATUSES;
   // A customer's churn may be planned before a subscription change of its own: order by time,
   // keeping each customer's events in time order too.
   return out.sort((a, b) => a.at - b.at);
