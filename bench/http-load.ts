@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 interface Options {
   url: string;
   headers: Record<string, string>;
+  /** Optional: connection i sends headerSets[i % length] instead of `headers` (one credential per client). */
+  headerSets?: Record<string, string>[];
   connections: number;
   warmupMs: number;
   measureMs: number;
@@ -16,9 +18,9 @@ interface Options {
 const options = JSON.parse(process.argv[2] ?? '{}') as Options;
 const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
 
-function once(): Promise<number> {
+function once(headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get(options.url, { agent, headers: options.headers }, (res) => {
+    const req = http.get(options.url, { agent, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -31,9 +33,10 @@ const windowStart = start + options.warmupMs;
 const windowEnd = windowStart + options.measureMs;
 let requests = 0;
 let failures = 0;
-await Promise.all(Array.from({ length: options.connections }, async () => {
+await Promise.all(Array.from({ length: options.connections }, async (_, i) => {
+  const headers = options.headerSets?.length ? options.headerSets[i % options.headerSets.length]! : options.headers;
   while (performance.now() < windowEnd) {
-    const status = await once();
+    const status = await once(headers);
     const now = performance.now();
     if (now >= windowStart && now < windowEnd) {
       requests += 1;

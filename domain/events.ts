@@ -9,6 +9,11 @@ import { USER_EVENT_TYPES } from './orchestration/users/decider.ts';
 import { RESERVATION_EVENT_TYPES } from './shared/reservation.ts';
 import { PROFILE_EVENT_TYPES } from './orchestration/profiles/decider.ts';
 import { KNOWLEDGE_EVENT_TYPES } from './orchestration/knowledge/decider.ts';
+import { CUSTOMER_EVENT_TYPES } from './registry/customers/decider.ts';
+import { DEPLOYMENT_EVENT_TYPES } from './registry/deployments/decider.ts';
+import { REGISTRY_SESSION_EVENT_TYPES } from './registry/sessions/decider.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from './registry/subscriptions/decider.ts';
+import { TOKEN_EVENT_TYPES } from './registry/tokens/decider.ts';
 
 export const EVENT_TYPES: readonly string[] = [
   ...USER_EVENT_TYPES,
@@ -18,6 +23,11 @@ export const EVENT_TYPES: readonly string[] = [
   ...RESERVATION_EVENT_TYPES,
   ...PROFILE_EVENT_TYPES,
   ...KNOWLEDGE_EVENT_TYPES,
+  ...CUSTOMER_EVENT_TYPES,
+  ...DEPLOYMENT_EVENT_TYPES,
+  ...SUBSCRIPTION_EVENT_TYPES,
+  ...TOKEN_EVENT_TYPES,
+  ...REGISTRY_SESSION_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */

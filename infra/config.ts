@@ -31,6 +31,20 @@ export const ENV_VARS = {
   ORCH_METRICS_TOKEN_FILE: 'file holding ORCH_METRICS_TOKEN',
   REDIS_URL: 'Redis for the shared rate limiter (redis://host:6379); unset: counters live in each process',
   ORCH_LLM_MODEL: 'model of a profile created without one (default local)',
+  REGISTRY_PUBLIC_URL: 'the registry\'s public base URL (https://registry.example.com): OIDC redirect URI and Secure cookies',
+  REGISTRY_TOKEN_RATE_PER_MIN: 'requests per minute allowed to each registry machine token (default 600)',
+  REGISTRY_OIDC_ISSUER: 'OIDC issuer URL; set with the client id to enable OIDC sign-in',
+  REGISTRY_OIDC_CLIENT_ID: 'OIDC client id of the registry',
+  REGISTRY_OIDC_CLIENT_SECRET: 'OIDC client secret (unset: a public client, PKCE only)',
+  REGISTRY_OIDC_CLIENT_SECRET_FILE: 'file holding REGISTRY_OIDC_CLIENT_SECRET',
+  REGISTRY_OIDC_ADMIN_GROUP: 'group (in the groups claim) mapped to registry admin (default registry-admin)',
+  REGISTRY_OIDC_GROUPS_CLAIM: 'name of the groups claim (default groups)',
+  REGISTRY_FORWARD_AUTH_TRUSTED_NETS: 'comma-separated CIDRs whose identity headers the registry trusts (only without OIDC)',
+  REGISTRY_FORWARD_AUTH_USER_HEADER: 'default X-Idp-Username',
+  REGISTRY_FORWARD_AUTH_EMAIL_HEADER: 'default X-Idp-Email',
+  REGISTRY_FORWARD_AUTH_GROUPS_HEADER: 'default X-Idp-Groups',
+  REGISTRY_FORWARD_AUTH_GROUPS_DELIM: 'default |',
+  REGISTRY_ADMIN_GROUP: 'forward-auth group mapped to registry admin (default registry-admin)',
 } as const;
 
 export type EnvName = keyof typeof ENV_VARS;
@@ -69,6 +83,48 @@ export interface Config {
     groupsDelim: string;
     adminGroup: string;
     userGroup: string;
+  };
+  registry: RegistryConfig;
+}
+
+export interface RegistryConfig {
+  /** No trailing slash; null when unset. */
+  publicUrl: string | null;
+  tokenRatePerMin: number;
+  /** Null unless an issuer and a client id are configured. */
+  oidc: { issuer: string; clientId: string; clientSecret: string | null; adminGroup: string; groupsClaim: string } | null;
+  forwardAuth: { trustedNets: string[]; userHeader: string; emailHeader: string; groupsHeader: string; groupsDelim: string; adminGroup: string };
+}
+
+function positiveInt(value: string | undefined, fallback: number, name: string): number {
+  const text = value?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${text}`);
+  return n;
+}
+
+function registryConfig(env: Env): RegistryConfig {
+  const issuer = env.REGISTRY_OIDC_ISSUER?.trim();
+  const clientId = env.REGISTRY_OIDC_CLIENT_ID?.trim();
+  return {
+    publicUrl: env.REGISTRY_PUBLIC_URL?.trim().replace(/\/+$/, '') || null,
+    tokenRatePerMin: positiveInt(env.REGISTRY_TOKEN_RATE_PER_MIN, 600, 'REGISTRY_TOKEN_RATE_PER_MIN'),
+    oidc: issuer && clientId ? {
+      issuer,
+      clientId,
+      clientSecret: secret(env, 'REGISTRY_OIDC_CLIENT_SECRET', 'REGISTRY_OIDC_CLIENT_SECRET_FILE').value,
+      adminGroup: env.REGISTRY_OIDC_ADMIN_GROUP?.trim() || 'registry-admin',
+      groupsClaim: env.REGISTRY_OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    } : null,
+    forwardAuth: {
+      trustedNets: (env.REGISTRY_FORWARD_AUTH_TRUSTED_NETS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
+      userHeader: env.REGISTRY_FORWARD_AUTH_USER_HEADER?.trim() || 'X-Idp-Username',
+      emailHeader: env.REGISTRY_FORWARD_AUTH_EMAIL_HEADER?.trim() || 'X-Idp-Email',
+      groupsHeader: env.REGISTRY_FORWARD_AUTH_GROUPS_HEADER?.trim() || 'X-Idp-Groups',
+      groupsDelim: env.REGISTRY_FORWARD_AUTH_GROUPS_DELIM || '|',
+      adminGroup: env.REGISTRY_ADMIN_GROUP?.trim() || 'registry-admin',
+    },
   };
 }
 
@@ -139,5 +195,6 @@ export function loadConfig(env: Env = process.env): Config {
       adminGroup: env.ORCH_GROUP_ADMIN?.trim() || 'orch-admin',
       userGroup: env.ORCH_GROUP_USER?.trim() || 'orch-user',
     },
+    registry: registryConfig(env),
   };
 }

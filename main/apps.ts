@@ -7,6 +7,7 @@ import { PrincipalCache } from '../api/orchestration/auth/principal-cache.ts';
 import type { OrchDeps } from '../api/orchestration/deps.ts';
 import { createRegistryApp } from '../api/registry/app.ts';
 import type { RegistryDeps } from '../api/registry/deps.ts';
+import { TokenCache } from '../api/registry/auth/token-cache.ts';
 import type { Platform } from './platform.ts';
 
 export type ServiceName = 'orch' | 'chat' | 'registry';
@@ -24,7 +25,10 @@ export function chatDeps(p: Platform): ChatDeps {
 }
 
 export function registryDeps(p: Platform): RegistryDeps {
-  return { db: p.pool, clock: p.clock, log: p.log, metrics: p.metrics, limiter: p.limiter, version: p.version };
+  return {
+    commands: p.commands, db: p.pool, clock: p.clock, config: p.config, log: p.log, metrics: p.metrics, limiter: p.limiter,
+    sealKey: p.sealKey, tokens: new TokenCache(p.engine, p.pool), version: p.version,
+  };
 }
 
 export function createApp(name: ServiceName, platform: Platform) {

@@ -37,6 +37,8 @@ export function offlineDocument(service: ServiceName) {
     case 'chat':
       return openApiDocument(createChatApp({ ...common, startedAt: new Date() }), { ...CHAT_DOCS, version });
     case 'registry':
-      return openApiDocument(createRegistryApp(common), { ...REGISTRY_DOCS, version });
+      return openApiDocument(createRegistryApp({
+        ...common, config: loadConfig({}), sealKey: new Uint8Array(32), commands: unavailable('commands'), tokens: unavailable('tokens'),
+      }), { ...REGISTRY_DOCS, version });
   }
 }

@@ -1,15 +1,25 @@
-// The customer registry's Hono app (spec 3). The spec leaves error field names open; we answer
-// `{ error: <code>, message }`, like the orchestration service.
+// The customer registry's Hono app (spec 3). Error bodies are `{error: {code, message}}` and
+// validation failures answer 422 (the spec's status for malformed bodies and unknown enum or
+// scope values). Requests meet: the anonymous health route, principal resolution for /api/*
+// (machine token, OIDC session cookie, forward-auth headers), then each route's access rule.
 
-import { z } from '@hono/zod-openapi';
 import { createBaseApp } from '../shared/base.ts';
 import { MiB } from '../shared/body-limit.ts';
 import { serveApiDocs } from '../shared/openapi.ts';
-import { requireRegistryCaller } from './auth.ts';
+import { access } from './auth/access.ts';
+import { authenticate, type RegistryVars } from './auth/principal.ts';
+import { customerRecordRoutes } from './customers/records.ts';
+import { customerRoutes } from './customers/routes.ts';
 import type { RegistryDeps } from './deps.ts';
+import { deploymentRoutes } from './deployments/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { RegistryError } from './router.ts';
+import { rollupRoutes } from './rollups/routes.ts';
+import { sessionRoutes } from './sessions/routes.ts';
+import { subscriptionRoutes } from './subscriptions/routes.ts';
+import { tokenRoutes } from './tokens/routes.ts';
 
-export const RegistryError = z.object({ error: z.string(), message: z.string() }).passthrough().openapi('RegistryError');
+export { RegistryError };
 
 export const REGISTRY_BODY_LIMITS = [{ prefix: '', maxBytes: 1 * MiB }];
 
@@ -19,14 +29,22 @@ export const REGISTRY_DOCS = {
 };
 
 export function createRegistryApp(deps: RegistryDeps) {
-  const app = createBaseApp({
-    service: 'registry', log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS,
-    errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
+  const app = createBaseApp<RegistryVars>({
+    service: 'registry', log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS, validationStatus: 422,
+    errorBody: ({ code, message, extra }) => ({ error: { code, message, ...extra } }),
   });
   app.route('/', healthRoutes(deps));
+  app.use('/api/*', authenticate(deps));
+  app.route('/', sessionRoutes(deps));
+  app.route('/', customerRoutes(deps));
+  app.route('/', customerRecordRoutes(deps));
+  app.route('/', deploymentRoutes(deps));
+  app.route('/', subscriptionRoutes(deps));
+  app.route('/', tokenRoutes(deps));
+  app.route('/', rollupRoutes(deps));
   serveApiDocs(app, {
     ...REGISTRY_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
-    guard: requireRegistryCaller(), errorSchema: RegistryError,
+    guard: access(deps, 'any'), errorSchema: RegistryError,
   });
   return app;
 }

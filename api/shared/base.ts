@@ -49,7 +49,11 @@ const HTTP_CODES: Record<number, string> = { 400: 'invalid_json', 413: 'payload_
 
 export function toErrorShape(error: unknown, validationStatus: 400 | 422 = 400): ErrorShape | null {
   if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, extra: error.extra };
-  if (error instanceof DomainError) return { status: STATUS_OF[error.kind], code: error.code, message: error.message, extra: error.details };
+  if (error instanceof DomainError) {
+    // A domain-level validation failure answers like a schema one: 400, or 422 where the spec says so.
+    const status = error.kind === 'invalid' ? validationStatus : STATUS_OF[error.kind];
+    return { status, code: error.code, message: error.message, extra: error.details };
+  }
   if (error instanceof ZodError) return { status: validationStatus, code: 'validation_failed', message: zodMessage(error) };
   // Hono's own rejections: a body that is not JSON, a media type the route does not take.
   if (error instanceof HTTPException && error.status < 500) {

@@ -25,7 +25,7 @@ type Document = { openapi: string; paths: Record<string, Record<string, Operatio
 
 const test = suite<{ s: TestServices }>('OpenAPI documents');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('openapi', { ADMIN_API_KEY: ADMIN_KEY });
+  ctx.s = await startTestApps('openapi', { ADMIN_API_KEY: ADMIN_KEY, REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32' });
 });
 test.after(async ({ s }) => s?.close());
 
@@ -80,13 +80,28 @@ test('the document and the reference page need an authenticated caller of the se
   assert.equal(anonymous.body, { error: 'unauthorized', message: 'missing X-API-Key header' });
   assert.is((await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': 'orch_wrong' } })).body.message, 'invalid or inactive API key');
   for (const p of ['/api/v1/docs', '/api/v1/docs/swagger-ui-bundle.js']) assert.is((await http(`${s.orch}${p}`)).status, 401, p);
-  // Chat and registry have no valid credential yet (their accounts come with their issues).
+  // Chat has no valid credential yet (its accounts come with its issue).
   const chat = await http(`${s.chat}${DOC_PATH.chat}`);
   assert.is(chat.status, 401);
   assert.type(chat.body.error, 'string');
   assert.is((await http(`${s.chat}/api/docs`)).status, 401);
-  assert.is((await http(`${s.registry}${DOC_PATH.registry}`)).status, 401);
+  const registry = await http(`${s.registry}${DOC_PATH.registry}`);
+  assert.is(registry.status, 401);
+  assert.is(registry.body.error.code, 'unauthorized');
   assert.is((await http(`${s.registry}/api/v1/docs`)).status, 401);
+  assert.is((await http(`${s.registry}/api/v1/docs`, { headers: { authorization: 'Bearer registry_sk_not-a-token' } })).status, 401);
+  // Any authenticated registry caller reads them: a read-only forward-auth user, a token of any scope.
+  const readonly = { 'X-Idp-Username': 'reader' };
+  const doc = await http(`${s.registry}${DOC_PATH.registry}`, { headers: readonly });
+  assert.is(doc.status, 200);
+  assert.ok(doc.body.paths['/api/v1/customers']);
+  assert.is((await http(`${s.registry}/api/v1/docs`, { headers: readonly })).status, 200);
+  const admin = { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin' };
+  const me = await http(`${s.registry}/api/v1/auth/me`, { headers: admin });
+  const writer = { ...admin, cookie: `registry_csrf=${me.body.csrf_token}`, 'x-csrf-token': me.body.csrf_token };
+  const minted = await http(`${s.registry}/api/v1/admin/tokens`, { headers: writer, json: { name: 'docs', scopes: ['deployments:read'] } });
+  assert.is(minted.status, 201);
+  assert.is((await http(`${s.registry}${DOC_PATH.registry}`, { headers: { authorization: `Bearer ${minted.body.token}` } })).status, 200);
 });
 
 test('the reference page is served from this server, with the document inlined', async ({ s }) => {

@@ -36,7 +36,8 @@ test('413 per family: /auth/* above 16 KiB, /api/* above 1 MiB, in each service\
   assert.type(chat.body.error, 'string');
   const registry = await http(`${s.registry}/health`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(MiB + 1) });
   assert.is(registry.status, 413);
-  assert.is(registry.body.error, 'payload_too_large');
+  assert.is(registry.body.error.code, 'payload_too_large');
+  assert.is(registry.body.error.limit_bytes, MiB);
   assert.is(await events(), before);
   // Under the family's limit, the same route reads the body (and refuses the credentials).
   assert.is((await http(`${s.orch}/auth/login`, { headers: { 'content-type': 'application/json' }, body: json(8 * KiB) })).status, 401);

@@ -1,0 +1,103 @@
+// Customer use cases: create (slug reserved first: 409 when taken), capture a lead (slug derived
+// and de-duplicated, same e-mail answered with the existing customer), and find a live customer
+// by slug for the routes filed under it.
+
+import { randomUUID } from 'node:crypto';
+import { hashToken } from '../../../crypto/tokens.ts';
+import { customerDecider, customerStream, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION, type CustomerFields } from '../../../domain/registry/customers/decider.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
+import type { CommandContext } from '../../../infra/commands.ts';
+import { customerByEmail, customerById, customerBySlug, type CustomerRow } from '../../../projections/registry/customers.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import type { RegistryDeps } from '../deps.ts';
+
+type Deps = Pick<RegistryDeps, 'commands' | 'db' | 'clock'>;
+
+export const MAX_SLUG = 63;
+
+/** A live customer, or 404 `customer_not_found`. */
+export async function liveCustomer(deps: Pick<RegistryDeps, 'db'>, slug: string): Promise<CustomerRow> {
+  const customer = await customerBySlug(deps.db, slug);
+  if (!customer) throw new ApiError(404, 'customer_not_found', `no customer with slug ${slug}`);
+  return customer;
+}
+
+async function reserveSlug(deps: Deps, slug: string, customerId: string, context: CommandContext): Promise<void> {
+  await deps.commands.run(reservationStream(SLUG_RESERVATION, slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }, context);
+}
+
+export async function createCustomer(deps: Deps, slug: string, fields: CustomerFields, via: 'api' | 'lead', context: CommandContext, customerId = randomUUID()): Promise<CustomerRow> {
+  await reserveSlug(deps, slug, customerId, context);
+  await deps.commands.run(customerStream(customerId), customerDecider, {
+    type: 'CreateCustomer', customer_id: customerId, slug, fields, via, at: deps.clock.now().toISOString(),
+  }, context);
+  return (await customerById(deps.db, customerId))!;
+}
+
+/** A slug from free text: lowercase ASCII letters and digits, runs of anything else as one dash. */
+export function slugify(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_SLUG - 4).replace(/-+$/, '');
+}
+
+/** The slug a lead gets before de-duplication: from the name, else the e-mail's local part, else `lead`. */
+export const leadSlugBase = (name: string, email: string) => slugify(name) || slugify(email.split('@')[0] ?? '') || 'lead';
+
+const MAX_SLUG_ATTEMPTS = 1000;
+const IN_FLIGHT_WAIT_MS = 5000;
+
+/** The live customer that reserved a lead's e-mail; null once deleted, or if its capture never completed. */
+async function ownerOf(deps: Deps, customerId: string): Promise<CustomerRow | null> {
+  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+  for (;;) {
+    const history = await deps.commands.store.readStream(customerStream(customerId));
+    if (history.some((e) => e.type === 'CustomerDeleted')) return null;
+    // Created in the log but perhaps not yet in the read model: wait for both.
+    const row = history.length > 0 ? await customerById(deps.db, customerId) : null;
+    if (row || Date.now() > deadline) return row;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Capture a lead. The same e-mail (case-insensitive) as a live customer answers that customer
+ * (`created: false`). Otherwise the e-mail is reserved (two racing captures of one e-mail make
+ * one customer), the slug derived and taken with `-2`, `-3`, ... when needed, and the customer
+ * created with status `lead`.
+ */
+export async function captureLead(deps: Deps, input: { name: string; email: string; source?: string | null }, context: CommandContext): Promise<{ customer: CustomerRow; created: boolean }> {
+  const email = input.email.trim();
+  const existing = await customerByEmail(deps.db, email);
+  if (existing) return { customer: existing, created: false };
+  const customerId = randomUUID();
+  const emailStream = reservationStream(LEAD_EMAIL_RESERVATION, hashToken(email.toLowerCase()));
+  try {
+    await deps.commands.run(emailStream, reservationDecider, { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId }, context);
+  } catch (error) {
+    if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
+    // Someone captured this e-mail before: answer their customer while it lives (waiting for a
+    // capture still in flight); after its deletion the e-mail may come in again as a new lead.
+    const [reservation] = await deps.commands.store.readStream(emailStream, { limit: 1 });
+    const owner = reservation ? await ownerOf(deps, String(reservation.data.owner_id)) : null;
+    if (owner) return { customer: owner, created: false };
+  }
+  const base = leadSlugBase(input.name, email);
+  const fields: CustomerFields = {
+    name: input.name, primary_email: email, status: 'lead', notes: null, pipeline_stage: null, next_action: null, next_action_date: null, source: input.source ?? null,
+  };
+  for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n++) {
+    const slug = n === 1 ? base : `${base}-${n}`;
+    try {
+      await reserveSlug(deps, slug, customerId, context);
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'conflict') continue;
+      throw error;
+    }
+    await deps.commands.run(customerStream(customerId), customerDecider, {
+      type: 'CreateCustomer', customer_id: customerId, slug, fields, via: 'lead', at: deps.clock.now().toISOString(),
+    }, context);
+    return { customer: (await customerById(deps.db, customerId))!, created: true };
+  }
+  throw new ApiError(409, 'customer_slug_taken', `no free slug derived from ${base}`);
+}
