@@ -22,6 +22,7 @@ import { measureHttp, percentile } from './http.ts';
 import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
 import { e2eeFigures } from './e2ee.ts';
 import { profilesFigures } from './profiles.ts';
+import { registryBench } from './registry.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
 
 interface Figure {
@@ -146,6 +147,17 @@ try {
   {
     // Profiles and bot knowledge (their own database: 10,000 snippets on one profile).
     for (const figure of await profilesFigures({ progress, seconds })) emit(figure);
+  }
+
+  {
+    // The registry's rollups and token requests, on a database of their own (10,000 customers).
+    const registryDb = `bench_registry_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${registryDb}`);
+    try {
+      for (const figure of await registryBench(withDatabase(serverUrl, registryDb), timing, progress)) emit(figure);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${registryDb} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
+    }
   }
 
   {
