@@ -13,6 +13,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { undocumentedRoutes } from '../../api/shared/openapi.ts';
 import { createApp, SERVICES } from '../../main/apps.ts';
 import { offlineDocument } from '../../main/openapi.ts';
+import { bearer, registerChat } from '../support/chat.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 
 const run = promisify(execFile);
@@ -78,11 +79,19 @@ test('the document and the reference page need an authenticated caller of the se
   assert.equal(anonymous.body, { error: 'unauthorized', message: 'missing X-API-Key header' });
   assert.is((await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': 'orch_wrong' } })).body.message, 'invalid or inactive API key');
   for (const p of ['/api/v1/docs', '/api/v1/docs/swagger-ui-bundle.js']) assert.is((await http(`${s.orch}${p}`)).status, 401, p);
-  // Chat and registry have no valid credential yet (their accounts come with their issues).
+  // Chat: any authenticated chat user (a Bearer access token); anonymous or a bad token is 401.
   const chat = await http(`${s.chat}${DOC_PATH.chat}`);
   assert.is(chat.status, 401);
   assert.type(chat.body.error, 'string');
   assert.is((await http(`${s.chat}/api/docs`)).status, 401);
+  assert.is((await http(`${s.chat}${DOC_PATH.chat}`, { headers: { authorization: 'Bearer not.a.token' } })).status, 401);
+  const user = await registerChat(s.chat, 'openapi_reader');
+  const doc = await http(`${s.chat}${DOC_PATH.chat}`, { headers: bearer(user) });
+  assert.is(doc.status, 200);
+  assert.ok(doc.body.paths['/api/auth/register'].post);
+  assert.ok(doc.body.paths['/api/keys/{user_id}/bundle'].get);
+  assert.is((await http(`${s.chat}/api/docs`, { headers: bearer(user) })).status, 200);
+  // Registry has no valid credential yet (its tokens come with its issue).
   assert.is((await http(`${s.registry}${DOC_PATH.registry}`)).status, 401);
   assert.is((await http(`${s.registry}/api/v1/docs`)).status, 401);
 });
