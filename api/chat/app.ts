@@ -16,6 +16,7 @@ import { ChatError } from './router.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { totpRoutes } from './totp/routes.ts';
 import { userRoutes } from './users/routes.ts';
+import { wsRoutes } from './ws/routes.ts';
 
 export { ChatError } from './router.ts';
 
@@ -39,6 +40,7 @@ export function createChatApp(deps: ChatDeps) {
   app.route('/', keyRoutes(deps));
   app.route('/', userRoutes(deps));
   app.route('/', inviteRoutes(deps));
+  app.route('/', wsRoutes(deps));
   serveApiDocs(app, { ...CHAT_DOCS, version: deps.version, documentPath: '/api/openapi.json', pagePath: '/api/docs', guard: requireChatUser(deps), errorSchema: ChatError });
   return app;
 }

@@ -14,5 +14,5 @@ export interface ChatDeps extends ServiceDeps {
   /** The HS256 key of access tokens. */
   jwtSecret: string;
   /** The log, for live delivery: sockets hear of events from a subscription, never from a handler. */
-  events: Pick<EventStore, 'subscribe'>;
+  events: Pick<EventStore, 'subscribe' | 'headPosition'>;
 }

@@ -92,6 +92,8 @@ function filterSql(filter: LogFilter | undefined, params: unknown[]): string {
 
 export class PostgresEventStore implements EventStore {
   private readonly appended = new Emittery<{ appended: undefined }>();
+  /** Counts wake-ups (see waitForAppend). */
+  private wakeups = 0;
   private listener: pg.Client | null = null;
   private listening: Promise<void> | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
@@ -257,11 +259,15 @@ export class PostgresEventStore implements EventStore {
         return { events, resume };
       },
       heldBack: (after) => this.heldBack(after, options.filter),
-      wake: (timeoutMs) => this.waitForAppend(timeoutMs),
+      wake: (timeoutMs, since) => this.waitForAppend(timeoutMs, since),
+      wakeups: () => this.wakeups,
     });
   }
 
-  private waitForAppend(timeoutMs: number): Promise<void> {
+  private waitForAppend(timeoutMs: number, since?: number): Promise<void> {
+    // An append that woke readers while this one was reading would otherwise be missed until
+    // the idle poll (a second of latency for read-your-writes).
+    if (since !== undefined && this.wakeups !== since) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);
       const off = this.appended.on('appended', done);
@@ -274,6 +280,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   private wakeReaders(): void {
+    this.wakeups += 1;
     void this.appended.emit('appended');
     // Other processes learn of appends through NOTIFY, sent outside the append's transaction
     // (a NOTIFY inside it would serialise every commit) and throttled: the first append after a
@@ -301,7 +308,10 @@ export class PostgresEventStore implements EventStore {
     this.listening ??= (async () => {
       const client = new pg.Client({ connectionString: this.url, application_name: 'orchard-listen' });
       client.on('error', () => {});
-      client.on('notification', () => void this.appended.emit('appended'));
+      client.on('notification', () => {
+        this.wakeups += 1;
+        void this.appended.emit('appended');
+      });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
       if (this.closed) await client.end();
