@@ -4,6 +4,7 @@
 
 import { ACCOUNT_EVENT_TYPES } from './chat/accounts/decider.ts';
 import { INVITE_EVENT_TYPES } from './chat/invites/decider.ts';
+import { PREKEY_CLAIM_EVENT_TYPES } from './chat/keys/claim.ts';
 import { KEYS_EVENT_TYPES } from './chat/keys/decider.ts';
 import { CHAT_SESSION_EVENT_TYPES } from './chat/sessions/decider.ts';
 import { TOTP_EVENT_TYPES } from './chat/totp/decider.ts';
@@ -24,6 +25,7 @@ export const EVENT_TYPES: readonly string[] = [
   ...CHAT_SESSION_EVENT_TYPES,
   ...TOTP_EVENT_TYPES,
   ...KEYS_EVENT_TYPES,
+  ...PREKEY_CLAIM_EVENT_TYPES,
   ...BLOCK_EVENT_TYPES,
   ...REPORT_EVENT_TYPES,
   ...INVITE_EVENT_TYPES,

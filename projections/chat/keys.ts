@@ -1,14 +1,15 @@
 // Public keys of chat accounts: identity and signed prekeys (`chat_identity_keys`, with the
 // previous signed prekey during its grace period) and one-time prekeys
-// (`chat_one_time_prekeys`, marked when handed out). Bundles are handed out by the keys
-// aggregate (the consumption is its decision); this read model answers counts and listings.
+// (`chat_one_time_prekeys`, marked when handed out). A bundle fetch reads its keys and the
+// next unconsumed one-time prekeys here, then claims one (domain/chat/keys/claim.ts).
 
+import type { PrekeyClaimEvent } from '../../domain/chat/keys/claim.ts';
 import type { KeysEvent } from '../../domain/chat/keys/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 
-async function applyOne(event: Recorded<KeysEvent>, tx: PoolClient): Promise<void> {
+async function applyOne(event: Recorded<KeysEvent | PrekeyClaimEvent>, tx: PoolClient): Promise<void> {
   switch (event.type) {
     case 'IdentityKeyRegistered':
       // The signed prekey arrives in the same append; the row starts with placeholders it fills.
@@ -47,7 +48,7 @@ async function applyOne(event: Recorded<KeysEvent>, tx: PoolClient): Promise<voi
   }
 }
 
-export const chatKeysProjection = defineProjection<KeysEvent>({
+export const chatKeysProjection = defineProjection<KeysEvent | PrekeyClaimEvent>({
   name: 'chat_keys',
   handles: ['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'PrekeyConsumed', 'KeysRemoved'],
   tables: ['chat_identity_keys', 'chat_one_time_prekeys'],
@@ -69,6 +70,29 @@ export const chatKeysProjection = defineProjection<KeysEvent>({
 export async function unconsumedPrekeyCount(db: Pool, userId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM chat_one_time_prekeys WHERE user_id = $1 AND consumed_at IS NULL', [userId]);
   return rows[0]!.n;
+}
+
+export interface BundleSource {
+  identity_key: string;
+  signed_key_id: string;
+  signed_public_key: string;
+  signed_signature: string;
+  /** Unconsumed one-time prekeys, lowest id first (at most `limit`). */
+  candidates: { key_id: number; public_key: string }[];
+  unconsumed: number;
+}
+
+/** What a bundle fetch needs in one query; null for an account without keys (unknown or deleted). */
+export async function bundleSource(db: Pool, userId: string, limit: number): Promise<BundleSource | null> {
+  const { rows } = await db.query<Omit<BundleSource, 'candidates'> & { candidates: { key_id: string | number; public_key: string }[] | null }>(
+    `SELECT k.identity_key, k.signed_key_id::text, k.signed_public_key, k.signed_signature,
+       (SELECT count(*)::int FROM chat_one_time_prekeys p WHERE p.user_id = k.user_id AND p.consumed_at IS NULL) AS unconsumed,
+       (SELECT json_agg(json_build_object('key_id', c.key_id, 'public_key', c.public_key) ORDER BY c.key_id)
+          FROM (SELECT key_id, public_key FROM chat_one_time_prekeys p WHERE p.user_id = k.user_id AND p.consumed_at IS NULL ORDER BY key_id LIMIT $2) c) AS candidates
+     FROM chat_identity_keys k WHERE k.user_id = $1`, [userId, limit]);
+  const row = rows[0];
+  if (!row) return null;
+  return { ...row, candidates: (row.candidates ?? []).map((c) => ({ key_id: Number(c.key_id), public_key: c.public_key })) };
 }
 
 export interface SignedPrekeyRow {

@@ -4,10 +4,11 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { signedPrekeyVerifies } from '../../../crypto/prekeys.ts';
-import { keysDecider, keysStream, PREKEY_BATCH_MAX, type KeysState } from '../../../domain/chat/keys/decider.ts';
-import { WrongExpectedRevisionError } from '../../../infra/eventstore/port.ts';
+import { prekeyClaimDecider, prekeyClaimStream } from '../../../domain/chat/keys/claim.ts';
+import { keysDecider, keysStream, PREKEY_BATCH_MAX } from '../../../domain/chat/keys/decider.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
-import { identityKeyOf, signedPrekeyOf, unconsumedPrekeyCount } from '../../../projections/chat/keys.ts';
+import { bundleSource, identityKeyOf, signedPrekeyOf, unconsumedPrekeyCount, type BundleSource } from '../../../projections/chat/keys.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { prekeysOf } from '../accounts/accounts.ts';
@@ -30,23 +31,41 @@ const UserIdParam = z.object({ user_id: z.string().openapi({ param: { name: 'use
 const Count = z.object({ count: z.number().int() }).openapi('PrekeyCount');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Concurrent fetches of one user's bundle conflict on its stream; each retry decides again on the new state. */
-const CONSUME_ATTEMPTS = 20;
+/** Unconsumed prekeys a fetch looks at per round; concurrent fetches that lose a claim move to the next. */
+const CANDIDATES = 16;
+const ROUNDS = 5;
 
-async function consumeBundle(deps: ChatDeps, userId: string, context: CommandContext) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await deps.commands.run(keysStream(userId), keysDecider, { type: 'ConsumePrekey', fetched_by: context.actor.id ?? '', at: deps.clock.now().toISOString() }, context);
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= CONSUME_ATTEMPTS) throw error;
-      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+/**
+ * The bundle of `userId`, handing out the lowest unconsumed one-time prekey this fetch can
+ * claim (null once none is left). Null for an account without keys.
+ */
+async function fetchBundle(deps: ChatDeps, userId: string, context: CommandContext) {
+  for (let round = 0; round < ROUNDS; round++) {
+    const source = await bundleSource(deps.db, userId, CANDIDATES);
+    if (!source) return null;
+    if (source.candidates.length === 0) return bundleOf(source, null);
+    let remaining = source.unconsumed;
+    for (const candidate of source.candidates) {
+      remaining -= 1;
+      try {
+        await deps.commands.run(prekeyClaimStream(userId, candidate.key_id), prekeyClaimDecider, {
+          type: 'Claim', user_id: userId, key_id: candidate.key_id, public_key: candidate.public_key, remaining: Math.max(0, remaining),
+          fetched_by: context.actor.id ?? '', at: deps.clock.now().toISOString(),
+        }, context);
+        return bundleOf(source, candidate);
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === 'prekey_taken')) throw error;
+      }
     }
+    // Every candidate was taken by concurrent fetches: look again.
   }
+  const last = await bundleSource(deps.db, userId, 0);
+  return last && bundleOf(last, null);
 }
 
-const bundleOf = (state: KeysState, oneTime: { key_id: number; public_key: string } | null) => ({
-  identity_key: fromBase64(state.identity_key!),
-  signed_prekey: { key_id: state.signed!.key_id, public_key: fromBase64(state.signed!.public_key), signature: fromBase64(state.signed!.signature) },
+const bundleOf = (source: BundleSource, oneTime: { key_id: number; public_key: string } | null) => ({
+  identity_key: fromBase64(source.identity_key),
+  signed_prekey: { key_id: Number(source.signed_key_id), public_key: fromBase64(source.signed_public_key), signature: fromBase64(source.signed_signature) },
   one_time_prekey: oneTime && { key_id: oneTime.key_id, public_key: fromBase64(oneTime.public_key) },
 });
 
@@ -62,10 +81,10 @@ export function keyRoutes(deps: ChatDeps) {
   }), async (c) => {
     const userId = c.req.valid('param').user_id;
     if (!UUID.test(userId)) throw new ApiError(404, 'user_not_found', 'no such user');
-    const { events, state } = await consumeBundle(deps, userId, actorOf(c));
-    const consumed = events[0]?.type === 'PrekeyConsumed' ? events[0].data : null;
+    const bundle = await fetchBundle(deps, userId, actorOf(c));
+    if (!bundle) throw new ApiError(404, 'user_not_found', 'no such user');
     c.header('Cache-Control', 'no-store');
-    return c.json(bundleOf(state, consumed && { key_id: consumed.key_id, public_key: consumed.public_key }), 200);
+    return c.json(bundle, 200);
   });
 
   app.openapi(createRoute({
@@ -105,8 +124,9 @@ export function keyRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const userId = c.get('chatUser').user_id;
-    const { state } = await deps.commands.run(keysStream(userId), keysDecider, { type: 'UploadPrekeys', prekeys: prekeysOf(c.req.valid('json').prekeys), at: deps.clock.now().toISOString() }, actorOf(c));
-    return c.json({ count: state.prekeys.length }, 200);
+    const unconsumed = await unconsumedPrekeyCount(deps.db, userId);
+    await deps.commands.run(keysStream(userId), keysDecider, { type: 'UploadPrekeys', prekeys: prekeysOf(c.req.valid('json').prekeys), unconsumed, at: deps.clock.now().toISOString() }, actorOf(c));
+    return c.json({ count: await unconsumedPrekeyCount(deps.db, userId) }, 200);
   });
 
   app.openapi(createRoute({

@@ -4,9 +4,11 @@
 // Keys are public; byte strings are base64 here and in the read model. Signatures are checked
 // before a command is built (crypto/, in the API layer), so this module stays pure.
 //
-// One-time prekeys are consumed through this aggregate: two concurrent bundle fetches decide on
-// the same revision, one append loses the race and decides again on the new state, so no
-// prekey is handed out twice.
+// Uploads go through this aggregate (one-time prekey ids are unique per account). Handing a
+// one-time prekey out is a claim on a stream of its own (`chat_prekey-<user uuid>_<key id>`,
+// ./claim.ts), appended with `no_stream`: two concurrent fetches may pick the same prekey, one
+// append loses and that fetch moves on to the next, so no prekey is handed out twice, and a
+// fetch never reads a history that grows with every fetch before it.
 
 import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
 
@@ -25,17 +27,16 @@ export const LOW_PREKEY_THRESHOLD = 25;
 export type KeysEvent =
   | DomainEvent<'IdentityKeyRegistered', { user_id: string; identity_key: string; at: string }>
   | DomainEvent<'SignedPrekeyUploaded', SignedPrekeyRecord & { user_id: string; previous_key_id: number | null; previous_valid_until: string | null; at: string }>
-  | DomainEvent<'PrekeysUploaded', { user_id: string; prekeys: PublicPrekey[]; remaining: number; at: string }>
-  | DomainEvent<'PrekeyConsumed', PublicPrekey & { user_id: string; remaining: number; fetched_by: string; at: string }>
+  | DomainEvent<'PrekeysUploaded', { user_id: string; prekeys: PublicPrekey[]; at: string }>
   | DomainEvent<'KeysRemoved', { user_id: string; at: string }>;
 
-export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()(['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'PrekeyConsumed', 'KeysRemoved']);
+export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()(['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'KeysRemoved']);
 
 export type KeysCommand =
   | { type: 'RegisterKeys'; user_id: string; identity_key: string; signed_prekey: SignedPrekeyRecord; one_time_prekeys: PublicPrekey[]; at: string }
   | { type: 'UploadSignedPrekey'; signed_prekey: SignedPrekeyRecord; at: string }
-  | { type: 'UploadPrekeys'; prekeys: PublicPrekey[]; at: string }
-  | { type: 'ConsumePrekey'; fetched_by: string; at: string }
+  /** `unconsumed`: how many of the account's one-time prekeys are not handed out yet (the read model's count). */
+  | { type: 'UploadPrekeys'; prekeys: PublicPrekey[]; unconsumed: number; at: string }
   | { type: 'RemoveKeys'; at: string };
 
 export interface KeysState {
@@ -43,13 +44,11 @@ export interface KeysState {
   removed: boolean;
   identity_key: string | null;
   signed: SignedPrekeyRecord | null;
-  /** Unconsumed one-time prekeys, oldest upload first. */
-  prekeys: PublicPrekey[];
   /** Every one-time prekey id this account ever uploaded (ids are unique per account). */
   used_ids: Set<number>;
 }
 
-const initialState = (): KeysState => ({ user_id: null, removed: false, identity_key: null, signed: null, prekeys: [], used_ids: new Set() });
+const initialState = (): KeysState => ({ user_id: null, removed: false, identity_key: null, signed: null, used_ids: new Set() });
 
 function evolve(state: KeysState, event: KeysEvent): KeysState {
   switch (event.type) {
@@ -60,12 +59,10 @@ function evolve(state: KeysState, event: KeysEvent): KeysState {
     case 'PrekeysUploaded': {
       const used_ids = new Set(state.used_ids);
       for (const p of event.data.prekeys) used_ids.add(p.key_id);
-      return { ...state, prekeys: [...state.prekeys, ...event.data.prekeys], used_ids };
+      return { ...state, used_ids };
     }
-    case 'PrekeyConsumed':
-      return { ...state, prekeys: state.prekeys.filter((p) => p.key_id !== event.data.key_id) };
     case 'KeysRemoved':
-      return { ...state, removed: true, identity_key: null, signed: null, prekeys: [] };
+      return { ...state, removed: true, identity_key: null, signed: null };
   }
 }
 
@@ -74,14 +71,14 @@ function live(state: KeysState): string {
   return state.user_id;
 }
 
-function checkBatch(state: KeysState, prekeys: PublicPrekey[]): void {
+function checkBatch(state: KeysState, prekeys: PublicPrekey[], unconsumed: number): void {
   if (prekeys.length > PREKEY_BATCH_MAX) throw new DomainError('invalid', 'too_many_prekeys', `at most ${PREKEY_BATCH_MAX} one-time prekeys per upload`);
   const ids = prekeys.map((p) => p.key_id);
   if (new Set(ids).size !== ids.length) throw new DomainError('invalid', 'duplicate_prekey_id', 'one-time prekey ids repeat within the upload');
   const taken = ids.filter((id) => state.used_ids.has(id));
   if (taken.length) throw new DomainError('conflict', 'prekey_id_in_use', 'one-time prekey ids already uploaded by this account', { key_ids: taken });
-  if (state.prekeys.length + prekeys.length > PREKEY_STORE_MAX) {
-    throw new DomainError('conflict', 'prekey_store_full', `at most ${PREKEY_STORE_MAX} unconsumed one-time prekeys per account`, { remaining: state.prekeys.length });
+  if (unconsumed + prekeys.length > PREKEY_STORE_MAX) {
+    throw new DomainError('conflict', 'prekey_store_full', `at most ${PREKEY_STORE_MAX} unconsumed one-time prekeys per account`, { remaining: unconsumed });
   }
 }
 
@@ -89,14 +86,14 @@ function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
   switch (command.type) {
     case 'RegisterKeys': {
       if (state.user_id) throw new DomainError('conflict', 'keys_exist', 'keys already registered');
-      checkBatch(state, command.one_time_prekeys);
+      checkBatch(state, command.one_time_prekeys, 0);
       const { user_id, at } = command;
       const events: KeysEvent[] = [
         { type: 'IdentityKeyRegistered', data: { user_id, identity_key: command.identity_key, at } },
         { type: 'SignedPrekeyUploaded', data: { user_id, ...command.signed_prekey, previous_key_id: null, previous_valid_until: null, at } },
       ];
       if (command.one_time_prekeys.length) {
-        events.push({ type: 'PrekeysUploaded', data: { user_id, prekeys: command.one_time_prekeys, remaining: command.one_time_prekeys.length, at } });
+        events.push({ type: 'PrekeysUploaded', data: { user_id, prekeys: command.one_time_prekeys, at } });
       }
       return events;
     }
@@ -113,15 +110,9 @@ function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
     }
     case 'UploadPrekeys': {
       const user_id = live(state);
-      checkBatch(state, command.prekeys);
+      checkBatch(state, command.prekeys, command.unconsumed);
       if (!command.prekeys.length) return [];
-      return [{ type: 'PrekeysUploaded', data: { user_id, prekeys: command.prekeys, remaining: state.prekeys.length + command.prekeys.length, at: command.at } }];
-    }
-    case 'ConsumePrekey': {
-      const user_id = live(state);
-      const next = state.prekeys[0];
-      if (!next) return [];
-      return [{ type: 'PrekeyConsumed', data: { user_id, ...next, remaining: state.prekeys.length - 1, fetched_by: command.fetched_by, at: command.at } }];
+      return [{ type: 'PrekeysUploaded', data: { user_id, prekeys: command.prekeys, at: command.at } }];
     }
     case 'RemoveKeys': {
       if (!state.user_id || state.removed) return [];

@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { accountDecider, type AccountEvent } from '../../../domain/chat/accounts/decider.ts';
 import { invalidInvite, inviteDecider, type InviteEvent } from '../../../domain/chat/invites/decider.ts';
+import { prekeyClaimDecider, type PrekeyClaimEvent } from '../../../domain/chat/keys/claim.ts';
 import { keysDecider, SIGNED_PREKEY_GRACE_MS, type KeysEvent } from '../../../domain/chat/keys/decider.ts';
 import { chatSessionDecider, type ChatSessionEvent } from '../../../domain/chat/sessions/decider.ts';
 import { totpDecider, type TotpEvent } from '../../../domain/chat/totp/decider.ts';
@@ -71,28 +72,30 @@ test('totp: enable needs a set-up; a step is accepted once and never an earlier 
   totp([setup, enabled, disabled, setup]).when({ type: 'Enable', user_id: U, counter: 100, backup_code_hashes: [], at }).thenError('invalid_totp_code');
 });
 
-test('keys: one-time prekeys are handed out oldest first, each once, then none; ids unique per account', () => {
+test('keys: uploads keep ids unique per account and the store bounded; a prekey is claimed once', () => {
   const keys = spec(keysDecider);
   const signed = { key_id: 1, public_key: 'spk', signature: 'sig' };
   const history: KeysEvent[] = keysDecider.decide({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [{ key_id: 1, public_key: 'a' }, { key_id: 2, public_key: 'b' }], at }, keysDecider.initialState());
   assert.equal(history.map((e) => e.type), ['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded']);
-  const first: KeysEvent = { type: 'PrekeyConsumed', data: { user_id: U, key_id: 1, public_key: 'a', remaining: 1, fetched_by: 'f', at } };
-  keys(history).when({ type: 'ConsumePrekey', fetched_by: 'f', at }).then([first]);
-  const second: KeysEvent = { type: 'PrekeyConsumed', data: { user_id: U, key_id: 2, public_key: 'b', remaining: 0, fetched_by: 'f', at } };
-  keys([...history, first]).when({ type: 'ConsumePrekey', fetched_by: 'f', at }).then([second]);
-  keys([...history, first, second]).when({ type: 'ConsumePrekey', fetched_by: 'f', at }).then([]);
-  keys([...history, first]).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 1, public_key: 'z' }], at }).thenError('prekey_id_in_use');
-  keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'z' }, { key_id: 3, public_key: 'y' }], at }).thenError('duplicate_prekey_id');
-  keys(history).when({ type: 'UploadPrekeys', prekeys: Array.from({ length: 201 }, (_, i) => ({ key_id: 10 + i, public_key: 'k' })), at }).thenError('too_many_prekeys');
-  keys([]).when({ type: 'ConsumePrekey', fetched_by: 'f', at }).thenError('user_not_found');
+  keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'c' }], unconsumed: 2, at })
+    .then([{ type: 'PrekeysUploaded', data: { user_id: U, prekeys: [{ key_id: 3, public_key: 'c' }], at } }]);
+  keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 1, public_key: 'z' }], unconsumed: 0, at }).thenError('prekey_id_in_use');
+  keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'z' }, { key_id: 3, public_key: 'y' }], unconsumed: 2, at }).thenError('duplicate_prekey_id');
+  keys(history).when({ type: 'UploadPrekeys', prekeys: Array.from({ length: 201 }, (_, i) => ({ key_id: 10 + i, public_key: 'k' })), unconsumed: 2, at }).thenError('too_many_prekeys');
+  keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'c' }], unconsumed: 1000, at }).thenError('prekey_store_full');
   const removed: KeysEvent = { type: 'KeysRemoved', data: { user_id: U, at } };
-  keys([...history, removed]).when({ type: 'ConsumePrekey', fetched_by: 'f', at }).thenError('user_not_found');
+  keys([...history, removed]).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'c' }], unconsumed: 0, at }).thenError('user_not_found');
   keys(history).when({ type: 'UploadSignedPrekey', signed_prekey: { key_id: 2, public_key: 'spk2', signature: 'sig2' }, at }).then([{
     type: 'SignedPrekeyUploaded',
     data: { user_id: U, key_id: 2, public_key: 'spk2', signature: 'sig2', previous_key_id: 1, previous_valid_until: new Date(Date.parse(at) + SIGNED_PREKEY_GRACE_MS).toISOString(), at },
   }]);
   keys(history).when({ type: 'UploadSignedPrekey', signed_prekey: signed, at }).then([]);
   keys(history).when({ type: 'UploadSignedPrekey', signed_prekey: { ...signed, public_key: 'other' }, at }).thenError('signed_prekey_id_in_use');
+
+  const claim = spec(prekeyClaimDecider);
+  const claimed: PrekeyClaimEvent = { type: 'PrekeyConsumed', data: { user_id: U, key_id: 1, public_key: 'a', remaining: 1, fetched_by: S, at } };
+  claim([]).when({ type: 'Claim', ...claimed.data }).then([claimed]);
+  claim([claimed]).when({ type: 'Claim', ...claimed.data, fetched_by: U }).thenError('prekey_taken');
 });
 
 test('blocks and invites', () => {
