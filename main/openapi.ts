@@ -37,7 +37,7 @@ export function offlineDocument(service: ServiceName) {
     case 'chat':
       return openApiDocument(createChatApp({
         ...common, startedAt: new Date(), config: loadConfig({}).chat, sealKey: new Uint8Array(32), jwtSecret: 'offline',
-        commands: unavailable('commands'), events: unavailable('events'),
+        commands: unavailable('commands'), events: unavailable('events'), sessions: unavailable('sessions'),
       }), { ...CHAT_DOCS, version });
     case 'registry':
       return openApiDocument(createRegistryApp(common), { ...REGISTRY_DOCS, version });

@@ -8,7 +8,6 @@
 
 import type { MiddlewareHandler } from 'hono';
 import { sign, verify } from 'hono/jwt';
-import { sessionPrincipal } from '../../projections/chat/sessions.ts';
 import { ApiError, rateLimited } from '../shared/http-errors.ts';
 import type { ChatDeps } from './deps.ts';
 
@@ -32,7 +31,7 @@ export async function issueAccessToken(deps: TokenDeps, claims: { user_id: strin
 }
 
 /** The live principal behind an access token, or null (malformed, forged, expired, revoked). */
-export async function principalOfToken(deps: Pick<ChatDeps, 'jwtSecret' | 'clock' | 'db'>, token: string): Promise<ChatPrincipal | null> {
+export async function principalOfToken(deps: Pick<ChatDeps, 'jwtSecret' | 'clock' | 'sessions'>, token: string): Promise<ChatPrincipal | null> {
   let payload: Record<string, unknown>;
   try {
     payload = await verify(token, deps.jwtSecret, { alg: 'HS256', exp: false, nbf: false, iat: false });
@@ -43,7 +42,7 @@ export async function principalOfToken(deps: Pick<ChatDeps, 'jwtSecret' | 'clock
   if (typeof sub !== 'string' || typeof sid !== 'string' || typeof exp !== 'number') return null;
   if (exp * 1000 <= deps.clock.now().getTime()) return null;
   if (!/^[0-9a-f-]{36}$/i.test(sid) || !/^[0-9a-f-]{36}$/i.test(sub)) return null;
-  const row = await sessionPrincipal(deps.db, sid, sub);
+  const row = await deps.sessions.principal(sid, sub);
   return row && { user_id: row.user_id, username: row.username, is_admin: row.is_admin, is_owner: row.is_owner, session_id: sid };
 }
 

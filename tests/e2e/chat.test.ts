@@ -127,7 +127,8 @@ test('WebSocket: KeysLow comes from the log, on both instances, when a fetch lea
   for (const ws of [onA, onB, aliceWs]) ws.close();
 });
 
-test('WebSocket: a revoked session\'s sockets close (4401) on every instance', async ({ a, b, bob }) => {
+test('a revoked session is refused at once and its sockets close (4401), on every instance', async (ctx) => {
+  const { a, b, bob } = ctx;
   const login = await http(`${a}/api/auth/login`, { json: { username: bob.username, password: bob.password } });
   const token = { access: login.body.access_token };
   const sockets: WsClient[] = [];
@@ -137,8 +138,14 @@ test('WebSocket: a revoked session\'s sockets close (4401) on every instance', a
     assert.is((await ws.next()).type, 'Authenticated');
     sockets.push(ws);
   }
+  // Warm the session cache of the instance running the projections (A), then revoke through B.
+  for (const base of [a, b]) for (let i = 0; i < 3; i++) assert.is((await http(`${base}/api/account/me`, { headers: bearer(token) })).status, 200);
+  assert.ok(ctx.s.platform.engine.isActive('chat_sessions'));
+  assert.not.ok(ctx.second.engine.isActive('chat_sessions'));
   const sid = JSON.parse(Buffer.from(token.access.split('.')[1]!, 'base64url').toString()).sid;
   assert.is((await http(`${b}/api/account/sessions/${sid}`, { method: 'DELETE', headers: bearer(bob) })).status, 204);
+  // The very next request is refused on both instances.
+  for (const base of [a, b]) assert.is((await http(`${base}/api/account/me`, { headers: bearer(token) })).status, 401, base);
   for (const ws of sockets) assert.is((await ws.closed).code, 4401);
 });
 
