@@ -18,6 +18,8 @@ export interface BatchSource {
   wake(timeoutMs: number, since?: number): Promise<void>;
   /** How many wake-ups (appends, notifications) this source has seen: read before a batch, so one during the read is not lost. */
   wakeups?(): number;
+  /** The subscription closed: release what the source holds. */
+  close?(): void;
 }
 
 const IDLE_POLL_MS = 1000; // a safety net: notifications only speed things up
@@ -51,6 +53,7 @@ export function subscriptionFromBatches(source: BatchSource): Subscription {
     [Symbol.asyncIterator]: () => iterator,
     async close() {
       closed = true;
+      source.close?.();
       signalClose();
       await iterator.return(undefined);
     },
