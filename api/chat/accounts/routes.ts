@@ -4,8 +4,7 @@
 
 import { createRoute } from '@hono/zod-openapi';
 import { createHmac } from 'node:crypto';
-import { verifyPassword } from '../../../crypto/password.ts';
-import { hashPassword } from '../../../crypto/password.ts';
+import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
 import { accountDecider, chatUserStream } from '../../../domain/chat/accounts/decider.ts';
 import { keysDecider, keysStream } from '../../../domain/chat/keys/decider.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
