@@ -1,4 +1,4 @@
-// The chat figures alone: `node --expose-gc --import tsx bench/chat-run.ts`, one JSON object per
+// The chat figures alone: `node --import tsx bench/chat-run.ts`, one JSON object per
 // line on stdout, progress on stderr. PostgreSQL: a fresh database on DATABASE_URL's server
 // (dropped at the end), else an embedded server in a temporary directory. BENCH_SECONDS sets
 // each throughput figure's measured time (default 4); BENCH_WS_CONNECTIONS the sockets held

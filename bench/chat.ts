@@ -9,6 +9,8 @@
 // paired (alternating slices) under the same load.
 
 import { spawn } from 'node:child_process';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -66,9 +68,15 @@ async function get(url: string, headers: Record<string, string>): Promise<void> 
   if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
 }
 
-/** Server memory (heap and external) after a full collection when `--expose-gc` is on. */
+/** A full collection, without needing node's --expose-gc flag on the command line. */
+function collect(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+
+/** Server memory (heap and external) after a full collection. */
 function memory(): { heap: number } {
-  (globalThis as { gc?: () => void }).gc?.();
+  collect();
   const m = process.memoryUsage();
   return { heap: m.heapUsed + m.external + m.arrayBuffers };
 }
