@@ -2,6 +2,13 @@
 // list is checked complete against its union at compile time (`eventTypes`). A test checks that
 // every type here has a projection consuming it or is listed in AUDIT_ONLY with the reason.
 
+import { ACCOUNT_EVENT_TYPES } from './chat/accounts/decider.ts';
+import { INVITE_EVENT_TYPES } from './chat/invites/decider.ts';
+import { PREKEY_CLAIM_EVENT_TYPES } from './chat/keys/claim.ts';
+import { KEYS_EVENT_TYPES } from './chat/keys/decider.ts';
+import { CHAT_SESSION_EVENT_TYPES } from './chat/sessions/decider.ts';
+import { TOTP_EVENT_TYPES } from './chat/totp/decider.ts';
+import { BLOCK_EVENT_TYPES, REPORT_EVENT_TYPES } from './chat/users/decider.ts';
 import { REGISTRATION_EVENT_TYPES } from './orchestration/users/registration.ts';
 import { SECURITY_EVENT_TYPES } from './orchestration/users/audit.ts';
 import { SESSION_EVENT_TYPES } from './orchestration/users/session.ts';
@@ -28,6 +35,14 @@ export const EVENT_TYPES: readonly string[] = [
   ...SUBSCRIPTION_EVENT_TYPES,
   ...TOKEN_EVENT_TYPES,
   ...REGISTRY_SESSION_EVENT_TYPES,
+  ...ACCOUNT_EVENT_TYPES,
+  ...CHAT_SESSION_EVENT_TYPES,
+  ...TOTP_EVENT_TYPES,
+  ...KEYS_EVENT_TYPES,
+  ...PREKEY_CLAIM_EVENT_TYPES,
+  ...BLOCK_EVENT_TYPES,
+  ...REPORT_EVENT_TYPES,
+  ...INVITE_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */

@@ -45,6 +45,14 @@ export const ENV_VARS = {
   REGISTRY_FORWARD_AUTH_GROUPS_HEADER: 'default X-Idp-Groups',
   REGISTRY_FORWARD_AUTH_GROUPS_DELIM: 'default |',
   REGISTRY_ADMIN_GROUP: 'forward-auth group mapped to registry admin (default registry-admin)',
+  CHATSVC_REGISTRATION: 'chat registration mode: open (default), invite (needs an admin-minted invite_code) or closed',
+  CHATSVC_PUBLIC_URL: 'the chat service\'s public base URL, shown by GET /api/auth/config (default: empty)',
+  CHATSVC_JWT_SECRET: 'HS256 secret of chat access tokens (unset: generated once, sealed under DATA_DIR)',
+  CHATSVC_JWT_SECRET_FILE: 'file holding CHATSVC_JWT_SECRET',
+  CHATSVC_AUTH_RATE_PER_MIN: 'requests per minute per client address on the chat auth routes (default 10)',
+  CHATSVC_API_RATE_PER_SEC: 'sustained chat API requests per second per user; the burst is twice this (default 20)',
+  CHATSVC_TURN_URLS: 'comma-separated TURN/STUN URIs handed out by /api/account/turn-credentials',
+  CHATSVC_TURN_SECRET: 'shared secret of the TURN server (TURN REST credentials); unset: the route answers 503',
 } as const;
 
 export type EnvName = keyof typeof ENV_VARS;
@@ -74,6 +82,7 @@ export interface Config {
   /** ORCH_LLM_MODEL: the model a profile gets when its creator names none. */
   llmModel: string | null;
   cookieSecure: boolean;
+  chat: ChatConfig;
   forwardAuth: {
     enabled: boolean;
     trustedNets: string[];
@@ -94,14 +103,6 @@ export interface RegistryConfig {
   /** Null unless an issuer and a client id are configured. */
   oidc: { issuer: string; clientId: string; clientSecret: string | null; adminGroup: string; groupsClaim: string } | null;
   forwardAuth: { trustedNets: string[]; userHeader: string; emailHeader: string; groupsHeader: string; groupsDelim: string; adminGroup: string };
-}
-
-function positiveInt(value: string | undefined, fallback: number, name: string): number {
-  const text = value?.trim();
-  if (!text) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${text}`);
-  return n;
 }
 
 function registryConfig(env: Env): RegistryConfig {
@@ -126,6 +127,20 @@ function registryConfig(env: Env): RegistryConfig {
       adminGroup: env.REGISTRY_ADMIN_GROUP?.trim() || 'registry-admin',
     },
   };
+}
+
+export type RegistrationMode = 'open' | 'invite' | 'closed';
+
+export interface ChatConfig {
+  registration: RegistrationMode;
+  publicUrl: string;
+  /** Configured access-token secret; null: generated once and sealed under DATA_DIR. */
+  jwtSecret: string | null;
+  jwtSecretFile: string;
+  authRatePerMin: number;
+  apiRatePerSec: number;
+  turnUrls: string[];
+  turnSecret: string | null;
 }
 
 const FALSY = new Set(['0', 'false', 'no', 'off']);
@@ -160,6 +175,20 @@ function secret(env: Env, name: string, fileName: string): { value: string | nul
   return { value: null, literal: false };
 }
 
+function positiveInt(value: string | undefined, fallback: number, name: string): number {
+  const text = value?.trim();
+  if (!text) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+function registrationMode(value: string | undefined): RegistrationMode {
+  const mode = (value?.trim().toLowerCase() || 'open');
+  if (mode !== 'open' && mode !== 'invite' && mode !== 'closed') throw new Error(`CHATSVC_REGISTRATION must be open, invite or closed, got ${JSON.stringify(value)}`);
+  return mode;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
   const admin = secret(env, 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE');
@@ -185,6 +214,16 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL?.trim() || null,
     llmModel: env.ORCH_LLM_MODEL?.trim() || null,
     cookieSecure: optIn(env.ORCH_COOKIE_SECURE),
+    chat: {
+      registration: registrationMode(env.CHATSVC_REGISTRATION),
+      publicUrl: env.CHATSVC_PUBLIC_URL?.trim() ?? '',
+      jwtSecret: secret(env, 'CHATSVC_JWT_SECRET', 'CHATSVC_JWT_SECRET_FILE').value,
+      jwtSecretFile: path.join(dataDir, 'chat-jwt.sealed'),
+      authRatePerMin: positiveInt(env.CHATSVC_AUTH_RATE_PER_MIN, 10, 'CHATSVC_AUTH_RATE_PER_MIN'),
+      apiRatePerSec: positiveInt(env.CHATSVC_API_RATE_PER_SEC, 20, 'CHATSVC_API_RATE_PER_SEC'),
+      turnUrls: (env.CHATSVC_TURN_URLS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      turnSecret: env.CHATSVC_TURN_SECRET?.trim() || null,
+    },
     forwardAuth: {
       enabled: optIn(env.ORCH_FORWARD_AUTH),
       trustedNets: (env.ORCH_FORWARD_AUTH_TRUSTED_NETS ?? '').split(',').map((s) => s.trim()).filter(Boolean),

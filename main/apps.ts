@@ -2,6 +2,8 @@
 
 import { createChatApp } from '../api/chat/app.ts';
 import type { ChatDeps } from '../api/chat/deps.ts';
+import { ChatSessionCache } from '../api/chat/session-cache.ts';
+import { chatJwtSecret } from './chat-secrets.ts';
 import { createOrchestrationApp } from '../api/orchestration/app.ts';
 import { PrincipalCache } from '../api/orchestration/auth/principal-cache.ts';
 import type { OrchDeps } from '../api/orchestration/deps.ts';
@@ -21,7 +23,11 @@ export function orchDeps(p: Platform): OrchDeps {
 }
 
 export function chatDeps(p: Platform): ChatDeps {
-  return { db: p.pool, clock: p.clock, log: p.log, metrics: p.metrics, limiter: p.limiter, version: p.version, startedAt: p.startedAt };
+  return {
+    db: p.pool, clock: p.clock, log: p.log, metrics: p.metrics, limiter: p.limiter, version: p.version, startedAt: p.startedAt,
+    commands: p.commands, sealKey: p.sealKey, config: p.config.chat, jwtSecret: chatJwtSecret(p.config.chat, p.sealKey), events: p.store,
+    sessions: new ChatSessionCache(p.engine, p.pool),
+  };
 }
 
 export function registryDeps(p: Platform): RegistryDeps {

@@ -35,7 +35,10 @@ export function offlineDocument(service: ServiceName) {
       return openApiDocument(app, { ...ORCH_DOCS, version });
     }
     case 'chat':
-      return openApiDocument(createChatApp({ ...common, startedAt: new Date() }), { ...CHAT_DOCS, version });
+      return openApiDocument(createChatApp({
+        ...common, startedAt: new Date(), config: loadConfig({}).chat, sealKey: new Uint8Array(32), jwtSecret: 'offline',
+        commands: unavailable('commands'), events: unavailable('events'), sessions: unavailable('sessions'),
+      }), { ...CHAT_DOCS, version });
     case 'registry':
       return openApiDocument(createRegistryApp({
         ...common, config: loadConfig({}), sealKey: new Uint8Array(32), commands: unavailable('commands'), tokens: unavailable('tokens'),

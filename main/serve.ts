@@ -2,6 +2,7 @@
 // keeps a second server off the same data, and the lines that tell an operator what started.
 
 import { serve, type ServerType } from '@hono/node-server';
+import { WebSocketServer } from 'ws';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -33,9 +34,13 @@ const LISTEN_REASONS: Record<string, string> = {
 
 type Fetchable = { fetch: (request: Request, env: any) => Response | Promise<Response> };
 
-export function listen(app: Fetchable, address: ListenAddress, variable: string): Promise<{ server: ServerType; port: number }> {
+/** WebSocket frames past this size close the connection (ws' default would allow 100 MiB). */
+export const WS_MAX_PAYLOAD_BYTES = 64 * 1024;
+
+export function listen(app: Fetchable, address: ListenAddress, variable: string, websocket?: WebSocketServer): Promise<{ server: ServerType; port: number }> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: address.host, port: address.port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    const options = { fetch: app.fetch, hostname: address.host, port: address.port, ...(websocket ? { websocket: { server: websocket } } : {}) };
+    const server = serve(options, (info: AddressInfo) => resolve({ server, port: info.port }));
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = LISTEN_REASONS[error.code ?? ''] ?? error.message;
       reject(new StartupError(`cannot listen on ${address.host}:${address.port}: ${reason}; set ${variable} to another host:port`));
@@ -43,7 +48,13 @@ export function listen(app: Fetchable, address: ListenAddress, variable: string)
   });
 }
 
-function closeServer(server: ServerType): Promise<void> {
+async function closeServer(server: ServerType, websocket?: WebSocketServer): Promise<void> {
+  // Upgraded sockets are no longer the HTTP server's: end them here, and give their close
+  // handlers (which stop live delivery) a moment to run before the platform closes.
+  if (websocket?.clients.size) {
+    for (const client of websocket.clients) client.terminate();
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return new Promise((resolve) => {
     (server as { closeAllConnections?: () => void }).closeAllConnections?.();
     server.close(() => resolve());
@@ -63,10 +74,12 @@ export async function startServices(platform: Platform, names: ServiceName[]): P
         await ensurePersonalAssistant(platform);
       }
       const address = platform.config.listen[name];
-      const { server, port } = await listen(createApp(name, platform), address, LISTEN_VARIABLE[name]);
+      // The chat service answers WebSockets (GET /api/ws).
+      const websocket = name === 'chat' ? new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES }) : undefined;
+      const { server, port } = await listen(createApp(name, platform), address, LISTEN_VARIABLE[name], websocket);
       const url = urlOf(address.host, port);
       platform.log.info('listening', { service: name, url });
-      running.push({ name, url, port, close: () => closeServer(server) });
+      running.push({ name, url, port, close: () => closeServer(server, websocket) });
     }
   } catch (error) {
     await Promise.all(running.map((s) => s.close()));

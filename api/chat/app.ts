@@ -2,17 +2,25 @@
 // (a description string), plus `code` where the spec names one (`rate_limited`) and
 // `retry_after` on a 429.
 
-import { z } from '@hono/zod-openapi';
 import { createBaseApp } from '../shared/base.ts';
-import { MiB } from '../shared/body-limit.ts';
+import { KiB, MiB } from '../shared/body-limit.ts';
 import { serveApiDocs } from '../shared/openapi.ts';
-import { requireChatUser } from './auth.ts';
+import { authRoutes } from './accounts/auth-routes.ts';
+import { accountRoutes } from './accounts/routes.ts';
+import { requireChatUser, type ChatPrincipal } from './auth.ts';
 import type { ChatDeps } from './deps.ts';
 import { healthRoutes } from './health/routes.ts';
+import { inviteRoutes } from './invites/routes.ts';
+import { keyRoutes } from './keys/routes.ts';
+import { ChatError } from './router.ts';
+import { sessionRoutes } from './sessions/routes.ts';
+import { totpRoutes } from './totp/routes.ts';
+import { userRoutes } from './users/routes.ts';
+import { wsRoutes } from './ws/routes.ts';
 
-export const ChatError = z.object({ error: z.string().openapi({ description: 'what went wrong' }), code: z.string().optional() }).passthrough().openapi('ChatError');
+export { ChatError } from './router.ts';
 
-export const CHAT_BODY_LIMITS = [{ prefix: '', maxBytes: 1 * MiB }];
+export const CHAT_BODY_LIMITS = [{ prefix: '/api/auth/', maxBytes: 64 * KiB }, { prefix: '', maxBytes: 1 * MiB }];
 
 export const CHAT_DOCS = {
   title: 'Chat service API',
@@ -20,11 +28,19 @@ export const CHAT_DOCS = {
 };
 
 export function createChatApp(deps: ChatDeps) {
-  const app = createBaseApp({
+  const app = createBaseApp<{ chatUser: ChatPrincipal }>({
     service: 'chat', log: deps.log, metrics: deps.metrics, bodyLimits: CHAT_BODY_LIMITS,
     errorBody: ({ code, message, extra }) => ({ error: message, ...(code === 'rate_limited' ? { code } : {}), ...extra }),
   });
   app.route('/', healthRoutes(deps));
-  serveApiDocs(app, { ...CHAT_DOCS, version: deps.version, documentPath: '/api/openapi.json', pagePath: '/api/docs', guard: requireChatUser(), errorSchema: ChatError });
+  app.route('/', authRoutes(deps));
+  app.route('/', accountRoutes(deps));
+  app.route('/', sessionRoutes(deps));
+  app.route('/', totpRoutes(deps));
+  app.route('/', keyRoutes(deps));
+  app.route('/', userRoutes(deps));
+  app.route('/', inviteRoutes(deps));
+  app.route('/', wsRoutes(deps));
+  serveApiDocs(app, { ...CHAT_DOCS, version: deps.version, documentPath: '/api/openapi.json', pagePath: '/api/docs', guard: requireChatUser(deps), errorSchema: ChatError });
   return app;
 }

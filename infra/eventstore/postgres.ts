@@ -7,6 +7,7 @@
 // so an event whose transaction commits late is never skipped. NOTIFY only wakes readers.
 
 import Emittery from 'emittery';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Pool } from '../db/pool.ts';
 import type {
@@ -91,7 +92,10 @@ function filterSql(filter: LogFilter | undefined, params: unknown[]): string {
 }
 
 export class PostgresEventStore implements EventStore {
-  private readonly appended = new Emittery<{ appended: undefined }>();
+  /** Appends of this process (with their event types) and notifications from others (types unknown: null). */
+  private readonly appended = new Emittery<{ appended: readonly string[] | null }>();
+  /** Names this store's notifications, so it can tell its own from other processes'. */
+  private readonly instance = randomUUID();
   private listener: pg.Client | null = null;
   private listening: Promise<void> | null = null;
   private notifyTimer: NodeJS.Timeout | null = null;
@@ -117,7 +121,7 @@ export class PostgresEventStore implements EventStore {
         throw new WrongExpectedRevisionError(stream, expected, await this.currentRevision(stream));
       }
       if (rows.length > 0) {
-        this.wakeReaders();
+        this.wakeReaders(events.map((e) => e.type));
         const last = rows.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
         return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
       }
@@ -247,6 +251,20 @@ export class PostgresEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions = {}): Subscription {
     void this.listen();
+    // Wake-ups for this subscription only: an append of this process whose types the filter
+    // cannot match does not wake it (every projection reading the log on every append made each
+    // write wait behind a herd of queries); a notification from another process always does. A
+    // count of wake-ups, taken before each read, keeps one that arrives during the read.
+    const types = options.filter?.eventTypes?.length ? new Set(options.filter.eventTypes) : null;
+    let wakeups = 0;
+    let waiters: (() => void)[] = [];
+    const off = this.appended.on('appended', (appendedTypes) => {
+      if (types && appendedTypes && !appendedTypes.some((t) => types.has(t))) return;
+      wakeups += 1;
+      const ready = waiters;
+      waiters = [];
+      for (const wake of ready) wake();
+    });
     return subscriptionFromBatches({
       start: async () => options.after === 'end' ? (await this.headPosition()) ?? START
         : options.after === undefined || options.after === 'start' ? START : options.after,
@@ -257,24 +275,30 @@ export class PostgresEventStore implements EventStore {
         return { events, resume };
       },
       heldBack: (after) => this.heldBack(after, options.filter),
-      wake: (timeoutMs) => this.waitForAppend(timeoutMs),
-    });
-  }
-
-  private waitForAppend(timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      const off = this.appended.on('appended', done);
-      function done() {
-        clearTimeout(timer);
+      wake: (timeoutMs, since) => {
+        if (since !== undefined && wakeups !== since) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            waiters = waiters.filter((w) => w !== done);
+            resolve();
+          }, timeoutMs);
+          waiters.push(done);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      },
+      wakeups: () => wakeups,
+      close: () => {
         off();
-        resolve();
-      }
+        for (const wake of waiters.splice(0)) wake();
+      },
     });
   }
 
-  private wakeReaders(): void {
-    void this.appended.emit('appended');
+  private wakeReaders(types: readonly string[]): void {
+    void this.appended.emit('appended', types);
     // Other processes learn of appends through NOTIFY, sent outside the append's transaction
     // (a NOTIFY inside it would serialise every commit) and throttled: the first append after a
     // quiet spell notifies at once, later ones within NOTIFY_WINDOW_MS share one trailing NOTIFY.
@@ -289,7 +313,7 @@ export class PostgresEventStore implements EventStore {
 
   private sendNotify(): void {
     this.notifyAgain = false;
-    this.pool.query(`SELECT pg_notify('${CHANNEL}', '')`).catch(() => {});
+    this.pool.query(`SELECT pg_notify('${CHANNEL}', $1)`, [this.instance]).catch(() => {});
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = null;
       if (this.notifyAgain && !this.closed) this.sendNotify();
@@ -301,7 +325,10 @@ export class PostgresEventStore implements EventStore {
     this.listening ??= (async () => {
       const client = new pg.Client({ connectionString: this.url, application_name: 'orchard-listen' });
       client.on('error', () => {});
-      client.on('notification', () => void this.appended.emit('appended'));
+      // Our own notifications are ignored: this process already woke the readers concerned.
+      client.on('notification', (message) => {
+        if (message.payload !== this.instance) void this.appended.emit('appended', null);
+      });
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
       if (this.closed) await client.end();

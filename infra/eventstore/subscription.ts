@@ -11,8 +11,15 @@ export interface BatchSource {
   next(after: Position): Promise<{ events: RecordedEvent[]; resume: Position }>;
   /** Events exist past `after` that readers cannot see yet (a transaction still running). */
   heldBack(after: Position): Promise<boolean>;
-  /** Resolve on the next append, or after `timeoutMs` at the latest. */
-  wake(timeoutMs: number): Promise<void>;
+  /**
+   * Resolve on the next append, or after `timeoutMs` at the latest; at once when an append was
+   * seen after `since` (a `wakeups()` value taken before the last read).
+   */
+  wake(timeoutMs: number, since?: number): Promise<void>;
+  /** How many wake-ups (appends, notifications) this source has seen: read before a batch, so one during the read is not lost. */
+  wakeups?(): number;
+  /** The subscription closed: release what the source holds. */
+  close?(): void;
 }
 
 const IDLE_POLL_MS = 1000; // a safety net: notifications only speed things up
@@ -26,6 +33,7 @@ export function subscriptionFromBatches(source: BatchSource): Subscription {
   async function* run(): AsyncGenerator<RecordedEvent> {
     let after = await Promise.race([source.start(), closing.then(() => null)]);
     while (!closed && after) {
+      const seen = source.wakeups?.();
       const batch = await Promise.race([source.next(after), closing.then(() => null)]);
       if (!batch) return;
       for (const event of batch.events) {
@@ -36,7 +44,7 @@ export function subscriptionFromBatches(source: BatchSource): Subscription {
       after = batch.resume;
       if (batch.events.length > 0 || closed) continue;
       const held = await source.heldBack(after);
-      await Promise.race([source.wake(held ? HELD_BACK_POLL_MS : IDLE_POLL_MS), closing]);
+      await Promise.race([source.wake(held ? HELD_BACK_POLL_MS : IDLE_POLL_MS, seen), closing]);
     }
   }
 
@@ -45,6 +53,7 @@ export function subscriptionFromBatches(source: BatchSource): Subscription {
     [Symbol.asyncIterator]: () => iterator,
     async close() {
       closed = true;
+      source.close?.();
       signalClose();
       await iterator.return(undefined);
     },

@@ -44,7 +44,7 @@ test('the check sees imports (it would fail on a wrong-way one)', async () => {
 });
 
 test('every slice has one name in three roots: a domain folder has its projection file and its api folder', async () => {
-  for (const service of ['orchestration', 'registry']) {
+  for (const service of ['orchestration', 'registry', 'chat']) {
     for (const entry of await readdir(path.join(ROOT, 'domain', service), { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
       const slice = entry.name;

@@ -13,6 +13,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { undocumentedRoutes } from '../../api/shared/openapi.ts';
 import { createApp, SERVICES } from '../../main/apps.ts';
 import { offlineDocument } from '../../main/openapi.ts';
+import { bearer, registerChat } from '../support/chat.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 
 const run = promisify(execFile);
@@ -80,11 +81,18 @@ test('the document and the reference page need an authenticated caller of the se
   assert.equal(anonymous.body, { error: 'unauthorized', message: 'missing X-API-Key header' });
   assert.is((await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': 'orch_wrong' } })).body.message, 'invalid or inactive API key');
   for (const p of ['/api/v1/docs', '/api/v1/docs/swagger-ui-bundle.js']) assert.is((await http(`${s.orch}${p}`)).status, 401, p);
-  // Chat has no valid credential yet (its accounts come with its issue).
+  // Chat: any authenticated chat user (a Bearer access token); anonymous or a bad token is 401.
   const chat = await http(`${s.chat}${DOC_PATH.chat}`);
   assert.is(chat.status, 401);
   assert.type(chat.body.error, 'string');
   assert.is((await http(`${s.chat}/api/docs`)).status, 401);
+  assert.is((await http(`${s.chat}${DOC_PATH.chat}`, { headers: { authorization: 'Bearer not.a.token' } })).status, 401);
+  const user = await registerChat(s.chat, 'openapi_reader');
+  const doc = await http(`${s.chat}${DOC_PATH.chat}`, { headers: bearer(user) });
+  assert.is(doc.status, 200);
+  assert.ok(doc.body.paths['/api/auth/register'].post);
+  assert.ok(doc.body.paths['/api/keys/{user_id}/bundle'].get);
+  assert.is((await http(`${s.chat}/api/docs`, { headers: bearer(user) })).status, 200);
   const registry = await http(`${s.registry}${DOC_PATH.registry}`);
   assert.is(registry.status, 401);
   assert.is(registry.body.error.code, 'unauthorized');
@@ -92,9 +100,9 @@ test('the document and the reference page need an authenticated caller of the se
   assert.is((await http(`${s.registry}/api/v1/docs`, { headers: { authorization: 'Bearer registry_sk_not-a-token' } })).status, 401);
   // Any authenticated registry caller reads them: a read-only forward-auth user, a token of any scope.
   const readonly = { 'X-Idp-Username': 'reader' };
-  const doc = await http(`${s.registry}${DOC_PATH.registry}`, { headers: readonly });
-  assert.is(doc.status, 200);
-  assert.ok(doc.body.paths['/api/v1/customers']);
+  const registryDoc = await http(`${s.registry}${DOC_PATH.registry}`, { headers: readonly });
+  assert.is(registryDoc.status, 200);
+  assert.ok(registryDoc.body.paths['/api/v1/customers']);
   assert.is((await http(`${s.registry}/api/v1/docs`, { headers: readonly })).status, 200);
   const admin = { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin' };
   const me = await http(`${s.registry}/api/v1/auth/me`, { headers: admin });

@@ -1,0 +1,103 @@
+// A chat account (`chat_user-<uuid>`): registration, password changes and recovery, the
+// profile, deletion. Secrets arrive hashed (the password with scrypt, the recovery code with
+// SHA-256: it carries 100 random bits); this module never sees one in clear.
+
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+
+export type Profile = {
+  display_name: string;
+  avatar_url: string | null;
+  bio: string | null;
+  pronouns: string | null;
+};
+
+export type AccountEvent =
+  | DomainEvent<'UserRegistered', {
+    user_id: string; username: string; display_name: string; email: string; password_hash: string; recovery_code_hash: string;
+    is_owner: boolean; is_admin: boolean; invite_id: string | null; at: string;
+  }>
+  | DomainEvent<'PasswordChanged', { user_id: string; password_hash: string; at: string }>
+  | DomainEvent<'AccountRecovered', { user_id: string; password_hash: string; recovery_code_hash: string; at: string }>
+  | DomainEvent<'ProfileUpdated', { user_id: string } & Profile & { at: string }>
+  | DomainEvent<'AccountDeleted', { user_id: string; at: string }>;
+
+export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent>()(['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'ProfileUpdated', 'AccountDeleted']);
+
+export type AccountCommand =
+  | {
+    type: 'Register'; user_id: string; username: string; display_name: string; email: string; password_hash: string; recovery_code_hash: string;
+    is_owner: boolean; invite_id: string | null; at: string;
+  }
+  | { type: 'ChangePassword'; password_hash: string; at: string }
+  /** The presented code's hash must match; the new one replaces it. */
+  | { type: 'Recover'; presented_code_hash: string; password_hash: string; new_recovery_code_hash: string; at: string }
+  | { type: 'UpdateProfile'; changes: Partial<Profile>; at: string }
+  | { type: 'Delete'; at: string };
+
+export interface AccountState {
+  user_id: string | null;
+  deleted: boolean;
+  recovery_code_hash: string | null;
+  profile: Profile;
+}
+
+const initialState = (): AccountState => ({
+  user_id: null, deleted: false, recovery_code_hash: null, profile: { display_name: '', avatar_url: null, bio: null, pronouns: null },
+});
+
+function evolve(state: AccountState, event: AccountEvent): AccountState {
+  switch (event.type) {
+    case 'UserRegistered':
+      return { ...state, user_id: event.data.user_id, recovery_code_hash: event.data.recovery_code_hash, profile: { ...state.profile, display_name: event.data.display_name } };
+    case 'PasswordChanged':
+      return state;
+    case 'AccountRecovered':
+      return { ...state, recovery_code_hash: event.data.recovery_code_hash };
+    case 'ProfileUpdated': {
+      const { display_name, avatar_url, bio, pronouns } = event.data;
+      return { ...state, profile: { display_name, avatar_url, bio, pronouns } };
+    }
+    case 'AccountDeleted':
+      return { ...state, deleted: true, recovery_code_hash: null };
+  }
+}
+
+/** Unknown and deleted accounts read the same to callers. */
+function live(state: AccountState): string {
+  if (!state.user_id || state.deleted) throw new DomainError('not_found', 'user_not_found', 'no such user');
+  return state.user_id;
+}
+
+function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
+  switch (command.type) {
+    case 'Register': {
+      if (state.user_id) throw new DomainError('conflict', 'user_exists', 'user already exists');
+      const { type: _type, ...data } = command;
+      return [{ type: 'UserRegistered', data: { ...data, is_admin: command.is_owner } }];
+    }
+    case 'ChangePassword':
+      return [{ type: 'PasswordChanged', data: { user_id: live(state), password_hash: command.password_hash, at: command.at } }];
+    case 'Recover': {
+      // Wrong code, unknown and deleted accounts answer alike.
+      if (!state.user_id || state.deleted || state.recovery_code_hash !== command.presented_code_hash) {
+        throw new DomainError('unauthorized', 'invalid_recovery', 'invalid username or recovery code');
+      }
+      return [{ type: 'AccountRecovered', data: { user_id: state.user_id, password_hash: command.password_hash, recovery_code_hash: command.new_recovery_code_hash, at: command.at } }];
+    }
+    case 'UpdateProfile': {
+      const user_id = live(state);
+      const next = { ...state.profile, ...command.changes };
+      if (JSON.stringify(next) === JSON.stringify(state.profile)) return [];
+      return [{ type: 'ProfileUpdated', data: { user_id, ...next, at: command.at } }];
+    }
+    case 'Delete':
+      return [{ type: 'AccountDeleted', data: { user_id: live(state), at: command.at } }];
+  }
+}
+
+export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = { initialState, evolve, decide };
+
+export const chatUserStream = (userId: string) => `chat_user-${userId}`;
+
+/** Usernames: mentions (`@username`) depend on this exact alphabet. */
+export const USERNAME_PATTERN = /^[A-Za-z0-9_]{3,32}$/;

@@ -1,0 +1,54 @@
+// Registration invites (`chat_invite-<uuid>`), minted by an instance admin for
+// CHATSVC_REGISTRATION=invite: each code registers one account, until it expires or is revoked.
+// The code itself never reaches the log, only its SHA-256 hash.
+
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+
+export type InviteEvent =
+  | DomainEvent<'RegistrationInviteCreated', { invite_id: string; code_hash: string; created_by: string; expires_at: string | null; at: string }>
+  | DomainEvent<'RegistrationInviteRedeemed', { invite_id: string; user_id: string; at: string }>
+  | DomainEvent<'RegistrationInviteRevoked', { invite_id: string; revoked_by: string; at: string }>;
+
+export const INVITE_EVENT_TYPES = eventTypes<InviteEvent>()(['RegistrationInviteCreated', 'RegistrationInviteRedeemed', 'RegistrationInviteRevoked']);
+
+export type InviteCommand =
+  | { type: 'Create'; invite_id: string; code_hash: string; created_by: string; expires_at: string | null; at: string }
+  | { type: 'Redeem'; user_id: string; at: string }
+  | { type: 'Revoke'; by: string; at: string };
+
+export interface InviteState {
+  invite_id: string | null;
+  expires_at: string | null;
+  redeemed_by: string | null;
+  revoked: boolean;
+}
+
+export const invalidInvite = () => new DomainError('forbidden', 'invalid_invite', 'a valid invite_code is required to register');
+
+export const inviteDecider: Decider<InviteState, InviteCommand, InviteEvent> = {
+  initialState: () => ({ invite_id: null, expires_at: null, redeemed_by: null, revoked: false }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'RegistrationInviteCreated': return { ...state, invite_id: event.data.invite_id, expires_at: event.data.expires_at };
+      case 'RegistrationInviteRedeemed': return { ...state, redeemed_by: event.data.user_id };
+      case 'RegistrationInviteRevoked': return { ...state, revoked: true };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'Create':
+        if (state.invite_id) throw new DomainError('conflict', 'invite_exists', 'invite already exists');
+        return [{ type: 'RegistrationInviteCreated', data: { invite_id: command.invite_id, code_hash: command.code_hash, created_by: command.created_by, expires_at: command.expires_at, at: command.at } }];
+      case 'Redeem':
+        if (!state.invite_id || state.revoked || state.redeemed_by) throw invalidInvite();
+        if (state.expires_at && Date.parse(state.expires_at) <= Date.parse(command.at)) throw invalidInvite();
+        return [{ type: 'RegistrationInviteRedeemed', data: { invite_id: state.invite_id, user_id: command.user_id, at: command.at } }];
+      case 'Revoke':
+        if (!state.invite_id) throw new DomainError('not_found', 'invite_not_found', 'no such invite');
+        if (state.revoked || state.redeemed_by) return [];
+        return [{ type: 'RegistrationInviteRevoked', data: { invite_id: state.invite_id, revoked_by: command.by, at: command.at } }];
+    }
+  },
+};
+
+export const inviteStream = (inviteId: string) => `chat_invite-${inviteId}`;

@@ -1,0 +1,56 @@
+// A WebSocket test client (the `ws` package): frames are collected as they arrive, and a test
+// waits for the next one matching what it expects, or for the close.
+
+import WebSocket from 'ws';
+
+export interface WsClient {
+  frames: Record<string, any>[];
+  send(frame: unknown): void;
+  next(match?: (frame: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  closed: Promise<{ code: number; reason: string }>;
+  close(): void;
+}
+
+export async function connectWs(base: string): Promise<WsClient> {
+  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/api/ws`);
+  const frames: Record<string, any>[] = [];
+  let taken = 0;
+  const waiters: (() => void)[] = [];
+  socket.on('message', (data) => {
+    frames.push(JSON.parse(String(data)));
+    for (const w of waiters.splice(0)) w();
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => {
+    resolve({ code, reason: String(reason) });
+    for (const w of waiters.splice(0)) w();
+  }));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  return {
+    frames,
+    send: (frame) => socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame)),
+    async next(match = () => true, timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        while (taken < frames.length) {
+          const frame = frames[taken++]!;
+          if (match(frame)) return frame;
+        }
+        if (socket.readyState === WebSocket.CLOSED) throw new Error(`socket closed; frames: ${JSON.stringify(frames)}`);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no matching frame within ${timeoutMs} ms; frames: ${JSON.stringify(frames)}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+    },
+    closed,
+    close: () => socket.close(),
+  };
+}
