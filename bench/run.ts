@@ -20,6 +20,7 @@ import { appendEvents, createBaselineTable, insertRows } from './log.ts';
 import { paired, throughput, type Throughput } from './measure.ts';
 import { measureHttp, percentile } from './http.ts';
 import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
+import { chatFigures } from './chat.ts';
 import { e2eeFigures } from './e2ee.ts';
 import { profilesFigures } from './profiles.ts';
 import { registryBench } from './registry.ts';
@@ -157,6 +158,17 @@ try {
       for (const figure of await registryBench(withDatabase(serverUrl, registryDb), timing, progress)) emit(figure);
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${registryDb} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
+    }
+  }
+
+  {
+    // The chat service: logins, refreshes, bundle fetches, WebSocket connections (a database of their own).
+    const chatDb = `bench_chat_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${chatDb}`);
+    try {
+      for (const figure of await chatFigures(withDatabase(serverUrl, chatDb), { seconds })) emit(figure);
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${chatDb} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
     }
   }
 
