@@ -8,7 +8,7 @@ import { defineProjection } from '../../infra/projections/engine.ts';
 
 export const chatUsersProjection = defineProjection<AccountEvent>({
   name: 'chat_users',
-  handles: ['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'ProfileUpdated', 'AccountDeleted'],
+  handles: ['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted'],
   tables: ['chat_users'],
   async apply(event, tx) {
     const d = event.data;
@@ -25,7 +25,7 @@ export const chatUsersProjection = defineProjection<AccountEvent>({
       case 'AccountRecovered':
         await tx.query('UPDATE chat_users SET password_hash = $2, updated_at = $3 WHERE id = $1', [d.user_id, event.data.password_hash, d.at]);
         return;
-      case 'ProfileUpdated': {
+      case 'AccountProfileUpdated': {
         const p = event.data;
         await tx.query('UPDATE chat_users SET display_name = $2, avatar_url = $3, bio = $4, pronouns = $5, updated_at = $6 WHERE id = $1',
           [p.user_id, p.display_name, p.avatar_url, p.bio, p.pronouns, p.at]);

@@ -18,10 +18,10 @@ export type AccountEvent =
   }>
   | DomainEvent<'PasswordChanged', { user_id: string; password_hash: string; at: string }>
   | DomainEvent<'AccountRecovered', { user_id: string; password_hash: string; recovery_code_hash: string; at: string }>
-  | DomainEvent<'ProfileUpdated', { user_id: string } & Profile & { at: string }>
+  | DomainEvent<'AccountProfileUpdated', { user_id: string } & Profile & { at: string }>
   | DomainEvent<'AccountDeleted', { user_id: string; at: string }>;
 
-export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent>()(['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'ProfileUpdated', 'AccountDeleted']);
+export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent>()(['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted']);
 
 export type AccountCommand =
   | {
@@ -53,7 +53,7 @@ function evolve(state: AccountState, event: AccountEvent): AccountState {
       return state;
     case 'AccountRecovered':
       return { ...state, recovery_code_hash: event.data.recovery_code_hash };
-    case 'ProfileUpdated': {
+    case 'AccountProfileUpdated': {
       const { display_name, avatar_url, bio, pronouns } = event.data;
       return { ...state, profile: { display_name, avatar_url, bio, pronouns } };
     }
@@ -88,7 +88,7 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
       const user_id = live(state);
       const next = { ...state.profile, ...command.changes };
       if (JSON.stringify(next) === JSON.stringify(state.profile)) return [];
-      return [{ type: 'ProfileUpdated', data: { user_id, ...next, at: command.at } }];
+      return [{ type: 'AccountProfileUpdated', data: { user_id, ...next, at: command.at } }];
     }
     case 'Delete':
       return [{ type: 'AccountDeleted', data: { user_id: live(state), at: command.at } }];

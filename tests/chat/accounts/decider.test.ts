@@ -34,7 +34,7 @@ test('accounts: register once; recover needs the current code and rotates it; de
   account([]).when({ type: 'Delete', at }).thenError('user_not_found');
   account([registered]).when({ type: 'UpdateProfile', changes: { display_name: 'alice' }, at }).then([]);
   account([registered]).when({ type: 'UpdateProfile', changes: { bio: 'hi' }, at })
-    .then([{ type: 'ProfileUpdated', data: { user_id: U, display_name: 'alice', avatar_url: null, bio: 'hi', pronouns: null, at } }]);
+    .then([{ type: 'AccountProfileUpdated', data: { user_id: U, display_name: 'alice', avatar_url: null, bio: 'hi', pronouns: null, at } }]);
 });
 
 test('sessions: rotation accepts the current token only; a rotated-away token revokes the session', () => {

@@ -67,7 +67,7 @@ test('a history touching every chat event: rebuilt read models equal the live on
     assert.not.ok(text.includes(secret), `a secret is in the log: ${secret.slice(0, 6)}...`);
     assert.not.ok(lines.includes(secret), `a secret is in the log lines: ${secret.slice(0, 6)}...`);
   }
-  for (const type of ['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'ProfileUpdated', 'AccountDeleted', 'ChatSessionStarted', 'RefreshTokenRotated',
+  for (const type of ['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted', 'ChatSessionStarted', 'RefreshTokenRotated',
     'SessionRevoked', 'TotpSetupStarted', 'TotpEnabled', 'TotpCodeUsed', 'BackupCodeUsed', 'IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded',
     'PrekeyConsumed', 'KeysRemoved', 'UserBlocked', 'UserUnblocked', 'ReportFiled', 'RegistrationInviteCreated', 'RegistrationInviteRevoked']) {
     assert.ok(text.includes(` ${type} `), type);
