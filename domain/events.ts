@@ -2,6 +2,7 @@
 // list is checked complete against its union at compile time (`eventTypes`). A test checks that
 // every type here has a projection consuming it or is listed in AUDIT_ONLY with the reason.
 
+import { ESTATE_EVENT_TYPES } from './orchestration/estate/decider.ts';
 import { REGISTRATION_EVENT_TYPES } from './orchestration/users/registration.ts';
 import { SECURITY_EVENT_TYPES } from './orchestration/users/audit.ts';
 import { SESSION_EVENT_TYPES } from './orchestration/users/session.ts';
@@ -14,6 +15,7 @@ export const EVENT_TYPES: readonly string[] = [
   ...SECURITY_EVENT_TYPES,
   ...REGISTRATION_EVENT_TYPES,
   ...RESERVATION_EVENT_TYPES,
+  ...ESTATE_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */
