@@ -11,6 +11,7 @@ import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { and, andNot, changed, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across
@@ -18,14 +19,130 @@ import { defineProjection, type Recorded } from '../../infra/projections/engine.
  * The same expression serves SQL bulk loads (bench/).
  */
 export const chunkIdSql = (documentId: string, contentSha: string, index: string) =>
-  `overlay(overlay(md5(${documentId}::text || ':' || ${contentSha} || ':' || ${index}::text) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid`;
+  `overlay(overlay(md5(${documentId}::text || ':' || ${contentSha} || ':' || (${index})::text) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid`;
 
 /** Blobs read back per statement group: bounds the projection's memory on a large batch. */
 const GROUP_CHARS = 8_000_000;
+/** Lexeme-chunk pairs held before the search index is written (memory bound within a batch). */
+const FLUSH_PAIRS = 2_000_000;
+const ORDINAL_COUNTER = 'chunk_ordinal';
+/** Chunks the projection writes per transaction (a batch of events stops growing there). */
+export const ESTATE_BATCH_CHUNKS = 4000;
 
 type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIngested' }>>;
 
-async function insertDocuments(tx: PoolClient, events: Ingested[]): Promise<void> {
+/** The partitions a live chunk belongs to (see estate_partitions). */
+const partitionsOf = (isVault: boolean, category: string) => (isVault ? ['vault'] : ['estate', `c:${category}`]);
+
+/**
+ * The search index's writes within one projection batch: new chunk ordinals, lexeme postings
+ * (added only), partition membership (added and removed). Held in memory and written at
+ * `flush`, one read and one write per touched container.
+ */
+class IndexWriter {
+  private next = 0;
+  private postings = new Map<string, number[]>();
+  private pairs = 0;
+  private live = new Map<string, Map<number, boolean>>();
+
+  constructor(private readonly tx: PoolClient) {}
+
+  async start(): Promise<void> {
+    const { rows } = await this.tx.query<{ value: string }>('SELECT value FROM estate_counters WHERE name = $1', [ORDINAL_COUNTER]);
+    this.next = Number(rows[0]?.value ?? 0);
+  }
+
+  take(count: number): number {
+    const first = this.next;
+    this.next += count;
+    return first;
+  }
+
+  post(lexeme: string, ordinals: number[]): void {
+    const list = this.postings.get(lexeme);
+    if (list) for (const o of ordinals) list.push(o);
+    else this.postings.set(lexeme, ordinals);
+    this.pairs += ordinals.length;
+  }
+
+  setLive(ordinal: number, isVault: boolean, category: string, live: boolean): void {
+    for (const partition of partitionsOf(isVault, category)) {
+      let changes = this.live.get(partition);
+      if (!changes) this.live.set(partition, (changes = new Map()));
+      changes.set(ordinal, live);
+    }
+  }
+
+  get full(): boolean {
+    return this.pairs >= FLUSH_PAIRS;
+  }
+
+  async flush(): Promise<void> {
+    // Lexeme postings: only additions.
+    const postingKeys: Array<[string, number, number[]]> = [];
+    for (const [lexeme, ordinals] of this.postings) {
+      const byHi = new Map<number, number[]>();
+      for (const o of ordinals) {
+        const hi = hiOf(o);
+        const list = byHi.get(hi);
+        if (list) list.push(loOf(o));
+        else byHi.set(hi, [loOf(o)]);
+      }
+      for (const [hi, los] of byHi) postingKeys.push([lexeme, hi, los]);
+    }
+    await this.rewrite('estate_postings', 'lexeme', postingKeys.map(([key, hi, add]) => ({ key, hi, add, remove: [] })));
+    // Partitions: additions and removals, the last change of an ordinal winning.
+    const partitionKeys: Array<{ key: string; hi: number; add: number[]; remove: number[] }> = [];
+    for (const [partition, changes] of this.live) {
+      const byHi = new Map<number, { add: number[]; remove: number[] }>();
+      for (const [o, live] of changes) {
+        const hi = hiOf(o);
+        let entry = byHi.get(hi);
+        if (!entry) byHi.set(hi, (entry = { add: [], remove: [] }));
+        (live ? entry.add : entry.remove).push(loOf(o));
+      }
+      for (const [hi, { add, remove }] of byHi) partitionKeys.push({ key: partition, hi, add, remove });
+    }
+    await this.rewrite('estate_partitions', 'partition', partitionKeys);
+    await this.tx.query(
+      `INSERT INTO estate_counters (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      [ORDINAL_COUNTER, this.next]);
+    this.postings = new Map();
+    this.pairs = 0;
+    this.live = new Map();
+  }
+
+  /** Read the touched containers, apply the changes, write them back (or drop emptied ones). */
+  private async rewrite(table: string, column: string, changes: Array<{ key: string; hi: number; add: number[]; remove: number[] }>): Promise<void> {
+    if (changes.length === 0) return;
+    const keys = changes.map((c) => c.key);
+    const his = changes.map((c) => c.hi);
+    const { rows } = await this.tx.query<{ key: string; hi: number; data: Buffer }>(
+      `SELECT t.${column} AS key, t.hi, t.data FROM ${table} t
+       JOIN unnest($1::text[], $2::int[]) AS k(key, hi) ON t.${column} = k.key AND t.hi = k.hi`, [keys, his]);
+    const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
+    const upKeys: string[] = [], upHis: number[] = [], upData: Buffer[] = [], dropKeys: string[] = [], dropHis: number[] = [];
+    for (const c of changes) {
+      const data = changed(current.get(`${c.hi}\u0000${c.key}`) ?? null, c.add, c.remove);
+      if (data) {
+        upKeys.push(c.key); upHis.push(c.hi); upData.push(data);
+      } else {
+        dropKeys.push(c.key); dropHis.push(c.hi);
+      }
+    }
+    if (upKeys.length) {
+      await this.tx.query(
+        `INSERT INTO ${table} (${column}, hi, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bytea[])
+         ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`, [upKeys, upHis, upData]);
+    }
+    if (dropKeys.length) {
+      await this.tx.query(
+        `DELETE FROM ${table} t USING unnest($1::text[], $2::int[]) AS k(key, hi) WHERE t.${column} = k.key AND t.hi = k.hi`, [dropKeys, dropHis]);
+    }
+  }
+}
+
+async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Ingested[]): Promise<void> {
   const d = events.map((e) => e.data);
   await tx.query(
     `INSERT INTO estate_documents (id, source_repo, path, category, is_vault, commit_sha, metadata, content_sha256, content_chars, chunks, run_id, ingested_at)
@@ -34,48 +151,83 @@ async function insertDocuments(tx: PoolClient, events: Ingested[]): Promise<void
       d.map((x) => x.commit_sha), d.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))), d.map((x) => x.content_sha256),
       d.map((x) => x.content_chars), d.map((x) => x.chunks.length / 2), d.map((x) => x.run_id), d.map((x) => x.at)]);
   const blobs = await readBlobs(tx, d.map((x) => x.content_sha256));
-  const ids: string[] = [], shas: string[] = [], indexes: number[] = [], vault: boolean[] = [], categories: string[] = [], texts: string[] = [];
+  const ids: string[] = [], shas: string[] = [], indexes: number[] = [], ordinals: number[] = [], vault: boolean[] = [], categories: string[] = [], texts: string[] = [];
   for (const x of d) {
-    chunkTexts(blobs.get(x.content_sha256)!, x.chunks).forEach((text, i) => {
-      ids.push(x.document_id); shas.push(x.content_sha256); indexes.push(i); vault.push(x.is_vault); categories.push(x.category); texts.push(text);
+    const texts_ = chunkTexts(blobs.get(x.content_sha256)!, x.chunks);
+    const first = index.take(texts_.length);
+    texts_.forEach((text, i) => {
+      ids.push(x.document_id); shas.push(x.content_sha256); indexes.push(i); ordinals.push(first + i); vault.push(x.is_vault);
+      categories.push(x.category); texts.push(text);
+      index.setLive(first + i, x.is_vault, x.category, true);
     });
   }
-  await tx.query(
-    `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, is_vault, category, content, tsv)
-     SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.v, u.c, u.t, to_tsvector('english', u.t)
-     FROM unnest($1::uuid[], $2::text[], $3::int[], $4::bool[], $5::text[], $6::text[]) AS u(d, sha, i, v, c, t)`,
-    [ids, shas, indexes, vault, categories, texts]);
+  // The chunks, and each lexeme of theirs with the ordinals holding it, in one statement.
+  const { rows } = await tx.query<{ lexeme: string; ordinals: number[] }>(
+    `WITH inserted AS (
+       INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
+       SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, to_tsvector('english', u.t)
+       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
+       RETURNING ordinal, tsv)
+     SELECT l AS lexeme, array_agg(ordinal) AS ordinals FROM inserted, unnest(tsvector_to_array(tsv)) AS l GROUP BY l`,
+    [ids, shas, indexes, ordinals, vault, categories, texts]);
+  for (const row of rows) index.post(row.lexeme, row.ordinals);
 }
 
-// Each event replaces its document whole (or removes it), so only a document's last event in a
-// batch matters: delete every touched document, then insert the survivors in multi-row statements.
-async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: PoolClient): Promise<void> {
-  const last = new Map<string, Recorded<EstateDocumentEvent>>();
-  for (const event of events) last.set(event.data.document_id, event);
-  const touched = [...last.keys()];
-  await tx.query('DELETE FROM estate_chunks WHERE document_id = ANY($1::uuid[])', [touched]);
+/** A stretch of a batch in which no document appears twice: its writes can be grouped. */
+async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<EstateDocumentEvent>[]): Promise<void> {
+  const touched = events.map((e) => e.data.document_id);
+  const removed = await tx.query<{ ordinal: number; is_vault: boolean; category: string }>(
+    'DELETE FROM estate_chunks WHERE document_id = ANY($1::uuid[]) RETURNING ordinal, is_vault, category', [touched]);
+  for (const r of removed.rows) index.setLive(r.ordinal, r.is_vault, r.category, false);
   await tx.query('DELETE FROM estate_documents WHERE id = ANY($1::uuid[])', [touched]);
   let group: Ingested[] = [];
   let chars = 0;
-  for (const event of last.values()) {
+  const write = async () => {
+    if (group.length) await insertDocuments(tx, index, group);
+    if (index.full) await index.flush();
+    group = [];
+    chars = 0;
+  };
+  for (const event of events) {
     if (event.type !== 'EstateDocumentIngested') continue;
-    if (group.length && chars + event.data.content_chars > GROUP_CHARS) {
-      await insertDocuments(tx, group);
-      group = [];
-      chars = 0;
-    }
+    if (group.length && chars + event.data.content_chars > GROUP_CHARS) await write();
     group.push(event);
     chars += event.data.content_chars;
   }
-  if (group.length) await insertDocuments(tx, group);
+  await write();
+}
+
+// Events are applied in log order (chunk ordinals follow it, so a rebuild numbers chunks as the
+// live projection did), grouped into multi-row statements where no document repeats.
+async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: PoolClient): Promise<void> {
+  const index = new IndexWriter(tx);
+  await index.start();
+  let run: Recorded<EstateDocumentEvent>[] = [];
+  const inRun = new Set<string>();
+  for (const event of events) {
+    if (inRun.has(event.data.document_id)) {
+      await applyRun(tx, index, run);
+      run = [];
+      inRun.clear();
+    }
+    run.push(event);
+    inRun.add(event.data.document_id);
+  }
+  await applyRun(tx, index, run);
+  await index.flush();
 }
 
 export const estateDocumentsProjection = defineProjection<EstateDocumentEvent>({
   name: 'estate_documents',
   handles: ['EstateDocumentIngested', 'EstateDocumentDeleted'],
-  tables: ['estate_documents', 'estate_chunks'],
+  tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_partitions', 'estate_counters'],
   apply: (event, tx) => applyDocumentEvents([event], tx),
   applyBatch: applyDocumentEvents,
+  // Chunks written per transaction: large enough to share the search index's writes among
+  // many documents, small enough to keep the transaction (which holds back the log's readers)
+  // to a second or two.
+  weigh: (event) => (event.type === 'EstateDocumentIngested' ? event.data.chunks.length / 2 : 1),
+  maxBatchWeight: ESTATE_BATCH_CHUNKS,
 });
 
 export const estateRunsProjection = defineProjection<IngestRunEvent>({
@@ -207,10 +359,18 @@ export async function corpus(pool: Pool): Promise<Corpus> {
 export type MatchMode = 'any' | 'all';
 
 /**
- * The tsquery of a search, from parameter $1 only (user text is never parsed as tsquery
- * syntax): `all` is plainto_tsquery of the whole text (AND of its lexemes); `any` is the OR of
- * plainto_tsquery of each whitespace-separated word. English stemming and stop words either way.
+ * A search's words as lexemes, from parameter $1 only: user text is never parsed as tsquery
+ * syntax. Lexemes are to_tsvector('english', ...) of the text (English stemming, stop words
+ * dropped), the same lexemes plainto_tsquery would make. `all`: one group, every lexeme of the
+ * text. `any`: a group per whitespace-separated word (a hyphenated word yields several lexemes,
+ * all required, as plainto_tsquery does).
  */
+const LEXEME_GROUPS: Record<MatchMode, string> = {
+  all: `SELECT tsvector_to_array(to_tsvector('english', $1)) AS lexemes`,
+  any: `SELECT tsvector_to_array(to_tsvector('english', w)) AS lexemes FROM regexp_split_to_table($1, '\\s+') AS w WHERE w <> ''`,
+};
+
+/** The same query as a tsquery, for ranking and snippets. */
 const TSQUERY: Record<MatchMode, string> = {
   all: `plainto_tsquery('english', $1)`,
   any: `(SELECT coalesce(tsquery_or_agg(plainto_tsquery('english', w)), ''::tsquery)
@@ -218,9 +378,10 @@ const TSQUERY: Record<MatchMode, string> = {
 };
 
 /**
- * How many matches are ranked. Ranking reads each candidate's tsvector from TOAST, so ranking
- * every match of a common term over a million chunks would take seconds; the first CANDIDATES
- * matches (in index order) are ranked instead, and the total is counted exactly apart.
+ * How many matches are ranked: ts_rank reads each candidate's tsvector, which over every match
+ * of a common term in a million chunks would take seconds. Candidates are the newest matches
+ * holding every word of the query, then (for `any`) the newest holding some; the total is
+ * counted exactly apart.
  */
 export const SEARCH_CANDIDATES = 400;
 
@@ -245,47 +406,45 @@ export interface SearchHit {
   snippet: string;
 }
 
-/** A read-only statement with planner settings of its own, on a client of its own. */
-async function withSearchSettings<T>(pool: Pool, run: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    // Bitmap scans of the GIN index, never a sequential scan that would read every tsvector
-    // from TOAST; no JIT compilation (its start-up alone would exceed the latency budget).
-    await client.query('BEGIN READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL jit = off; SET LOCAL work_mem = \'32MB\'');
-    const result = await run(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
 
+/** The matches of `groups` (OR of groups, AND within one) among the partition's chunks. */
+async function matches(pool: Pool, groups: string[][], partition: string): Promise<{ every: PostingSet; some: PostingSet }> {
+  const lexemes = [...new Set(groups.flat())];
+  const { rows } = await pool.query<{ kind: string; key: string; hi: number; data: Buffer }>(
+    `SELECT 'l' AS kind, lexeme AS key, hi, data FROM estate_postings WHERE lexeme = ANY($1::text[])
+     UNION ALL SELECT 'p', partition, hi, data FROM estate_partitions WHERE partition = $2`, [lexemes, partition]);
+  const sets = new Map<string, PostingSet>(lexemes.map((l) => [l, new Map()]));
+  const live: PostingSet = new Map();
+  for (const row of rows) (row.kind === 'p' ? live : sets.get(row.key)!).set(row.hi, toBits(row.data));
+  const groupSets = groups.map((group) => group.map((l) => sets.get(l)!).reduce(and));
+  return { every: and(groupSets.reduce(and), live), some: and(groupSets.reduce(or), live) };
+}
+
 export async function search(pool: Pool, o: SearchOptions): Promise<{ total: number; hits: SearchHit[] }> {
-  const query = TSQUERY[o.match];
-  const where = `tsv @@ (SELECT query FROM q) AND is_vault = $2 AND ($3::text IS NULL OR category = $3)`;
-  const count = withSearchSettings(pool, (c) => c.query<{ total: number }>(
-    `WITH q AS MATERIALIZED (SELECT ${query} AS query)
-     SELECT count(*)::int AS total FROM estate_chunks WHERE ${where}`, [o.q, o.vault, o.category]));
-  const hits = withSearchSettings(pool, (c) => c.query<SearchHit>(
-    `WITH q AS MATERIALIZED (SELECT ${query} AS query),
+  const groups = (await pool.query<{ lexemes: string[] }>(LEXEME_GROUPS[o.match], [o.q])).rows.map((r) => r.lexemes).filter((g) => g.length > 0);
+  if (groups.length === 0) return { total: 0, hits: [] };
+  const partition = o.vault ? 'vault' : o.category !== null ? `c:${o.category}` : 'estate';
+  const { every, some } = await matches(pool, groups, partition);
+  const found = o.match === 'all' ? every : some;
+  const total = size(found);
+  if (total === 0) return { total, hits: [] };
+  const candidates = highest(every, SEARCH_CANDIDATES);
+  if (candidates.length < SEARCH_CANDIDATES && o.match === 'any') candidates.push(...highest(andNot(some, every), SEARCH_CANDIDATES - candidates.length));
+  const { rows } = await pool.query<SearchHit>(
+    `WITH q AS MATERIALIZED (SELECT ${TSQUERY[o.match]} AS query),
      ranked AS (
-       SELECT cand.document_id, cand.chunk_index, cand.chunk_id, ts_rank(cand.tsv, (SELECT query FROM q)) AS score
-       FROM (SELECT document_id, chunk_index, chunk_id, tsv FROM estate_chunks WHERE ${where} LIMIT $5) cand
-       ORDER BY score DESC, cand.document_id, cand.chunk_index
-       LIMIT $4)
-     SELECT r.document_id, r.chunk_id, d.source_repo, d.path, d.category, r.chunk_index, r.score, c.content,
+       SELECT c.ordinal, ts_rank(c.tsv, (SELECT query FROM q)) AS score
+       FROM estate_chunks c WHERE c.ordinal = ANY($2::int[])
+       ORDER BY score DESC, c.ordinal DESC
+       LIMIT $3)
+     SELECT c.document_id, c.chunk_id, d.source_repo, d.path, d.category, c.chunk_index, r.score, c.content,
             ts_headline('english', c.content, (SELECT query FROM q), '${HEADLINE}') AS snippet
      FROM ranked r
-     JOIN estate_chunks c ON c.document_id = r.document_id AND c.chunk_index = r.chunk_index
-     JOIN estate_documents d ON d.id = r.document_id
-     ORDER BY r.score DESC, r.document_id, r.chunk_index`, [o.q, o.vault, o.category, o.limit, SEARCH_CANDIDATES]));
-  const [counted, found] = await Promise.all([count, hits]);
-  return { total: counted.rows[0]!.total, hits: found.rows.map((h) => ({ ...h, score: Number(h.score) })) };
+     JOIN estate_chunks c ON c.ordinal = r.ordinal
+     JOIN estate_documents d ON d.id = c.document_id
+     ORDER BY r.score DESC, r.ordinal DESC`, [o.q, candidates, o.limit]);
+  return { total, hits: rows.map((h) => ({ ...h, score: Number(h.score) })) };
 }
 
 // --- runs ------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
 //    content. A refusal of the whole batch (too many documents, malformed JSON, too large) can
 //    still happen here, and nothing is in the log yet.
 // 2. Write. Each checked document goes through its own aggregate (one short append each, a few
-//    at a time so the projection applies them in multi-row batches), then the run is recorded.
+//    at a time, without waiting for the projection after each, so that it applies them in
+//    multi-document transactions), then the run is recorded.
 
 import { randomUUID } from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
@@ -22,6 +23,9 @@ import { chunkBounds } from '../../../domain/orchestration/estate/chunking.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { blobKey, putBlob } from '../../../infra/blobs.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
+import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
+import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/projections/engine.ts';
+import { estateDocumentsProjection } from '../../../projections/orchestration/estate.ts';
 import { zodMessage } from '../../shared/base.ts';
 import type { OrchDeps } from '../deps.ts';
 import type { BatchElement } from './batch-body.ts';
@@ -71,6 +75,8 @@ interface Checked {
 /** Blob writes in flight while the body is read; appends in flight while writing. */
 const BLOB_CONCURRENCY = 4;
 const WRITE_CONCURRENCY = 8;
+/** Chunks appended before waiting for the projection to catch up. */
+const WAIT_CHUNKS = 20_000;
 
 class DocumentFailure extends Error {
   constructor(readonly code: string, message: string) {
@@ -183,30 +189,35 @@ export async function ingestBatch(
   await Promise.all(storing);
   checked.sort((a, b) => a.index - b.index);
 
-  // Phase 2: one append per document.
+  // Phase 2: one append per document, without waiting for the projection after each (it then
+  // applies many documents per transaction); every WAIT_CHUNKS chunks, and at the end, wait
+  // for it to catch up (read-your-writes, and a bound on how far it lags).
+  let lastPosition: Position | null = null;
+  let unsettled = 0;
   await pooled(checked, WRITE_CONCURRENCY, async (doc) => {
     const chunks = doc.chunks.length / 2;
     try {
-      const { events } = await deps.commands.run(estateDocumentStream(doc.document_id), estateDocumentDecider, {
+      const { events, appended } = await deps.commands.run(estateDocumentStream(doc.document_id), estateDocumentDecider, {
         type: 'IngestDocument', document_id: doc.document_id, run_id: runId, source_repo: doc.source_repo, path: doc.path,
         is_vault: kind === 'vault', commit_sha: doc.commit_sha, metadata: doc.metadata, content_sha256: doc.content_sha256,
         content_chars: doc.content_chars, chunks: doc.chunks, at: deps.clock.now().toISOString(),
-      }, context);
+      }, context, { awaitProjections: false });
       results[doc.index] = { index: doc.index, path: doc.path, status: statusOf(events), document_id: doc.document_id, chunks };
+      if (appended) {
+        if (!lastPosition || comparePositions(appended.position, lastPosition) > 0) lastPosition = appended.position;
+        unsettled += chunks;
+      }
     } catch (error) {
       if (error instanceof DomainError) return fail(doc.index, doc.path, error.code, error.message);
-      // The append may have landed before the failure (a read-your-writes wait that timed out):
-      // the log says whether this run's event is there.
-      const written = await writtenByRun(deps, doc.document_id, runId).catch(() => null);
-      if (written) {
-        results[doc.index] = { index: doc.index, path: doc.path, status: written, document_id: doc.document_id, chunks };
-        deps.log.warn('estate_ingest_wait_failed', { run_id: runId, document_id: doc.document_id, error: (error as Error).message });
-        return;
-      }
       deps.log.error('estate_ingest_write_failed', { run_id: runId, document_id: doc.document_id, error: (error as Error).message });
-      fail(doc.index, doc.path, 'store_failed', 'the document could not be stored');
+      return fail(doc.index, doc.path, 'store_failed', 'the document could not be stored');
+    }
+    if (unsettled >= WAIT_CHUNKS && lastPosition) {
+      unsettled = 0;
+      await settle(deps, lastPosition, runId);
     }
   });
+  if (lastPosition) await settle(deps, lastPosition, runId);
 
   failures.sort((a, b) => a.index - b.index);
   const stored = results.filter((r) => r.status !== 'failed');
@@ -236,15 +247,32 @@ export async function ingestBatch(
   return outcome;
 }
 
+/**
+ * Wait until the documents projection has applied the log up to `position`. A large batch can
+ * take longer than one read-your-writes timeout: keep waiting while the projection advances,
+ * and give up (the documents are stored; only reading them back may lag) once it stalls.
+ */
+async function settle(deps: EstateDeps, position: Position, runId: string): Promise<void> {
+  let seen = await readCheckpoint(deps.db, estateDocumentsProjection.name);
+  for (;;) {
+    try {
+      await deps.commands.awaitProjections(position, ['EstateDocumentIngested']);
+      return;
+    } catch (error) {
+      if (!(error instanceof ProjectionTimeoutError)) throw error;
+      const now = await readCheckpoint(deps.db, estateDocumentsProjection.name);
+      if (now && (!seen || comparePositions(now, seen) > 0)) {
+        seen = now;
+        continue;
+      }
+      deps.log.warn('estate_ingest_projection_stalled', { run_id: runId, error: error.message });
+      return;
+    }
+  }
+}
+
 function statusOf(events: EstateDocumentEvent[]): ResultStatus {
   const event = events[0];
   if (!event) return 'unchanged';
   return event.type === 'EstateDocumentIngested' && event.data.previous_content_sha256 !== null ? 'updated' : 'created';
-}
-
-/** created or updated when the document's last event is this run's ingest; else null. */
-async function writtenByRun(deps: EstateDeps, documentId: string, runId: string): Promise<ResultStatus | null> {
-  const [last] = await deps.commands.store.readStream(estateDocumentStream(documentId), { direction: 'backwards', from: 'end', limit: 1 });
-  if (!last || last.type !== 'EstateDocumentIngested' || last.data.run_id !== runId) return null;
-  return last.data.previous_content_sha256 ? 'updated' : 'created';
 }

@@ -39,29 +39,54 @@ CREATE TABLE estate_documents (
 );
 CREATE INDEX estate_documents_category ON estate_documents (is_vault, category);
 
--- One row per chunk. `is_vault` and `category` are copied from the document (both follow from
--- the document's key, so they never change under it) to filter searches without a join.
--- `tsv` is to_tsvector('english', content), written by the projection.
---
--- Search speed depends on this heap staying narrow: counting every match of a common term
--- visits each heap page holding one, so `content` and `tsv` should live out of line in the
--- TOAST table. PostgreSQL toasts a row only once it is longer than about 2 kB; from there,
--- toast_tuple_target = 128 moves both columns out, leaving rows of about 100 bytes. A chunk
--- is up to 2,000 characters, so most rows are toasted.
+-- One row per chunk. `ordinal` numbers chunks in the order the projection wrote them (never
+-- reused, so a rebuild numbers them alike); the search index below refers to chunks by it.
+-- `is_vault` and `category` are copied from the document (both follow from its key, so they
+-- never change under it). `tsv` is to_tsvector('english', content), for ranking.
 CREATE TABLE estate_chunks (
   chunk_id    uuid     NOT NULL,
   document_id uuid     NOT NULL,
   chunk_index integer  NOT NULL,
+  ordinal     integer  NOT NULL,
   is_vault    boolean  NOT NULL,
   category    text     NOT NULL,
   content     text     NOT NULL,
   tsv         tsvector NOT NULL,
-  CONSTRAINT estate_chunks_pkey PRIMARY KEY (document_id, chunk_index)
-) WITH (toast_tuple_target = 128);
-CREATE INDEX estate_chunks_tsv ON estate_chunks USING gin (tsv);
+  CONSTRAINT estate_chunks_pkey PRIMARY KEY (document_id, chunk_index),
+  CONSTRAINT estate_chunks_ordinal UNIQUE (ordinal)
+);
 
--- OR of a set of tsqueries (`any` searches): built from plainto_tsquery of each word, so user
--- text is never parsed as tsquery syntax.
+-- The search index (projections/orchestration/estate-postings.ts): for each lexeme, the
+-- ordinals of the chunks whose tsvector holds it, in containers of 65,536 ordinals (`hi` =
+-- ordinal / 65,536). A deleted chunk's bits stay here; matches are always intersected with a
+-- partition, which holds live chunks only.
+-- Containers are rewritten in place by every batch that touches them: free space on each page
+-- lets most rewrites be HOT (no new index entry); bitmaps (8 kB) are stored out of line without
+-- compression, which they would not repay.
+CREATE TABLE estate_postings (
+  lexeme text    NOT NULL,
+  hi     integer NOT NULL,
+  data   bytea   NOT NULL,
+  PRIMARY KEY (lexeme, hi)
+) WITH (fillfactor = 70);
+ALTER TABLE estate_postings ALTER COLUMN data SET STORAGE EXTERNAL;
+
+-- Live chunks by partition: `estate`, `vault`, and `c:<category>` (estate chunks of a category).
+CREATE TABLE estate_partitions (
+  partition text    NOT NULL,
+  hi        integer NOT NULL,
+  data      bytea   NOT NULL,
+  PRIMARY KEY (partition, hi)
+);
+
+-- The next chunk ordinal.
+CREATE TABLE estate_counters (
+  name  text PRIMARY KEY,
+  value bigint NOT NULL
+);
+
+-- OR of a set of tsqueries (ranking `any` searches): built from plainto_tsquery of each word,
+-- so user text is never parsed as tsquery syntax.
 CREATE AGGREGATE tsquery_or_agg(tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
 
 -- One row per ingest or vault run.
