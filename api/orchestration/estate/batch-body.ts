@@ -10,8 +10,8 @@
 //   validation_failed, as a strict body). Malformed JSON anywhere is 400 invalid_json.
 // - More than `maxElements` elements: 400 validation_failed as soon as the next one starts.
 // - More than `maxBytes` bytes in all: 413 payload_too_large as soon as the limit is passed.
-// - An element longer than `maxElementBytes` is not parsed: it is skipped (its first bytes are
-//   kept to name its `path`) and reported as oversized, a failure of that element only.
+// - An element longer than `maxElementBytes` is not parsed: it is skipped (its first and last
+//   bytes are kept to name its `path`) and reported as oversized, a failure of that element only.
 
 import { ApiError } from '../../shared/http-errors.ts';
 
@@ -26,7 +26,9 @@ export interface BatchLimits {
   maxElementBytes: number;
 }
 
+/** Bytes kept of an oversized element, at each end, to find its `path`. */
 const HEAD_BYTES = 64 * 1024;
+const TAIL_BYTES = 8 * 1024;
 
 const enum S {
   Start, KeyOrEnd, Key, Colon, Value, ElementOrEnd, ElementAfterComma, Element, ElementEnd, AfterValue, KeyAfterComma, End,
@@ -46,6 +48,8 @@ class ElementScanner {
   parts: Uint8Array[] = [];
   bytes = 0;
   oversized = false;
+  /** The last bytes of an oversized element. */
+  tail = new Uint8Array(0);
 
   start(first: number): void {
     this.kind = first === 0x7b || first === 0x5b ? 'c' : first === 0x22 ? 's' : 'l';
@@ -55,6 +59,7 @@ class ElementScanner {
     this.parts = [];
     this.bytes = 0;
     this.oversized = false;
+    this.tail = new Uint8Array(0);
   }
 
   /**
@@ -96,7 +101,10 @@ class ElementScanner {
 
   keep(bytes: Uint8Array, maxElementBytes: number): void {
     this.bytes += bytes.length;
-    if (this.oversized) return;
+    if (this.oversized) {
+      this.tail = concat([this.tail, bytes]).slice(-TAIL_BYTES);
+      return;
+    }
     if (this.bytes > maxElementBytes) {
       // Keep only the head, enough to name the element's path in the failure.
       this.oversized = true;
@@ -121,15 +129,39 @@ function concat(parts: Uint8Array[], max = Infinity): Uint8Array {
   return out;
 }
 
-const PATH_IN_HEAD = /"path"\s*:\s*"((?:[^"\\]|\\.)*)"/;
+const PATH_MEMBER = /"path"\s*:\s*"((?:[^"\\]|\\.)*)"/;
 
-function pathFromHead(head: Uint8Array): string | null {
-  const match = PATH_IN_HEAD.exec(new TextDecoder().decode(head));
+/** The `path` of an oversized element, when it is near either end of it. */
+function pathOf(head: Uint8Array, tail: Uint8Array): string | null {
+  const match = PATH_MEMBER.exec(new TextDecoder().decode(head)) ?? PATH_MEMBER.exec(new TextDecoder().decode(tail));
   if (!match) return null;
   try {
     return JSON.parse(`"${match[1]}"`) as string;
   } catch {
     return null;
+  }
+}
+
+/**
+ * A body that does not start as an object: 400 validation_failed when it is JSON after all (an
+ * array, a string...), invalid_json when it is not JSON.
+ */
+async function notAnObject(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array, key: string): Promise<ApiError> {
+  const parts = [first];
+  let size = first.length;
+  while (size <= HEAD_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.length;
+  }
+  const shape = new ApiError(400, 'validation_failed', `the body must be a JSON object with "${key}"`);
+  if (size > HEAD_BYTES) return shape;
+  try {
+    JSON.parse(new TextDecoder().decode(concat(parts)));
+    return shape;
+  } catch {
+    return invalid('not JSON');
   }
 }
 
@@ -170,7 +202,7 @@ export async function* batchElements(body: ReadableStream<Uint8Array> | null, li
             state = S.ElementEnd;
             const at = index++;
             if (element.oversized) {
-              yield { index: at, oversized: true, path: pathFromHead(element.parts[0]!) };
+              yield { index: at, oversized: true, path: pathOf(element.parts[0]!, element.tail) };
             } else {
               let parsed: unknown;
               try {
@@ -211,7 +243,7 @@ export async function* batchElements(body: ReadableStream<Uint8Array> | null, li
         }
         switch (state) {
           case S.Start:
-            if (b !== 0x7b) throw new ApiError(400, 'validation_failed', `the body must be a JSON object with "${limits.key}"`);
+            if (b !== 0x7b) throw await notAnObject(reader, chunk.subarray(i), limits.key);
             state = S.KeyOrEnd;
             break;
           case S.KeyOrEnd:

@@ -59,7 +59,7 @@ export const ESTATE_EVENT_TYPES = [...ESTATE_DOCUMENT_EVENT_TYPES, ...INGEST_RUN
 
 /** The document id of an upsert key: a UUID (version 8, name-based) from SHA-256 of the key. */
 export function documentIdOf(sourceRepo: string, path: string): string {
-  const hash = createHash('sha256').update(`estate-document\n${sourceRepo}\n${path}`).digest();
+  const hash = createHash('sha256').update(`estate-document${JSON.stringify([sourceRepo, path])}`).digest();
   hash[6] = (hash[6]! & 0x0f) | 0x80;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
