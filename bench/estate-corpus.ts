@@ -13,7 +13,7 @@
 
 import type { Pool } from '../infra/db/pool.ts';
 import { chunkIdSql } from '../projections/orchestration/estate.ts';
-import { changed, CONTAINER_SIZE } from '../projections/orchestration/estate-postings.ts';
+import { CONTAINER_SIZE, encodeSorted } from '../projections/orchestration/estate-postings.ts';
 
 /** Common English words, most frequent first (stop words included, as in real text). */
 const COMMON = `the of and to a in is it you that he was for on are with as i his they be at one have this from or had by not
@@ -200,28 +200,38 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
          JOIN bench_tail t ON t.id = x.w`,
         [ordinals, a, b, c, w, shape.chunksPerDocument]));
     }
+    const loadStart = performance.now();
     await inParallel(loads, workers);
+    const inserted = performance.now();
 
-    const postings = new Map<number, number[]>();
+    // Postings of the container in two passes over the chunks' lexeme ids (count, then fill),
+    // deduplicating with the last chunk each lexeme was seen in.
+    const lexemeCount = lexemes.length;
+    const counts = new Uint32Array(lexemeCount + 1);
+    const lastSeen = new Int32Array(lexemeCount).fill(-1);
+    const picks = Array.from({ length: last - first }, (_, i) => pick(first + i));
+    const lists = (p: ReturnType<typeof pick>) => [paragraphLexemes[p.a]!, paragraphLexemes[p.b]!, paragraphLexemes[p.c]!, tailLexemes[p.w]!];
+    picks.forEach((p, i) => {
+      for (const list of lists(p)) for (const id of list) if (lastSeen[id] !== i) { lastSeen[id] = i; counts[id + 1]!++; }
+    });
+    for (let id = 0; id < lexemeCount; id++) counts[id + 1]! += counts[id]!;
+    const fill = counts.slice(0, lexemeCount);
+    const flat = new Uint16Array(counts[lexemeCount]!);
+    lastSeen.fill(-1);
+    picks.forEach((p, i) => {
+      for (const list of lists(p)) for (const id of list) if (lastSeen[id] !== i) { lastSeen[id] = i; flat[fill[id]!++] = i; }
+    });
+    const rows: Array<[string, Buffer]> = [];
+    for (let id = 0; id < lexemeCount; id++) {
+      if (counts[id + 1]! > counts[id]!) rows.push([lexemes[id]!, encodeSorted(flat.subarray(counts[id]!, counts[id + 1]!))!]);
+    }
     const categories = new Map<string, number[]>();
     for (let n = first; n < last; n++) {
-      const p = pick(n);
-      const seen = new Set<number>();
-      for (const list of [paragraphLexemes[p.a]!, paragraphLexemes[p.b]!, paragraphLexemes[p.c]!, tailLexemes[p.w]!]) {
-        for (const id of list) {
-          if (seen.has(id)) continue;
-          seen.add(id);
-          const offsets = postings.get(id);
-          if (offsets) offsets.push(n - first);
-          else postings.set(id, [n - first]);
-        }
-      }
       const category = categoryOfDocument(Math.floor(n / shape.chunksPerDocument));
       const members = categories.get(category);
       if (members) members.push(n - first);
       else categories.set(category, [n - first]);
     }
-    const rows: Array<[string, Buffer]> = [...postings].map(([id, offsets]) => [lexemes[id]!, changed(null, offsets)!]);
     const writes: Array<() => Promise<unknown>> = [];
     for (let i = 0; i < rows.length; i += 10_000) {
       const part = rows.slice(i, i + 10_000);
@@ -231,9 +241,10 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     const all = Array.from({ length: last - first }, (_, i) => i);
     const partitions: Array<[string, number[]]> = [['estate', all], ...[...categories].map(([c, members]): [string, number[]] => [`c:${c}`, members])];
     writes.push(() => pool.query('INSERT INTO estate_partitions (partition, hi, data) SELECT p, $2::int, d FROM unnest($1::text[], $3::bytea[]) AS u(p, d)',
-      [partitions.map((p) => p[0]), hi, partitions.map((p) => changed(null, p[1])!)]));
+      [partitions.map((p) => p[0]), hi, partitions.map((p) => encodeSorted(p[1])!)]));
+    const computed = performance.now();
     await inParallel(writes, workers);
-    progress(`${last} chunks`);
+    progress(`${last} chunks (rows ${Math.round(inserted - loadStart)} ms, index ${Math.round(computed - inserted)} + ${Math.round(performance.now() - computed)} ms)`);
   }
   await pool.query(`INSERT INTO estate_counters (name, value) VALUES ('chunk_ordinal', $1)`, [shape.chunks]);
   const stats = (await pool.query<{ avg: string }>('SELECT avg(length(content)) AS avg FROM estate_chunks TABLESAMPLE SYSTEM (1)')).rows[0]!;

@@ -72,6 +72,20 @@ export function fromBits(bits: Uint32Array): Buffer | null {
   return out;
 }
 
+/** The canonical encoding of ascending, distinct offsets (a bulk load's fast path); null when none. */
+export function encodeSorted(offsets: ArrayLike<number>): Buffer | null {
+  const n = offsets.length;
+  if (n === 0) return null;
+  if (n > ARRAY_MAX) {
+    const bits = new Uint32Array(WORDS);
+    for (let i = 0; i < n; i++) bits[offsets[i]! >>> 5]! |= 1 << (offsets[i]! & 31);
+    return fromBits(bits);
+  }
+  const out = Buffer.alloc(1 + n * 2);
+  for (let i = 0; i < n; i++) out.writeUInt16LE(offsets[i]!, 1 + i * 2);
+  return out;
+}
+
 /** The offsets of an array container (or of no container), or null for a bitmap container. */
 function arrayOffsets(data: Uint8Array | null): number[] | null {
   if (!data || data.length === 0) return [];

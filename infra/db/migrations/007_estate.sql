@@ -55,6 +55,9 @@ CREATE TABLE estate_chunks (
   CONSTRAINT estate_chunks_pkey PRIMARY KEY (document_id, chunk_index),
   CONSTRAINT estate_chunks_ordinal UNIQUE (ordinal)
 );
+-- A chunk's content and tsvector (1-2 kB each) are stored out of line uncompressed: pglz costs
+-- more CPU per chunk written than the space it saves is worth, and the rows stay narrow.
+ALTER TABLE estate_chunks ALTER COLUMN content SET STORAGE EXTERNAL, ALTER COLUMN tsv SET STORAGE EXTERNAL;
 
 -- The search index (projections/orchestration/estate-postings.ts): for each lexeme, the
 -- ordinals of the chunks whose tsvector holds it, in containers of 65,536 ordinals (`hi` =
