@@ -383,7 +383,7 @@ const TSQUERY: Record<MatchMode, string> = {
  * holding every word of the query, then (for `any`) the newest holding some; the total is
  * counted exactly apart.
  */
-export const SEARCH_CANDIDATES = 400;
+export const SEARCH_CANDIDATES = 200;
 
 export interface SearchOptions {
   q: string;
@@ -408,29 +408,41 @@ export interface SearchHit {
 
 const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
 
-/** The matches of `groups` (OR of groups, AND within one) among the partition's chunks. */
-async function matches(pool: Pool, groups: string[][], partition: string): Promise<{ every: PostingSet; some: PostingSet }> {
-  const lexemes = [...new Set(groups.flat())];
-  const { rows } = await pool.query<{ kind: string; key: string; hi: number; data: Buffer }>(
-    `SELECT 'l' AS kind, lexeme AS key, hi, data FROM estate_postings WHERE lexeme = ANY($1::text[])
-     UNION ALL SELECT 'p', partition, hi, data FROM estate_partitions WHERE partition = $2`, [lexemes, partition]);
-  const sets = new Map<string, PostingSet>(lexemes.map((l) => [l, new Map()]));
+/**
+ * The search's lexeme groups, and the containers of their lexemes and of the partition, in one
+ * statement (one round trip, one snapshot).
+ */
+async function postingsOf(pool: Pool, o: SearchOptions, partition: string) {
+  const { rows } = await pool.query<{ kind: 'g' | 'l' | 'p'; key: string | null; hi: number | null; data: Buffer | null; lexemes: string[] | null }>(
+    `WITH groups AS MATERIALIZED (${LEXEME_GROUPS[o.match]})
+     SELECT 'g' AS kind, NULL AS key, NULL::int AS hi, NULL::bytea AS data, lexemes FROM groups
+     UNION ALL
+     SELECT 'l', lexeme, hi, data, NULL FROM estate_postings WHERE lexeme IN (SELECT unnest(lexemes) FROM groups)
+     UNION ALL
+     SELECT 'p', partition, hi, data, NULL FROM estate_partitions
+     WHERE partition = $2 AND EXISTS (SELECT 1 FROM groups WHERE cardinality(lexemes) > 0)`, [o.q, partition]);
+  const groups = rows.filter((r) => r.kind === 'g').map((r) => r.lexemes!).filter((g) => g.length > 0);
+  const sets = new Map<string, PostingSet>(groups.flat().map((l) => [l, new Map()]));
   const live: PostingSet = new Map();
-  for (const row of rows) (row.kind === 'p' ? live : sets.get(row.key)!).set(row.hi, toBits(row.data));
-  const groupSets = groups.map((group) => group.map((l) => sets.get(l)!).reduce(and));
-  return { every: and(groupSets.reduce(and), live), some: and(groupSets.reduce(or), live) };
+  for (const row of rows) {
+    if (row.kind === 'l') sets.get(row.key!)!.set(row.hi!, toBits(row.data));
+    else if (row.kind === 'p') live.set(row.hi!, toBits(row.data));
+  }
+  return { groups, sets, live };
 }
 
 export async function search(pool: Pool, o: SearchOptions): Promise<{ total: number; hits: SearchHit[] }> {
-  const groups = (await pool.query<{ lexemes: string[] }>(LEXEME_GROUPS[o.match], [o.q])).rows.map((r) => r.lexemes).filter((g) => g.length > 0);
-  if (groups.length === 0) return { total: 0, hits: [] };
   const partition = o.vault ? 'vault' : o.category !== null ? `c:${o.category}` : 'estate';
-  const { every, some } = await matches(pool, groups, partition);
-  const found = o.match === 'all' ? every : some;
+  const { groups, sets, live } = await postingsOf(pool, o, partition);
+  if (groups.length === 0) return { total: 0, hits: [] };
+  // OR of the groups, AND within one; `every`: the chunks holding every group.
+  const groupSets = groups.map((group) => group.map((l) => sets.get(l)!).reduce(and));
+  const every = and(groupSets.reduce(and), live);
+  const found = o.match === 'all' ? every : and(groupSets.reduce(or), live);
   const total = size(found);
   if (total === 0) return { total, hits: [] };
   const candidates = highest(every, SEARCH_CANDIDATES);
-  if (candidates.length < SEARCH_CANDIDATES && o.match === 'any') candidates.push(...highest(andNot(some, every), SEARCH_CANDIDATES - candidates.length));
+  if (candidates.length < SEARCH_CANDIDATES && o.match === 'any') candidates.push(...highest(andNot(found, every), SEARCH_CANDIDATES - candidates.length));
   const { rows } = await pool.query<SearchHit>(
     `WITH q AS MATERIALIZED (SELECT ${TSQUERY[o.match]} AS query),
      ranked AS (

@@ -84,6 +84,8 @@ class DocumentFailure extends Error {
   }
 }
 
+/** A `\u0000` escape in JSON text (an odd run of backslashes before `u0000`). */
+const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/i;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const shortPath = (path: unknown): string | null => (typeof path === 'string' ? path.slice(0, 300) : null);
@@ -115,7 +117,7 @@ function check(kind: RunKind, element: BatchElement, seen: Set<string>): Omit<Ch
     throw new DocumentFailure('metadata_too_large', `metadata is longer than ${MAX_METADATA_CHARS} characters serialized`);
   }
   // PostgreSQL stores no NUL character in text or jsonb.
-  if (doc.content.includes('\u0000') || (doc.commit_sha ?? '').includes('\u0000') || (metadataText ?? '').includes('\\u0000')) {
+  if (doc.content.includes('\u0000') || (doc.commit_sha ?? '').includes('\u0000') || NUL_ESCAPE.test(metadataText ?? '')) {
     throw new DocumentFailure('validation_failed', 'strings must not contain NUL (\\u0000) characters');
   }
   const key = `${sourceRepo}\n${doc.path}`;

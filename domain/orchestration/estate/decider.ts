@@ -70,6 +70,8 @@ export const categoryOf = (path: string): string => path.split('/')[0]!;
 
 // Control characters (C0, DEL, C1): a path or a repository name is one line of printable text.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Half of a surrogate pair alone is no character (PostgreSQL would store U+FFFD instead).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Why a path cannot be stored, or null: a relative path of non-empty segments separated by `/`,
@@ -79,6 +81,7 @@ export function pathProblem(path: string): string | null {
   if (path.length === 0) return 'path is empty';
   if (path.length > MAX_PATH_CHARS) return `path is longer than ${MAX_PATH_CHARS} characters`;
   if (CONTROL.test(path)) return 'path contains a control character';
+  if (LONE_SURROGATE.test(path)) return 'path contains an unpaired surrogate';
   if (path.includes('\\')) return 'path contains a backslash; use /';
   if (path.startsWith('/')) return 'path must be relative (no leading /)';
   const segments = path.split('/');
@@ -92,6 +95,7 @@ export function sourceRepoProblem(sourceRepo: string): string | null {
   if (sourceRepo.trim().length === 0) return 'source_repo is empty';
   if (sourceRepo.length > MAX_SOURCE_REPO_CHARS) return `source_repo is longer than ${MAX_SOURCE_REPO_CHARS} characters`;
   if (CONTROL.test(sourceRepo)) return 'source_repo contains a control character';
+  if (LONE_SURROGATE.test(sourceRepo)) return 'source_repo contains an unpaired surrogate';
   return null;
 }
 

@@ -89,7 +89,7 @@ test('run status: ok without failures, failed when nothing was stored, partial o
 
 test('paths: relative, / separated, no empty, . or .. segments, no control characters', () => {
   for (const ok of ['a.md', 'runbooks/deploy.md', 'a/b/c d.md', 'ünïcode/文件.md']) assert.is(pathProblem(ok), null, ok);
-  for (const bad of ['', '/abs.md', 'a//b', 'a/', '../x', 'a/./b', 'a\\b', 'a\tb', 'a\u0000b', ' a/b', 'x'.repeat(1025)]) {
+  for (const bad of ['', '/abs.md', 'a//b', 'a/', '../x', 'a/./b', 'a\\b', 'a\tb', 'a\u0000b', 'a\uD800b', ' a/b', 'x'.repeat(1025)]) {
     assert.type(pathProblem(bad), 'string', JSON.stringify(bad));
   }
   assert.ok(isReservedRepo('vault') && isReservedRepo(' Vault ') && !isReservedRepo('vaults'));

@@ -100,22 +100,25 @@ test('every document is attempted: each bad one is listed with its reason, the o
     { source_repo: 'mixed', path: 'big/metadata.md', content: 'x', metadata: { blob: 'm'.repeat(20_000) } },
     { source_repo: '', path: 'no/repo.md', content: 'x' },
     'not an object',
+    { source_repo: 'mixed', path: 'nul/metadata.md', content: 'x', metadata: { note: 'a\u0000b' } },
+    { source_repo: 'mixed', path: 'literal/escape.md', content: 'x', metadata: { note: 'the text \\u0000 is fine' } },
     ok('good/two.md'),
   ];
+  const stored = [0, 19, 20];
   const before = await eventCount(s, 'EstateDocumentIngested');
   const r = await ingest(s, batch);
   assert.is(r.status, 200, r.text);
   assert.is(r.body.submitted, batch.length);
-  assert.is(r.body.documents, 2);
-  assert.is(r.body.failed, batch.length - 2);
+  assert.is(r.body.documents, stored.length);
+  assert.is(r.body.failed, batch.length - stored.length);
   assert.is(r.body.status, 'partial');
-  assert.is(await eventCount(s, 'EstateDocumentIngested'), before + 2);
+  assert.is(await eventCount(s, 'EstateDocumentIngested'), before + stored.length);
   const reasons = Object.fromEntries(r.body.failures.map((f: { index: number; error: string }) => [f.index, f.error]));
   assert.equal(reasons, {
     1: 'content_too_long', 2: 'empty_content', 3: 'empty_content', 4: 'invalid_path', 5: 'invalid_path', 6: 'invalid_path',
     7: 'invalid_path', 8: 'reserved_source_repo', 9: 'reserved_source_repo', 10: 'duplicate_in_batch', 11: 'validation_failed',
     12: 'validation_failed', 13: 'validation_failed', 14: 'validation_failed', 15: 'metadata_too_large', 16: 'invalid_source_repo',
-    17: 'validation_failed',
+    17: 'validation_failed', 18: 'validation_failed',
   });
   for (const f of r.body.failures) {
     assert.equal(Object.keys(f).sort(), ['error', 'index', 'message', 'path']);
@@ -123,7 +126,7 @@ test('every document is attempted: each bad one is listed with its reason, the o
   }
   assert.is(r.body.failures.find((f: { index: number }) => f.index === 1).path, 'too/long.md');
   assert.is(r.body.failures.find((f: { index: number }) => f.index === 13).path, null);
-  assert.equal(r.body.results.map((x: { status: string }) => x.status), batch.map((_, i) => (i === 0 || i === batch.length - 1 ? 'created' : 'failed')));
+  assert.equal(r.body.results.map((x: { status: string }) => x.status), batch.map((_, i) => (stored.includes(i) ? 'created' : 'failed')));
   assert.equal(r.body.results[1], { index: 1, path: 'too/long.md', status: 'failed', document_id: null, chunks: 0 });
   // Exactly 500,000 characters is allowed.
   const edge = await ingest(s, [{ source_repo: 'mixed', path: 'edge/max.md', content: 'y '.repeat(250_000) }]);
