@@ -27,7 +27,7 @@ const GROUP_CHARS = 8_000_000;
 const FLUSH_PAIRS = 2_000_000;
 const ORDINAL_COUNTER = 'chunk_ordinal';
 /** Chunks the projection writes per transaction (a batch of events stops growing there). */
-export const ESTATE_BATCH_CHUNKS = 4000;
+export const ESTATE_BATCH_CHUNKS = 1000;
 
 type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIngested' }>>;
 
@@ -223,9 +223,9 @@ export const estateDocumentsProjection = defineProjection<EstateDocumentEvent>({
   tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_partitions', 'estate_counters'],
   apply: (event, tx) => applyDocumentEvents([event], tx),
   applyBatch: applyDocumentEvents,
-  // Chunks written per transaction: large enough to share the search index's writes among
-  // many documents, small enough to keep the transaction (which holds back the log's readers)
-  // to a second or two.
+  // Chunks written per transaction: enough to share the search index's writes among several
+  // documents, few enough that the transaction, which holds back every reader of the log while
+  // it is open, lasts about a second at most.
   weigh: (event) => (event.type === 'EstateDocumentIngested' ? event.data.chunks.length / 2 : 1),
   maxBatchWeight: ESTATE_BATCH_CHUNKS,
 });
