@@ -6,6 +6,8 @@
 //                                                            100-document batches of markdown, into
 //                                                            that corpus (to the response: stored,
 //                                                            indexed and readable)
+//   estate_ingest_characters                           characters/s  the same, in characters (a
+//                                                            chunk rate depends on chunk size)
 //
 // Common queries use the most frequent words that are not stop words (each in 20-40% of the
 // chunks, so `any` of two matches about half the corpus); rare queries use long-tail words
@@ -17,7 +19,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../infra/config.ts';
 import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
@@ -123,7 +125,7 @@ export async function estateFigures(options: { progress?: (m: string) => void; c
   try {
     await migrate(pool);
     const version = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
-    progress(`database ${database} on PostgreSQL ${version}; loading ${shape.chunks} chunks`);
+    progress(`database ${database} on PostgreSQL ${version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; loading ${shape.chunks} chunks`);
 
     let started = performance.now();
     const loaded = await loadCorpus(pool, shape, 2, progress);
@@ -159,7 +161,7 @@ export async function estateFigures(options: { progress?: (m: string) => void; c
             }
           }
           const name = `estate_search_1m_${kind}_${mode}`;
-          progress(`${name}: ${QUERIES_PER_FIGURE} queries, ${Math.round(matches / QUERIES_PER_FIGURE)} matches on average, p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms`);
+          progress(`${name} (load average ${loadavg()[0]!.toFixed(1)}): ${QUERIES_PER_FIGURE} queries, ${Math.round(matches / QUERIES_PER_FIGURE)} matches on average, p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms`);
           figures.push({ name: `${name}_p50`, value: round(percentile(latencies, 50)), unit: 'ms' });
           figures.push({ name: `${name}_p99`, value: round(percentile(latencies, 99)), unit: 'ms' });
         }
@@ -186,6 +188,7 @@ export async function estateFigures(options: { progress?: (m: string) => void; c
       }
       progress(`estate_ingest: ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s`);
       figures.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
+      figures.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
     } finally {
       await orch!.close();
       await platform.close();
