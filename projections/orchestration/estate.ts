@@ -115,11 +115,14 @@ class IndexWriter {
   /** Read the touched containers, apply the changes, write them back (or drop emptied ones). */
   private async rewrite(table: string, column: string, changes: Array<{ key: string; hi: number; add: number[]; remove: number[] }>): Promise<void> {
     if (changes.length === 0) return;
+    // In index order: neighbouring lookups share pages.
+    changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.hi - b.hi));
     const keys = changes.map((c) => c.key);
     const his = changes.map((c) => c.hi);
+    // One index lookup per key: as a plain join, the planner hashes the whole table instead.
     const { rows } = await this.tx.query<{ key: string; hi: number; data: Buffer }>(
-      `SELECT t.${column} AS key, t.hi, t.data FROM ${table} t
-       JOIN unnest($1::text[], $2::int[]) AS k(key, hi) ON t.${column} = k.key AND t.hi = k.hi`, [keys, his]);
+      `SELECT k.key, k.hi, t.data FROM unnest($1::text[], $2::int[]) AS k(key, hi)
+       CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`, [keys, his]);
     const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
     const upKeys: string[] = [], upHis: number[] = [], upData: Buffer[] = [], dropKeys: string[] = [], dropHis: number[] = [];
     for (const c of changes) {
