@@ -137,8 +137,9 @@ export async function estateFigures(options: { progress?: (m: string) => void; c
               pg_size_pretty(pg_total_relation_size('estate_postings')) AS postings, (SELECT count(*) FROM estate_postings) AS rows`)).rows[0]!;
     progress(`sizes: chunks ${sizes.chunks}, search index ${sizes.postings} in ${sizes.rows} containers`);
 
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-'));
     const config = loadConfig({
-      DATABASE_URL: url, DATA_DIR: await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-')),
+      DATABASE_URL: url, DATA_DIR: dataDir,
       ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     });
     const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
@@ -192,6 +193,7 @@ export async function estateFigures(options: { progress?: (m: string) => void; c
     } finally {
       await orch!.close();
       await platform.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
   } finally {
     await pool.end();
