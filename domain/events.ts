@@ -9,6 +9,7 @@ import { KEYS_EVENT_TYPES } from './chat/keys/decider.ts';
 import { CHAT_SESSION_EVENT_TYPES } from './chat/sessions/decider.ts';
 import { TOTP_EVENT_TYPES } from './chat/totp/decider.ts';
 import { BLOCK_EVENT_TYPES, REPORT_EVENT_TYPES } from './chat/users/decider.ts';
+import { ESTATE_EVENT_TYPES } from './orchestration/estate/decider.ts';
 import { REGISTRATION_EVENT_TYPES } from './orchestration/users/registration.ts';
 import { SECURITY_EVENT_TYPES } from './orchestration/users/audit.ts';
 import { SESSION_EVENT_TYPES } from './orchestration/users/session.ts';
@@ -43,6 +44,7 @@ export const EVENT_TYPES: readonly string[] = [
   ...BLOCK_EVENT_TYPES,
   ...REPORT_EVENT_TYPES,
   ...INVITE_EVENT_TYPES,
+  ...ESTATE_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */

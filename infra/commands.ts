@@ -64,16 +64,23 @@ export function asDomainEvent<Event extends DomainEvent>(recorded: RecordedEvent
 export class CommandRunner {
   constructor(
     readonly store: EventStore,
-    private readonly awaitProjections: AwaitProjections,
+    private readonly waitForProjections: AwaitProjections,
     /** Told of every append (the metrics count events by type). */
     private readonly onAppended: (events: DomainEvent[]) => void = () => {},
   ) {}
 
+  /**
+   * `awaitProjections: false` returns once the events are appended, without waiting for the
+   * projections: for a use case that appends many streams in a row and then waits once for the
+   * last position with `awaitProjections` (a batch ingest), so the projections apply its events
+   * in multi-event batches rather than one by one.
+   */
   async run<State, Command, Event extends DomainEvent>(
     stream: string,
     decider: Decider<State, Command, Event>,
     command: Command,
     context: CommandContext,
+    options: { awaitProjections?: boolean } = {},
   ): Promise<CommandResult<State, Event>> {
     for (let attempt = 1; ; attempt++) {
       const history = await this.store.readStream(stream);
@@ -92,7 +99,7 @@ export class CommandRunner {
       }
       this.onAppended(events);
       state = events.reduce(decider.evolve, state);
-      await this.awaitProjections(await this.positionsOf(stream, events, appended));
+      if (options.awaitProjections !== false) await this.waitForProjections(await this.positionsOf(stream, events, appended));
       return { events, state, appended };
     }
   }
@@ -100,8 +107,13 @@ export class CommandRunner {
   async record(stream: string, event: DomainEvent, context: CommandContext, options: { expected?: ExpectedRevision } = {}): Promise<AppendResult> {
     const appended = await this.store.append(stream, [toAppend(event, context)], { expected: options.expected ?? 'any' });
     this.onAppended([event]);
-    await this.awaitProjections([{ type: event.type, position: appended.position }]);
+    await this.waitForProjections([{ type: event.type, position: appended.position }]);
     return appended;
+  }
+
+  /** Read-your-writes for appends made with `awaitProjections: false`: every projection handling `eventTypes` reaches `position`. */
+  async awaitProjections(position: Position, eventTypes: string[]): Promise<void> {
+    await this.waitForProjections(eventTypes.map((type) => ({ type, position })));
   }
 
   /**

@@ -39,7 +39,9 @@ async function main(argv: string[]): Promise<number> {
       say(`usage: orchard openapi <${SERVICES.join('|')}>`);
       return 2;
     }
-    process.stdout.write(JSON.stringify(offlineDocument(service), null, 2) + '\n');
+    // Wait for the write: the process exits right after, and a pipe takes 64 KiB at a time.
+    const text = JSON.stringify(offlineDocument(service), null, 2) + '\n';
+    await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
     return 0;
   }
   let config;

@@ -10,6 +10,7 @@ import { requireAdmin, requireKey } from './auth/guards.ts';
 import { authenticate, type OrchVars } from './auth/principal.ts';
 import { requireCsrfForSessions } from './auth/session-cookies.ts';
 import type { OrchDeps } from './deps.ts';
+import { estateRoutes, KNOWLEDGE_BATCH_BODY_LIMIT, KNOWLEDGE_BATCH_PATHS } from './estate/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { OrchError } from './router.ts';
@@ -27,6 +28,8 @@ export const ADMIN_PATHS = ['/api/v1/admin/*', '/api/admin/*', '/api/templates',
 export const ORCH_BODY_LIMITS = [
   { prefix: '/auth/', maxBytes: 16 * KiB },
   { prefix: '', maxBytes: 1 * MiB },
+  // Estate ingest and vault batches: read as a stream, one document at a time (see estate/routes.ts).
+  ...KNOWLEDGE_BATCH_PATHS.map((prefix) => ({ prefix, maxBytes: KNOWLEDGE_BATCH_BODY_LIMIT, streamed: true })),
 ];
 
 export const ORCH_DOCS = {
@@ -51,6 +54,7 @@ export function createOrchestrationApp(deps: OrchDeps) {
   app.route('/', profileRoutes(deps));
   app.route('/', knowledgeRoutes(deps));
   app.route('/', templateRoutes(deps));
+  app.route('/', estateRoutes(deps));
   serveApiDocs(app, {
     ...ORCH_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
     guard: requireKey(), errorSchema: OrchError,

@@ -16,7 +16,7 @@ import { ZodError } from 'zod';
 import { DomainError } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../infra/logging.ts';
 import type { Metrics } from '../../infra/metrics.ts';
-import { bodyLimits, type BodyFamily } from './body-limit.ts';
+import { bodyLimits, familyOf, type BodyFamily } from './body-limit.ts';
 import { ApiError, STATUS_OF } from './http-errors.ts';
 
 export interface ErrorShape {
@@ -73,12 +73,15 @@ export function routePattern(c: Context): string {
 // no NUL in text or jsonb, so such a value would fail deep inside a write.
 const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/i;
 
-/** JSON bodies carrying a NUL character are refused up front, in every service (400 or 422). */
-function refuseNul(validationStatus: 400 | 422) {
+/**
+ * JSON bodies carrying a NUL character are refused up front, in every service (400 or 422);
+ * routes that stream their body (a streamed body family) check it themselves.
+ */
+function refuseNul(validationStatus: 400 | 422, families: BodyFamily[]) {
   return async (c: Context, next: () => Promise<void>) => {
     // The header first: reading `c.req.raw.body` of a GET would materialise a full Request.
     if (/json/i.test(c.req.header('content-type') ?? '') && c.req.method !== 'GET' && c.req.method !== 'HEAD'
-      && c.req.raw.body && NUL_ESCAPE.test(await c.req.text())) {
+      && !familyOf(families, c.req.path)?.streamed && c.req.raw.body && NUL_ESCAPE.test(await c.req.text())) {
       throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
     }
     await next();
@@ -111,7 +114,7 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
     });
   });
   app.use(bodyLimits(options.bodyLimits));
-  app.use(refuseNul(options.validationStatus ?? 400));
+  app.use(refuseNul(options.validationStatus ?? 400, options.bodyLimits));
   app.onError((error, c) => {
     const shape = toErrorShape(error, options.validationStatus);
     if (shape) {

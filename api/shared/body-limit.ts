@@ -12,19 +12,43 @@ export interface BodyFamily {
   /** Path prefix of the family (`/auth/`), or '' for every other route. */
   prefix: string;
   maxBytes: number;
+  /**
+   * The family's routes read their body as a stream, never whole (an ingest batch may be far
+   * larger than a request should hold in memory): here only a declared Content-Length over the
+   * limit is refused; the route's reader counts bytes as they arrive and answers 413 past the
+   * limit, and it refuses NUL characters itself.
+   */
+  streamed?: boolean;
 }
 
 export const KiB = 1024;
 export const MiB = 1024 * 1024;
 
+const tooLarge = (maxBytes: number) =>
+  new ApiError(413, 'payload_too_large', `request body exceeds this route's limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
+
+/** The family of `path`: the longest matching prefix. */
+export function familyOf(families: BodyFamily[], path: string): BodyFamily | undefined {
+  return [...families].sort((a, b) => b.prefix.length - a.prefix.length).find((f) => path.startsWith(f.prefix));
+}
+
+/** Refuse a declared Content-Length over the limit, and let the route stream the body. */
+function declaredLengthOnly(maxBytes: number): MiddlewareHandler {
+  return async (c, next) => {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    await next();
+  };
+}
+
 /** One middleware for the whole app: the longest matching prefix names the limit. */
 export function bodyLimits(families: BodyFamily[]): MiddlewareHandler {
   const ordered = [...families].sort((a, b) => b.prefix.length - a.prefix.length).map((family) => ({
     ...family,
-    limit: bodyLimit({
+    limit: family.streamed ? declaredLengthOnly(family.maxBytes) : bodyLimit({
       maxSize: family.maxBytes,
       onError: () => {
-        throw new ApiError(413, 'payload_too_large', `request body exceeds this route's limit of ${family.maxBytes} bytes`, { limit_bytes: family.maxBytes });
+        throw tooLarge(family.maxBytes);
       },
     }),
   }));

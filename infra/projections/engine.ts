@@ -37,6 +37,13 @@ export interface Projection<Event extends DomainEvent = DomainEvent> {
    * One round trip per batch instead of one per event is what makes a catch-up fast.
    */
   applyBatch?(events: Recorded<Event>[], tx: PoolClient): Promise<void>;
+  /**
+   * Optional: how much work an event is (say, rows it writes). A batch stops growing once its
+   * events weigh `maxBatchWeight` (its first event is always taken), so one transaction, which
+   * holds back every reader of the log while it is open, stays short.
+   */
+  weigh?(event: Recorded<Event>): number;
+  maxBatchWeight?: number;
 }
 
 /** Declare a projection with its union spelled once: `defineProjection<UserEvent>({...})`. */
@@ -49,6 +56,27 @@ const WAIT_POLL_MS = 20;
 
 const NOT_READY: unique symbol = Symbol('not ready');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const weighOf = (projection: Projection, event: RecordedEvent) => (projection.weigh ? projection.weigh(upcast(event) as Recorded<DomainEvent>) : 0);
+
+/** Split events read in bulk into batches within the projection's weight limit. */
+function byWeight(projection: Projection, events: RecordedEvent[]): RecordedEvent[][] {
+  const max = projection.maxBatchWeight ?? Infinity;
+  const batches: RecordedEvent[][] = [];
+  let batch: RecordedEvent[] = [];
+  let weight = 0;
+  for (const event of events) {
+    if (batch.length > 0 && weight >= max) {
+      batches.push(batch);
+      batch = [];
+      weight = 0;
+    }
+    batch.push(event);
+    weight += weighOf(projection, event);
+  }
+  if (batch.length) batches.push(batch);
+  return batches;
+}
 
 /** The advisory-lock key of a projection: stable across processes. */
 function lockKey(name: string): string {
@@ -207,12 +235,14 @@ export class ProjectionEngine {
         if (first === NOT_READY || first.done) return;
         // Take what is already delivered into the same batch; commit as soon as the feed waits.
         const batch = [first.value];
+        let weight = weighOf(projection, first.value);
         for (;;) {
           pending = events.next();
-          if (batch.length >= MAX_BATCH) break;
+          if (batch.length >= MAX_BATCH || weight >= (projection.maxBatchWeight ?? Infinity)) break;
           const next = await Promise.race([pending, new Promise<typeof NOT_READY>((r) => setImmediate(() => r(NOT_READY)))]);
           if (next === NOT_READY || next.done === true) break;
           batch.push(next.value);
+          weight += weighOf(projection, next.value);
         }
         checkpoint = await this.applyBatch(projection, batch, checkpoint);
       }
@@ -266,10 +296,12 @@ export class ProjectionEngine {
       let checkpoint: Position | null = null;
       let applied = 0;
       for (;;) {
-        const batch = await this.store.readAll({ after: checkpoint ?? START, filter: { eventTypes: [...projection.handles] }, limit: MAX_BATCH });
-        if (batch.length === 0) return applied;
-        checkpoint = await this.applyBatch(projection, batch, checkpoint);
-        applied += batch.length;
+        const read = await this.store.readAll({ after: checkpoint ?? START, filter: { eventTypes: [...projection.handles] }, limit: MAX_BATCH });
+        if (read.length === 0) return applied;
+        for (const batch of byWeight(projection, read)) {
+          checkpoint = await this.applyBatch(projection, batch, checkpoint);
+          applied += batch.length;
+        }
       }
     } finally {
       await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});

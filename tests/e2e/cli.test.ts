@@ -66,4 +66,12 @@ test('migrate applies migrations and exits; unknown commands exit 2 with usage',
   assert.match(bad.stderr, /usage: orchard/);
 });
 
+test('openapi prints the whole document through a pipe, however large', async () => {
+  const out = await orchard({}, 'openapi', 'orch');
+  assert.is(out.code, 0, out.stderr);
+  assert.ok(out.stdout.length > 65_536, `${out.stdout.length} bytes`);
+  const document = JSON.parse(out.stdout);
+  assert.ok(document.paths['/api/v1/knowledge/ingest'].post);
+});
+
 test.run();

@@ -67,4 +67,16 @@ test('concurrent commands: losers decide again on the new state; the bound holds
   assert.is(events.reduce((sum, e) => sum + Number(e.data.n), 0), 3);
 });
 
+test('awaitProjections false returns once appended; awaitProjections waits for the position given', async ({ store }) => {
+  const waited: string[] = [];
+  const runner = new CommandRunner(store, async (events) => { waited.push(events.map((e) => `${e.position.commit}:${e.type}`).join(',')); });
+  const stream = `counter-${randomUUID()}`;
+  const quick = await runner.run(stream, counter, { add: 1, max: 10 }, context, { awaitProjections: false });
+  assert.equal(waited, []);
+  await runner.awaitProjections(quick.appended!.position, ['Added']);
+  assert.equal(waited, [`${quick.appended!.position.commit}:Added`]);
+  await runner.run(stream, counter, { add: 1, max: 10 }, context);
+  assert.is(waited.length, 2);
+});
+
 test.run();

@@ -193,4 +193,39 @@ test('read-your-writes after a mixed append: a projection handling only its firs
   }
 });
 
+test('a weighted projection: batches stop growing at maxBatchWeight, live and in a rebuild', async ({ db, store }) => {
+  await db.pool.query('CREATE TABLE weighed (event_id uuid PRIMARY KEY)');
+  const batches: number[][] = [];
+  const weighted: Projection = {
+    name: 'weighed',
+    handles: ['Counted'],
+    tables: ['weighed'],
+    async apply(e, tx) {
+      await this.applyBatch!([e], tx);
+    },
+    async applyBatch(events, tx) {
+      batches.push(events.map((e) => Number(e.data.w)));
+      for (const e of events) await tx.query('INSERT INTO weighed (event_id) VALUES ($1)', [e.id]);
+    },
+    weigh: (e) => Number(e.data.w),
+    maxBatchWeight: 10,
+  };
+  // A batch closes once it weighs 10 or more: every batch but the last weighs that much, and
+  // weighed under 10 before its last event.
+  const wellCut = () => batches.every((b, i) => {
+    const total = b.reduce((x, y) => x + y, 0);
+    return total - b[b.length - 1]! < 10 && (i === batches.length - 1 || total >= 10);
+  });
+  // Appended before the engine starts, so the catch-up could take them all in one batch.
+  for (let i = 0; i < 12; i++) await store.append(`w-${i}`, [event('Counted', { w: i === 5 ? 25 : 3 })], { expected: 'no_stream' });
+  const engine = new ProjectionEngine(store, db.pool, [weighted], quiet);
+  engine.start();
+  await until(async () => (await count(db, 'weighed')) === 12);
+  await engine.stop();
+  assert.ok(batches.length >= 4 && wellCut(), JSON.stringify(batches));
+  batches.length = 0;
+  assert.is(await engine.rebuild('weighed'), 12);
+  assert.ok(batches.length >= 4 && wellCut(), JSON.stringify(batches));
+});
+
 test.run();

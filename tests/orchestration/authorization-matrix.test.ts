@@ -45,6 +45,10 @@ interface World {
   profile?: { id: string; slug: string };
   snippet?: string;
   deletable: string[];
+  /** An estate document that stays (GET /api/v1/knowledge/doc/{id}). */
+  estateDocument?: string;
+  /** The estate document the row's ingest cell wrote, which its DELETE cell removes. */
+  lastIngested?: string;
   /** Makes every body that must be unique unique. */
   seq: number;
 }
@@ -249,6 +253,42 @@ const routes = [
     name: 'POST /api/v1/templates/{slug}/instantiate', method: 'POST', path: () => '/api/v1/templates/sales-sdr/instantiate',
     body: (w) => ({ slug: `tmpl-${++w.seq}`, name: 'From a template', seed_memories: false }), check: (r) => assert.is(r.body.seeded_memory_count, 0),
   },
+  // Estate knowledge: reads need a key, writes role user. The row's ingest writes the document
+  // its DELETE removes.
+  {
+    name: 'POST /api/v1/knowledge/ingest', method: 'POST', path: () => '/api/v1/knowledge/ingest',
+    body: (w) => ({ documents: [{ source_repo: 'matrix', path: `cells/${++w.seq}.md`, content: 'a matrix cell' }] }),
+    check: (r, w) => {
+      assert.is(r.body.status, 'ok');
+      w.lastIngested = r.body.results[0].document_id;
+    },
+  },
+  {
+    name: 'POST /api/v1/knowledge/vault', method: 'POST', path: () => '/api/v1/knowledge/vault',
+    body: (w) => ({ documents: [{ path: `cells/${++w.seq}.md`, content: 'a vault cell' }] }),
+    check: (r) => assert.is(r.body.status, 'ok'),
+  },
+  {
+    name: 'GET /api/v1/knowledge/search', method: 'GET', path: () => '/api/v1/knowledge/search?q=matrix',
+    check: (r) => assert.ok(r.body.total_matches >= 1),
+  },
+  { name: 'GET /api/v1/knowledge/corpus', method: 'GET', path: () => '/api/v1/knowledge/corpus', check: (r) => assert.ok(r.body.documents >= 1) },
+  { name: 'GET /api/v1/knowledge/corpus/paths', method: 'GET', path: () => '/api/v1/knowledge/corpus/paths', check: (r) => assert.ok(Array.isArray(r.body.paths)) },
+  { name: 'GET /api/v1/knowledge/docs', method: 'GET', path: () => '/api/v1/knowledge/docs', check: (r) => assert.ok(Array.isArray(r.body.documents)) },
+  {
+    name: 'GET /api/v1/knowledge/doc/{id}', method: 'GET', path: (w) => `/api/v1/knowledge/doc/${need(w.estateDocument, 'estate document')}`,
+    check: (r, w) => assert.is(r.body.document.id, w.estateDocument),
+  },
+  {
+    name: 'DELETE /api/v1/knowledge/doc/{id}', method: 'DELETE',
+    // Refusals come before the lookup, so a row without its own document uses any id.
+    path: (w) => `/api/v1/knowledge/doc/${w.lastIngested ?? '00000000-0000-4000-8000-0000000000ff'}`,
+    check: (_r, w) => { w.lastIngested = undefined; },
+  },
+  {
+    name: 'GET /api/v1/knowledge/ingest/status', method: 'GET', path: () => '/api/v1/knowledge/ingest/status',
+    check: (r) => assert.ok(Array.isArray(r.body.runs)),
+  },
 ] as const satisfies readonly Route[];
 
 type RouteName = (typeof routes)[number]['name'];
@@ -275,6 +315,7 @@ const ROTATE_NEEDS_ADMIN: Cell = { status: 403, error: 'api_key_rotation_require
 const SESSION_ONLY: Cell = { status: 403, error: 'session_required' };
 const NO_TEMPLATE: Cell = { status: 404, error: 'template_not_found' };
 const REGISTRATION_CLOSED: Cell = { status: 409, error: 'already_registered', message: 'registration is closed: a local account already exists' };
+const READONLY: Cell = { status: 403, error: 'insufficient_role', message: 'this action needs role user or higher' };
 
 // Shared shapes of rows.
 const nonAdminKey = {
@@ -315,7 +356,23 @@ const nonAdminKey = {
   'GET /api/v1/templates': OK,
   'GET /api/v1/templates/{slug}': OK,
   'POST /api/v1/templates/{slug}/instantiate': ADMIN_ONLY,
+  'POST /api/v1/knowledge/ingest': OK,
+  'POST /api/v1/knowledge/vault': OK,
+  'GET /api/v1/knowledge/search': OK,
+  'GET /api/v1/knowledge/corpus': OK,
+  'GET /api/v1/knowledge/corpus/paths': OK,
+  'GET /api/v1/knowledge/docs': OK,
+  'GET /api/v1/knowledge/doc/{id}': OK,
+  'DELETE /api/v1/knowledge/doc/{id}': NO_CONTENT,
+  'GET /api/v1/knowledge/ingest/status': OK,
 } as const satisfies Record<RouteName, Cell>;
+
+/** A readonly account reads the estate but does not write it. */
+const readonlyWrites = {
+  'POST /api/v1/knowledge/ingest': READONLY,
+  'POST /api/v1/knowledge/vault': READONLY,
+  'DELETE /api/v1/knowledge/doc/{id}': READONLY,
+} as const;
 
 const adminKey = {
   ...nonAdminKey,
@@ -389,6 +446,15 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/templates': MISSING,
     'GET /api/v1/templates/{slug}': MISSING,
     'POST /api/v1/templates/{slug}/instantiate': MISSING,
+    'POST /api/v1/knowledge/ingest': MISSING,
+    'POST /api/v1/knowledge/vault': MISSING,
+    'GET /api/v1/knowledge/search': MISSING,
+    'GET /api/v1/knowledge/corpus': MISSING,
+    'GET /api/v1/knowledge/corpus/paths': MISSING,
+    'GET /api/v1/knowledge/docs': MISSING,
+    'GET /api/v1/knowledge/doc/{id}': MISSING,
+    'DELETE /api/v1/knowledge/doc/{id}': MISSING,
+    'GET /api/v1/knowledge/ingest/status': MISSING,
   },
   'invalid key': {
     'GET /api/v1/health': OK,
@@ -427,14 +493,23 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/templates': INVALID,
     'GET /api/v1/templates/{slug}': INVALID,
     'POST /api/v1/templates/{slug}/instantiate': INVALID,
+    'POST /api/v1/knowledge/ingest': INVALID,
+    'POST /api/v1/knowledge/vault': INVALID,
+    'GET /api/v1/knowledge/search': INVALID,
+    'GET /api/v1/knowledge/corpus': INVALID,
+    'GET /api/v1/knowledge/corpus/paths': INVALID,
+    'GET /api/v1/knowledge/docs': INVALID,
+    'GET /api/v1/knowledge/doc/{id}': INVALID,
+    'DELETE /api/v1/knowledge/doc/{id}': INVALID,
+    'GET /api/v1/knowledge/ingest/status': INVALID,
   },
-  'readonly key': nonAdminKey,
+  'readonly key': { ...nonAdminKey, ...readonlyWrites },
   'user key': nonAdminKey,
   'bootstrap admin key': adminKey,
   'api admin key': adminKey,
   // The runner acts with role user, never admin; GET /api/v1/me shows its service principal.
   'runner key': nonAdminKey,
-  'readonly session': nonAdminSession,
+  'readonly session': { ...nonAdminSession, ...readonlyWrites },
   'user session': nonAdminSession,
   'admin session': {
     ...adminKey,
@@ -581,6 +656,11 @@ async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['acc
   };
   w.snippet = await snippet();
   for (let i = 0; i < principals.length; i++) w.deletable.push(await snippet());
+  const stored = await http(`${s.orch}/api/v1/knowledge/ingest`, {
+    headers: keyed(ADMIN_KEY), json: { documents: [{ source_repo: 'matrix', path: 'stays/here.md', content: 'matrix document that stays' }] },
+  });
+  if (stored.status !== 200 || stored.body.status !== 'ok') throw new Error(`estate document: ${stored.status} ${stored.text}`);
+  w.estateDocument = stored.body.results[0].document_id;
   wanted.forEach((role, i) => { w.accounts[role] = made[i]!; });
   const sessions = await Promise.all(roles.sessions.map((role) => login(s, account(w, role))));
   roles.sessions.forEach((role, i) => { w.sessions[role] = sessions[i]!; });

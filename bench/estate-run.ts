@@ -1,0 +1,9 @@
+// The estate figures alone: `node --import tsx bench/estate-run.ts`, one JSON object per line on
+// stdout, progress on stderr. DATABASE_URL names a server to use (a temporary database is
+// created there and dropped); without it an embedded server runs in a temporary directory.
+// ESTATE_BENCH_CHUNKS (default 1,000,000) shrinks the corpus for a quick run.
+
+import { estateFigures } from './estate.ts';
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+for (const figure of await estateFigures({ progress })) process.stdout.write(JSON.stringify(figure) + '\n');

@@ -1,0 +1,205 @@
+// Estate knowledge figures, over HTTP against the real orchestration service:
+//
+//   estate_search_1m_{common,rare}_{any,all}_{p50,p99}  ms   GET /api/v1/knowledge/search on a corpus
+//                                                            of 1,000,000 chunks (estate-corpus.ts)
+//   estate_ingest                                      chunks/s  POST /api/v1/knowledge/ingest of
+//                                                            100-document batches of markdown, into
+//                                                            that corpus (to the response: stored,
+//                                                            indexed and readable)
+//   estate_ingest_characters                           characters/s  the same, in characters (a
+//                                                            chunk rate depends on chunk size)
+//
+// Common queries use the most frequent words that are not stop words (each in 20-40% of the
+// chunks, so `any` of two matches about half the corpus); rare queries use long-tail words
+// (about 5 chunks each). Every search counts its matches exactly (`total_matches`).
+//
+// The database is temporary: a fresh one on DATABASE_URL's server (dropped at the end), else an
+// embedded server in a temporary directory (deleted at the end). ESTATE_BENCH_CHUNKS shrinks the
+// corpus for a quick run (the figure names keep saying 1m; the progress line says what ran).
+
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../infra/config.ts';
+import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
+import { migrate } from '../infra/db/migrate.ts';
+import { createPool, withDatabase, type Pool } from '../infra/db/pool.ts';
+import { createLogger } from '../infra/logging.ts';
+import { openPlatform } from '../main/platform.ts';
+import { startServices } from '../main/serve.ts';
+import { hiOf, loOf, toBits } from '../projections/orchestration/estate-postings.ts';
+import { loadCorpus, MILLION, paragraph, random, tailWord, VOCABULARY, zipfSampler } from './estate-corpus.ts';
+import { percentile } from './http.ts';
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: string;
+  ratio?: number;
+}
+
+const ADMIN_KEY = 'orch_bench-estate-admin-key-0000000000';
+const QUERIES_PER_FIGURE = 300;
+const WARMUP_QUERIES = 30;
+const INGEST_BATCHES = 4;
+const DOCUMENTS_PER_BATCH = 100;
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/** Frequent words that are not English stop words (so they are indexed). */
+const COMMON_TERMS = ['one', 'said', 'time', 'way', 'use', 'like', 'make', 'day', 'people', 'water', 'number', 'word', 'long', 'two', 'thing', 'look'];
+
+function queries(kind: 'common' | 'rare', mode: 'any' | 'all', tailWords: number): string[] {
+  const rand = random(kind === 'common' ? 7 : 11);
+  const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)]!;
+  const rare = () => tailWord(Math.floor(rand() * tailWords));
+  return Array.from({ length: QUERIES_PER_FIGURE + WARMUP_QUERIES }, () => {
+    if (kind === 'common') return `${pick(COMMON_TERMS)} ${pick(COMMON_TERMS)}`;
+    // `all` of a rare word and a common one; `any` of two rare words.
+    return mode === 'all' ? `${rare()} ${pick(COMMON_TERMS)}` : `${rare()} ${rare()}`;
+  });
+}
+
+/** A markdown document of about `chars` characters: headings, paragraphs, a code block now and then. */
+function markdown(draw: () => number, rand: () => number, chars: number): string {
+  const parts: string[] = [`# ${VOCABULARY[draw()]} ${VOCABULARY[draw()]}`];
+  let length = 0;
+  while (length < chars) {
+    let part: string;
+    const r = rand();
+    if (r < 0.12) part = `## ${VOCABULARY[draw()]} ${VOCABULARY[draw()]} ${VOCABULARY[draw()]}`;
+    else if (r < 0.17) part = '```sh\n' + Array.from({ length: 3 + Math.floor(rand() * 6) }, () => `${VOCABULARY[draw()]} --${VOCABULARY[draw()]}=${Math.floor(rand() * 100)}`).join('\n') + '\n```';
+    else part = paragraph(draw, rand, 40 + Math.floor(rand() * 120));
+    parts.push(part);
+    length += part.length + 2;
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * The bulk load agrees with the projection's definitions on a sample: each chunk's tsvector is
+ * to_tsvector('english', content), and the search index holds the chunk under each of its
+ * lexemes and in its partitions.
+ */
+async function checkSample(pool: Pool): Promise<void> {
+  const { rows } = await pool.query<{ ordinal: number; category: string; lexemes: string[]; same: boolean }>(
+    `SELECT ordinal, category, tsvector_to_array(tsv) AS lexemes, tsv = to_tsvector('english', content) AS same
+     FROM estate_chunks TABLESAMPLE SYSTEM (0.05) LIMIT 300`);
+  const keys = rows.flatMap((r) => [...r.lexemes.map((l) => ['l', l, r.ordinal] as const), ['p', 'estate', r.ordinal] as const, ['p', `c:${r.category}`, r.ordinal] as const]);
+  const { rows: containers } = await pool.query<{ kind: string; key: string; hi: number; data: Buffer }>(
+    `SELECT 'l' AS kind, lexeme AS key, hi, data FROM estate_postings WHERE (lexeme, hi) IN (SELECT * FROM unnest($1::text[], $2::int[]))
+     UNION ALL SELECT 'p', partition, hi, data FROM estate_partitions`,
+    [keys.filter((k) => k[0] === 'l').map((k) => k[1]), keys.filter((k) => k[0] === 'l').map((k) => hiOf(k[2]))]);
+  const bits = new Map(containers.map((c) => [`${c.kind} ${c.key} ${c.hi}`, toBits(c.data)]));
+  const wrong = rows.filter((r) => !r.same).length;
+  const missing = keys.filter(([kind, key, o]) => {
+    const set = bits.get(`${kind} ${key} ${hiOf(o)}`);
+    return !set || !(set[loOf(o) >>> 5]! & (1 << (loOf(o) & 31)));
+  }).length;
+  if (rows.length === 0 || wrong > 0 || missing > 0) throw new Error(`bulk load check: ${rows.length} sampled, ${wrong} tsvectors differ, ${missing} index entries missing`);
+}
+
+export async function estateFigures(options: { progress?: (m: string) => void; chunks?: number } = {}): Promise<Figure[]> {
+  const progress = options.progress ?? (() => {});
+  const shape = { ...MILLION, chunks: options.chunks ?? Number(process.env.ESTATE_BENCH_CHUNKS ?? MILLION.chunks) };
+  let serverUrl = process.env.DATABASE_URL;
+  let stopServer = async () => {};
+  if (!serverUrl) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-'));
+    progress(`starting embedded PostgreSQL in ${dir}`);
+    const server = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
+    serverUrl = server.url;
+    stopServer = async () => {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    };
+  }
+  const database = `bench_estate_${randomBytes(4).toString('hex')}`;
+  const admin = createPool(serverUrl, { max: 1, application: 'orchard-bench' });
+  await admin.query(`CREATE DATABASE ${database}`);
+  const url = withDatabase(serverUrl, database);
+  const pool = createPool(url, { max: 4, application: 'orchard-bench' });
+  const figures: Figure[] = [];
+  try {
+    await migrate(pool);
+    const version = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
+    progress(`database ${database} on PostgreSQL ${version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; loading ${shape.chunks} chunks`);
+
+    let started = performance.now();
+    const loaded = await loadCorpus(pool, shape, 2, progress);
+    await pool.query('VACUUM ANALYZE estate_chunks, estate_documents, estate_postings, estate_partitions');
+    progress(`loaded ${loaded.chunks} chunks of ${loaded.avgChars} characters on average in ${round((performance.now() - started) / 1000)} s`);
+    await checkSample(pool);
+    const sizes = (await pool.query<{ chunks: string; postings: string; rows: string }>(
+      `SELECT pg_size_pretty(pg_total_relation_size('estate_chunks')) AS chunks,
+              pg_size_pretty(pg_total_relation_size('estate_postings')) AS postings, (SELECT count(*) FROM estate_postings) AS rows`)).rows[0]!;
+    progress(`sizes: chunks ${sizes.chunks}, search index ${sizes.postings} in ${sizes.rows} containers`);
+
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-'));
+    const config = loadConfig({
+      DATABASE_URL: url, DATA_DIR: dataDir,
+      ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
+    });
+    const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
+    const [orch] = await startServices(platform, ['orch']);
+    try {
+      const base = orch!.url;
+      const headers = { 'X-API-Key': ADMIN_KEY };
+      for (const kind of ['common', 'rare'] as const) {
+        for (const mode of ['any', 'all'] as const) {
+          const latencies: number[] = [];
+          let matches = 0;
+          for (const [i, q] of queries(kind, mode, shape.tailWords).entries()) {
+            const t = performance.now();
+            const r = await fetch(`${base}/api/v1/knowledge/search?${new URLSearchParams({ q, match: mode })}`, { headers });
+            const body = await r.json() as { total_matches: number };
+            if (r.status !== 200) throw new Error(`search ${q}: ${r.status} ${JSON.stringify(body)}`);
+            if (i >= WARMUP_QUERIES) {
+              latencies.push(performance.now() - t);
+              matches += body.total_matches;
+            }
+          }
+          const name = `estate_search_1m_${kind}_${mode}`;
+          progress(`${name} (load average ${loadavg()[0]!.toFixed(1)}): ${QUERIES_PER_FIGURE} queries, ${Math.round(matches / QUERIES_PER_FIGURE)} matches on average, p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms`);
+          figures.push({ name: `${name}_p50`, value: round(percentile(latencies, 50)), unit: 'ms' });
+          figures.push({ name: `${name}_p99`, value: round(percentile(latencies, 99)), unit: 'ms' });
+        }
+      }
+
+      // Ingest: batches of 100 markdown documents of 20,000-80,000 characters.
+      const rand = random(99);
+      const draw = zipfSampler(VOCABULARY.length, rand);
+      let chunks = 0;
+      let chars = 0;
+      let seconds = 0;
+      for (let b = 0; b < INGEST_BATCHES; b++) {
+        const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
+          source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
+        }));
+        const body = JSON.stringify({ documents });
+        chars += documents.reduce((n, d) => n + d.content.length, 0);
+        const t = performance.now();
+        const r = await fetch(`${base}/api/v1/knowledge/ingest`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+        const result = await r.json() as { status: string; total_chunks: number };
+        if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${JSON.stringify(result).slice(0, 300)}`);
+        seconds += (performance.now() - t) / 1000;
+        chunks += result.total_chunks;
+      }
+      progress(`estate_ingest: ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s`);
+      figures.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
+      figures.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
+    } finally {
+      await orch!.close();
+      await platform.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  } finally {
+    await pool.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+    await stopServer();
+  }
+  return figures;
+}

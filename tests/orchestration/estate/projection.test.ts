@@ -1,0 +1,111 @@
+// The estate read models: rebuilding from the log and the blobs reproduces the live tables (the
+// search index included, byte for byte); the search index agrees with PostgreSQL's own
+// `tsv @@ tsquery` on every query; events stay small and carry no content.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
+import { estateProjections } from '../../../projections/orchestration/estate.ts';
+import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
+import { admin, ADMIN_KEY, ingest, searchFor, vault } from './helpers.ts';
+
+const test = suite<{ s: TestServices }>('estate projections');
+test.before(async (ctx) => {
+  ctx.s = await startTestApps('estate_projection', { ADMIN_API_KEY: ADMIN_KEY });
+});
+test.after(async ({ s }) => s?.close());
+
+const SNAPSHOTS: Record<string, string> = {
+  estate_documents: 'SELECT * FROM estate_documents ORDER BY id',
+  estate_chunks: 'SELECT chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv::text AS tsv FROM estate_chunks ORDER BY ordinal',
+  estate_postings: `SELECT lexeme, hi, encode(data, 'hex') AS data FROM estate_postings ORDER BY lexeme, hi`,
+  estate_partitions: `SELECT partition, hi, encode(data, 'hex') AS data FROM estate_partitions ORDER BY partition, hi`,
+  estate_counters: 'SELECT * FROM estate_counters ORDER BY name',
+  estate_runs: 'SELECT * FROM estate_runs ORDER BY run_id',
+};
+
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'deploying', 'deployment', 'services'];
+
+function rng(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a * 1103515245 + 12345) % 2147483648;
+    return a / 2147483648;
+  };
+}
+
+function text(rand: () => number, paragraphs: number): string {
+  return Array.from({ length: paragraphs }, (_, p) => {
+    const words = Array.from({ length: 20 + Math.floor(rand() * 200) }, () => WORDS[Math.floor(rand() * rand() * WORDS.length)]);
+    return `${p % 4 === 0 ? '## Section\n\n' : ''}${words.join(' ')}.`;
+  }).join('\n\n');
+}
+
+test('a history touching every event, then rebuild: the same tables, search index included', async ({ s }) => {
+  const rand = rng(3);
+  const docs = Array.from({ length: 30 }, (_, i) => ({
+    source_repo: i % 3 ? 'infra' : 'handbook', path: `${['runbooks', 'services', 'people'][i % 3]}/doc-${i}.md`, content: text(rand, 3 + (i % 12)),
+  }));
+  assert.is((await ingest(s, docs)).body.status, 'ok');
+  // Updates, unchanged ones, deletes, a re-creation after a delete, the vault.
+  assert.is((await ingest(s, docs.slice(0, 10).map((d, i) => (i % 2 ? d : { ...d, content: text(rand, 4) })))).body.status, 'ok');
+  for (const d of docs.slice(20, 24)) {
+    assert.is((await http(`${s.orch}/api/v1/knowledge/doc/${documentIdOf(d.source_repo, d.path)}`, { method: 'DELETE', headers: admin })).status, 204);
+  }
+  assert.is((await ingest(s, [{ ...docs[20]!, content: text(rand, 2) }])).body.results[0].status, 'created');
+  assert.is((await vault(s, [{ path: 'customers/a.md', content: text(rand, 3) }, { path: 'customers/b.md', content: text(rand, 5) }])).body.status, 'ok');
+  // The same document written twice at once: both events may share a projection batch.
+  const racing = await Promise.all([1, 2].map((n) => ingest(s, [{ ...docs[5]!, content: `${text(rand, 2)} ${n}` }])));
+  assert.ok(racing.every((r) => r.body.status === 'ok'));
+  // A failed run, for the runs table.
+  assert.is((await ingest(s, [{ source_repo: 'x', path: '', content: 'x' }])).body.status, 'failed');
+
+  const snapshot = async () => Object.fromEntries(await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])));
+  const live = await snapshot();
+  for (const [table, rows] of Object.entries(live)) assert.ok((rows as unknown[]).length > 0, table);
+  await s.platform.engine.stop(); // rebuild is refused while a process runs the projection
+  for (const projection of estateProjections) assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
+  const rebuilt = await snapshot();
+  for (const table of Object.keys(SNAPSHOTS)) assert.equal(rebuilt[table], live[table], table);
+  await s.restart();
+});
+
+test('the search index agrees with tsv @@ tsquery: totals of any and all, in every scope', async ({ s }) => {
+  const rand = rng(11);
+  const sql = {
+    any: `(SELECT tsquery_or_agg(plainto_tsquery('english', w)) FROM regexp_split_to_table($1, '\\s+') AS w WHERE w <> '')`,
+    all: `plainto_tsquery('english', $1)`,
+  };
+  const scopes: Array<[Record<string, string>, string]> = [
+    [{}, 'NOT is_vault'], [{ scope: 'runbooks' }, `NOT is_vault AND category = 'runbooks'`],
+    [{ scope: 'people' }, `NOT is_vault AND category = 'people'`], [{ scope: 'vault' }, 'is_vault'],
+  ];
+  let compared = 0;
+  for (let i = 0; i < 40; i++) {
+    const q = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+    for (const match of ['any', 'all'] as const) {
+      for (const [params, filter] of scopes) {
+        const r = await searchFor(s, { q, match, limit: '100', ...params });
+        const { rows } = await s.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM estate_chunks WHERE tsv @@ ${sql[match]} AND ${filter}`, [q]);
+        assert.is(r.body.total_matches, rows[0]!.n, `${q} ${match} ${JSON.stringify(params)}`);
+        if (rows[0]!.n <= 100) assert.is(r.body.count, rows[0]!.n);
+        compared++;
+      }
+    }
+  }
+  assert.is(compared, 320);
+});
+
+test('events stay far below 1 MB and hold no content: the worst-case document', async ({ s }) => {
+  const marker = 'zqxjkmarker';
+  const worst = `${marker}\n${'# h\nx\n'.repeat(83_000)}`.slice(0, 500_000);
+  const r = await ingest(s, [{ source_repo: 'worst', path: 'case/headings.md', content: worst, metadata: { note: 'm'.repeat(16_000) } }]);
+  assert.is(r.body.status, 'ok', r.text.slice(0, 200));
+  assert.ok(r.body.total_chunks > 1000);
+  const { rows } = await s.db.pool.query<{ n: number }>(`SELECT max(octet_length(data::text))::int AS n FROM events WHERE type LIKE 'Estate%'`);
+  assert.ok(rows[0]!.n < 200_000, `largest estate event: ${rows[0]!.n} bytes`);
+  assert.not.match(await logText(s), marker);
+  assert.is((await searchFor(s, { q: marker })).body.total_matches, 1);
+});
+
+test.run();
