@@ -23,14 +23,9 @@ import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
 import { paired, throughput, type Operation } from './measure.ts';
 import { percentile } from './http.ts';
+import type { Figure } from './figure.ts';
+export type { Figure } from './figure.ts';
 
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: string;
-  ratio?: number;
-}
 
 const WS_CLIENT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'chat-ws-clients.ts');
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));

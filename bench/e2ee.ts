@@ -27,14 +27,9 @@ import {
 } from '../crypto/e2ee/index.ts';
 import { ed25519Keygen, NodeRatchet, nodeIdentity, NodeSenderKey, nodeX3dhSetup } from './e2ee-node.ts';
 import { paired, type Operation, type Throughput } from './measure.ts';
+import type { Figure } from './figure.ts';
+export type { Figure } from './figure.ts';
 
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: string;
-  ratio?: number;
-}
 
 const BATCH = 50;
 const SLICES = 8;

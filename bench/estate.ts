@@ -31,14 +31,9 @@ import { startServices } from '../main/serve.ts';
 import { hiOf, loOf, toBits } from '../projections/orchestration/estate-postings.ts';
 import { loadCorpus, MILLION, paragraph, random, tailWord, VOCABULARY, zipfSampler } from './estate-corpus.ts';
 import { percentile } from './http.ts';
+import type { Figure } from './figure.ts';
+export type { Figure } from './figure.ts';
 
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: string;
-  ratio?: number;
-}
 
 const ADMIN_KEY = 'orch_bench-estate-admin-key-0000000000';
 const QUERIES_PER_FIGURE = 300;

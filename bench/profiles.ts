@@ -37,14 +37,9 @@ import { searchKnowledge } from '../projections/orchestration/knowledge.ts';
 import { percentile } from './http.ts';
 import { appendEvents } from './log.ts';
 import { paired, type Operation } from './measure.ts';
+import type { Figure } from './figure.ts';
+export type { Figure } from './figure.ts';
 
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: string;
-  ratio?: number;
-}
 
 const ADMIN_KEY = 'orch_bench-profiles-admin-key-00000000';
 const SNIPPETS = 10_000;

@@ -20,17 +20,12 @@ import { startServices } from '../main/serve.ts';
 import { registryProjections } from '../projections/registry/index.ts';
 import { percentile } from './http.ts';
 import { appendHistory, history, SEED } from './registry-seed.ts';
+import type { Figure } from './figure.ts';
+export type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
 const LOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'http-load.ts');
 
-export interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: string;
-  ratio?: number;
-}
 
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 

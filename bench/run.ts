@@ -27,14 +27,8 @@ import { estateFigures } from './estate.ts';
 import { profilesFigures } from './profiles.ts';
 import { registryBench } from './registry.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
+import type { Figure } from './figure.ts';
 
-interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: string;
-  ratio?: number;
-}
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const emit = (figure: Figure) => process.stdout.write(JSON.stringify(figure) + '\n');

@@ -1,0 +1,10 @@
+// One benchmark figure, printed as a JSON line: a value, its unit, and (when measured against
+// a baseline in the same run) the baseline's name and the ratio.
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  baseline?: string;
+  ratio?: number;
+}
