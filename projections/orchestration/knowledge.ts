@@ -20,11 +20,10 @@
 //   mention too weak to ground a reply on. A title hit, or two content hits, always clear it.
 // - Ties (equal scores) list the newer snippet first.
 
-import type { SnippetFields } from '../../domain/orchestration/knowledge/decider.ts';
+import { KNOWLEDGE_EVENT_TYPES, type SnippetFields } from '../../domain/orchestration/knowledge/decider.ts';
 import type { AgentProfileStreamEvent } from '../../domain/orchestration/profiles/decider.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-import { AGENT_PROFILE_STREAM_TYPES } from './profiles.ts';
 
 export const SEARCH_FLOOR = 0.075;
 export const SEARCH_QUERY_MAX_CHARS = 500;
@@ -50,8 +49,7 @@ async function indexTerms(tx: PoolClient, snippetId: string): Promise<void> {
 
 export const knowledgeSnippetsProjection = defineProjection<AgentProfileStreamEvent>({
   name: 'knowledge_snippets',
-  // Every type of the profile streams, profile events ignored: see AGENT_PROFILE_STREAM_TYPES.
-  handles: AGENT_PROFILE_STREAM_TYPES,
+  handles: KNOWLEDGE_EVENT_TYPES,
   tables: ['knowledge_snippets', 'knowledge_terms'],
   async apply(event, tx) {
     switch (event.type) {

@@ -1,7 +1,6 @@
 // The `profiles` read model: one row per agent profile, every field of the spec's table, as the
 // profile routes show it. Rows and queries live here with the writes.
 
-import { KNOWLEDGE_EVENT_TYPES } from '../../domain/orchestration/knowledge/decider.ts';
 import { PROFILE_EVENT_TYPES, SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile } from '../../domain/orchestration/profiles/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
@@ -16,18 +15,9 @@ export const PROFILE_COLUMNS = [
 // Field names come from the decider's fixed list, never from a request: safe to name in SQL.
 const UPDATABLE = new Set<string>(SETTINGS_FIELDS);
 
-/**
- * Both projections of the `agent_profile-<slug>` streams (this one and `knowledge_snippets`)
- * consume every event type those streams hold, ignoring the other's: one append there can mix
- * both kinds (a snippet and the flag it turns on, a template instantiation), and a write answers
- * once every affected projection's checkpoint reaches the append's last event, which a
- * projection only reaches by consuming it.
- */
-export const AGENT_PROFILE_STREAM_TYPES = [...PROFILE_EVENT_TYPES, ...KNOWLEDGE_EVENT_TYPES];
-
 export const profilesProjection = defineProjection<AgentProfileStreamEvent>({
   name: 'profiles',
-  handles: AGENT_PROFILE_STREAM_TYPES,
+  handles: PROFILE_EVENT_TYPES,
   tables: ['profiles'],
   async apply(event, tx) {
     switch (event.type) {
@@ -58,7 +48,7 @@ export const profilesProjection = defineProjection<AgentProfileStreamEvent>({
         await tx.query('UPDATE profiles SET knowledge_search_enabled = true, updated_at = $2 WHERE id = $1', [event.data.profile_id, event.data.at]);
         return;
       default:
-        return; // knowledge events: see AGENT_PROFILE_STREAM_TYPES
+        return; // knowledge events are the knowledge_snippets projection's
     }
   },
 });
