@@ -4,6 +4,14 @@
 // ESTATE_BENCH_CHUNKS (default 1,000,000) shrinks the corpus for a quick run.
 
 import { estateFigures } from './estate.ts';
+import { benchServer, withBenchDatabase } from './server.ts';
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
-for (const figure of await estateFigures({ progress })) process.stdout.write(JSON.stringify(figure) + '\n');
+// The corpus is built in bulk and thrown away: no fsync on an embedded server.
+const server = await benchServer(progress, { durable: false });
+try {
+  const figures = await withBenchDatabase(server.url, 'bench_estate', (url, name) => estateFigures(url, name, { progress }));
+  for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
+} finally {
+  await server.stop();
+}

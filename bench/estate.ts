@@ -17,14 +17,12 @@
 // embedded server in a temporary directory (deleted at the end). ESTATE_BENCH_CHUNKS shrinks the
 // corpus for a quick run (the figure names keep saying 1m; the progress line says what ran).
 
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../infra/config.ts';
-import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
 import { migrate } from '../infra/db/migrate.ts';
-import { createPool, withDatabase, type Pool } from '../infra/db/pool.ts';
+import { createPool, type Pool } from '../infra/db/pool.ts';
 import { createLogger } from '../infra/logging.ts';
 import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
@@ -96,25 +94,10 @@ async function checkSample(pool: Pool): Promise<void> {
   if (rows.length === 0 || wrong > 0 || missing > 0) throw new Error(`bulk load check: ${rows.length} sampled, ${wrong} tsvectors differ, ${missing} index entries missing`);
 }
 
-export async function estateFigures(options: { progress?: (m: string) => void; chunks?: number } = {}): Promise<Figure[]> {
+/** The figures on a fresh database `database` at `url` (bench/server.ts makes one). */
+export async function estateFigures(url: string, database: string, options: { progress?: (m: string) => void; chunks?: number } = {}): Promise<Figure[]> {
   const progress = options.progress ?? (() => {});
   const shape = { ...MILLION, chunks: options.chunks ?? Number(process.env.ESTATE_BENCH_CHUNKS ?? MILLION.chunks) };
-  let serverUrl = process.env.DATABASE_URL;
-  let stopServer = async () => {};
-  if (!serverUrl) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-'));
-    progress(`starting embedded PostgreSQL in ${dir}`);
-    const server = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
-    serverUrl = server.url;
-    stopServer = async () => {
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
-  }
-  const database = `bench_estate_${randomBytes(4).toString('hex')}`;
-  const admin = createPool(serverUrl, { max: 1, application: 'orchard-bench' });
-  await admin.query(`CREATE DATABASE ${database}`);
-  const url = withDatabase(serverUrl, database);
   const pool = createPool(url, { max: 4, application: 'orchard-bench' });
   const figures: Figure[] = [];
   try {
@@ -192,9 +175,6 @@ export async function estateFigures(options: { progress?: (m: string) => void; c
     }
   } finally {
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
-    await admin.end();
-    await stopServer();
   }
   return figures;
 }

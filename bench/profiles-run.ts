@@ -4,7 +4,14 @@
 // directory. BENCH_SECONDS (default 4) sets the measured time of the paired throughput figures.
 
 import { profilesFigures } from './profiles.ts';
+import { benchServer, withBenchDatabase } from './server.ts';
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const seconds = process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS);
-for (const figure of await profilesFigures({ progress, seconds })) process.stdout.write(JSON.stringify(figure) + '\n');
+const server = await benchServer(progress);
+try {
+  const figures = await withBenchDatabase(server.url, 'bench_profiles', (url) => profilesFigures(url, { progress, seconds }));
+  for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
+} finally {
+  await server.stop();
+}

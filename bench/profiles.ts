@@ -19,15 +19,13 @@
 // The database is temporary: a fresh one on DATABASE_URL's server (dropped at the end), else an
 // embedded server in a temporary directory (deleted at the end).
 
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { profileStream } from '../domain/orchestration/profiles/decider.ts';
 import { toAppend } from '../infra/commands.ts';
 import { loadConfig } from '../infra/config.ts';
-import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
-import { createPool, withDatabase } from '../infra/db/pool.ts';
 import type { ExpectedRevision } from '../infra/eventstore/port.ts';
 import { createLogger } from '../infra/logging.ts';
 import { createApp } from '../main/apps.ts';
@@ -121,24 +119,13 @@ async function latencies(count: number, work: (i: number) => Promise<unknown>): 
   return out;
 }
 
-export async function profilesFigures(options: { progress?: (m: string) => void; seconds?: number } = {}): Promise<Figure[]> {
+/** The figures on a fresh database at `url` (bench/server.ts makes one). */
+export async function profilesFigures(url: string, options: { progress?: (m: string) => void; seconds?: number } = {}): Promise<Figure[]> {
   const progress = options.progress ?? (() => {});
   const seconds = options.seconds ?? 4;
   const timing = { warmupMs: seconds * 250, measureMs: seconds * 1000, slices: 8 };
 
-  let serverUrl = process.env.DATABASE_URL;
-  let stopServer = async () => {};
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-profiles-'));
-  if (!serverUrl) {
-    progress(`starting embedded PostgreSQL in ${dataDir}`);
-    const server = await startEmbeddedPostgres(path.join(dataDir, 'pg'), { persistent: false });
-    serverUrl = server.url;
-    stopServer = server.stop;
-  }
-  const database = `bench_profiles_${randomBytes(4).toString('hex')}`;
-  const adminPool = createPool(serverUrl, { max: 1, application: 'orchard-bench' });
-  await adminPool.query(`CREATE DATABASE ${database}`);
-  const url = withDatabase(serverUrl, database);
   const config = loadConfig({
     DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error',
   });
@@ -224,9 +211,6 @@ export async function profilesFigures(options: { progress?: (m: string) => void;
     return figures;
   } finally {
     await platform.close();
-    await adminPool.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
-    await adminPool.end();
-    await stopServer();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -10,10 +10,6 @@
 // the registry's and the estate's large data sets; `bench/<area>-run.ts` runs one area alone.
 
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
 import { migrate } from '../infra/db/migrate.ts';
 import { createPool, withDatabase } from '../infra/db/pool.ts';
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
@@ -28,7 +24,7 @@ import { profilesFigures } from './profiles.ts';
 import { registryBench } from './registry.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
 import type { Figure } from './figure.ts';
-
+import { benchServer, withBenchDatabase } from './server.ts';
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const emit = (figure: Figure) => process.stdout.write(JSON.stringify(figure) + '\n');
@@ -42,18 +38,8 @@ const LOGINS = 30; // sequential password logins (scrypt N=2^17, r=8, p=1) for t
 const SLICES = 8; // alternations per paired figure
 
 // --- setup: a server, then a fresh, migrated database on it -------------------------------
-let serverUrl = process.env.DATABASE_URL;
-let stopServer = async () => {};
-if (!serverUrl) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-'));
-  progress(`starting embedded PostgreSQL in ${dir}`);
-  const server = await startEmbeddedPostgres(dir, { persistent: false });
-  serverUrl = server.url;
-  stopServer = async () => {
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
-}
+const server = await benchServer(progress);
+const serverUrl = server.url;
 const database = `bench_${randomBytes(4).toString('hex')}`;
 const admin = createPool(serverUrl, { max: 1, application: 'orchard-bench' });
 await admin.query(`CREATE DATABASE ${database}`);
@@ -65,7 +51,7 @@ try {
   await createBaselineTable(pool);
   await createProjectionTables(pool);
   const version = (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version;
-  progress(`database ${database} on PostgreSQL ${version}${process.env.DATABASE_URL ? ' (DATABASE_URL)' : ' (embedded)'}`);
+  progress(`database ${database} on PostgreSQL ${version}${server.embedded ? ' (embedded)' : ' (DATABASE_URL)'}`);
 
   const describe = (name: string, t: Throughput) =>
     progress(`${name}: ${round(t.perSecond)}/s, ${t.operations} ops, mean latency ${round(t.meanLatencyMs, 3)} ms`);
@@ -142,36 +128,24 @@ try {
   }
 
   {
-    // Profiles and bot knowledge (their own database: 10,000 snippets on one profile).
-    for (const figure of await profilesFigures({ progress, seconds })) emit(figure);
+    // Profiles and bot knowledge (a database of their own: 10,000 snippets on one profile).
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_profiles', (db) => profilesFigures(db, { progress, seconds }))) emit(figure);
   }
 
   {
     // The registry's rollups and token requests, on a database of their own (10,000 customers).
-    const registryDb = `bench_registry_${randomBytes(4).toString('hex')}`;
-    await admin.query(`CREATE DATABASE ${registryDb}`);
-    try {
-      for (const figure of await registryBench(withDatabase(serverUrl, registryDb), timing, progress)) emit(figure);
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${registryDb} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
-    }
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_registry', (db) => registryBench(db, timing, progress))) emit(figure);
   }
 
   {
     // The chat service: logins, refreshes, bundle fetches, WebSocket connections (a database of their own).
-    const chatDb = `bench_chat_${randomBytes(4).toString('hex')}`;
-    await admin.query(`CREATE DATABASE ${chatDb}`);
-    try {
-      for (const figure of await chatFigures(withDatabase(serverUrl, chatDb), { seconds })) emit(figure);
-    } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${chatDb} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
-    }
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_chat', (db) => chatFigures(db, { seconds }))) emit(figure);
   }
 
   {
     // Estate knowledge: a 1,000,000-chunk corpus (its own database; ESTATE_BENCH_CHUNKS shrinks it).
     const chunks = process.env.ESTATE_BENCH_CHUNKS ? Number(process.env.ESTATE_BENCH_CHUNKS) : undefined;
-    for (const figure of await estateFigures({ progress, chunks })) emit(figure);
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_estate', (db, name) => estateFigures(db, name, { progress, chunks }))) emit(figure);
   }
 
   {
@@ -192,9 +166,9 @@ try {
 } finally {
   // --- teardown: the database (DATABASE_URL) or the whole embedded server -----------------
   await pool.end();
-  if (process.env.DATABASE_URL) {
+  if (!server.embedded) {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch((error: Error) => progress(`drop failed: ${error.message}`));
   }
   await admin.end();
-  await stopServer();
+  await server.stop();
 }
