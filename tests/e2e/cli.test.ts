@@ -1,25 +1,10 @@
 // The `orchard` CLI as a user runs it: a child process against a real database.
 
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { orchard } from '../support/cli.ts';
 import { startTestServices, type TestServices } from '../support/services.ts';
 
-const run = promisify(execFile);
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
-
-async function orchard(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
 
 const test = suite<{ s: TestServices }>('cli');
 test.before(async (ctx) => {

@@ -2,28 +2,13 @@
 // the database of a running server. The change is an operator action in the log (actor system),
 // seen by the API at once; no API route sets it.
 
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { orchard } from '../support/cli.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
 
-const run = promisify(execFile);
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
 const ADMIN_KEY = 'orch_profiles-cli-admin-key-00000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
-
-async function orchard(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
 
 const test = suite<{ s: TestServices }>('cli: profiles set-reply-mode');
 test.before(async (ctx) => {
