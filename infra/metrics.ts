@@ -7,7 +7,7 @@ import client from 'prom-client';
 import type { DomainEvent } from '../domain/shared/decider.ts';
 import type { EventStore } from './eventstore/port.ts';
 import type { Pool } from './db/pool.ts';
-import { readCheckpoint, type ProjectionEngine } from './projections/engine.ts';
+import { readCheckpoints, type ProjectionEngine } from './projections/engine.ts';
 
 /** A projection further behind than this reports this figure (the count stops there). */
 export const LAG_CAP = 100_000;
@@ -48,8 +48,9 @@ export class Metrics {
       labelNames: ['projection', 'part'], registers,
       async collect() {
         this.reset();
+        const checkpoints = await readCheckpoints(pool);
         for (const p of engine.projections) {
-          const at = await readCheckpoint(pool, p.name);
+          const at = checkpoints.get(p.name);
           this.set({ projection: p.name, part: 'commit' }, Number(at?.commit ?? 0n));
           this.set({ projection: p.name, part: 'prepare' }, Number(at?.prepare ?? 0n));
         }
@@ -60,8 +61,9 @@ export class Metrics {
       labelNames, registers,
       async collect() {
         this.reset();
+        const checkpoints = await readCheckpoints(pool);
         for (const p of engine.projections) {
-          const at = await readCheckpoint(pool, p.name);
+          const at = checkpoints.get(p.name);
           this.set({ projection: p.name }, await store.countAfter(at ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP));
         }
       },

@@ -89,6 +89,13 @@ export async function readCheckpoint(db: Pool | PoolClient, name: string): Promi
   return rows[0] ? { commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) } : null;
 }
 
+/** Every projection's checkpoint, in one query (the metrics read them all at each scrape). */
+export async function readCheckpoints(db: Pool | PoolClient): Promise<Map<string, Position>> {
+  const { rows } = await db.query<{ name: string; c: string; p: string }>(
+    'SELECT name, commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints');
+  return new Map(rows.map((r) => [r.name, { commit: BigInt(r.c), prepare: BigInt(r.p) }]));
+}
+
 export class ProjectionTimeoutError extends Error {
   constructor(readonly projection: string, readonly position: Position, ms: number) {
     super(`projection ${projection} did not reach ${formatPosition(position)} within ${ms} ms`);
