@@ -8,6 +8,8 @@ export const ts = (column: string, as = column.replace(/^\w+\./, '')) =>
 /** A date column as YYYY-MM-DD, or null. */
 export const day = (column: string, as = column.replace(/^\w+\./, '')) => `to_char(${column}, 'YYYY-MM-DD') AS ${as}`;
 
+import type { Pool } from '../../infra/db/pool.ts';
+
 /** Paged list result. */
 export interface Rows<Row> {
   rows: Row[];
@@ -26,4 +28,19 @@ export function where(conditions: ([string, unknown] | string | undefined | null
     return condition[0].replace('?', `$${params.length}`);
   });
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/**
+ * One page of `SELECT <columns> <from> <where> ORDER BY <order>` and the total of
+ * `<from> <where>`, read together. `from` starts with FROM (a table, a join, a subquery).
+ */
+export async function paged<Row>(
+  pool: Pool, columns: string, from: string, w: { sql: string; params: unknown[] }, order: string, page: { limit: number; offset: number },
+): Promise<Rows<Row>> {
+  const n = w.params.length;
+  const [list, count] = await Promise.all([
+    pool.query(`SELECT ${columns} ${from} ${w.sql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
+    pool.query<{ n: number }>(`SELECT count(*)::int AS n ${from} ${w.sql}`, w.params),
+  ]);
+  return { rows: list.rows as Row[], total: count.rows[0]!.n };
 }

@@ -3,11 +3,11 @@
 // usage records filed under them. A touchpoint naming a contact's e-mail moves that contact's
 // `last_contacted_at` forward.
 
-import type { CustomerEvent } from '../../domain/registry/customers/decider.ts';
+import type { CustomerEvent, CustomerFields } from '../../domain/registry/customers/decider.ts';
 import type { ContactRole, CustomerStatus, Product, TouchpointKind } from '../../domain/registry/catalog.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-import { day, ts, where, type Rows } from './columns.ts';
+import { day, paged, ts, where, type Rows } from './columns.ts';
 
 const FIELD_COLUMNS = new Set(['name', 'primary_email', 'status', 'notes', 'pipeline_stage', 'next_action', 'next_action_date', 'source']);
 
@@ -74,20 +74,8 @@ export const customersProjection = defineProjection<CustomerEvent>({
 
 // --- queries ---------------------------------------------------------------------------------
 
-export interface CustomerRow {
-  id: string;
-  slug: string;
-  name: string;
-  primary_email: string | null;
-  status: CustomerStatus;
-  notes: string | null;
-  pipeline_stage: string | null;
-  next_action: string | null;
-  next_action_date: string | null;
-  source: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A customer as the API shows it: its fields (the decider's), with id, slug and times. */
+export type CustomerRow = { id: string; slug: string } & CustomerFields & { created_at: string; updated_at: string };
 
 const CUSTOMER = `id, slug, name, primary_email, status, notes, pipeline_stage, next_action, ${day('next_action_date')}, source, ${ts('created_at')}, ${ts('updated_at')}`;
 
@@ -110,12 +98,7 @@ export async function customerByEmail(pool: Pool, email: string): Promise<Custom
 
 export async function listCustomers(pool: Pool, filter: { status?: CustomerStatus }, page: { limit: number; offset: number }): Promise<Rows<CustomerRow>> {
   const w = where(['deleted_at IS NULL', filter.status && ['status = ?', filter.status]]);
-  const n = w.params.length;
-  const [list, count] = await Promise.all([
-    pool.query<CustomerRow>(`SELECT ${CUSTOMER} FROM registry_customers ${w.sql} ORDER BY slug LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry_customers ${w.sql}`, w.params),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<CustomerRow>(pool, CUSTOMER, 'FROM registry_customers', w, 'slug', page);
 }
 
 export interface ContactRow {
@@ -177,12 +160,7 @@ export async function touchpointById(pool: Pool, id: string): Promise<Touchpoint
 
 export async function listTouchpoints(pool: Pool, customerId: string, filter: { kind?: string }, page: { limit: number; offset: number }): Promise<Rows<TouchpointRow>> {
   const w = where([['customer_id = ?', customerId], filter.kind && ['kind = ?', filter.kind]]);
-  const n = w.params.length;
-  const [list, count] = await Promise.all([
-    pool.query<TouchpointRow>(`SELECT ${TOUCHPOINT} FROM registry_touchpoints ${w.sql} ORDER BY occurred_at DESC, id LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry_touchpoints ${w.sql}`, w.params),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<TouchpointRow>(pool, TOUCHPOINT, 'FROM registry_touchpoints', w, 'occurred_at DESC, id', page);
 }
 
 export interface AgreementRow {
@@ -203,11 +181,7 @@ export async function agreementById(pool: Pool, id: string): Promise<AgreementRo
 }
 
 export async function listAgreements(pool: Pool, customerId: string, page: { limit: number; offset: number }): Promise<Rows<AgreementRow>> {
-  const [list, count] = await Promise.all([
-    pool.query<AgreementRow>(`SELECT ${AGREEMENT} FROM registry_agreements WHERE customer_id = $1 ORDER BY signed_at DESC, id LIMIT $2 OFFSET $3`, [customerId, page.limit, page.offset]),
-    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry_agreements WHERE customer_id = $1', [customerId]),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<AgreementRow>(pool, AGREEMENT, 'FROM registry_agreements', where([['customer_id = ?', customerId]]), 'signed_at DESC, id', page);
 }
 
 export interface UsageRow {
@@ -229,10 +203,5 @@ export async function usageById(pool: Pool, id: string): Promise<UsageRow | null
 
 export async function listUsage(pool: Pool, customerId: string, filter: { product?: string; metric?: string }, page: { limit: number; offset: number }): Promise<Rows<UsageRow>> {
   const w = where([['customer_id = ?', customerId], filter.product && ['product = ?', filter.product], filter.metric && ['metric = ?', filter.metric]]);
-  const n = w.params.length;
-  const [list, count] = await Promise.all([
-    pool.query<UsageRow>(`SELECT ${USAGE} FROM registry_usage ${w.sql} ORDER BY period_start DESC, id LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM registry_usage ${w.sql}`, w.params),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<UsageRow>(pool, USAGE, 'FROM registry_usage', w, 'period_start DESC, id', page);
 }

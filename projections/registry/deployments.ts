@@ -5,7 +5,7 @@ import type { Channel, Product } from '../../domain/registry/catalog.ts';
 import type { DeploymentEvent } from '../../domain/registry/deployments/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-import { ts, where, type Rows } from './columns.ts';
+import { paged, ts, where, type Rows } from './columns.ts';
 
 const PATCHABLE = new Set(['version', 'last_seen_at', 'endpoint_url', 'channel']);
 
@@ -63,10 +63,5 @@ export interface DeploymentFilter {
 
 export async function listDeployments(pool: Pool, filter: DeploymentFilter, page: { limit: number; offset: number }): Promise<Rows<DeploymentRow>> {
   const w = where([filter.product && ['d.product = ?', filter.product], filter.channel && ['d.channel = ?', filter.channel], filter.customer_id && ['d.customer_id = ?', filter.customer_id]]);
-  const n = w.params.length;
-  const [list, count] = await Promise.all([
-    pool.query<DeploymentRow>(`SELECT ${DEPLOYMENT} ${LIVE} ${w.sql} ORDER BY d.created_at, d.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n ${LIVE} ${w.sql}`, w.params),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<DeploymentRow>(pool, DEPLOYMENT, LIVE, w, 'd.created_at, d.id', page);
 }

@@ -4,7 +4,7 @@
 
 import { CHANNELS, CUSTOMER_STATUSES, PRODUCTS, SUBSCRIPTION_STATUSES } from '../../domain/registry/catalog.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { day, ts, type Rows } from './columns.ts';
+import { day, paged, ts, type Rows } from './columns.ts';
 
 const tally = <K extends string>(keys: readonly K[], rows: { key: string; n: number }[]): Record<K, number> => {
   const out = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
@@ -111,11 +111,8 @@ export async function signals(pool: Pool, now: Date, filter: { kind?: SignalKind
   };
   const chosen = filter.kind ? [parts[filter.kind]] : SIGNAL_KINDS.map((k) => parts[k]);
   const union = chosen.map((p) => `(${p})`).join(' UNION ALL ');
-  const [list, count] = await Promise.all([
-    pool.query<SignalRow>(`SELECT * FROM (${union}) x ORDER BY kind, customer_slug, subject_id LIMIT $2 OFFSET $3`, [now, page.limit, page.offset]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM (${union}) x`, [now]),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  // The union reads the clock as $1.
+  return paged<SignalRow>(pool, '*', `FROM (${union}) x`, { sql: '', params: [now] }, 'kind, customer_slug, subject_id', page);
 }
 
 export interface RegistryCounts {

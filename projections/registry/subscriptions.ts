@@ -6,7 +6,7 @@ import type { Product, SubscriptionStatus } from '../../domain/registry/catalog.
 import type { SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-import { day, ts, where, type Rows } from './columns.ts';
+import { day, paged, ts, where, type Rows } from './columns.ts';
 
 const PATCHABLE = new Set(['status', 'mrr_cents', 'renewal_date']);
 
@@ -62,10 +62,5 @@ export interface SubscriptionFilter {
 
 export async function listSubscriptions(pool: Pool, filter: SubscriptionFilter, page: { limit: number; offset: number }): Promise<Rows<SubscriptionRow>> {
   const w = where([filter.status && ['s.status = ?', filter.status], filter.product && ['s.product = ?', filter.product], filter.customer_id && ['s.customer_id = ?', filter.customer_id]]);
-  const n = w.params.length;
-  const [list, count] = await Promise.all([
-    pool.query<SubscriptionRow>(`SELECT ${SUBSCRIPTION} ${LIVE} ${w.sql} ORDER BY s.created_at, s.id LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
-    pool.query<{ n: number }>(`SELECT count(*)::int AS n ${LIVE} ${w.sql}`, w.params),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<SubscriptionRow>(pool, SUBSCRIPTION, LIVE, w, 's.created_at, s.id', page);
 }

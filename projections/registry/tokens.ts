@@ -6,7 +6,7 @@ import type { Scope } from '../../domain/registry/catalog.ts';
 import type { TokenEvent } from '../../domain/registry/tokens/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-import { ts, type Rows } from './columns.ts';
+import { paged, ts, where, type Rows } from './columns.ts';
 
 export const tokensProjection = defineProjection<TokenEvent>({
   name: 'registry_tokens',
@@ -56,9 +56,5 @@ export async function tokenById(pool: Pool, id: string): Promise<TokenRow | null
 }
 
 export async function listTokens(pool: Pool, page: { limit: number; offset: number }): Promise<Rows<TokenRow>> {
-  const [list, count] = await Promise.all([
-    pool.query<TokenRow>(`SELECT ${TOKEN} FROM registry_tokens ORDER BY created_at DESC, id LIMIT $1 OFFSET $2`, [page.limit, page.offset]),
-    pool.query<{ n: number }>('SELECT count(*)::int AS n FROM registry_tokens'),
-  ]);
-  return { rows: list.rows, total: count.rows[0]!.n };
+  return paged<TokenRow>(pool, TOKEN, 'FROM registry_tokens', where([]), 'created_at DESC, id', page);
 }
