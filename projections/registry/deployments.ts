@@ -2,7 +2,7 @@
 // Deployments of a deleted customer stay in the table and are hidden by every query.
 
 import type { Channel, Product } from '../../domain/registry/catalog.ts';
-import type { DeploymentEvent } from '../../domain/registry/deployments/decider.ts';
+import type { DeploymentEvent, DeploymentFields } from '../../domain/registry/deployments/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { paged, ts, where, type Rows } from './columns.ts';
@@ -31,20 +31,8 @@ export const deploymentsProjection = defineProjection<DeploymentEvent>({
   },
 });
 
-export interface DeploymentRow {
-  id: string;
-  customer_id: string;
-  customer_slug: string;
-  product: Product;
-  version: string;
-  channel: Channel;
-  endpoint_url: string | null;
-  instance_id: string | null;
-  first_deployed_at: string;
-  last_seen_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A deployment as the API shows it: the decider's fields with its ids, product and times. */
+export type DeploymentRow = { id: string; customer_id: string; customer_slug: string; product: Product } & DeploymentFields & { created_at: string; updated_at: string };
 
 const DEPLOYMENT = `d.id, d.customer_id, d.customer_slug, d.product, d.version, d.channel, d.endpoint_url, d.instance_id,
   ${ts('d.first_deployed_at')}, ${ts('d.last_seen_at')}, ${ts('d.created_at')}, ${ts('d.updated_at')}`;
