@@ -1,7 +1,8 @@
 # The orchard image: one CLI (`bin/orchard.mjs`), one service per container, chosen by the
 # command (`serve orch|chat|registry`, `migrate`, `rebuild`, `replay`); see compose.yaml.
-# The TypeScript sources run through tsx, a runtime dependency: nothing is compiled at build time
-# and typescript (a dev dependency) is not installed.
+# The sources are precompiled once here (`orchard release bundle`: esbuild, a runtime dependency,
+# into dist/), and bin/orchard.mjs runs dist/cli.js: no container start compiles TypeScript.
+# typescript (a dev dependency) is not installed.
 FROM node:20.19-slim
 
 ENV NODE_ENV=production
@@ -14,6 +15,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Sources stay owned by root: the service cannot rewrite its own code. .dockerignore keeps
 # node_modules, data, secrets, tests and bench out.
 COPY . .
+RUN node bin/orchard.mjs release bundle /app
 
 # DATA_DIR: owned by `node`, so a fresh named volume mounted here inherits that owner.
 RUN mkdir -p /var/lib/orchard && chown node:node /var/lib/orchard

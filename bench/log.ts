@@ -15,7 +15,8 @@ import type { EventToAppend, ExpectedRevision } from '../infra/eventstore/port.t
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import type { Operation } from './measure.ts';
 
-const STORE_POOL = 40; // as infra/platform.ts
+/** Connections of the bench writers' pool (the platform sizes its own by its projections). */
+const STORE_POOL = 40;
 
 /** Operations for the harness, plus what to close once they are measured. */
 export interface Workload {

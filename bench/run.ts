@@ -20,6 +20,15 @@ import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from
 import { chatFigures } from './chat.ts';
 import { e2eeFigures } from './e2ee.ts';
 import { estateFigures } from './estate.ts';
+import { auditFigures } from './audit.ts';
+import { agentsBench } from './agents.ts';
+import { spacesFigures } from './spaces.ts';
+import { agentChatFigures } from './agent-chat.ts';
+import { updatesFigures } from './updates.ts';
+import { chatBotsFigures } from './chat-bots.ts';
+import { chatFilesFigures } from './chat-files.ts';
+import { scheduleFigures } from './chat-schedule.ts';
+import { connectorFigures } from './connector.ts';
 import { profilesFigures } from './profiles.ts';
 import { registryBench } from './registry.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
@@ -143,9 +152,54 @@ try {
   }
 
   {
+    // Chat spaces: posting, history pages, fan-out to 500 sockets (a database of their own).
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_spaces', (db) => spacesFigures(db, { seconds, progress }))) emit(figure);
+  }
+
+  {
+    // Chat bots and webhooks: bot-token requests paired with JWT ones, webhook executes across 50 webhooks.
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_chat_bots', (db) => chatBotsFigures(db, { seconds, progress }))) emit(figure);
+  }
+
+  {
+    // Chat files: a 100 MiB upload over a real socket (MB/s, RSS growth) beside a discarding sink.
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_chat_files', (db) => chatFilesFigures(db, { progress }))) emit(figure);
+  }
+
+  {
+    // The chat scheduler: two instances firing 10,000 due jobs (jobs/s, duplicates).
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_schedule', (db) => scheduleFigures(db, { progress }))) emit(figure);
+  }
+
+  {
+    // The chat-service connector: encrypted DM round trips to the bot, channel scanning.
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_connector', (db) => connectorFigures(db, { progress }))) emit(figure);
+  }
+
+  {
     // Estate knowledge: a 1,000,000-chunk corpus (its own database; ESTATE_BENCH_CHUNKS shrinks it).
     const chunks = process.env.ESTATE_BENCH_CHUNKS ? Number(process.env.ESTATE_BENCH_CHUNKS) : undefined;
     for (const figure of await withBenchDatabase(serverUrl, 'bench_estate', (db, name) => estateFigures(db, name, { progress, chunks }))) emit(figure);
+  }
+
+  {
+    // The chat pipeline: public chat turns on the local model (a database of its own).
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_agent_chat', (db) => agentChatFigures(db, { progress, seconds }))) emit(figure);
+  }
+
+  {
+    // Projects, tasks and the cockpit (100 projects, 100,000 tasks; a database of their own).
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_agents', (db) => agentsBench(db, timing, progress))) emit(figure);
+  }
+
+  {
+    // The tamper-evident log: appends with the chainer on and off, /ws fan-out, offline verify.
+    for (const figure of await auditFigures(serverUrl, { progress, seconds })) emit(figure);
+  }
+
+  {
+    // Managed updates on the process runtime (its own pg_config cluster; DATABASE_URL is not used).
+    for (const figure of await updatesFigures({ progress, seconds })) emit(figure);
   }
 
   {

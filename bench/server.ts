@@ -15,12 +15,16 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** `durable: false` skips fsync on an embedded server (a throwaway data set built in bulk). */
-export async function benchServer(progress: (message: string) => void = () => {}, options: { durable?: boolean } = {}): Promise<BenchServer> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
+/**
+ * `durable: false` skips fsync on an embedded server (a throwaway data set built in bulk).
+ * `binDir`: always an embedded server, from that installation's binaries, whatever DATABASE_URL
+ * says (the updates bench needs a server of the installed pg_dump's major).
+ */
+export async function benchServer(progress: (message: string) => void = () => {}, options: { durable?: boolean; binDir?: string } = {}): Promise<BenchServer> {
+  if (process.env.DATABASE_URL && !options.binDir) return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-'));
-  progress(`starting embedded PostgreSQL in ${dir}`);
-  const server = await startEmbeddedPostgres(dir, { persistent: false, durable: options.durable });
+  progress(`starting embedded PostgreSQL in ${dir}${options.binDir ? ` (${options.binDir})` : ''}`);
+  const server = await startEmbeddedPostgres(dir, { persistent: false, durable: options.durable, binDir: options.binDir });
   return {
     url: server.url,
     embedded: true,

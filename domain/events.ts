@@ -4,17 +4,39 @@
 
 import { ACCOUNT_EVENT_TYPES } from './chat/accounts/decider.ts';
 import { INVITE_EVENT_TYPES } from './chat/invites/decider.ts';
+import { BOT_TOKEN_EVENT_TYPES, BOT_TOKEN_USE_EVENT_TYPES } from './chat/bots/decider.ts';
+import { WEBHOOK_EVENT_TYPES } from './chat/webhooks/decider.ts';
+import { ANNOUNCEMENT_EVENT_TYPES, FEEDBACK_EVENT_TYPES, PURGE_EVENT_TYPES, REPORT_REVIEW_EVENT_TYPES } from './chat/admin/decider.ts';
+import { CHANNEL_EVENT_TYPES } from './chat/channels/decider.ts';
+import { COMMUNITY_EVENT_TYPES } from './chat/communities/decider.ts';
+import { GROUP_EVENT_TYPES } from './chat/groups/decider.ts';
+import { MESSAGE_EVENT_TYPES, READ_CURSOR_EVENT_TYPES } from './chat/messages/decider.ts';
+import { SENDER_KEY_EVENT_TYPES } from './chat/sender-keys/decider.ts';
+import { POLL_EVENT_TYPES } from './chat/polls/decider.ts';
+import { SCHEDULED_EVENT_TYPES } from './chat/scheduled/decider.ts';
+import { BOOKMARK_EVENT_TYPES } from './chat/bookmarks/decider.ts';
+import { BLOCKED_HASH_EVENT_TYPES, FILE_EVENT_TYPES, UPLOAD_REFUSED_EVENT_TYPES } from './chat/files/decider.ts';
+import { ASSET_EVENT_TYPES } from './chat/assets/decider.ts';
 import { PREKEY_CLAIM_EVENT_TYPES } from './chat/keys/claim.ts';
 import { KEYS_EVENT_TYPES } from './chat/keys/decider.ts';
 import { CHAT_SESSION_EVENT_TYPES } from './chat/sessions/decider.ts';
 import { TOTP_EVENT_TYPES } from './chat/totp/decider.ts';
 import { BLOCK_EVENT_TYPES, REPORT_EVENT_TYPES } from './chat/users/decider.ts';
+import { CHATSVC_AUDIT_EVENT_TYPES } from './orchestration/chatsvc/audit.ts';
+import { INTEGRATION_EVENT_TYPES } from './orchestration/chatsvc/decider.ts';
+import { CONVERSATION_EVENT_TYPES } from './orchestration/agent-chat/decider.ts';
+import { CHAT_SECURITY_EVENT_TYPES } from './orchestration/agent-chat/security.ts';
 import { ESTATE_EVENT_TYPES } from './orchestration/estate/decider.ts';
+import { UPDATE_EVENT_TYPES } from './updates/events.ts';
 import { REGISTRATION_EVENT_TYPES } from './orchestration/users/registration.ts';
 import { SECURITY_EVENT_TYPES } from './orchestration/users/audit.ts';
 import { SESSION_EVENT_TYPES } from './orchestration/users/session.ts';
 import { USER_EVENT_TYPES } from './orchestration/users/decider.ts';
 import { RESERVATION_EVENT_TYPES } from './shared/reservation.ts';
+import { PROJECT_EVENT_TYPES } from './orchestration/projects/decider.ts';
+import { TASK_EVENT_TYPES } from './orchestration/tasks/decider.ts';
+import { AGENT_EVENT_TYPES } from './orchestration/agents/decider.ts';
+import { MCP_SERVERS_EVENT_TYPES } from './orchestration/mcp-servers/decider.ts';
 import { PROFILE_EVENT_TYPES } from './orchestration/profiles/decider.ts';
 import { KNOWLEDGE_EVENT_TYPES } from './orchestration/knowledge/decider.ts';
 import { CUSTOMER_EVENT_TYPES } from './registry/customers/decider.ts';
@@ -30,6 +52,8 @@ export const EVENT_TYPES: readonly string[] = [
   ...REGISTRATION_EVENT_TYPES,
   ...RESERVATION_EVENT_TYPES,
   ...PROFILE_EVENT_TYPES,
+  ...INTEGRATION_EVENT_TYPES,
+  ...CHATSVC_AUDIT_EVENT_TYPES,
   ...KNOWLEDGE_EVENT_TYPES,
   ...CUSTOMER_EVENT_TYPES,
   ...DEPLOYMENT_EVENT_TYPES,
@@ -44,11 +68,39 @@ export const EVENT_TYPES: readonly string[] = [
   ...BLOCK_EVENT_TYPES,
   ...REPORT_EVENT_TYPES,
   ...INVITE_EVENT_TYPES,
+  ...COMMUNITY_EVENT_TYPES,
+  ...GROUP_EVENT_TYPES,
+  ...CHANNEL_EVENT_TYPES,
+  ...MESSAGE_EVENT_TYPES,
+  ...READ_CURSOR_EVENT_TYPES,
+  ...SENDER_KEY_EVENT_TYPES,
+  ...POLL_EVENT_TYPES,
+  ...SCHEDULED_EVENT_TYPES,
+  ...BOOKMARK_EVENT_TYPES,
+  ...FILE_EVENT_TYPES,
+  ...BLOCKED_HASH_EVENT_TYPES,
+  ...UPLOAD_REFUSED_EVENT_TYPES,
+  ...ASSET_EVENT_TYPES,
   ...ESTATE_EVENT_TYPES,
+  ...CONVERSATION_EVENT_TYPES,
+  ...CHAT_SECURITY_EVENT_TYPES,
+  ...PROJECT_EVENT_TYPES,
+  ...TASK_EVENT_TYPES,
+  ...AGENT_EVENT_TYPES,
+  ...MCP_SERVERS_EVENT_TYPES,
+  ...UPDATE_EVENT_TYPES,
+  ...BOT_TOKEN_EVENT_TYPES,
+  ...BOT_TOKEN_USE_EVENT_TYPES,
+  ...WEBHOOK_EVENT_TYPES,
+  ...PURGE_EVENT_TYPES,
+  ...REPORT_REVIEW_EVENT_TYPES,
+  ...ANNOUNCEMENT_EVENT_TYPES,
+  ...FEEDBACK_EVENT_TYPES,
 ];
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */
 export const AUDIT_ONLY: Readonly<Record<string, string>> = {
   UniqueValueReserved: 'the reservation stream itself is the state; the command that reserves reads it back',
   LocalRegistrationClaimed: 'the claim stream itself is the state; kept for auditors',
+  FileUploadRefused: 'an upload refused for blocked content: nothing was stored; kept for the admin audit log',
 };

@@ -16,6 +16,7 @@ import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, 
 import { WrongExpectedRevisionError } from './eventstore/port.ts';
 import { upcast } from './eventstore/upcasters.ts';
 import type { Position } from './eventstore/position.ts';
+import type { WriteGate } from './updates/write-gate.ts';
 
 export interface CommandContext {
   actor: Actor;
@@ -62,6 +63,9 @@ export function asDomainEvent<Event extends DomainEvent>(recorded: RecordedEvent
 }
 
 export class CommandRunner {
+  /** Closed during an update's maintenance: appends are refused with 503 `maintenance` (see write-gate.ts). */
+  gate: WriteGate | null = null;
+
   constructor(
     readonly store: EventStore,
     private readonly waitForProjections: AwaitProjections,
@@ -74,28 +78,55 @@ export class CommandRunner {
    * projections: for a use case that appends many streams in a row and then waits once for the
    * last position with `awaitProjections` (a batch ingest), so the projections apply its events
    * in multi-event batches rather than one by one.
+   *
+   * `known`: the aggregate's state at `revision` as the caller already holds it (from a read
+   * model it just read), so a hot path need not read and fold the stream. It is only a hint: the
+   * first decision is taken on it and appended with `revision` as the expectation, so the log
+   * itself confirms the state was current; when the stream has moved on, or the decision on the
+   * hint is a refusal or produces nothing (neither is checked by an append), the runner reads
+   * and folds the stream and decides again, as without it.
    */
   async run<State, Command, Event extends DomainEvent>(
     stream: string,
     decider: Decider<State, Command, Event>,
     command: Command,
     context: CommandContext,
-    options: { awaitProjections?: boolean } = {},
+    options: { awaitProjections?: boolean; known?: { state: State; revision: bigint | 'no_stream' } } = {},
   ): Promise<CommandResult<State, Event>> {
-    for (let attempt = 1; ; attempt++) {
-      const history = await this.store.readStream(stream);
-      let state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
-      const events = decider.decide(command, state);
-      if (events.length === 0) return { events, state, appended: null };
-      const last = history.at(-1);
-      let appended: AppendResult;
+    let hint = options.known ?? null;
+    // The attempt on the hint is attempt 0: the log is still read up to MAX_ATTEMPTS times.
+    for (let attempt = hint ? 0 : 1; ; attempt++) {
+      const fromHint = hint !== null;
+      let state: State;
+      let expected: bigint | 'no_stream';
+      if (hint) {
+        ({ state, revision: expected } = hint);
+        hint = null;
+      } else {
+        const history = await this.store.readStream(stream);
+        state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
+        expected = history.at(-1)?.revision ?? 'no_stream';
+      }
+      let events: Event[];
       try {
-        appended = await this.store.append(stream, events.map((e) => toAppend(e, context)), {
-          expected: last ? last.revision : 'no_stream',
-        });
+        events = decider.decide(command, state);
+      } catch (error) {
+        if (fromHint) continue;
+        throw error;
+      }
+      if (events.length === 0) {
+        if (fromHint) continue;
+        return { events, state, appended: null };
+      }
+      let appended: AppendResult;
+      const leave = this.gate?.enter(events.map((e) => e.type));
+      try {
+        appended = await this.store.append(stream, events.map((e) => toAppend(e, context)), { expected });
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
         continue;
+      } finally {
+        leave?.();
       }
       this.onAppended(events);
       state = events.reduce(decider.evolve, state);
@@ -105,7 +136,13 @@ export class CommandRunner {
   }
 
   async record(stream: string, event: DomainEvent, context: CommandContext, options: { expected?: ExpectedRevision } = {}): Promise<AppendResult> {
-    const appended = await this.store.append(stream, [toAppend(event, context)], { expected: options.expected ?? 'any' });
+    const leave = this.gate?.enter([event.type]);
+    let appended: AppendResult;
+    try {
+      appended = await this.store.append(stream, [toAppend(event, context)], { expected: options.expected ?? 'any' });
+    } finally {
+      leave?.();
+    }
     this.onAppended([event]);
     await this.waitForProjections([{ type: event.type, position: appended.position }]);
     return appended;
@@ -118,11 +155,13 @@ export class CommandRunner {
 
   /**
    * Where each appended event landed. The append answers with the last one's position; events of
-   * one type need nothing more, a mixed append reads its own events back (one short read).
+   * one type need nothing more, a mixed append takes each event's position from the store's
+   * answer when it gives them (PostgreSQL does), else reads its own events back (one short read).
    */
   private async positionsOf(stream: string, events: DomainEvent[], appended: AppendResult): Promise<{ type: string; position: Position }[]> {
     const last = events.at(-1)!;
     if (events.every((e) => e.type === last.type)) return [{ type: last.type, position: appended.position }];
+    if (appended.positions?.length === events.length) return events.map((e, i) => ({ type: e.type, position: appended.positions![i]! }));
     const from = appended.nextExpectedRevision - BigInt(events.length - 1);
     const written = await this.store.readStream(stream, { from, limit: events.length });
     return written.map((e) => ({ type: e.type, position: e.position }));

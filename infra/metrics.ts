@@ -17,6 +17,7 @@ export class Metrics {
   private readonly requests: client.Counter<'service' | 'method' | 'route' | 'status'>;
   private readonly duration: client.Histogram<'service' | 'method' | 'route' | 'status'>;
   private readonly appended: client.Counter<'type'>;
+  private readonly chatsvcFailures: client.Counter<'kind'>;
 
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'orchard_' });
@@ -26,6 +27,9 @@ export class Metrics {
       name: 'orchard_http_request_duration_seconds', help: 'HTTP request latency', labelNames, registers: [this.registry],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     });
+    this.chatsvcFailures = new client.Counter({
+      name: 'orchard_chatsvc_bot_failures_total', help: 'Chat-service bot messages that failed inside the connector (nothing was sent)', labelNames: ['kind'], registers: [this.registry],
+    });
     this.appended = new client.Counter({ name: 'orchard_events_appended_total', help: 'Events appended to the log by this process', labelNames: ['type'], registers: [this.registry] });
   }
 
@@ -33,6 +37,11 @@ export class Metrics {
     const l = { ...labels, status: String(labels.status) };
     this.requests.inc(l);
     this.duration.observe(l, seconds);
+  }
+
+  /** A bot message the connector dropped on an internal error (`frame`, `answer`). */
+  countChatsvcFailure(kind: string): void {
+    this.chatsvcFailures.inc({ kind });
   }
 
   countAppended(events: DomainEvent[]): void {

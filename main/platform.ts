@@ -6,6 +6,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { generateKeyHex, parseKeyHex } from '../crypto/seal.ts';
+import type { SigningKey } from '../crypto/audit.ts';
+import { Chainer } from '../infra/audit/chainer.ts';
+import { ChainStore } from '../infra/audit/chain-store.ts';
+import { loadAuditSigningKey } from '../infra/audit/signing-key.ts';
 import { systemClock, type Clock } from '../infra/clock.ts';
 import { CommandRunner } from '../infra/commands.ts';
 import type { Config } from '../infra/config.ts';
@@ -22,6 +26,8 @@ import { createRateLimiter, type RateLimiter } from '../infra/rate-limit/index.t
 import { redactUrl, StartupError } from '../infra/startup-error.ts';
 import { version } from '../infra/version.ts';
 import { allProjections } from '../projections/index.ts';
+import { openUpdates, type Updates } from './updates.ts';
+import { WriteGate } from '../infra/updates/write-gate.ts';
 
 export interface Platform {
   config: Config;
@@ -35,12 +41,25 @@ export interface Platform {
   metrics: Metrics;
   limiter: RateLimiter;
   clock: Clock;
+  /** The log's hash chain and signed checkpoints, and the process that extends them. */
+  chain: ChainStore;
+  chainer: Chainer;
+  auditKey: SigningKey;
   version: string;
   startedAt: Date;
+  /** Closed while an update's maintenance holds the services read-only. */
+  gate: WriteGate;
+  /** Update checks, the sidecar clients and the delivery sweep (started by `serve`). */
+  updates: Updates;
   close(): Promise<void>;
 }
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
+/**
+ * Pooled connections: the projections' lock session (one for all), their batches, the chainer,
+ * update checks and requests.
+ */
+const POOL_SIZE = 40;
 
 /** The sealing key: configured, or generated once under DATA_DIR and kept there. */
 async function loadSealKey(config: Config): Promise<Uint8Array> {
@@ -74,11 +93,38 @@ async function connect(pool: Pool, url: string): Promise<void> {
   }
 }
 
-export async function openPlatform(
-  config: Config,
-  log: Logger,
-  options: { runProjections?: boolean; clock?: Clock } = {},
-): Promise<Platform> {
+export interface PlatformOptions {
+  runProjections?: boolean;
+  clock?: Clock;
+}
+
+export interface BuiltPlatform {
+  platform: Platform;
+  /**
+   * Connect, migrate (then `afterMigrate`), and start following the log (the write gate, the
+   * projections, the chainer). On failure the platform is closed again.
+   */
+  open(afterMigrate?: (applied: string[]) => Promise<void>): Promise<void>;
+}
+
+/**
+ * The platform built but not opened: every part constructed, the keys loaded, and the database
+ * neither touched nor migrated (without DATABASE_URL the embedded server is started, though).
+ * The updater's standby start (`serve --standby`) builds while the old release still serves,
+ * and opens once the sidecar drained it.
+ */
+export function buildPlatform(config: Config, log: Logger, options: PlatformOptions = {}): Promise<BuiltPlatform> {
+  return build(config, log, options, false);
+}
+
+/** Connect and migrate, then build the rest and start: every process but a standby opens so. */
+export async function openPlatform(config: Config, log: Logger, options: PlatformOptions = {}): Promise<Platform> {
+  const { platform, open } = await build(config, log, options, true);
+  await open();
+  return platform;
+}
+
+async function build(config: Config, log: Logger, options: PlatformOptions, migrateFirst: boolean): Promise<BuiltPlatform> {
   const clock = options.clock ?? systemClock;
   let stopEmbedded = async () => {};
   let url = config.databaseUrl;
@@ -88,15 +134,23 @@ export async function openPlatform(
     url = server.url;
     stopEmbedded = server.stop;
   }
-  const pool = createPool(url, { max: 40 });
-  try {
-    await connect(pool, url);
+  const pool = createPool(url, { max: POOL_SIZE });
+  const dbUrl = url;
+  const migrateNow = async () => {
+    await connect(pool, dbUrl);
     const applied = await migrate(pool);
     if (applied.length) log.info('migrations_applied', { migrations: applied });
-  } catch (error) {
-    await pool.end();
-    await stopEmbedded();
-    throw error;
+    return applied;
+  };
+  let migrated: string[] | null = null;
+  if (migrateFirst) {
+    try {
+      migrated = await migrateNow();
+    } catch (error) {
+      await pool.end();
+      await stopEmbedded();
+      throw error;
+    }
   }
   const store: EventStore = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new PostgresEventStore(pool, url);
   const engine = new ProjectionEngine(store, pool, allProjections, log);
@@ -108,17 +162,62 @@ export async function openPlatform(
     (events) => metrics.countAppended(events),
   );
   const limiter = createRateLimiter(config.redisUrl, clock, log);
-  if (options.runProjections !== false) engine.start();
-  const sealKey = await loadSealKey(config);
+  const gate = new WriteGate();
+  commands.gate = gate;
+  const release = async () => {
+    await limiter.close();
+    await store.close();
+    await pool.end();
+    await stopEmbedded();
+  };
+  let updates: Updates;
+  let sealKey: Uint8Array;
+  let auditKey: SigningKey;
+  try {
+    try {
+      updates = openUpdates({ config, log, commands, pool, clock, gate });
+    } catch (error) {
+      throw new StartupError(`updates: ${(error as Error).message}`);
+    }
+    sealKey = await loadSealKey(config);
+    auditKey = await loadAuditSigningKey(config);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  const chain = new ChainStore(pool);
+  const chainer = new Chainer(store, chain, pool, auditKey, clock, log);
 
+  let closing: Promise<void> | null = null;
+  const platform: Platform = {
+    config, log, pool, store, engine, commands, sealKey, metrics, limiter, clock, chain, chainer, auditKey, version, startedAt: clock.now(), gate, updates,
+    close() {
+      closing ??= (async () => {
+        await chainer.stop();
+        await updates.stop();
+        await gate.close();
+        await engine.stop();
+        await release();
+      })();
+      return closing;
+    },
+  };
   return {
-    config, log, pool, store, engine, commands, sealKey, metrics, limiter, clock, version, startedAt: clock.now(),
-    async close() {
-      await engine.stop();
-      await limiter.close();
-      await store.close();
-      await pool.end();
-      await stopEmbedded();
+    platform,
+    async open(afterMigrate) {
+      try {
+        const applied = migrated ?? (await migrateNow());
+        await afterMigrate?.(applied);
+        if (options.runProjections !== false) {
+          await gate.watch(store, log);
+          engine.start();
+          chainer.start();
+        }
+      } catch (error) {
+        await platform.close();
+        throw error;
+      }
     },
   };
 }
+

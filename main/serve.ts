@@ -10,10 +10,12 @@ import path from 'node:path';
 import type { ListenAddress } from '../infra/config.ts';
 import { ensureWritableDir } from '../infra/db/embedded.ts';
 import { StartupError } from '../infra/startup-error.ts';
-import { createApp, type ServiceName } from './apps.ts';
+import { chatsvcConnector, createApp, type ServiceName } from './apps.ts';
 import { ensureBootstrapAdmin, ensureRunner } from './bootstrap.ts';
 import { ensurePersonalAssistant } from './profiles.ts';
 import type { Platform } from './platform.ts';
+import { chatBackground } from './chat-background.ts';
+import { startFileSweeper } from './chat-files.ts';
 
 export interface RunningService {
   name: ServiceName;
@@ -63,29 +65,66 @@ async function closeServer(server: ServerType, websocket?: WebSocketServer): Pro
 
 const urlOf = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-/** Start the named services; on any failure, the ones already listening are closed again. */
-export async function startServices(platform: Platform, names: ServiceName[]): Promise<RunningService[]> {
+/** A service built and ready to listen. */
+export interface PreparedService {
+  name: ServiceName;
+  app: Fetchable;
+  websocket?: WebSocketServer;
+}
+
+/** The principals configuration names (admin, runner) and the personal assistant, when orch is served. */
+export async function ensureConfigured(platform: Platform, names: ServiceName[]): Promise<void> {
+  if (!names.includes('orch')) return;
+  await ensureBootstrapAdmin(platform);
+  await ensureRunner(platform);
+  await ensurePersonalAssistant(platform);
+}
+
+/** Build the named services' apps: no request is made, nothing listens yet. */
+export function buildServices(platform: Platform, names: ServiceName[]): PreparedService[] {
+  return names.map((name) => {
+    // The chat service answers WebSockets (GET /api/ws), the orchestration service /ws and /ws/live.
+    const websocket = name !== 'registry' ? new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES }) : undefined;
+    return { name, app: createApp(name, platform), websocket };
+  });
+}
+
+/** The configured records, then the apps; nothing listens yet. */
+export async function prepareServices(platform: Platform, names: ServiceName[]): Promise<PreparedService[]> {
+  await ensureConfigured(platform, names);
+  return buildServices(platform, names);
+}
+
+/** Listen on each prepared service's address; on any failure, the ones already listening are closed again. */
+export async function listenServices(platform: Platform, prepared: PreparedService[]): Promise<RunningService[]> {
   const running: RunningService[] = [];
   try {
-    for (const name of names) {
-      if (name === 'orch') {
-        await ensureBootstrapAdmin(platform);
-        await ensureRunner(platform);
-        await ensurePersonalAssistant(platform);
-      }
+    for (const { name, app, websocket } of prepared) {
       const address = platform.config.listen[name];
-      // The chat service answers WebSockets (GET /api/ws).
-      const websocket = name === 'chat' ? new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES }) : undefined;
-      const { server, port } = await listen(createApp(name, platform), address, LISTEN_VARIABLE[name], websocket);
+      const { server, port } = await listen(app, address, LISTEN_VARIABLE[name], websocket);
       const url = urlOf(address.host, port);
       platform.log.info('listening', { service: name, url });
-      running.push({ name, url, port, close: () => closeServer(server, websocket) });
+      // The chat service's scheduler, reactors and blob sweep run on every instance (they share the
+      // work); the orchestration service runs the chat-service bots (a socket per active
+      // integration, and their supervisor).
+      const background = name === 'chat' ? chatBackground(platform) : null;
+      background?.start();
+      const stopSweep = name === 'chat' ? startFileSweeper(platform) : () => {};
+      const connector = name === 'orch' ? chatsvcConnector(platform) : null;
+      await connector?.start();
+      running.push({ name, url, port, close: async () => { stopSweep(); await background?.stop(); await connector?.stop(); await closeServer(server, websocket); } });
     }
   } catch (error) {
     await Promise.all(running.map((s) => s.close()));
     throw error;
   }
+  platform.updates.start(prepared.map((p) => p.name));
   return running;
+}
+
+/** Start the named services; on any failure, the ones already listening are closed again. */
+export async function startServices(platform: Platform, names: ServiceName[]): Promise<RunningService[]> {
+  return listenServices(platform, await prepareServices(platform, names));
 }
 
 /** What an operator reads on the terminal once the services listen (stderr; stdout carries the JSON logs). */

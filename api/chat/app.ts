@@ -16,11 +16,44 @@ import { ChatError } from './router.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { totpRoutes } from './totp/routes.ts';
 import { userRoutes } from './users/routes.ts';
+import { chatUpdateRoutes } from './updates/routes.ts';
 import { wsRoutes } from './ws/routes.ts';
+import { channelRoutes } from './channels/routes.ts';
+import { dmRoutes } from './channels/dms.ts';
+import { communityInviteRoutes } from './communities/invites.ts';
+import { moderationRoutes } from './communities/moderation.ts';
+import { communityRoutes } from './communities/routes.ts';
+import { groupRoutes } from './groups/routes.ts';
+import { messageRoutes } from './messages/routes.ts';
+import { senderKeyRoutes } from './sender-keys/routes.ts';
+import { botRoutes } from './bots/routes.ts';
+import { cockpitRoutes } from './bots/cockpit.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { adminRoutes } from './admin/routes.ts';
+import { feedbackRoutes } from './feedback/routes.ts';
+import { pollRoutes } from './polls/routes.ts';
+import { scheduledRoutes } from './scheduled/routes.ts';
+import { bookmarkRoutes } from './bookmarks/routes.ts';
+import { fileRoutes, UPLOAD_BODY_OVERHEAD, UPLOAD_PATH } from './files/routes.ts';
+import { adminFileRoutes } from './admin-files/routes.ts';
+import { ASSET_UPLOAD_PATHS, ASSET_BODY_LIMIT, assetRoutes } from './assets/routes.ts';
+import { linkPreviewRoutes } from './link-preview/routes.ts';
+import { gifRoutes } from './gifs/routes.ts';
 
 export { ChatError } from './router.ts';
 
-export const CHAT_BODY_LIMITS = [{ prefix: '/api/auth/', maxBytes: 64 * KiB }, { prefix: '', maxBytes: 1 * MiB }];
+// Feedback carries a screenshot of up to 5 MB as base64 (4/3 of it) in JSON.
+export const CHAT_BODY_LIMITS = [{ prefix: '/api/auth/', maxBytes: 64 * KiB }, { prefix: '/api/feedback', maxBytes: 8 * MiB }, { prefix: '', maxBytes: 1 * MiB }];
+
+/** A webhook's token is its URL: log lines show the execute path without it. */
+export const redactSecrets = (path: string) => path.replace(/^(\/api\/webhooks\/execute\/)[^/]*/, '$1[redacted]');
+
+/** Uploads are streamed families: a declared length over the limit is refused up front, the route counts the rest. */
+export const chatBodyLimits = (maxUploadBytes: number) => [
+  ...CHAT_BODY_LIMITS,
+  { prefix: UPLOAD_PATH, maxBytes: maxUploadBytes + UPLOAD_BODY_OVERHEAD, streamed: true },
+  { prefix: '', pattern: ASSET_UPLOAD_PATHS, maxBytes: ASSET_BODY_LIMIT, streamed: true },
+];
 
 export const CHAT_DOCS = {
   title: 'Chat service API',
@@ -29,7 +62,7 @@ export const CHAT_DOCS = {
 
 export function createChatApp(deps: ChatDeps) {
   const app = createBaseApp<{ chatUser: ChatPrincipal }>({
-    service: 'chat', log: deps.log, metrics: deps.metrics, bodyLimits: CHAT_BODY_LIMITS,
+    service: 'chat', log: deps.log, metrics: deps.metrics, bodyLimits: chatBodyLimits(deps.config.files.maxUploadBytes), logPath: redactSecrets,
     errorBody: ({ code, message, extra }) => ({ error: message, ...(code === 'rate_limited' ? { code } : {}), ...extra }),
   });
   app.route('/', healthRoutes(deps));
@@ -40,7 +73,30 @@ export function createChatApp(deps: ChatDeps) {
   app.route('/', keyRoutes(deps));
   app.route('/', userRoutes(deps));
   app.route('/', inviteRoutes(deps));
+  app.route('/', chatUpdateRoutes(deps));
+  app.route('/', communityRoutes(deps));
+  app.route('/', communityInviteRoutes(deps));
+  app.route('/', moderationRoutes(deps));
+  app.route('/', groupRoutes(deps));
+  // Before the channel routes: /api/channels/unread is not a channel id.
+  app.route('/', messageRoutes(deps));
+  app.route('/', channelRoutes(deps));
+  app.route('/', dmRoutes(deps));
+  app.route('/', senderKeyRoutes(deps));
+  app.route('/', pollRoutes(deps));
+  app.route('/', scheduledRoutes(deps));
+  app.route('/', bookmarkRoutes(deps));
   app.route('/', wsRoutes(deps));
+  app.route('/', botRoutes(deps));
+  app.route('/', cockpitRoutes(deps));
+  app.route('/', webhookRoutes(deps));
+  app.route('/', adminRoutes(deps));
+  app.route('/', feedbackRoutes(deps));
+  app.route('/', fileRoutes(deps));
+  app.route('/', adminFileRoutes(deps));
+  app.route('/', assetRoutes(deps));
+  app.route('/', linkPreviewRoutes(deps));
+  app.route('/', gifRoutes(deps));
   serveApiDocs(app, { ...CHAT_DOCS, version: deps.version, documentPath: '/api/openapi.json', pagePath: '/api/docs', guard: requireChatUser(deps), errorSchema: ChatError });
   return app;
 }

@@ -5,6 +5,9 @@ import type { CommandRunner } from '../../infra/commands.ts';
 import type { EventStore } from '../../infra/eventstore/port.ts';
 import type { ServiceDeps } from '../shared/deps.ts';
 import type { SessionLookup } from './session-cache.ts';
+import type { BotTokenLookup } from './bot-cache.ts';
+import type { ServiceUpdates } from '../shared/updates.ts';
+import type { FilesystemBlobStore } from '../../infra/files/store.ts';
 
 export interface ChatDeps extends ServiceDeps {
   startedAt: Date;
@@ -18,4 +21,10 @@ export interface ChatDeps extends ServiceDeps {
   events: Pick<EventStore, 'subscribe' | 'headPosition'>;
   /** Live sessions behind access tokens (cached while this process runs their projections). */
   sessions: SessionLookup;
+  /** Bot tokens behind X-Bot-Token (cached while this process runs their projections). */
+  bots: BotTokenLookup;
+  /** This service's update checker and sidecar client. */
+  updates: ServiceUpdates;
+  /** Uploaded bytes: content-addressed blobs (CHATSVC_FILES_DIR). */
+  files: FilesystemBlobStore;
 }

@@ -1,6 +1,6 @@
 // The orchestration service's Hono app (spec 1). Error bodies: `{ error: <code>, message }`.
 // The order below is the order requests meet things: health and metrics (anonymous), principal
-// resolution, the routes that answer their own refusals (login, key rotation), the CSRF check
+// resolution, the routes that answer their own refusals (login, key rotation, agent credential rotation), the CSRF check
 // for session writes, `require_admin` by path, then the slices.
 
 import { createBaseApp } from '../shared/base.ts';
@@ -12,6 +12,8 @@ import { requireCsrfForSessions } from './auth/session-cookies.ts';
 import type { OrchDeps } from './deps.ts';
 import { estateRoutes, KNOWLEDGE_BATCH_BODY_LIMIT, KNOWLEDGE_BATCH_PATHS } from './estate/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { logRoutes } from './log/routes.ts';
+import { socketRoutes } from './log/ws.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { OrchError } from './router.ts';
 import { keyRotationRoutes } from './users/key-rotation.ts';
@@ -20,6 +22,19 @@ import { userRoutes } from './users/routes.ts';
 import { profileRoutes } from './profiles/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { templateRoutes } from './templates/routes.ts';
+import { agentChatRoutes } from './agent-chat/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
+import { agentCredentialRoutes } from './agents/credential.ts';
+import { agentChatTurnRoutes } from './agents/chat.ts';
+import { agentRoutes } from './agents/routes.ts';
+import { cockpitRoutes } from './cockpit/routes.ts';
+import { COMMANDER_LINK_PATHS, signatureRequired } from './commander-link/routes.ts';
+import { mcpServerRoutes } from './mcp-servers/routes.ts';
+import { projectRoutes } from './projects/routes.ts';
+import { runnerRoutes } from './runner/routes.ts';
+import { taskRoutes } from './tasks/routes.ts';
+import { updateRoutes } from './updates/routes.ts';
+import { chatsvcRoutes } from './chatsvc/routes.ts';
 
 /** `require_admin` guards these paths (spec: Authentication). */
 export const ADMIN_PATHS = ['/api/v1/admin/*', '/api/admin/*', '/api/templates', '/api/templates/*'];
@@ -44,10 +59,13 @@ export function createOrchestrationApp(deps: OrchDeps) {
   });
   app.route('/', healthRoutes(deps));
   app.route('/', metricsRoutes(deps));
+  // Commander link: no request without a valid signature gets further, whatever key it carries.
+  for (const path of COMMANDER_LINK_PATHS) app.use(path, signatureRequired());
   app.use('*', authenticate(deps));
   app.route('/', loginRoutes(deps));
   // Key rotation answers its own refusals (requires_admin and the rest) before require_admin runs.
   app.route('/', keyRotationRoutes(deps));
+  app.route('/', agentCredentialRoutes(deps));
   app.use('/api/*', requireCsrfForSessions(deps.sealKey));
   for (const path of ADMIN_PATHS) app.use(path, requireAdmin(deps.config.enforceAdminRole));
   app.route('/', userRoutes(deps));
@@ -55,6 +73,20 @@ export function createOrchestrationApp(deps: OrchDeps) {
   app.route('/', knowledgeRoutes(deps));
   app.route('/', templateRoutes(deps));
   app.route('/', estateRoutes(deps));
+  app.route('/', logRoutes(deps));
+  app.route('/', socketRoutes(deps));
+  app.route('/', agentChatRoutes(deps));
+  app.route('/', auditRoutes(deps));
+  app.route('/', projectRoutes(deps));
+  app.route('/', taskRoutes(deps));
+  // Before the agent routes: `/api/v1/agents/mcp-servers` would otherwise read as an agent id.
+  app.route('/', mcpServerRoutes(deps));
+  app.route('/', chatsvcRoutes(deps));
+  app.route('/', agentRoutes(deps));
+  app.route('/', agentChatTurnRoutes(deps));
+  app.route('/', runnerRoutes(deps));
+  app.route('/', cockpitRoutes(deps));
+  app.route('/', updateRoutes(deps));
   serveApiDocs(app, {
     ...ORCH_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
     guard: requireKey(), errorSchema: OrchError,

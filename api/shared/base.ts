@@ -39,6 +39,8 @@ export interface ServiceOptions {
   bodyLimits: BodyFamily[];
   /** Status of a request that fails validation: 400, or 422 where the spec says so. */
   validationStatus?: 400 | 422;
+  /** What the request log line shows of a path (a path that carries a secret, such as a webhook token, is redacted). */
+  logPath?: (path: string) => string;
 }
 
 export function zodMessage(error: ZodError): string {
@@ -109,7 +111,7 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
     const route = routePattern(c);
     metrics?.observeRequest({ service, method: c.req.method, route, status: c.res.status }, seconds);
     log.info('request', {
-      service, request_id: c.get('requestId'), method: c.req.method, path: c.req.path, route,
+      service, request_id: c.get('requestId'), method: c.req.method, path: options.logPath ? options.logPath(c.req.path) : c.req.path, route,
       status: c.res.status, ms: Math.round(seconds * 10_000) / 10,
     });
   });
@@ -119,6 +121,8 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
     const shape = toErrorShape(error, options.validationStatus);
     if (shape) {
       if (error instanceof ApiError) for (const [k, v] of Object.entries(error.headers)) c.header(k, v);
+      // A 503 `maintenance` (and any other refusal that says when to come back) carries Retry-After.
+      else if (typeof shape.extra?.retry_after === 'number') c.header('Retry-After', String(shape.extra.retry_after));
       return c.json(errorBody(shape), shape.status);
     }
     log.error('unhandled_error', { service, request_id: c.get('requestId'), error: (error as Error).message, stack: (error as Error).stack });

@@ -11,6 +11,8 @@ import { ApiError } from './http-errors.ts';
 export interface BodyFamily {
   /** Path prefix of the family (`/auth/`), or '' for every other route. */
   prefix: string;
+  /** Paths the family takes instead of a prefix (`/api/groups/{id}/icon`); such families are matched first. */
+  pattern?: RegExp;
   maxBytes: number;
   /**
    * The family's routes read their body as a stream, never whole (an ingest batch may be far
@@ -27,9 +29,13 @@ export const MiB = 1024 * 1024;
 const tooLarge = (maxBytes: number) =>
   new ApiError(413, 'payload_too_large', `request body exceeds this route's limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
 
-/** The family of `path`: the longest matching prefix. */
+/** Patterns first, then prefixes, longest first. */
+const precedence = (a: BodyFamily, b: BodyFamily) => Number(!!b.pattern) - Number(!!a.pattern) || b.prefix.length - a.prefix.length;
+const matches = (f: BodyFamily, path: string) => (f.pattern ? f.pattern.test(path) : path.startsWith(f.prefix));
+
+/** The family of `path`: a matching pattern, else the longest matching prefix. */
 export function familyOf(families: BodyFamily[], path: string): BodyFamily | undefined {
-  return [...families].sort((a, b) => b.prefix.length - a.prefix.length).find((f) => path.startsWith(f.prefix));
+  return [...families].sort(precedence).find((f) => matches(f, path));
 }
 
 /** Refuse a declared Content-Length over the limit, and let the route stream the body. */
@@ -43,7 +49,7 @@ function declaredLengthOnly(maxBytes: number): MiddlewareHandler {
 
 /** One middleware for the whole app: the longest matching prefix names the limit. */
 export function bodyLimits(families: BodyFamily[]): MiddlewareHandler {
-  const ordered = [...families].sort((a, b) => b.prefix.length - a.prefix.length).map((family) => ({
+  const ordered = [...families].sort(precedence).map((family) => ({
     ...family,
     limit: family.streamed ? declaredLengthOnly(family.maxBytes) : bodyLimit({
       maxSize: family.maxBytes,
@@ -56,7 +62,7 @@ export function bodyLimits(families: BodyFamily[]): MiddlewareHandler {
     // A GET or HEAD has no body to limit; not touching `c.req.raw.body` keeps node-server's
     // lightweight request (materialising a full Request halves the throughput of small routes).
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    const family = ordered.find((f) => c.req.path.startsWith(f.prefix));
+    const family = ordered.find((f) => matches(f, c.req.path));
     return family ? family.limit(c, next) : next();
   };
 }

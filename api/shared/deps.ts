@@ -5,6 +5,7 @@ import type { Pool } from '../../infra/db/pool.ts';
 import type { Logger } from '../../infra/logging.ts';
 import type { Metrics } from '../../infra/metrics.ts';
 import type { RateLimiter } from '../../infra/rate-limit/index.ts';
+import type { MaintenanceView } from '../../infra/updates/write-gate.ts';
 
 export interface ServiceDeps {
   db: Pool;
@@ -13,4 +14,6 @@ export interface ServiceDeps {
   metrics: Metrics;
   limiter: RateLimiter;
   version: string;
+  /** The write gate's state (health routes report it during an update's maintenance). */
+  maintenance: () => MaintenanceView;
 }

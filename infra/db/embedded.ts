@@ -235,10 +235,11 @@ async function waitUntilReady(url: string, child: ChildProcess, lines: string[])
  * `persistent: false` deletes the cluster on stop; `durable: false` also skips fsync (a test
  * run's throwaway cluster: a crash loses it anyway).
  */
-export async function startEmbeddedPostgres(dataDir: string, options: { persistent: boolean; durable?: boolean }): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(dataDir: string, options: { persistent: boolean; durable?: boolean; binDir?: string }): Promise<EmbeddedServer> {
   await ensureWritableDir(dataDir);
   const who = process.getuid?.() === 0 ? await postgresUser() : null;
-  const binDir = path.join(await binariesFor(who), 'bin');
+  // `binDir`: another installation's binaries (a suite needs a server of the system's pg_dump major).
+  const binDir = options.binDir ?? path.join(await binariesFor(who), 'bin');
   const clusterDir = await clusterDirFor(dataDir, who);
   const passwordFile = path.join(dataDir, 'pg.password');
   const initialised = existsSync(path.join(clusterDir, 'PG_VERSION'));

@@ -4,10 +4,10 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../paths.ts';
 import type { Pool } from './pool.ts';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = path.join(ROOT, 'infra', 'db', 'migrations');
 const LOCK_KEY = 7_413_001; // arbitrary, constant: the migration lock
 
 export interface MigrationStatus {

@@ -54,6 +54,8 @@ export interface AppendResult {
   nextExpectedRevision: bigint;
   /** Global position of the last event written. */
   position: Position;
+  /** Each written event's position, in order, when the store reports them (saves reading a mixed append back). */
+  positions?: Position[];
 }
 
 export interface ReadStreamOptions {
@@ -99,6 +101,12 @@ export interface EventStore {
    * lag for the metrics: a cap keeps a far-behind projection from costing a full scan).
    */
   countAfter(after: Position | 'start', filter: LogFilter, max: number): Promise<number>;
+  /**
+   * A write transaction of this process ended (a projection's batch committed). Readers that
+   * wait because a running transaction holds events back read again at once rather than at
+   * their next poll. Optional: only a store with a visibility gate needs it.
+   */
+  transactionEnded?(): void;
   close(): Promise<void>;
 }
 

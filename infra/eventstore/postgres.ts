@@ -101,6 +101,8 @@ export class PostgresEventStore implements EventStore {
   private notifyTimer: NodeJS.Timeout | null = null;
   private notifyAgain = false;
   private closed = false;
+  /** Readers waiting on the visibility gate: the end of any transaction of this process may free them. */
+  private readonly heldBackWaiters = new Set<() => void>();
 
   constructor(private readonly pool: Pool, private readonly url: string) {}
 
@@ -122,8 +124,10 @@ export class PostgresEventStore implements EventStore {
       }
       if (rows.length > 0) {
         this.wakeReaders(events.map((e) => e.type));
-        const last = rows.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
-        return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
+        const written = rows.map((r) => ({ revision: BigInt(r.revision), position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } }))
+          .sort((a, b) => (a.revision < b.revision ? -1 : 1));
+        const last = written.at(-1)!;
+        return { nextExpectedRevision: last.revision, position: last.position, positions: written.map((w) => w.position) };
       }
       const again = await this.alreadyAppended(stream, events, expected);
       if (again) return again;
@@ -275,16 +279,17 @@ export class PostgresEventStore implements EventStore {
         return { events, resume };
       },
       heldBack: (after) => this.heldBack(after, options.filter),
-      wake: (timeoutMs, since) => {
+      wake: (timeoutMs, since, heldBack) => {
         if (since !== undefined && wakeups !== since) return Promise.resolve();
         return new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            waiters = waiters.filter((w) => w !== done);
-            resolve();
-          }, timeoutMs);
+          const timer = setTimeout(done, timeoutMs);
           waiters.push(done);
+          if (heldBack) this.heldBackWaiters.add(done);
+          const held = this.heldBackWaiters;
           function done() {
             clearTimeout(timer);
+            waiters = waiters.filter((w) => w !== done);
+            held.delete(done);
             resolve();
           }
         });
@@ -292,13 +297,19 @@ export class PostgresEventStore implements EventStore {
       wakeups: () => wakeups,
       close: () => {
         off();
-        for (const wake of waiters.splice(0)) wake();
+        for (const wake of [...waiters]) wake();
       },
     });
   }
 
+  transactionEnded(): void {
+    for (const wake of [...this.heldBackWaiters]) wake();
+  }
+
   private wakeReaders(types: readonly string[]): void {
     void this.appended.emit('appended', types);
+    // The append's own transaction has ended: a reader of other types it held back may go on.
+    this.transactionEnded();
     // Other processes learn of appends through NOTIFY, sent outside the append's transaction
     // (a NOTIFY inside it would serialise every commit) and throttled: the first append after a
     // quiet spell notifies at once, later ones within NOTIFY_WINDOW_MS share one trailing NOTIFY.

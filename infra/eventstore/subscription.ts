@@ -13,9 +13,10 @@ export interface BatchSource {
   heldBack(after: Position): Promise<boolean>;
   /**
    * Resolve on the next append, or after `timeoutMs` at the latest; at once when an append was
-   * seen after `since` (a `wakeups()` value taken before the last read).
+   * seen after `since` (a `wakeups()` value taken before the last read). `heldBack`: the reader
+   * waits on the visibility gate, so the end of any transaction of this process wakes it too.
    */
-  wake(timeoutMs: number, since?: number): Promise<void>;
+  wake(timeoutMs: number, since?: number, heldBack?: boolean): Promise<void>;
   /** How many wake-ups (appends, notifications) this source has seen: read before a batch, so one during the read is not lost. */
   wakeups?(): number;
   /** The subscription closed: release what the source holds. */
@@ -44,7 +45,7 @@ export function subscriptionFromBatches(source: BatchSource): Subscription {
       after = batch.resume;
       if (batch.events.length > 0 || closed) continue;
       const held = await source.heldBack(after);
-      await Promise.race([source.wake(held ? HELD_BACK_POLL_MS : IDLE_POLL_MS, seen), closing]);
+      await Promise.race([source.wake(held ? HELD_BACK_POLL_MS : IDLE_POLL_MS, seen, held), closing]);
     }
   }
 

@@ -5,15 +5,21 @@
 // one transaction, so a crash never loses or doubles an event's effect. One process at a time
 // runs a given projection (a session advisory lock); the checkpoint update is also guarded by the
 // previous value, so even a lost lock cannot make two writers apply the same events.
+//
+// A process holds all its projection locks on one connection, its lock session: advisory locks
+// belong to a session, and a connection held per projection would take as many connections out
+// of the pool as there are projections (38 of its 40 once the chat spaces came), leaving the
+// requests and the projections' own work queueing for the rest, or waiting forever. Losing that
+// connection loses every lock: each projection stops, and they compete again on a new session.
 
 import Emittery from 'emittery';
 import type { DomainEvent } from '../../domain/shared/decider.ts';
-import { createHash } from 'node:crypto';
 import { inTransaction, type Pool, type PoolClient } from '../db/pool.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { comparePositions, formatPosition, START, type Position } from '../eventstore/position.ts';
 import { upcast } from '../eventstore/upcasters.ts';
 import type { Logger } from '../logging.ts';
+import { advisoryKey } from '../db/advisory-lock.ts';
 
 /** A recorded event narrowed to one member of a domain union: `type` discriminates `data`. */
 export type Recorded<Event extends DomainEvent> = Event extends DomainEvent
@@ -55,6 +61,14 @@ const STANDBY_POLL_MS = 2000;
 const WAIT_POLL_MS = 20;
 
 const NOT_READY: unique symbol = Symbol('not ready');
+
+/** The connection holding this process's projection locks; `lost` settles when it fails. */
+interface LockSession {
+  client: PoolClient;
+  lost: Promise<Error>;
+  /** One query at a time on the connection (the projections share it; `pg` will stop queueing for us). */
+  query(text: string, values: unknown[]): Promise<{ rows: { got?: boolean }[] }>;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const weighOf = (projection: Projection, event: RecordedEvent) => (projection.weigh ? projection.weigh(upcast(event) as Recorded<DomainEvent>) : 0);
@@ -78,10 +92,13 @@ function byWeight(projection: Projection, events: RecordedEvent[]): RecordedEven
   return batches;
 }
 
+/** A string as an SQL literal (standard_conforming_strings: only quotes are special). */
+const sqlText = (value: string) => `'${value.replaceAll("'", "''")}'`;
+/** A position part as an SQL number: a bigint prints digits only. */
+const sqlNumber = (value: bigint) => BigInt(value).toString();
+
 /** The advisory-lock key of a projection: stable across processes. */
-function lockKey(name: string): string {
-  return createHash('sha256').update(`projection:${name}`).digest().readBigInt64BE(0).toString();
-}
+const lockKey = (name: string) => advisoryKey(`projection:${name}`);
 
 export async function readCheckpoint(db: Pool | PoolClient, name: string): Promise<Position | null> {
   const { rows } = await db.query<{ c: string; p: string }>(
@@ -116,6 +133,8 @@ export class ProjectionEngine {
   /** Failures of the projections this process ran, for the metrics. */
   private readonly failures = new Map<string, { errors: number; lastErrorAt: Date | null; lastError: string | null }>();
   private stopped = false;
+  /** The connection this process's projection locks are held on, once opened (see the header). */
+  private lockSession: Promise<LockSession> | null = null;
   private stopSignal: () => void = () => {};
   private readonly stopping = new Promise<void>((r) => (this.stopSignal = r));
 
@@ -134,6 +153,10 @@ export class ProjectionEngine {
     this.stopped = true;
     this.stopSignal();
     await Promise.all(this.running);
+    const session = await this.lockSession?.catch(() => null);
+    this.lockSession = null;
+    // Each projection unlocked its own; closing the connection frees anything left besides.
+    session?.client.release(true);
   }
 
   /** Failed batches of a projection in this process, and the last failure. */
@@ -181,14 +204,9 @@ export class ProjectionEngine {
       if (!lock) return;
       // Losing the lock's connection loses the lock: stop consuming, then compete for it again.
       let lost = false;
-      let onError: (error: Error) => void = () => {};
-      const halted = Promise.race([this.stopping, new Promise<void>((resolve) => {
-        onError = (error) => {
-          if (!lost) this.log.warn('projection_lock_lost', { projection: projection.name, error: error.message });
-          lost = true;
-          resolve();
-        };
-        lock.on('error', onError);
+      const halted = Promise.race([this.stopping, lock.lost.then((error) => {
+        this.log.warn('projection_lock_lost', { projection: projection.name, error: error.message });
+        lost = true;
       })]);
       try {
         while (!this.stopped && !lost) {
@@ -204,23 +222,53 @@ export class ProjectionEngine {
       } finally {
         this.local.delete(projection.name);
         await this.committed.emit('activity', projection.name);
-        if (!lost) await lock.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-        lock.off('error', onError);
-        lock.release(lost);
+        if (lost) this.dropLockSession(lock);
+        else await lock.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey(projection.name)]).catch(() => {});
       }
     }
   }
 
+  /** The lock session, opened on first use (and again after one is lost). */
+  private openLockSession(): Promise<LockSession> {
+    this.lockSession ??= (async () => {
+      const client = await this.pool.connect();
+      const lost = new Promise<Error>((resolve) => client.once('error', resolve));
+      client.on('error', () => {}); // later errors of a dead session: nothing more to learn
+      let queue: Promise<unknown> = Promise.resolve();
+      const query = (text: string, values: unknown[]) => {
+        const result = queue.then(() => client.query(text, values));
+        queue = result.catch(() => {});
+        return result;
+      };
+      return { client, lost, query };
+    })();
+    const opening = this.lockSession;
+    opening.catch(() => {
+      if (this.lockSession === opening) this.lockSession = null;
+    });
+    return opening;
+  }
+
+  /** Forget a lost session (once, whichever projection notices first) and close its connection. */
+  private dropLockSession(session: LockSession): void {
+    void this.lockSession?.then((current) => {
+      if (current !== session) return;
+      this.lockSession = null;
+      session.client.release(true);
+    }, () => {});
+  }
+
   /** Wait (as a standby) until this process holds the projection's lock; null when stopped first. */
-  private async acquire(name: string): Promise<PoolClient | null> {
+  private async acquire(name: string): Promise<LockSession | null> {
     while (!this.stopped) {
+      let session: LockSession | null = null;
       try {
-        const client = await this.pool.connect();
-        const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
-        if (rows[0].got) return client;
-        client.release();
+        session = await this.openLockSession();
+        const { rows } = await session.query('SELECT pg_try_advisory_lock($1::bigint) AS got', [lockKey(name)]);
+        if (rows[0]?.got) return session;
       } catch (error) {
         this.log.warn('projection_lock_unavailable', { projection: name, error: (error as Error).message });
+        if (session) this.dropLockSession(session);
       }
       await Promise.race([sleep(STANDBY_POLL_MS), this.stopping]);
     }
@@ -258,27 +306,40 @@ export class ProjectionEngine {
     }
   }
 
-  /** Apply a batch and move the checkpoint in one transaction; returns the new checkpoint. */
+  /**
+   * Apply a batch and move the checkpoint in one transaction; returns the new checkpoint. The
+   * transaction opens and moves the checkpoint (guarded by its previous value) in one round trip,
+   * before the batch is applied: every write of the log waits on a batch, so each round trip of
+   * one counts. (One text with several statements goes only without parameters: the values are
+   * written into it, a projection's name from the code and positions as numbers.)
+   */
   private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
     const last = batch[batch.length - 1]!.position;
-    await inTransaction(this.pool, async (tx) => {
+    const tx = await this.pool.connect();
+    try {
+      const name = sqlText(projection.name);
+      const results = await tx.query(`BEGIN; ${previous
+        ? `UPDATE projection_checkpoints SET commit_pos = ${sqlNumber(last.commit)}, prepare_pos = ${sqlNumber(last.prepare)}, updated_at = now()
+           WHERE name = ${name} AND commit_pos = ${sqlNumber(previous.commit)} AND prepare_pos = ${sqlNumber(previous.prepare)}`
+        : `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES (${name}, ${sqlNumber(last.commit)}, ${sqlNumber(last.prepare)})
+           ON CONFLICT (name) DO NOTHING`}`) as unknown as { rowCount: number | null }[];
+      if (results.at(-1)?.rowCount !== 1) throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
       // The subscription is filtered to `handles`, so each event is a member of the union.
       const events = batch.map(upcast) as Recorded<DomainEvent>[];
       if (projection.applyBatch) await projection.applyBatch(events, tx);
       else for (const event of events) await projection.apply(event, tx);
-      const moved = previous
-        ? await tx.query(
-          `UPDATE projection_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
-           WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5`,
-          [projection.name, last.commit.toString(), last.prepare.toString(), previous.commit.toString(), previous.prepare.toString()])
-        : await tx.query(
-          `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
-          [projection.name, last.commit.toString(), last.prepare.toString()]);
-      if (moved.rowCount !== 1) throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
       // Caches hear of the batch before the commit as well as after it: another process that
       // waits on the checkpoint may answer its client the moment the commit lands.
       await this.committed.emit('batch', { projection: projection.name, events: batch });
-    });
+      await tx.query('COMMIT');
+      // The batch's transaction may have held back events from every reader of the log.
+      this.store.transactionEnded?.();
+    } catch (error) {
+      await tx.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      tx.release();
+    }
     await this.committed.emit('batch', { projection: projection.name, events: batch });
     if (this.local.has(projection.name)) this.local.set(projection.name, last);
     void this.progress.emit('checkpoint', projection.name);

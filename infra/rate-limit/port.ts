@@ -17,6 +17,8 @@ export interface RateDecision {
   remaining: number;
   /** 0 when allowed; else whole seconds until a hit would be allowed again (at least 1). */
   retryAfterSeconds: number;
+  /** Whole seconds until the oldest counted hit leaves the window (X-RateLimit-Reset). */
+  resetSeconds?: number;
 }
 
 export interface RateLimiter {
@@ -31,7 +33,11 @@ export interface RateLimiter {
 
 /** The decision for a window holding `count` hits, the oldest at `oldest` (ms), at `now` (ms). */
 export function decide(rule: RateRule, count: number, oldest: number | null, now: number, counting: boolean): RateDecision {
-  if (count < rule.limit) return { allowed: true, remaining: rule.limit - count - (counting ? 1 : 0), retryAfterSeconds: 0 };
+  if (count < rule.limit) {
+    const resetSeconds = Math.max(0, Math.ceil(((oldest ?? now) + rule.windowMs - now) / 1000));
+    return { allowed: true, remaining: rule.limit - count - (counting ? 1 : 0), retryAfterSeconds: 0, resetSeconds };
+  }
   const freeAt = (oldest ?? now) + rule.windowMs;
-  return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((freeAt - now) / 1000)) };
+  const retryAfterSeconds = Math.max(1, Math.ceil((freeAt - now) / 1000));
+  return { allowed: false, remaining: 0, retryAfterSeconds, resetSeconds: retryAfterSeconds };
 }

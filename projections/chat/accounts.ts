@@ -8,7 +8,8 @@ import { defineProjection } from '../../infra/projections/engine.ts';
 
 export const chatUsersProjection = defineProjection<AccountEvent>({
   name: 'chat_users',
-  handles: ['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted'],
+  handles: ['UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted',
+    'BotRegistered', 'UserSuspended', 'UserUnsuspended', 'AdminRoleChanged', 'PasswordReplaced'],
   tables: ['chat_users'],
   async apply(event, tx) {
     const d = event.data;
@@ -21,7 +22,24 @@ export const chatUsersProjection = defineProjection<AccountEvent>({
           [r.user_id, r.username, r.display_name, r.email, r.password_hash, r.is_owner, r.is_admin, r.at]);
         return;
       }
+      case 'BotRegistered': {
+        const b = event.data;
+        await tx.query(
+          `INSERT INTO chat_users (id, username, display_name, is_bot, bot_created_by, bot_integration, created_at, updated_at)
+           VALUES ($1, $2, $3, true, $4, $5, $6, $6)`, [b.user_id, b.username, b.display_name, b.created_by, b.integration, b.at]);
+        return;
+      }
+      case 'UserSuspended':
+        await tx.query('UPDATE chat_users SET suspended_at = $2, suspend_reason = $3, updated_at = $2 WHERE id = $1', [d.user_id, d.at, event.data.reason]);
+        return;
+      case 'UserUnsuspended':
+        await tx.query('UPDATE chat_users SET suspended_at = NULL, suspend_reason = NULL, updated_at = $2 WHERE id = $1', [d.user_id, d.at]);
+        return;
+      case 'AdminRoleChanged':
+        await tx.query('UPDATE chat_users SET is_admin = $2, updated_at = $3 WHERE id = $1', [d.user_id, event.data.is_admin, d.at]);
+        return;
       case 'PasswordChanged':
+      case 'PasswordReplaced':
       case 'AccountRecovered':
         await tx.query('UPDATE chat_users SET password_hash = $2, updated_at = $3 WHERE id = $1', [d.user_id, event.data.password_hash, d.at]);
         return;
@@ -55,10 +73,15 @@ export interface ChatUserRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** Set by the queries of this module (the admin surface reads it). */
+  suspended_at?: Date | null;
+  suspend_reason?: string | null;
+  bot_created_by?: string | null;
+  bot_integration?: string | null;
 }
 
 const SELECT = `SELECT id, username, display_name, email, password_hash, is_owner, is_admin, is_bot, avatar_url, bio, pronouns,
-  created_at, updated_at, deleted_at FROM chat_users`;
+  created_at, updated_at, deleted_at, suspended_at, suspend_reason, bot_created_by, bot_integration FROM chat_users`;
 
 async function one(db: Pool, where: string, value: string): Promise<ChatUserRow | null> {
   const { rows } = await db.query<ChatUserRow>(`${SELECT} WHERE ${where}`, [value]);

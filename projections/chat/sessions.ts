@@ -53,10 +53,10 @@ export interface SessionPrincipalRow {
   is_owner: boolean;
 }
 
-/** The account behind a live session of a live account, or null (revoked, unknown, deleted). */
+/** The account behind a live session of a live, unsuspended account, or null (revoked, unknown, deleted, suspended). */
 export async function sessionPrincipal(db: Pool, sessionId: string, userId: string): Promise<SessionPrincipalRow | null> {
   const { rows } = await db.query<SessionPrincipalRow>(
     `SELECT u.id AS user_id, u.username, u.is_admin, u.is_owner FROM chat_sessions s JOIN chat_users u ON u.id = s.user_id
-     WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND u.deleted_at IS NULL`, [sessionId, userId]);
+     WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND u.deleted_at IS NULL AND u.suspended_at IS NULL`, [sessionId, userId]);
   return rows[0] ?? null;
 }

@@ -2,20 +2,58 @@
 // projection batch (IndexWriter, used by the `estate_documents` projection in estate.ts), and
 // the search that reads it.
 
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { and, andNot, changed, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
+import { and, andNot, changed, CONTAINER_SIZE, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
 
 /** Lexeme-chunk pairs held before the search index is written (memory bound within a batch). */
 const FLUSH_PAIRS = 2_000_000;
 const ORDINAL_COUNTER = 'chunk_ordinal';
 
+/**
+ * Pending postings (estate_postings_pending) are grouped in buckets by the first byte of the
+ * lexeme's SHA-256, which SQL computes alike (`get_byte(sha256(...), 0)`), so a search reads
+ * only the buckets of its lexemes.
+ */
+export const PENDING_BUCKETS = 256;
+/** Buckets folded into the containers at each flush, in turn: each one every 16 flushes. */
+const MERGE_BUCKETS = 16;
+const MERGE_CYCLE = PENDING_BUCKETS / MERGE_BUCKETS;
+export const BUCKET_SQL = (lexeme: string) => `get_byte(sha256(convert_to(${lexeme}, 'UTF8')), 0)`;
+export const bucketOf = (lexeme: string) => createHash('sha256').update(lexeme, 'utf8').digest()[0]!;
+
 /** The partitions a live chunk belongs to (see estate_partitions). */
 const partitionsOf = (isVault: boolean, category: string) => (isVault ? ['vault'] : ['estate', `c:${category}`]);
+
+type ContainerChange = { key: string; hi: number; add: number[]; remove: number[] };
+
+/** Lexeme postings as changes to their containers (additions only). */
+function postingChanges(postings: Map<string, number[]>): ContainerChange[] {
+  const changes: ContainerChange[] = [];
+  for (const [lexeme, ordinals] of postings) {
+    const byHi = new Map<number, number[]>();
+    for (const o of ordinals) {
+      const hi = hiOf(o);
+      const list = byHi.get(hi);
+      if (list) list.push(loOf(o));
+      else byHi.set(hi, [loOf(o)]);
+    }
+    for (const [hi, add] of byHi) changes.push({ key: lexeme, hi, add, remove: [] });
+  }
+  return changes;
+}
 
 /**
  * The search index's writes within one projection batch: new chunk ordinals, lexeme postings
  * (added only), partition membership (added and removed). Held in memory and written at
- * `flush`, one read and one write per touched container.
+ * `flush`.
+ *
+ * Lexeme postings are not written into their containers at once: a batch touches tens of
+ * thousands of lexemes, and rewriting each one's container (8 kB for a common word) every batch
+ * is most of an ingest's cost. A flush appends them to one pending row per bucket, then folds
+ * the pending rows of 16 buckets (in turn) into the containers, so each container is rewritten
+ * at most once per 16 flushes and a search reads at most 16 pending rows per bucket. The sets
+ * are the same either way; `compactSearchIndex` folds everything (tests, maintenance).
  */
 export class IndexWriter {
   private next = 0;
@@ -26,8 +64,9 @@ export class IndexWriter {
   constructor(private readonly tx: PoolClient) {}
 
   async start(): Promise<void> {
-    const { rows } = await this.tx.query<{ value: string }>('SELECT value FROM estate_counters WHERE name = $1', [ORDINAL_COUNTER]);
-    this.next = Number(rows[0]?.value ?? 0);
+    // The counter row is locked for the transaction: the one writer of the search index at a
+    // time (the projection, or a compaction).
+    this.next = await lockIndex(this.tx);
   }
 
   take(count: number): number {
@@ -56,21 +95,13 @@ export class IndexWriter {
   }
 
   async flush(): Promise<void> {
-    // Lexeme postings: only additions.
-    const postingKeys: Array<[string, number, number[]]> = [];
-    for (const [lexeme, ordinals] of this.postings) {
-      const byHi = new Map<number, number[]>();
-      for (const o of ordinals) {
-        const hi = hiOf(o);
-        const list = byHi.get(hi);
-        if (list) list.push(loOf(o));
-        else byHi.set(hi, [loOf(o)]);
-      }
-      for (const [hi, los] of byHi) postingKeys.push([lexeme, hi, los]);
+    if (this.postings.size > 0) {
+      const seq = await appendPending(this.tx, this.postings);
+      const first = (seq % MERGE_CYCLE) * MERGE_BUCKETS;
+      await mergePending(this.tx, Array.from({ length: MERGE_BUCKETS }, (_, i) => first + i));
     }
-    await this.rewrite('estate_postings', 'lexeme', postingKeys.map(([key, hi, add]) => ({ key, hi, add, remove: [] })));
     // Partitions: additions and removals, the last change of an ordinal winning.
-    const partitionKeys: Array<{ key: string; hi: number; add: number[]; remove: number[] }> = [];
+    const partitionKeys: ContainerChange[] = [];
     for (const [partition, changes] of this.live) {
       const byHi = new Map<number, { add: number[]; remove: number[] }>();
       for (const [o, live] of changes) {
@@ -81,45 +112,102 @@ export class IndexWriter {
       }
       for (const [hi, { add, remove }] of byHi) partitionKeys.push({ key: partition, hi, add, remove });
     }
-    await this.rewrite('estate_partitions', 'partition', partitionKeys);
-    await this.tx.query(
-      `INSERT INTO estate_counters (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-      [ORDINAL_COUNTER, this.next]);
+    await rewrite(this.tx, 'estate_partitions', 'partition', partitionKeys);
+    await this.tx.query('UPDATE estate_counters SET value = $2 WHERE name = $1', [ORDINAL_COUNTER, this.next]);
     this.postings = new Map();
     this.pairs = 0;
     this.live = new Map();
   }
+}
 
-  /** Read the touched containers, apply the changes, write them back (or drop emptied ones). */
-  private async rewrite(table: string, column: string, changes: Array<{ key: string; hi: number; add: number[]; remove: number[] }>): Promise<void> {
-    if (changes.length === 0) return;
-    // In index order: neighbouring lookups share pages.
-    changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.hi - b.hi));
-    const keys = changes.map((c) => c.key);
-    const his = changes.map((c) => c.hi);
-    // One index lookup per key: as a plain join, the planner hashes the whole table instead.
-    const { rows } = await this.tx.query<{ key: string; hi: number; data: Buffer }>(
-      `SELECT k.key, k.hi, t.data FROM unnest($1::text[], $2::int[]) AS k(key, hi)
-       CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`, [keys, his]);
-    const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
-    const upKeys: string[] = [], upHis: number[] = [], upData: Buffer[] = [], dropKeys: string[] = [], dropHis: number[] = [];
-    for (const c of changes) {
-      const data = changed(current.get(`${c.hi}\u0000${c.key}`) ?? null, c.add, c.remove);
-      if (data) {
-        upKeys.push(c.key); upHis.push(c.hi); upData.push(data);
-      } else {
-        dropKeys.push(c.key); dropHis.push(c.hi);
-      }
+/** Lock the search index for this transaction; the next chunk ordinal. */
+async function lockIndex(tx: PoolClient): Promise<number> {
+  await tx.query('INSERT INTO estate_counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [ORDINAL_COUNTER]);
+  const { rows } = await tx.query<{ value: string }>('SELECT value FROM estate_counters WHERE name = $1 FOR UPDATE', [ORDINAL_COUNTER]);
+  return Number(rows[0]!.value);
+}
+
+/**
+ * One pending row per bucket for these postings, `[[lexeme, [ordinal, ...]], ...]` as JSON (an
+ * array of pairs: a lexeme is any text). Their sequence number is one past the highest pending.
+ */
+async function appendPending(tx: PoolClient, postings: Map<string, number[]>): Promise<number> {
+  const byBucket = new Map<number, Array<[string, number[]]>>();
+  for (const entry of postings) {
+    const bucket = bucketOf(entry[0]);
+    const list = byBucket.get(bucket);
+    if (list) list.push(entry);
+    else byBucket.set(bucket, [entry]);
+  }
+  const { rows } = await tx.query<{ seq: string }>(
+    `INSERT INTO estate_postings_pending (bucket, seq, entries)
+     SELECT b, (SELECT coalesce(max(seq), 0) + 1 FROM estate_postings_pending), e FROM unnest($1::int[], $2::text[]) AS u(b, e)
+     RETURNING seq`,
+    [[...byBucket.keys()], [...byBucket.values()].map((entries) => JSON.stringify(entries))]);
+  return Number(rows[0]!.seq);
+}
+
+/** Fold the pending rows of these buckets into the containers. */
+async function mergePending(tx: PoolClient, buckets: number[] | 'all'): Promise<void> {
+  const { rows } = await tx.query<{ entries: string }>(
+    buckets === 'all' ? 'DELETE FROM estate_postings_pending RETURNING entries'
+      : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING entries', buckets === 'all' ? [] : [buckets]);
+  const postings = new Map<string, number[]>();
+  for (const row of rows) {
+    for (const [lexeme, ordinals] of JSON.parse(row.entries) as Array<[string, number[]]>) {
+      const list = postings.get(lexeme);
+      if (list) for (const o of ordinals) list.push(o);
+      else postings.set(lexeme, ordinals);
     }
-    if (upKeys.length) {
-      await this.tx.query(
-        `INSERT INTO ${table} (${column}, hi, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bytea[])
-         ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`, [upKeys, upHis, upData]);
+  }
+  await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(postings));
+}
+
+/** Fold every pending posting into the containers (the stored sets do not change). */
+export async function compactSearchIndex(pool: Pool): Promise<void> {
+  const tx = await pool.connect();
+  try {
+    await tx.query('BEGIN');
+    await lockIndex(tx);
+    await mergePending(tx, 'all');
+    await tx.query('COMMIT');
+  } catch (error) {
+    await tx.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    tx.release();
+  }
+}
+
+/** Read the touched containers, apply the changes, write them back (or drop emptied ones). */
+async function rewrite(tx: PoolClient, table: string, column: string, changes: ContainerChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  // In index order: neighbouring lookups share pages.
+  changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.hi - b.hi));
+  const keys = changes.map((c) => c.key);
+  const his = changes.map((c) => c.hi);
+  // One index lookup per key: as a plain join, the planner hashes the whole table instead.
+  const { rows } = await tx.query<{ key: string; hi: number; data: Buffer }>(
+    `SELECT k.key, k.hi, t.data FROM unnest($1::text[], $2::int[]) AS k(key, hi)
+     CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`, [keys, his]);
+  const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
+  const upKeys: string[] = [], upHis: number[] = [], upData: Buffer[] = [], dropKeys: string[] = [], dropHis: number[] = [];
+  for (const c of changes) {
+    const data = changed(current.get(`${c.hi}\u0000${c.key}`) ?? null, c.add, c.remove);
+    if (data) {
+      upKeys.push(c.key); upHis.push(c.hi); upData.push(data);
+    } else {
+      dropKeys.push(c.key); dropHis.push(c.hi);
     }
-    if (dropKeys.length) {
-      await this.tx.query(
-        `DELETE FROM ${table} t USING unnest($1::text[], $2::int[]) AS k(key, hi) WHERE t.${column} = k.key AND t.hi = k.hi`, [dropKeys, dropHis]);
-    }
+  }
+  if (upKeys.length) {
+    await tx.query(
+      `INSERT INTO ${table} (${column}, hi, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bytea[])
+       ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`, [upKeys, upHis, upData]);
+  }
+  if (dropKeys.length) {
+    await tx.query(
+      `DELETE FROM ${table} t USING unnest($1::text[], $2::int[]) AS k(key, hi) WHERE t.${column} = k.key AND t.hi = k.hi`, [dropKeys, dropHis]);
   }
 }
 
@@ -178,17 +266,20 @@ export interface SearchHit {
 const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
 
 /**
- * The search's lexeme groups, and the containers of their lexemes and of the partition, in one
- * statement (one round trip, one snapshot).
+ * The search's lexeme groups, and the containers of their lexemes and of the partition, and the
+ * pending postings of their buckets, in one statement (one round trip, one snapshot).
  */
 async function postingsOf(pool: Pool, o: SearchOptions, partition: string) {
-  const { rows } = await pool.query<{ kind: 'g' | 'l' | 'p'; key: string | null; hi: number | null; data: Buffer | null; lexemes: string[] | null }>(
+  const { rows } = await pool.query<{ kind: 'g' | 'l' | 'p' | 'q'; key: string | null; hi: number | null; data: Buffer | null; lexemes: string[] | null; entries: string | null }>(
     `WITH groups AS MATERIALIZED (${LEXEME_GROUPS[o.match]})
-     SELECT 'g' AS kind, NULL AS key, NULL::int AS hi, NULL::bytea AS data, lexemes FROM groups
+     SELECT 'g' AS kind, NULL AS key, NULL::int AS hi, NULL::bytea AS data, lexemes, NULL AS entries FROM groups
      UNION ALL
-     SELECT 'l', lexeme, hi, data, NULL FROM estate_postings WHERE lexeme IN (SELECT unnest(lexemes) FROM groups)
+     SELECT 'l', lexeme, hi, data, NULL, NULL FROM estate_postings WHERE lexeme IN (SELECT unnest(lexemes) FROM groups)
      UNION ALL
-     SELECT 'p', partition, hi, data, NULL FROM estate_partitions
+     SELECT 'q', NULL, NULL, NULL, NULL, entries FROM estate_postings_pending
+     WHERE bucket IN (SELECT ${BUCKET_SQL('l')} FROM groups, unnest(lexemes) AS l)
+     UNION ALL
+     SELECT 'p', partition, hi, data, NULL, NULL FROM estate_partitions
      WHERE partition = $2 AND EXISTS (SELECT 1 FROM groups WHERE cardinality(lexemes) > 0)`, [o.q, partition]);
   const groups = rows.filter((r) => r.kind === 'g').map((r) => r.lexemes!).filter((g) => g.length > 0);
   const sets = new Map<string, PostingSet>(groups.flat().map((l) => [l, new Map()]));
@@ -196,6 +287,20 @@ async function postingsOf(pool: Pool, o: SearchOptions, partition: string) {
   for (const row of rows) {
     if (row.kind === 'l') sets.get(row.key!)!.set(row.hi!, toBits(row.data));
     else if (row.kind === 'p') live.set(row.hi!, toBits(row.data));
+  }
+  // Pending postings, added to the containers' sets.
+  for (const row of rows) {
+    if (row.kind !== 'q') continue;
+    for (const [lexeme, ordinals] of JSON.parse(row.entries!) as Array<[string, number[]]>) {
+      const set = sets.get(lexeme);
+      if (!set) continue;
+      for (const ordinal of ordinals) {
+        let bits = set.get(hiOf(ordinal));
+        if (!bits) set.set(hiOf(ordinal), (bits = new Uint32Array(CONTAINER_SIZE / 32)));
+        const lo = loOf(ordinal);
+        bits[lo >>> 5]! |= 1 << (lo & 31);
+      }
+    }
   }
   return { groups, sets, live };
 }

@@ -1,6 +1,7 @@
 // The `profiles` read model: one row per agent profile, every field of the spec's table, as the
 // profile routes show it. Rows and queries live here with the writes.
 
+import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/decider.ts';
 import { PROFILE_EVENT_TYPES, SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile } from '../../domain/orchestration/profiles/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
@@ -15,9 +16,10 @@ export const PROFILE_COLUMNS = [
 // Field names come from the decider's fixed list, never from a request: safe to name in SQL.
 const UPDATABLE = new Set<string>(SETTINGS_FIELDS);
 
-export const profilesProjection = defineProjection<AgentProfileStreamEvent>({
+export const profilesProjection = defineProjection<AgentProfileStreamEvent | IntegrationEvent>({
   name: 'profiles',
-  handles: PROFILE_EVENT_TYPES,
+  // A chat-service integration shows as the profile's `integrations.chatsvc` (metadata only).
+  handles: [...PROFILE_EVENT_TYPES, ...INTEGRATION_EVENT_TYPES],
   tables: ['profiles'],
   async apply(event, tx) {
     switch (event.type) {
@@ -46,6 +48,21 @@ export const profilesProjection = defineProjection<AgentProfileStreamEvent>({
         return;
       case 'ProfileKnowledgeSearchEnabled':
         await tx.query('UPDATE profiles SET knowledge_search_enabled = true, updated_at = $2 WHERE id = $1', [event.data.profile_id, event.data.at]);
+        return;
+      case 'ChatIntegrationConnected': {
+        const d = event.data;
+        const summary = {
+          instance_url: d.instance_url, bot_user_id: d.bot_user_id, bot_username: d.bot_username, token_prefix: d.token_prefix,
+          token_expires_at: d.token_expires_at, status: 'active', verify_tls: d.verify_tls, identity_fingerprint: d.identity_fingerprint,
+        };
+        await tx.query(`UPDATE profiles SET integrations = integrations || jsonb_build_object('chatsvc', $2::jsonb) WHERE id = $1`, [d.profile_id, JSON.stringify(summary)]);
+        return;
+      }
+      case 'IntegrationRevokedExternally':
+        await tx.query(`UPDATE profiles SET integrations = jsonb_set(integrations, '{chatsvc,status}', '"revoked_externally"') WHERE id = $1 AND integrations ? 'chatsvc'`, [event.data.profile_id]);
+        return;
+      case 'ChatIntegrationDeleted':
+        await tx.query(`UPDATE profiles SET integrations = integrations - 'chatsvc' WHERE id = $1`, [event.data.profile_id]);
         return;
       default:
         return; // knowledge events are the knowledge_snippets projection's

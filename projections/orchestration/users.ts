@@ -1,7 +1,8 @@
 // The identity slice's read models: `users` (one row per account, looked up by API-key hash on
 // every keyed request), `sessions` (looked up by the hash of the `orch_sess` cookie), and the
-// audit tables `api_key_rotations` (every rotation attempt, refused ones included, never a key
-// value) and `security_audit` (failed logins, refused rotations). Rows and queries live here
+// audit table `api_key_rotations` (every rotation attempt, refused ones included, never a key
+// value). Failed logins and rotations are also audit entries (projections/orchestration/audit.ts).
+// Rows and queries live here
 // with the writes, so a column is renamed in one file.
 
 import type { SecurityEvent } from '../../domain/orchestration/users/audit.ts';
@@ -76,21 +77,7 @@ export const apiKeyRotationsProjection = defineProjection<Extract<UserEvent | Se
   },
 });
 
-export const securityAuditProjection = defineProjection<SecurityEvent>({
-  name: 'security_audit',
-  handles: ['LoginFailed', 'ApiKeyRotationRefused'],
-  tables: ['security_audit'],
-  async apply(event, tx) {
-    const [type, userId] = event.type === 'LoginFailed'
-      ? ['login_failed', event.data.user_id]
-      : ['api_key_rotation_refused', event.data.actor_id];
-    await tx.query(
-      'INSERT INTO security_audit (event_id, event_type, severity, user_id, details, at) VALUES ($1, $2, $3, $4, $5, $6)',
-      [event.id, type, 'warning', userId, event.data, event.data.at]);
-  },
-});
-
-export const usersProjections = [usersProjection, sessionsProjection, apiKeyRotationsProjection, securityAuditProjection];
+export const usersProjections = [usersProjection, sessionsProjection, apiKeyRotationsProjection];
 
 // --- queries ---------------------------------------------------------------------------------
 

@@ -41,8 +41,9 @@ test('orchestration health/db: migrations applied and the latest one', async ({ 
 test('chat and registry health', async ({ s }) => {
   const chat = await http(`${s.chat}/api/health`);
   assert.is(chat.status, 200);
-  assert.equal(Object.keys(chat.body).sort(), ['db_healthy', 'status', 'uptime_secs', 'version']);
+  assert.equal(Object.keys(chat.body).sort(), ['db_healthy', 'maintenance', 'status', 'uptime_secs', 'version']);
   assert.is(chat.body.db_healthy, true);
+  assert.equal(chat.body.maintenance, { active: false, read_only: false });
   assert.is(chat.body.status, 'ok');
   assert.type(chat.body.uptime_secs, 'number');
   const registry = await http(`${s.registry}/health`);

@@ -79,4 +79,58 @@ test('awaitProjections false returns once appended; awaitProjections waits for t
   assert.is(waited.length, 2);
 });
 
+/** The store, with its stream reads listed. */
+function countingReads(store: PostgresEventStore) {
+  const reads: string[] = [];
+  const counting = Object.assign(Object.create(store) as PostgresEventStore, {
+    readStream: (s: string, o?: object) => { reads.push(s); return store.readStream(s, o); },
+  });
+  return { counting, reads };
+}
+
+test('a known state decides without reading the stream; a stale one is caught by the append and decided again on the log', async ({ store }) => {
+  const stream = `counter-${randomUUID()}`;
+  const { counting, reads } = countingReads(store);
+  const runner = new CommandRunner(counting, async () => {});
+  // A new stream: the initial state at no_stream, no read.
+  const first = await runner.run(stream, counter, { add: 2, max: 10 }, context, { known: { state: 0, revision: 'no_stream' } });
+  assert.is(first.state, 2);
+  assert.equal(reads, []);
+  // Current: one append at the revision given, still no read.
+  const second = await runner.run(stream, counter, { add: 3, max: 10 }, context, { known: { state: 2, revision: 0n } });
+  assert.is(second.state, 5);
+  assert.equal(reads, []);
+  // Stale (the stream moved on to revision 1 meanwhile): the append is refused, the runner folds the log and decides again.
+  const stale = await runner.run(stream, counter, { add: 1, max: 10 }, context, { known: { state: 2, revision: 0n } });
+  assert.is(stale.state, 6);
+  assert.equal(reads, [stream]);
+  // A refusal on a (wrongly) stale hint is checked against the log: 9 + 1 is within the bound.
+  const refusedOnHint = await runner.run(stream, counter, { add: 4, max: 10 }, context, { known: { state: 9, revision: 2n } });
+  assert.is(refusedOnHint.state, 10);
+  // A refusal that the log confirms stands, and appends nothing.
+  try {
+    await runner.run(stream, counter, { add: 1, max: 10 }, context, { known: { state: 10, revision: 3n } });
+    assert.unreachable('accepted');
+  } catch (error) {
+    assert.is((error as DomainError).code, 'over_limit');
+  }
+  assert.equal((await store.readStream(stream)).map((e) => e.data.n), [2, 3, 1, 4]);
+});
+
+test('a mixed append waits on each event\'s own position, taken from the append (no read back)', async ({ store }) => {
+  type Mixed = DomainEvent<'Opened', { n: number }> | DomainEvent<'Added', { n: number }>;
+  const opener: Decider<number, { add: number }, Mixed> = {
+    initialState: () => 0,
+    evolve: (total, e) => total + e.data.n,
+    decide: ({ add }) => [{ type: 'Opened', data: { n: 0 } }, { type: 'Added', data: { n: add } }],
+  };
+  const waited: { type: string; position: { commit: bigint; prepare: bigint } }[][] = [];
+  const stream = `counter-${randomUUID()}`;
+  const { counting, reads } = countingReads(store);
+  await new CommandRunner(counting, async (events) => { waited.push(events); }).run(stream, opener, { add: 1 }, context);
+  assert.equal(reads, [stream]); // the decision's own read of the (empty) stream only
+  const written = await store.readStream(stream);
+  assert.equal(waited, [written.map((e) => ({ type: e.type, position: e.position }))]);
+});
+
 test.run();

@@ -45,6 +45,12 @@ const clone = (doc: ComposeDoc): ComposeDoc => JSON.parse(JSON.stringify(doc)) a
 function ours(doc: ComposeDoc): [string, Obj][] {
   return Object.entries(doc.services).filter(([, s]) => s.build !== undefined);
 }
+/** The runner (`orchard serve runner`): ours, but a client of orch with no database of its own. */
+const isRunner = (service: Obj) => words(service.command)?.join(' ') === 'serve runner';
+/** Ours that serve HTTP on the log and the database. */
+function servers(doc: ComposeDoc): [string, Obj][] {
+  return ours(doc).filter(([, s]) => !isRunner(s));
+}
 function theirs(doc: ComposeDoc): [string, Obj][] {
   return Object.entries(doc.services).filter(([, s]) => s.build === undefined);
 }
@@ -126,13 +132,15 @@ function commandProblems(doc: ComposeDoc, entrypoint: string[]): string[] {
     const [node, script, verb, which, ...rest] = argv;
     if (node !== 'node' || script !== 'bin/orchard.mjs') {
       problems.push(`${name}: does not run bin/orchard.mjs: ${argv.join(' ')}`);
+    } else if (verb === 'serve' && (which === 'runner' || which === 'sidecar') && rest.length === 0) {
+      served.push(which);
     } else if (verb !== 'serve' || rest.length > 0 || !SERVICE_NAMES.includes(which as ServiceName)) {
       problems.push(`${name}: command is not \`orchard serve <${SERVICE_NAMES.join('|')}>\`: ${argv.slice(2).join(' ')}`);
     } else {
       served.push(which!);
     }
   }
-  for (const wanted of SERVICE_NAMES) {
+  for (const wanted of [...SERVICE_NAMES, 'sidecar']) {
     const count = served.filter((s) => s === wanted).length;
     if (count !== 1) problems.push(`stack: ${count} services run \`orchard serve ${wanted}\` (want 1)`);
   }
@@ -144,7 +152,7 @@ function connectionProblems(doc: ComposeDoc): string[] {
   const problems: string[] = [];
   const services = new Set(Object.keys(doc.services));
   const seen = { EVENTSTORE_URL: new Set<string>(), DATABASE_URL: new Set<string>() };
-  for (const [name, service] of ours(doc)) {
+  for (const [name, service] of servers(doc)) {
     const env = environment(service);
     const esdb = env.get('EVENTSTORE_URL');
     if (!esdb) {
@@ -278,7 +286,7 @@ function dependsProblems(doc: ComposeDoc): string[] {
       if (!dep) problems.push(`${name}: depends on ${target}, which is not a service`);
       else if (condition === 'service_healthy' && !isObj(dep.healthcheck)) problems.push(`${name}: waits for ${target} to be healthy, which has no healthcheck`);
     }
-    if (service.build !== undefined) {
+    if (service.build !== undefined && !isRunner(service)) {
       // Ours wait for the log and the database to answer, not merely to start.
       for (const required of ['eventstore', 'postgres', 'redis']) {
         if (!deps.some(([d, c]) => d === required && c === 'service_healthy')) {
@@ -287,6 +295,33 @@ function dependsProblems(doc: ComposeDoc): string[] {
       }
     }
   }
+  return problems;
+}
+
+/**
+ * The runner: one service, no database or log of its own (it talks HTTP to orch), its server
+ * URL naming the orch service on the port orch listens on, its key set, waiting for orch to be
+ * healthy, publishing nothing.
+ */
+function runnerProblems(doc: ComposeDoc): string[] {
+  const runners = ours(doc).filter(([, s]) => isRunner(s));
+  if (runners.length !== 1) return [`stack: ${runners.length} services run \`orchard serve runner\` (want 1)`];
+  const [name, service] = runners[0]!;
+  const problems: string[] = [];
+  const env = environment(service);
+  for (const key of ['DATABASE_URL', 'EVENTSTORE_URL']) if (env.has(key)) problems.push(`${name}: sets ${key}, but the runner has no database access`);
+  if (!env.get('ORCH_RUNNER_API_KEY')) problems.push(`${name}: ORCH_RUNNER_API_KEY unset`);
+  const orch = doc.services.orch ? parseListen(String(environment(doc.services.orch).get('ORCH_LISTEN') ?? ''), '0.0.0.0:8585') : null;
+  let url: URL | null = null;
+  try {
+    url = new URL(String(env.get('ORCH_RUNNER_SERVER_URL')));
+  } catch {
+    problems.push(`${name}: ORCH_RUNNER_SERVER_URL does not parse`);
+  }
+  if (url && (url.hostname !== 'orch' || Number(url.port) !== orch?.port)) problems.push(`${name}: ORCH_RUNNER_SERVER_URL does not name orch on its port: ${url}`);
+  const deps = isObj(service.depends_on) ? service.depends_on : {};
+  if (!isObj(deps.orch) || deps.orch.condition !== 'service_healthy') problems.push(`${name}: does not wait for orch with condition service_healthy`);
+  if (publishedPorts(service).length) problems.push(`${name}: publishes ports`);
   return problems;
 }
 
@@ -376,8 +411,8 @@ const dockerfileText = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
 const entrypoint = dockerEntrypoint(dockerfileText);
 const doc = loadCompose();
 
-test('the stack has eventstore, postgres, redis and the three services of ours', () => {
-  assert.equal(ours(doc).map(([n]) => n).sort(), ['chat', 'orch', 'registry']);
+test('the stack has eventstore, postgres, redis, the three services of ours, the runner and the updater sidecar', () => {
+  assert.equal(ours(doc).map(([n]) => n).sort(), ['chat', 'orch', 'registry', 'runner', 'updater']);
   assert.equal(theirs(doc).map(([n]) => n).sort(), ['eventstore', 'postgres', 'redis']);
 });
 
@@ -453,6 +488,23 @@ test('each service of ours runs `orchard serve <orch|chat|registry>`', () => {
   const elsewhere = clone(doc);
   elsewhere.services.orch!.build = { context: '.', dockerfile: 'Dockerfile.dev' };
   expectProblem(commandProblems(elsewhere, entrypoint), 'orch: not built from ./Dockerfile');
+});
+
+test('the runner talks HTTP to orch with its own key, with no database, once orch is healthy', () => {
+  assert.equal(runnerProblems(doc), []);
+  const cases: [(d: ComposeDoc) => void, string][] = [
+    [(d) => { (d.services.runner!.environment as Obj).DATABASE_URL = 'postgres://x@postgres/x'; }, 'runner: sets DATABASE_URL'],
+    [(d) => { delete (d.services.runner!.environment as Obj).ORCH_RUNNER_API_KEY; }, 'runner: ORCH_RUNNER_API_KEY unset'],
+    [(d) => { (d.services.runner!.environment as Obj).ORCH_RUNNER_SERVER_URL = 'http://chat:8585'; }, 'runner: ORCH_RUNNER_SERVER_URL does not name orch'],
+    [(d) => { d.services.runner!.depends_on = ['orch']; }, 'runner: does not wait for orch'],
+    [(d) => { d.services.runner!.ports = ['127.0.0.1:9000:9000']; }, 'runner: publishes ports'],
+    [(d) => { delete d.services.runner; }, 'stack: 0 services run `orchard serve runner`'],
+  ];
+  for (const [mutate, fragment] of cases) {
+    const bad = clone(doc);
+    mutate(bad);
+    expectProblem(runnerProblems(bad), fragment);
+  }
 });
 
 test('EVENTSTORE_URL is esdb:// with tls=false; DATABASE_URL is PostgreSQL; one of each', () => {
@@ -553,7 +605,7 @@ test('depends_on targets exist, and ours wait for healthy eventstore, postgres a
 test('*_FILE variables name compose secrets backed by files under ./secrets/', () => {
   assert.equal(secretProblems(doc), []);
   assert.is(environment(doc.services.orch!).get('ADMIN_API_KEY_FILE'), '/run/secrets/admin_api_key');
-  for (const [name] of ours(doc)) {
+  for (const [name] of servers(doc)) {
     assert.is(environment(doc.services[name]!).get('ORCH_SECRET_KEY_FILE'), '/run/secrets/orch_secret_key', `${name} shares the sealing key`);
   }
 
@@ -591,12 +643,15 @@ test('the Dockerfile runs bin/orchard.mjs as node from node:20.<minor>-slim', ()
   expectProblem(swap(/^USER node$/m, 'USER root'), 'does not run as USER node');
 });
 
-test('runtime dependencies suffice: tsx is a dependency, typescript dev-only', () => {
+test('runtime dependencies suffice: tsx and esbuild are dependencies, typescript dev-only', () => {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>; devDependencies: Record<string, string>;
   };
-  assert.ok(pkg.dependencies.tsx, 'bin/orchard.mjs loads tsx at run time');
-  assert.ok(readFileSync(path.join(root, 'bin/orchard.mjs'), 'utf8').includes("from 'tsx/"), 'bin/orchard.mjs registers tsx');
+  assert.ok(pkg.dependencies.tsx, 'bin/orchard.mjs loads tsx at run time when the sources are not bundled');
+  assert.ok(readFileSync(path.join(root, 'bin/orchard.mjs'), 'utf8').includes("'tsx/esm/api'"), 'bin/orchard.mjs registers tsx');
+  // The image bundles its sources at build time (after `npm ci --omit=dev`).
+  assert.ok(pkg.dependencies.esbuild, '`orchard release bundle` needs esbuild in the image');
+  assert.match(readFileSync(path.join(root, 'Dockerfile'), 'utf8'), /^RUN node bin\/orchard\.mjs release bundle \/app$/m);
   assert.not.ok(pkg.dependencies.typescript, 'typescript stays out of the image');
 });
 

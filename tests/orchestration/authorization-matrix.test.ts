@@ -49,6 +49,14 @@ interface World {
   estateDocument?: string;
   /** The estate document the row's ingest cell wrote, which its DELETE cell removes. */
   lastIngested?: string;
+  /** Projects, tasks and agents: an admin-owned project, a task there, tasks to delete (one per DELETE cell), agents to stop, kill and chat with. */
+  project?: string;
+  task?: string;
+  deletableTasks: string[];
+  agents?: { stop: string; kill: string; chat: string };
+  /** A tier-1 profile (public chat) and a conversation the admin reads. */
+  publicProfile?: string;
+  conversation?: string;
   /** Makes every body that must be unique unique. */
   seq: number;
 }
@@ -227,6 +235,9 @@ const routes = [
     check: (r) => assert.is(r.body[0].event_type, 'ProfileCreated'),
   },
   { name: 'GET /api/v1/bots/{profile_id}/knowledge', method: 'GET', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge`, check: (r) => assert.ok(r.body.length > 0) },
+  // The chat-service connector (this server has no ORCH_INTEGRATION_ENCRYPTION_KEY: an admin meets 503 after the 401/403).
+  { name: 'GET /api/v1/agents/{profile_id}/chatsvc', method: 'GET', path: (w) => `/api/v1/agents/${need(w.profile, 'profile').id}/chatsvc` },
+  { name: 'GET /api/admin/agents/{profile_id}/chatsvc', method: 'GET', path: (w) => `/api/admin/agents/${need(w.profile, 'profile').id}/chatsvc` },
   {
     name: 'POST /api/v1/bots/{profile_id}/knowledge', method: 'POST', path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge`,
     body: () => ({ title: 'Matrix', content: 'Written by the matrix.' }), check: (r, w) => assert.is(r.body.profile_id, w.profile!.id),
@@ -289,6 +300,84 @@ const routes = [
     name: 'GET /api/v1/knowledge/ingest/status', method: 'GET', path: () => '/api/v1/knowledge/ingest/status',
     check: (r) => assert.ok(Array.isArray(r.body.runs)),
   },
+  { name: 'GET /api/v1/admin/events', method: 'GET', path: () => '/api/v1/admin/events?limit=5', check: (r) => assert.is(r.body.events.length, 5) },
+  { name: 'GET /api/v1/admin/events/proof', method: 'GET', path: () => '/api/v1/admin/events/proof?position=1/1', check: (r) => assert.type(r.body.ok, 'boolean') },
+  {
+    name: 'GET /api/v1/admin/streams/{stream}', method: 'GET', path: () => `/api/v1/admin/streams/user-${BOOTSTRAP_ADMIN_ID}`,
+    check: (r) => assert.is(r.body.state.user_id, BOOTSTRAP_ADMIN_ID),
+  },
+  // The sockets answer a plain GET with 426 whoever asks (the upgrades: tests/orchestration/log/ws.test.ts).
+  { name: 'GET /ws', method: 'GET', path: () => '/ws' },
+  { name: 'GET /ws/live', method: 'GET', path: () => '/ws/live' },
+  // Projects, tasks, agents (role user or higher to write; authority over a task or an agent; the runner's own routes), MCP servers, cockpit, commander link.
+  { name: 'POST /api/v1/projects', method: 'POST', path: () => '/api/v1/projects', body: (w) => ({ name: `made-${++w.seq}` }), check: (r, w, who) => assert.is(r.body.owner_id, need(who.self?.(w), 'identity').id) },
+  { name: 'GET /api/v1/projects', method: 'GET', path: () => '/api/v1/projects', check: (r) => assert.ok(r.body.total >= 1) },
+  { name: 'GET /api/v1/projects/{id}', method: 'GET', path: (w) => `/api/v1/projects/${need(w.project, 'project')}`, check: (r, w) => assert.is(r.body.id, w.project) },
+  { name: 'PATCH /api/v1/projects/{id}', method: 'PATCH', path: (w) => `/api/v1/projects/${need(w.project, 'project')}`, body: (w) => ({ name: `matrix-${++w.seq}` }), check: (r, w) => assert.is(r.body.name, `matrix-${w.seq}`) },
+  {
+    name: 'POST /api/v1/tasks', method: 'POST', path: () => '/api/v1/tasks', body: (w) => ({ project_id: w.project, title: `t${++w.seq}`, priority: 'low' }),
+    check: (r, w, who) => assert.is(r.body.created_by_user, need(who.self?.(w), 'identity').id),
+  },
+  { name: 'GET /api/v1/tasks', method: 'GET', path: () => '/api/v1/tasks', check: (r) => assert.ok(r.body.total >= 1) },
+  { name: 'GET /api/v1/tasks/{id}', method: 'GET', path: (w) => `/api/v1/tasks/${need(w.task, 'task')}`, check: (r, w) => assert.is(r.body.id, w.task) },
+  { name: 'PATCH /api/v1/tasks/{id}', method: 'PATCH', path: (w) => `/api/v1/tasks/${need(w.task, 'task')}`, body: (w) => ({ title: `m${++w.seq}` }), check: (r, w) => assert.is(r.body.title, `m${w.seq}`) },
+  { name: 'DELETE /api/v1/tasks/{id}', method: 'DELETE', path: (w) => `/api/v1/tasks/${need(w.deletableTasks.pop(), 'task to delete')}` },
+  {
+    name: 'POST /api/v1/tasks/{id}/assign', method: 'POST', path: (w) => `/api/v1/tasks/${need(w.task, 'task')}/assign`, body: (w) => ({ agent_id: w.agents?.chat }),
+    check: (r, w) => assert.is(r.body.assigned_agent_id, w.agents!.chat),
+  },
+  {
+    name: 'POST /api/v1/spawn', method: 'POST', path: () => '/api/v1/spawn', body: (w) => ({ name: `m-${++w.seq}`, role: 'tester', project_id: w.project }),
+    check: (r) => assert.is(r.body.status, 'queued'),
+  },
+  { name: 'GET /api/v1/agents', method: 'GET', path: () => '/api/v1/agents', check: (r) => assert.ok(r.body.total >= 3) },
+  { name: 'GET /api/v1/agents/{id}', method: 'GET', path: (w) => `/api/v1/agents/${need(w.agents, 'agents').chat}`, check: (r, w) => assert.is(r.body.id, w.agents!.chat) },
+  { name: 'POST /api/v1/agents/{id}/stop', method: 'POST', path: (w) => `/api/v1/agents/${need(w.agents, 'agents').stop}/stop`, check: (r) => assert.is(r.body.status, 'stopped') },
+  { name: 'POST /api/v1/agents/{id}/kill', method: 'POST', path: (w) => `/api/v1/agents/${need(w.agents, 'agents').kill}/kill`, check: (r) => assert.is(r.body.status, 'killed') },
+  {
+    name: 'POST /api/v1/agents/{id}/credential/rotate', method: 'POST', path: (w) => `/api/v1/agents/${need(w.agents, 'agents').chat}/credential/rotate`,
+    check: (r, w) => assert.is(r.body.agent_id, w.agents!.chat),
+  },
+  { name: 'POST /api/v1/agents/{id}/chat', method: 'POST', path: (w) => `/api/v1/agents/${need(w.agents, 'agents').chat}/chat`, body: () => ({ message: 'Hello' }), check: (r) => assert.type(r.body.message, 'string') },
+  { name: 'GET /api/v1/agents/mcp-servers', method: 'GET', path: () => '/api/v1/agents/mcp-servers', check: (r) => assert.ok(Array.isArray(r.body)) },
+  {
+    name: 'PUT /api/v1/agents/mcp-servers', method: 'PUT', path: () => '/api/v1/agents/mcp-servers', body: (w) => [{ name: `m${++w.seq}`, command: 'mcp', env: { K: 'v' } }],
+    check: (r) => assert.equal(r.body[0].env, { K: '[redacted]' }),
+  },
+  { name: 'POST /api/v1/runner/recover', method: 'POST', path: () => '/api/v1/runner/recover', body: () => ({ runner_instance: 'matrix' }), check: (r) => assert.ok(Array.isArray(r.body.failed)) },
+  { name: 'POST /api/v1/runner/claim', method: 'POST', path: () => '/api/v1/runner/claim', body: () => ({ runner_instance: 'matrix' }), check: (r) => assert.ok('agent' in r.body) },
+  {
+    name: 'POST /api/v1/runner/agents/{id}/report', method: 'POST', path: (w) => `/api/v1/runner/agents/${need(w.agents, 'agents').chat}/report`,
+    body: () => ({ event: 'cost', cost_usd: 0 }), check: (r) => assert.type(r.body.status, 'string'),
+  },
+  { name: 'GET /api/v1/cockpit/summary', method: 'GET', path: () => '/api/v1/cockpit/summary', check: (r) => assert.is(r.body.cost.window, '30d') },
+  { name: 'GET /api/v1/commander-link/{path}', method: 'GET', path: () => '/api/v1/commander-link/status' },
+  // Managed updates (admin). The matrix server has no manifest host and no sidecar token.
+  { name: 'GET /api/v1/admin/updates/status', method: 'GET', path: () => '/api/v1/admin/updates/status', check: (r) => assert.is(r.body.checks_enabled, false) },
+  { name: 'POST /api/v1/admin/updates/check', method: 'POST', path: () => '/api/v1/admin/updates/check' },
+  { name: 'POST /api/v1/admin/updates/apply', method: 'POST', path: () => '/api/v1/admin/updates/apply', body: () => ({ target_version: '9.9.9' }) },
+  { name: 'GET /api/v1/admin/updates/applies', method: 'GET', path: () => '/api/v1/admin/updates/applies', check: (r) => assert.ok(Array.isArray(r.body.applies)) },
+  { name: 'GET /api/v1/admin/updates/apply/{apply_id}', method: 'GET', path: () => `/api/v1/admin/updates/apply/${randomUUID()}` },
+  { name: 'GET /api/admin/updates/status', method: 'GET', path: () => '/api/admin/updates/status', check: (r) => assert.is(r.body.checks_enabled, false) },
+  // Chat: the public route takes anyone; private chat any key or session; the personal
+  // assistant's surfaces browser sessions; usage any key; audit and conversations the admin.
+  {
+    name: 'POST /api/v1/public/agents/chat/{slug}', method: 'POST', path: (w) => `/api/v1/public/agents/chat/${need(w.publicProfile, 'public profile')}`,
+    body: () => ({ message: 'Hello from the matrix' }), check: (r) => assert.type(r.body.visitor_token, 'string'),
+  },
+  {
+    name: 'POST /api/v1/agent-chat/chat/{slug}', method: 'POST', path: (w) => `/api/v1/agent-chat/chat/${need(w.profile, 'profile').slug}`,
+    body: () => ({ message: 'Hello from the matrix' }), check: (r) => assert.is(r.body.visitor_token, undefined),
+  },
+  { name: 'POST /api/assistant-user/chat', method: 'POST', path: () => '/api/assistant-user/chat', body: () => ({ message: 'Plan my day' }), check: (r) => assert.type(r.body.conversation_id, 'string') },
+  { name: 'GET /api/assistant-user/conversations', method: 'GET', path: () => '/api/assistant-user/conversations', check: (r) => assert.ok(r.body.length >= 1) },
+  { name: 'GET /api/v1/agent-chat/usage/summary', method: 'GET', path: () => '/api/v1/agent-chat/usage/summary', check: (r) => assert.ok(r.body.length >= 2) },
+  { name: 'GET /api/v1/agent-chat/audit', method: 'GET', path: () => '/api/v1/agent-chat/audit', check: (r) => assert.ok(Array.isArray(r.body)) },
+  { name: 'GET /api/v1/agent-chat/conversations', method: 'GET', path: () => '/api/v1/agent-chat/conversations', check: (r) => assert.ok(r.body.length >= 1) },
+  {
+    name: 'GET /api/v1/agent-chat/conversations/{id}/messages', method: 'GET', path: (w) => `/api/v1/agent-chat/conversations/${need(w.conversation, 'conversation')}/messages`,
+    check: (r) => assert.is(r.body.length, 2),
+  },
 ] as const satisfies readonly Route[];
 
 type RouteName = (typeof routes)[number]['name'];
@@ -316,6 +405,17 @@ const SESSION_ONLY: Cell = { status: 403, error: 'session_required' };
 const NO_TEMPLATE: Cell = { status: 404, error: 'template_not_found' };
 const REGISTRATION_CLOSED: Cell = { status: 409, error: 'already_registered', message: 'registration is closed: a local account already exists' };
 const READONLY: Cell = { status: 403, error: 'insufficient_role', message: 'this action needs role user or higher' };
+const NOT_AN_UPGRADE: Cell = { status: 426, error: 'upgrade_required' };
+const NOT_OWNER: Cell = { status: 403, error: 'project_owner_required' };
+const NO_TASK_AUTHORITY: Cell = { status: 403, error: 'task_authority_required' };
+const NO_AGENT_AUTHORITY: Cell = { status: 403, error: 'agent_authority_required' };
+const RUNNER_ONLY: Cell = { status: 403, error: 'runner_only', message: 'this route serves the runner only' };
+const SIGNATURE: Cell = { status: 401, error: 'signature_required' };
+const CHECKS_OFF: Cell = { status: 409, error: 'update_checks_off' };
+const APPLY_NEEDS_SESSION: Cell = { status: 403, error: 'update_apply_requires_interactive_session' };
+const NOT_HEAD: Cell = { status: 409, error: 'target_not_channel_head' };
+const NO_APPLY: Cell = { status: 404, error: 'apply_not_found' };
+const KEY_MISSING: Cell = { status: 503, error: 'integration_key_missing' };
 
 // Shared shapes of rows.
 const nonAdminKey = {
@@ -341,6 +441,8 @@ const nonAdminKey = {
   'GET /api/templates/{unknown}': ADMIN_ONLY,
   'GET /api/templates/{slug}': ADMIN_ONLY,
   'POST /api/templates/{slug}/instantiate': ADMIN_ONLY,
+  'GET /api/v1/agents/{profile_id}/chatsvc': ADMIN_ONLY,
+  'GET /api/admin/agents/{profile_id}/chatsvc': ADMIN_ONLY,
   'GET /api/v1/agent-chat/profiles': ADMIN_ONLY,
   'POST /api/v1/agent-chat/profiles': ADMIN_ONLY,
   'GET /api/v1/agent-chat/profiles/{slug}': ADMIN_ONLY,
@@ -365,10 +467,60 @@ const nonAdminKey = {
   'GET /api/v1/knowledge/doc/{id}': OK,
   'DELETE /api/v1/knowledge/doc/{id}': NO_CONTENT,
   'GET /api/v1/knowledge/ingest/status': OK,
+  'GET /api/v1/admin/events': ADMIN_ONLY,
+  'GET /api/v1/admin/events/proof': ADMIN_ONLY,
+  'GET /api/v1/admin/streams/{stream}': ADMIN_ONLY,
+  'GET /ws': NOT_AN_UPGRADE,
+  'GET /ws/live': NOT_AN_UPGRADE,
+  'POST /api/v1/projects': CREATED,
+  'GET /api/v1/projects': OK,
+  'GET /api/v1/projects/{id}': OK,
+  'PATCH /api/v1/projects/{id}': NOT_OWNER,
+  'POST /api/v1/tasks': CREATED,
+  'GET /api/v1/tasks': OK,
+  'GET /api/v1/tasks/{id}': OK,
+  'PATCH /api/v1/tasks/{id}': NO_TASK_AUTHORITY,
+  'DELETE /api/v1/tasks/{id}': NO_TASK_AUTHORITY,
+  'POST /api/v1/tasks/{id}/assign': NO_TASK_AUTHORITY,
+  'POST /api/v1/spawn': CREATED,
+  'GET /api/v1/agents': OK,
+  'GET /api/v1/agents/{id}': OK,
+  'POST /api/v1/agents/{id}/stop': NO_AGENT_AUTHORITY,
+  'POST /api/v1/agents/{id}/kill': NO_AGENT_AUTHORITY,
+  'POST /api/v1/agents/{id}/credential/rotate': ROTATE_NEEDS_SESSION,
+  'POST /api/v1/agents/{id}/chat': OK,
+  'GET /api/v1/agents/mcp-servers': ADMIN_ONLY,
+  'PUT /api/v1/agents/mcp-servers': ADMIN_ONLY,
+  'POST /api/v1/runner/recover': RUNNER_ONLY,
+  'POST /api/v1/runner/claim': RUNNER_ONLY,
+  'POST /api/v1/runner/agents/{id}/report': RUNNER_ONLY,
+  'GET /api/v1/cockpit/summary': OK,
+  'GET /api/v1/commander-link/{path}': SIGNATURE,
+  'GET /api/v1/admin/updates/status': ADMIN_ONLY,
+  'POST /api/v1/admin/updates/check': ADMIN_ONLY,
+  'POST /api/v1/admin/updates/apply': ADMIN_ONLY,
+  'GET /api/v1/admin/updates/applies': ADMIN_ONLY,
+  'GET /api/v1/admin/updates/apply/{apply_id}': ADMIN_ONLY,
+  'GET /api/admin/updates/status': ADMIN_ONLY,
+  'POST /api/v1/public/agents/chat/{slug}': OK,
+  'POST /api/v1/agent-chat/chat/{slug}': OK,
+  'POST /api/assistant-user/chat': SESSION_ONLY,
+  'GET /api/assistant-user/conversations': SESSION_ONLY,
+  'GET /api/v1/agent-chat/usage/summary': OK,
+  'GET /api/v1/agent-chat/audit': ADMIN_ONLY,
+  'GET /api/v1/agent-chat/conversations': ADMIN_ONLY,
+  'GET /api/v1/agent-chat/conversations/{id}/messages': ADMIN_ONLY,
 } as const satisfies Record<RouteName, Cell>;
 
 /** A readonly account reads the estate but does not write it. */
 const readonlyWrites = {
+  'POST /api/v1/projects': READONLY,
+  'PATCH /api/v1/projects/{id}': READONLY,
+  'POST /api/v1/tasks': READONLY,
+  'PATCH /api/v1/tasks/{id}': READONLY,
+  'DELETE /api/v1/tasks/{id}': READONLY,
+  'POST /api/v1/tasks/{id}/assign': READONLY,
+  'POST /api/v1/spawn': READONLY,
   'POST /api/v1/knowledge/ingest': READONLY,
   'POST /api/v1/knowledge/vault': READONLY,
   'DELETE /api/v1/knowledge/doc/{id}': READONLY,
@@ -376,6 +528,8 @@ const readonlyWrites = {
 
 const adminKey = {
   ...nonAdminKey,
+  'GET /api/v1/agents/{profile_id}/chatsvc': KEY_MISSING,
+  'GET /api/admin/agents/{profile_id}/chatsvc': SESSION_ONLY,
   'GET /api/v1/admin/users': OK,
   'POST /api/v1/admin/users': CREATED,
   'PATCH /api/v1/admin/users/{id}': OK,
@@ -397,6 +551,26 @@ const adminKey = {
   'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': OK,
   'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': NO_CONTENT,
   'POST /api/v1/templates/{slug}/instantiate': CREATED,
+  'GET /api/v1/admin/events': OK,
+  'GET /api/v1/admin/events/proof': OK,
+  'GET /api/v1/admin/streams/{stream}': OK,
+  'PATCH /api/v1/projects/{id}': OK,
+  'PATCH /api/v1/tasks/{id}': OK,
+  'DELETE /api/v1/tasks/{id}': NO_CONTENT,
+  'POST /api/v1/tasks/{id}/assign': OK,
+  'POST /api/v1/agents/{id}/stop': OK,
+  'POST /api/v1/agents/{id}/kill': OK,
+  'GET /api/v1/agents/mcp-servers': OK,
+  'PUT /api/v1/agents/mcp-servers': OK,
+  'GET /api/v1/admin/updates/status': OK,
+  'POST /api/v1/admin/updates/check': CHECKS_OFF,
+  'POST /api/v1/admin/updates/apply': APPLY_NEEDS_SESSION,
+  'GET /api/v1/admin/updates/applies': OK,
+  'GET /api/v1/admin/updates/apply/{apply_id}': NO_APPLY,
+  'GET /api/admin/updates/status': SESSION_ONLY,
+  'GET /api/v1/agent-chat/audit': OK,
+  'GET /api/v1/agent-chat/conversations': OK,
+  'GET /api/v1/agent-chat/conversations/{id}/messages': OK,
 } as const satisfies Record<RouteName, Cell>;
 
 const nonAdminSession = {
@@ -407,6 +581,9 @@ const nonAdminSession = {
   // Registration takes the admin API key header only; a session is not a key.
   'POST /auth/register': MISSING,
   'GET /api/me': OK,
+  'POST /api/v1/agents/{id}/credential/rotate': ROTATE_NEEDS_ADMIN,
+  'POST /api/assistant-user/chat': OK,
+  'GET /api/assistant-user/conversations': OK,
 } as const satisfies Record<RouteName, Cell>;
 
 const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
@@ -439,6 +616,8 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/agent-chat/profiles/{slug}/history': MISSING,
     'GET /api/v1/bots/{profile_id}/knowledge': MISSING,
     'POST /api/v1/bots/{profile_id}/knowledge': MISSING,
+    'GET /api/v1/agents/{profile_id}/chatsvc': MISSING,
+    'GET /api/admin/agents/{profile_id}/chatsvc': MISSING,
     'GET /api/v1/bots/{profile_id}/knowledge/search': MISSING,
     'GET /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
     'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
@@ -455,6 +634,49 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/knowledge/doc/{id}': MISSING,
     'DELETE /api/v1/knowledge/doc/{id}': MISSING,
     'GET /api/v1/knowledge/ingest/status': MISSING,
+    'GET /api/v1/admin/events': MISSING,
+    'GET /api/v1/admin/events/proof': MISSING,
+    'GET /api/v1/admin/streams/{stream}': MISSING,
+    'GET /ws': NOT_AN_UPGRADE,
+    'GET /ws/live': NOT_AN_UPGRADE,
+    'POST /api/v1/projects': MISSING,
+    'GET /api/v1/projects': MISSING,
+    'GET /api/v1/projects/{id}': MISSING,
+    'PATCH /api/v1/projects/{id}': MISSING,
+    'POST /api/v1/tasks': MISSING,
+    'GET /api/v1/tasks': MISSING,
+    'GET /api/v1/tasks/{id}': MISSING,
+    'PATCH /api/v1/tasks/{id}': MISSING,
+    'DELETE /api/v1/tasks/{id}': MISSING,
+    'POST /api/v1/tasks/{id}/assign': MISSING,
+    'POST /api/v1/spawn': MISSING,
+    'GET /api/v1/agents': MISSING,
+    'GET /api/v1/agents/{id}': MISSING,
+    'POST /api/v1/agents/{id}/stop': MISSING,
+    'POST /api/v1/agents/{id}/kill': MISSING,
+    'POST /api/v1/agents/{id}/credential/rotate': MISSING,
+    'POST /api/v1/agents/{id}/chat': MISSING,
+    'GET /api/v1/agents/mcp-servers': MISSING,
+    'PUT /api/v1/agents/mcp-servers': MISSING,
+    'POST /api/v1/runner/recover': MISSING,
+    'POST /api/v1/runner/claim': MISSING,
+    'POST /api/v1/runner/agents/{id}/report': MISSING,
+    'GET /api/v1/cockpit/summary': MISSING,
+    'GET /api/v1/commander-link/{path}': SIGNATURE,
+    'GET /api/v1/admin/updates/status': MISSING,
+    'POST /api/v1/admin/updates/check': MISSING,
+    'POST /api/v1/admin/updates/apply': MISSING,
+    'GET /api/v1/admin/updates/applies': MISSING,
+    'GET /api/v1/admin/updates/apply/{apply_id}': MISSING,
+    'GET /api/admin/updates/status': MISSING,
+    'POST /api/v1/public/agents/chat/{slug}': OK,
+    'POST /api/v1/agent-chat/chat/{slug}': MISSING,
+    'POST /api/assistant-user/chat': MISSING,
+    'GET /api/assistant-user/conversations': MISSING,
+    'GET /api/v1/agent-chat/usage/summary': MISSING,
+    'GET /api/v1/agent-chat/audit': MISSING,
+    'GET /api/v1/agent-chat/conversations': MISSING,
+    'GET /api/v1/agent-chat/conversations/{id}/messages': MISSING,
   },
   'invalid key': {
     'GET /api/v1/health': OK,
@@ -486,6 +708,8 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/agent-chat/profiles/{slug}/history': INVALID,
     'GET /api/v1/bots/{profile_id}/knowledge': INVALID,
     'POST /api/v1/bots/{profile_id}/knowledge': INVALID,
+    'GET /api/v1/agents/{profile_id}/chatsvc': INVALID,
+    'GET /api/admin/agents/{profile_id}/chatsvc': INVALID,
     'GET /api/v1/bots/{profile_id}/knowledge/search': INVALID,
     'GET /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
     'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
@@ -502,13 +726,61 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/knowledge/doc/{id}': INVALID,
     'DELETE /api/v1/knowledge/doc/{id}': INVALID,
     'GET /api/v1/knowledge/ingest/status': INVALID,
+    'GET /api/v1/admin/events': INVALID,
+    'GET /api/v1/admin/events/proof': INVALID,
+    'GET /api/v1/admin/streams/{stream}': INVALID,
+    'GET /ws': NOT_AN_UPGRADE,
+    'GET /ws/live': NOT_AN_UPGRADE,
+    'POST /api/v1/projects': INVALID,
+    'GET /api/v1/projects': INVALID,
+    'GET /api/v1/projects/{id}': INVALID,
+    'PATCH /api/v1/projects/{id}': INVALID,
+    'POST /api/v1/tasks': INVALID,
+    'GET /api/v1/tasks': INVALID,
+    'GET /api/v1/tasks/{id}': INVALID,
+    'PATCH /api/v1/tasks/{id}': INVALID,
+    'DELETE /api/v1/tasks/{id}': INVALID,
+    'POST /api/v1/tasks/{id}/assign': INVALID,
+    'POST /api/v1/spawn': INVALID,
+    'GET /api/v1/agents': INVALID,
+    'GET /api/v1/agents/{id}': INVALID,
+    'POST /api/v1/agents/{id}/stop': INVALID,
+    'POST /api/v1/agents/{id}/kill': INVALID,
+    'POST /api/v1/agents/{id}/credential/rotate': ROTATE_NEEDS_SESSION,
+    'POST /api/v1/agents/{id}/chat': INVALID,
+    'GET /api/v1/agents/mcp-servers': INVALID,
+    'PUT /api/v1/agents/mcp-servers': INVALID,
+    'POST /api/v1/runner/recover': INVALID,
+    'POST /api/v1/runner/claim': INVALID,
+    'POST /api/v1/runner/agents/{id}/report': INVALID,
+    'GET /api/v1/cockpit/summary': INVALID,
+    'GET /api/v1/commander-link/{path}': SIGNATURE,
+    'GET /api/v1/admin/updates/status': INVALID,
+    'POST /api/v1/admin/updates/check': INVALID,
+    'POST /api/v1/admin/updates/apply': INVALID,
+    'GET /api/v1/admin/updates/applies': INVALID,
+    'GET /api/v1/admin/updates/apply/{apply_id}': INVALID,
+    'GET /api/admin/updates/status': INVALID,
+    'POST /api/v1/public/agents/chat/{slug}': OK,
+    'POST /api/v1/agent-chat/chat/{slug}': INVALID,
+    'POST /api/assistant-user/chat': INVALID,
+    'GET /api/assistant-user/conversations': INVALID,
+    'GET /api/v1/agent-chat/usage/summary': INVALID,
+    'GET /api/v1/agent-chat/audit': INVALID,
+    'GET /api/v1/agent-chat/conversations': INVALID,
+    'GET /api/v1/agent-chat/conversations/{id}/messages': INVALID,
   },
   'readonly key': { ...nonAdminKey, ...readonlyWrites },
   'user key': nonAdminKey,
   'bootstrap admin key': adminKey,
   'api admin key': adminKey,
   // The runner acts with role user, never admin; GET /api/v1/me shows its service principal.
-  'runner key': nonAdminKey,
+  'runner key': {
+    ...nonAdminKey,
+    'POST /api/v1/runner/recover': OK,
+    'POST /api/v1/runner/claim': OK,
+    'POST /api/v1/runner/agents/{id}/report': OK,
+  },
   'readonly session': { ...nonAdminSession, ...readonlyWrites },
   'user session': nonAdminSession,
   'admin session': {
@@ -522,6 +794,12 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/templates/{unknown}': NO_TEMPLATE,
     'GET /api/templates/{slug}': OK,
     'POST /api/templates/{slug}/instantiate': CREATED,
+    'POST /api/v1/agents/{id}/credential/rotate': OK,
+    'POST /api/v1/admin/updates/apply': NOT_HEAD,
+    'GET /api/admin/updates/status': OK,
+    'POST /api/assistant-user/chat': OK,
+    'GET /api/assistant-user/conversations': OK,
+    'GET /api/admin/agents/{profile_id}/chatsvc': KEY_MISSING,
   },
 };
 
@@ -547,6 +825,17 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
     'POST /api/v1/templates/{slug}/instantiate': ADMIN_ONLY,
     'GET /api/templates': SESSION_ONLY,
+    // The connector checks the admin role itself; its mirror wants a session first.
+    'GET /api/v1/agents/{profile_id}/chatsvc': ADMIN_ONLY,
+    'GET /api/admin/agents/{profile_id}/chatsvc': SESSION_ONLY,
+    // The raw log holds every account's personal data: its routes check the admin role themselves.
+    'GET /api/v1/admin/events': ADMIN_ONLY,
+    'GET /api/v1/admin/events/proof': ADMIN_ONLY,
+    'GET /api/v1/admin/streams/{stream}': ADMIN_ONLY,
+    // Audit and conversations check the admin role themselves.
+    'GET /api/v1/agent-chat/audit': ADMIN_ONLY,
+    'GET /api/v1/agent-chat/conversations': ADMIN_ONLY,
+    'GET /api/v1/agent-chat/conversations/{id}/messages': ADMIN_ONLY,
   },
   'runner key': {
     'GET /api/v1/admin/users': OK,
@@ -636,7 +925,7 @@ async function createKeyOnlyAccount(s: TestServices, name: string): Promise<Acco
 
 /** Accounts in parallel (password hashing runs on the threadpool), then one login per session. */
 async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['accounts']>; sessions: Array<keyof World['sessions']> }): Promise<World> {
-  const w: World = { s, adminKey: ADMIN_KEY, runnerKey: RUNNER_KEY, accounts: {}, sessions: {}, seq: 0, deletable: [] };
+  const w: World = { s, adminKey: ADMIN_KEY, runnerKey: RUNNER_KEY, accounts: {}, sessions: {}, seq: 0, deletable: [], deletableTasks: [] };
   const wanted = [...new Set([...roles.keys, ...roles.sessions])];
   const [target, throwaway, ...made] = await Promise.all([
     createKeyOnlyAccount(s, `target-${randomUUID().slice(0, 8)}`),
@@ -661,6 +950,29 @@ async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['acc
   });
   if (stored.status !== 200 || stored.body.status !== 'ok') throw new Error(`estate document: ${stored.status} ${stored.text}`);
   w.estateDocument = stored.body.results[0].document_id;
+  const project = await http(`${s.orch}/api/v1/projects`, { headers: keyed(ADMIN_KEY), json: { name: 'matrix', max_concurrent_agents: 1 } });
+  if (project.status !== 201) throw new Error(`create project: ${project.status} ${project.text}`);
+  w.project = project.body.id;
+  const task = async () => {
+    const r = await http(`${s.orch}/api/v1/tasks`, { headers: keyed(ADMIN_KEY), json: { project_id: w.project, title: 'Matrix task', priority: 'low' } });
+    if (r.status !== 201) throw new Error(`create task: ${r.status} ${r.text}`);
+    return r.body.id as string;
+  };
+  w.task = await task();
+  for (let i = 0; i < principals.length; i++) w.deletableTasks.push(await task());
+  const agent = async (name: string) => {
+    const r = await http(`${s.orch}/api/v1/spawn`, { headers: keyed(ADMIN_KEY), json: { name, role: 'builder', project_id: w.project } });
+    if (r.status !== 201) throw new Error(`spawn: ${r.status} ${r.text}`);
+    return r.body.id as string;
+  };
+  w.agents = { stop: await agent('matrix-stop'), kill: await agent('matrix-kill'), chat: await agent('matrix-chat') };
+  const front = `matrix-front-${randomUUID().slice(0, 8)}`;
+  const frontProfile = await http(`${s.orch}/api/v1/agent-chat/profiles`, { headers: keyed(ADMIN_KEY), json: { slug: front, name: 'Matrix front desk', security_tier: 1 } });
+  if (frontProfile.status !== 201) throw new Error(`create public profile: ${frontProfile.status} ${frontProfile.text}`);
+  w.publicProfile = front;
+  const turn = await http(`${s.orch}/api/v1/public/agents/chat/${front}`, { json: { message: 'first turn' } });
+  if (turn.status !== 200) throw new Error(`public chat: ${turn.status} ${turn.text}`);
+  w.conversation = turn.body.conversation_id;
   wanted.forEach((role, i) => { w.accounts[role] = made[i]!; });
   const sessions = await Promise.all(roles.sessions.map((role) => login(s, account(w, role))));
   roles.sessions.forEach((role, i) => { w.sessions[role] = sessions[i]!; });

@@ -30,7 +30,9 @@ test('projections consume only declared types, and projection names are unique',
 
 test('event type names are PascalCase past tense and unique', () => {
   assert.equal(EVENT_TYPES.length, new Set(EVENT_TYPES).size);
-  for (const type of EVENT_TYPES) assert.match(type, /^[A-Z][A-Za-z]+(ed|Started|Ended|Failed|Refused)$/, type);
+  // DESIGN.md names IntegrationRevokedExternally itself (a past participle followed by an adverb).
+  const NAMED_BY_THE_DESIGN = new Set(['IntegrationRevokedExternally']);
+  for (const type of EVENT_TYPES) if (!NAMED_BY_THE_DESIGN.has(type)) assert.match(type, /^[A-Z][A-Za-z]+(ed|Started|Ended|Failed|Refused)$/, type);
 });
 
 test.run();

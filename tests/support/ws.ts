@@ -9,10 +9,12 @@ export interface WsClient {
   next(match?: (frame: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
   closed: Promise<{ code: number; reason: string }>;
   close(): void;
+  /** The `ws` socket itself (pause/resume to play a slow consumer). */
+  socket: WebSocket;
 }
 
-export async function connectWs(base: string): Promise<WsClient> {
-  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}/api/ws`);
+export async function connectWs(base: string, path = '/api/ws', headers: Record<string, string> = {}): Promise<WsClient> {
+  const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, { headers });
   const frames: Record<string, any>[] = [];
   let taken = 0;
   const waiters: (() => void)[] = [];
@@ -52,5 +54,23 @@ export async function connectWs(base: string): Promise<WsClient> {
     },
     closed,
     close: () => socket.close(),
+    socket,
   };
+}
+
+/** The HTTP status of an upgrade the server refuses (101 when it accepts). */
+export function upgradeStatus(base: string, path: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, { headers });
+    socket.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      socket.terminate();
+    });
+    socket.once('open', () => {
+      resolve(101);
+      socket.close();
+    });
+    socket.once('error', (error) => reject(error));
+  });
 }

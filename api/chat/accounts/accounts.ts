@@ -50,7 +50,7 @@ export function ownView(user: ChatUserRow, extra: { totp_enabled?: boolean } = {
 }
 
 /** The keys must be what the e2ee library will accept from a bundle; checked before anything is written. */
-function checkKeys(input: Pick<Registration, 'identity_key' | 'signed_prekey' | 'one_time_prekeys'>): void {
+export function checkKeys(input: Pick<Registration, 'identity_key' | 'signed_prekey' | 'one_time_prekeys'>): void {
   const ids = input.one_time_prekeys.map((p) => p.key_id);
   if (new Set(ids).size !== ids.length) throw new ApiError(400, 'duplicate_prekey_id', 'one-time prekey ids repeat within the upload');
   const identity = bytes(input.identity_key);
@@ -142,6 +142,7 @@ export async function login(
   context: CommandContext,
 ): Promise<TokenPair & { user: ReturnType<typeof ownView> }> {
   const user = await checkPassword(deps, input.username, input.password);
+  if (user.suspended_at) throw new ApiError(403, 'suspended', 'this account is suspended');
   const ctx = { ...context, actor: { kind: 'user' as const, id: user.id } };
   const totpEnabled = await checkSecondFactor(deps, user, input.totp_code, ctx);
   const tokens = await startSession(deps, user, 'login', userAgent, ctx);

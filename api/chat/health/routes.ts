@@ -10,6 +10,7 @@ const ChatHealth = z.object({
   version: z.string(),
   uptime_secs: z.number().int(),
   db_healthy: z.boolean(),
+  maintenance: z.object({ active: z.boolean(), read_only: z.boolean() }),
 }).openapi('ChatHealth');
 
 async function databaseHealthy(deps: ChatDeps): Promise<boolean> {
@@ -33,6 +34,7 @@ export function healthRoutes(deps: ChatDeps) {
       version: deps.version,
       uptime_secs: Math.floor((deps.clock.now().getTime() - deps.startedAt.getTime()) / 1000),
       db_healthy: healthy,
+      maintenance: { active: deps.maintenance().active, read_only: deps.maintenance().readOnly },
     };
     return healthy ? c.json(body, 200) : c.json(body, 503);
   });

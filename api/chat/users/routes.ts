@@ -1,7 +1,7 @@
 // Other users: GET /api/users/search?q=, GET /api/users/{user_id} (404 when not visible),
 // POST /api/users/block, POST /api/users/unblock/{user_id}, GET /api/users/blocked, and
-// POST /api/reports. Who is visible is decided in projections/chat/users.ts (shared community
-// membership once communities exist, or instance owner status).
+// POST /api/reports. Who is visible is decided in projections/chat/users.ts (oneself, shared
+// community membership, or instance owner status).
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
@@ -114,7 +114,7 @@ export function userRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const body = c.req.valid('json');
-    // Messages arrive with the channels issue; until then a message report is kept as filed.
+    // A message report is kept as filed: the reporter may no longer see the message (deleted, or a channel left).
     if (body.target_type === 'user') await liveUser(body.target_id);
     const id = randomUUID();
     const event: ReportEvent = { type: 'ReportFiled', data: { report_id: id, reporter_id: c.get('chatUser').user_id, ...body, at: iso() } };

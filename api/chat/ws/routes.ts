@@ -1,11 +1,15 @@
 // GET /api/ws: the chat WebSocket. Frames are JSON objects named by `type` (the externally
 // tagged form `{"Authenticate": {"token": ...}}` is read too).
 //
-// - The client sends `{type: "Authenticate", token}` within 10 seconds (an access token); the
+// - The client sends `{type: "Authenticate", token}` within 10 seconds (an access token, or a bot
+//   token of the default scope: authentication only, membership rules are the same); the
 //   server answers `{type: "Authenticated", user_id, client_version}` (the running version),
 //   or an `Error` frame and close code 4401.
-// - `{type: "Ping"}` is answered `{type: "Pong"}`; channel `Subscribe` arrives with the
-//   communities issue.
+// - `{type: "Ping"}` is answered `{type: "Pong"}`.
+// - `{type: "Subscribe", channel_id}` follows a channel the caller is a member of (answered
+//   `Subscribed`, or an Error with `code` forbidden / not_found); `Unsubscribe` stops
+//   (`Unsubscribed`); `{type: "Typing", channel_id}` is relayed to the channel's other
+//   subscribers. What a subscription hears: ./hub.ts.
 // - Per connection: a burst of 10 frames, 5 per second sustained (the shared limiter: at most
 //   10 frames in any 2 seconds). An excess frame gets `{type: "Error", code: "rate_limited"}`;
 //   10 refused frames in a row close the connection (1008).
@@ -15,7 +19,12 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { createRoute } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../shared/http-errors.ts';
-import { principalOfToken } from '../auth.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { channelDecider, channelStream, type ChannelEvent } from '../../../domain/chat/channels/decider.ts';
+import { asDomainEvent } from '../../../infra/commands.ts';
+import { channelFor, isUuid } from '../access.ts';
+import { principalOfAnyToken } from '../auth.ts';
+import { openDistribution } from '../sender-keys/routes.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { SocketHub, type HubSocket } from './hub.ts';
@@ -45,11 +54,36 @@ export function readFrame(text: string): Frame | null {
 
 export function wsRoutes(deps: ChatDeps) {
   const app = chatRouter();
-  const hub = new SocketHub(deps.events, deps.log);
+  const hub = new SocketHub(deps.events, deps.log, (channelId, userId, sealed) => openDistribution(deps.sealKey, channelId, userId, sealed));
+
+  /**
+   * Membership at subscribe: the read model says whether the channel (and its group and
+   * community) is live, and the channel's own stream, read now, whether the caller is a member
+   * (the read model may lag a removal the hub has not seen yet). A removal appended after this
+   * read reaches the hub in log order and drops the subscription.
+   */
+  async function subscribe(member: HubSocket, channelId: unknown): Promise<Record<string, unknown>> {
+    if (typeof channelId !== 'string' || !isUuid(channelId)) return { type: 'Error', error: 'channel_id must be a channel UUID', code: 'not_found', channel_id: channelId ?? null };
+    try {
+      const access = await channelFor(deps.db, channelId, member.user_id);
+      const history = await deps.commands.store.readStream(channelStream(channelId));
+      const state = history.map((e) => asDomainEvent<ChannelEvent>(e)).reduce(channelDecider.evolve, channelDecider.initialState());
+      if (!access.member || !state.members.has(member.user_id)) return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
+    } catch (error) {
+      if (error instanceof ApiError || error instanceof DomainError) return { type: 'Error', error: 'no such channel', code: 'not_found', channel_id: channelId };
+      throw error;
+    }
+    const result = hub.subscribe(member, channelId);
+    if (result === 'full') return { type: 'Error', error: 'too many subscriptions on this connection', code: 'too_many_subscriptions', channel_id: channelId };
+    if (!result) return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
+    return { type: 'Subscribed', channel_id: channelId };
+  }
 
   app.openapi(createRoute({
     method: 'get', path: '/api/ws', tags: ['websocket'], summary: 'The chat WebSocket (authenticate with an Authenticate frame)',
-    description: 'Client frames: Authenticate {token} (answered Authenticated {user_id, client_version}), Ping. Server frames: Authenticated, KeysLow {remaining}, Pong, Error {error, code?}. '
+    description: 'Client frames: Authenticate {token} (answered Authenticated {user_id, client_version}), Ping, Subscribe {channel_id}, Unsubscribe {channel_id}, Typing {channel_id}. '
+      + 'Server frames: Authenticated, KeysLow {remaining}, Pong, Subscribed, Unsubscribed {channel_id, reason}, MessageCreated {channel_id, message}, MessageEdited, MessageDeleted, '
+      + 'SenderKeyUpdated {channel_id, user_id, chain_id, distribution}, SenderKeyRotationRequired {channel_id}, MemberJoined, MemberLeft, ChannelJoined {channel_id, scope} (to the joiner), Typing, Mentioned, Error {error, code?}. '
       + 'Rate limit per connection: 10-frame burst, 5 per second sustained.',
     responses: { 101: { description: 'switching protocols' }, ...chatErrors({ 426: 'not a WebSocket upgrade request' }) },
   }), async (c) => {
@@ -92,7 +126,7 @@ export function wsRoutes(deps: ChatDeps) {
           if (frame.type === 'Ping') return send({ type: 'Pong' });
           if (frame.type === 'Authenticate') {
             if (member) return send({ type: 'Error', error: 'already authenticated' });
-            const principal = typeof frame.token === 'string' ? await principalOfToken(deps, frame.token) : null;
+            const principal = typeof frame.token === 'string' ? await principalOfAnyToken(deps, frame.token) : null;
             if (!principal) {
               send({ type: 'Error', error: 'invalid or expired token' });
               return close(4401, 'invalid token');
@@ -104,6 +138,15 @@ export function wsRoutes(deps: ChatDeps) {
             return send({ type: 'Authenticated', user_id: principal.user_id, client_version: deps.version });
           }
           if (!member) return send({ type: 'Error', error: 'authenticate first' });
+          if (frame.type === 'Subscribe') return send(await subscribe(member, frame.channel_id));
+          if (frame.type === 'Unsubscribe') {
+            if (typeof frame.channel_id === 'string') hub.unsubscribe(member, frame.channel_id);
+            return send({ type: 'Unsubscribed', channel_id: frame.channel_id ?? null, reason: 'requested' });
+          }
+          if (frame.type === 'Typing') {
+            if (typeof frame.channel_id === 'string' && hub.isSubscribed(member, frame.channel_id)) hub.typing(member, frame.channel_id);
+            return;
+          }
           return send({ type: 'Error', error: `unknown frame type ${JSON.stringify(frame.type.slice(0, 32))}` });
         };
       },

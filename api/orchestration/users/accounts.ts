@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
 import { hashToken, randomId } from '../../../crypto/tokens.ts';
 import { auditStream, type RotationRefusalReason, type SecurityEvent } from '../../../domain/orchestration/users/audit.ts';
-import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userStream, type AuthSource, type Role } from '../../../domain/orchestration/users/decider.ts';
+import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userStream, type AuthSource, type PrincipalType, type Role } from '../../../domain/orchestration/users/decider.ts';
 import { REGISTRATION_STREAM, registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
 import { sessionDecider, sessionStream } from '../../../domain/orchestration/users/session.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
@@ -23,6 +23,8 @@ export interface NewAccount {
   role: Role;
   password?: string;
   auth_source: AuthSource;
+  /** Default `account`; spawned agents' credentials are `agent`. */
+  principal_type?: PrincipalType;
 }
 
 const iso = (deps: AccountDeps) => deps.clock.now().toISOString();
@@ -40,15 +42,15 @@ export async function createAccount(
   input: NewAccount,
   context: CommandContext,
   beforeCreate: (userId: string) => Promise<void> = async () => {},
+  userId: string = randomUUID(),
 ): Promise<{ user: UserRow; apiKey: string }> {
-  const userId = randomUUID();
   await reserve(deps, 'username', input.username, userId, context);
   await reserve(deps, 'email', input.email, userId, context);
   await beforeCreate(userId);
   const apiKey = newApiKey();
   await deps.commands.run(userStream(userId), userDecider, {
     type: 'CreateUser', user_id: userId, username: input.username, email: input.email, role: input.role,
-    auth_source: input.auth_source, key: keyMaterial(deps.sealKey, userId, apiKey),
+    auth_source: input.auth_source, principal_type: input.principal_type, key: keyMaterial(deps.sealKey, userId, apiKey),
     password_hash: input.password ? await hashPassword(input.password) : null, by: context.actor.id, at: iso(deps),
   }, context);
   return { user: (await userById(deps.db, userId))!, apiKey };

@@ -16,7 +16,7 @@ import { orchErrors, orchRouter } from '../router.ts';
 import { refuseRotation, rotateKey } from './accounts.ts';
 import { Rotation, UserIdParam } from './schemas.ts';
 
-const MESSAGES: Record<RotationRefusalReason, string> = {
+export const ROTATION_MESSAGES: Record<RotationRefusalReason, string> = {
   api_key_rotation_requires_interactive_session: 'API keys can only be rotated from an interactive session, not with a bearer credential',
   api_key_rotation_csrf: 'same-origin or CSRF check failed',
   api_key_rotation_requires_admin: 'rotating another account\'s key requires the admin role',
@@ -25,7 +25,7 @@ const MESSAGES: Record<RotationRefusalReason, string> = {
   api_key_rotation_agent_credential: 'agent credentials rotate through POST /api/v1/agents/{id}/credential/rotate',
   unauthenticated: MISSING_KEY,
 };
-const STATUS: Record<RotationRefusalReason, 401 | 403 | 404 | 409> = {
+export const ROTATION_STATUS: Record<RotationRefusalReason, 401 | 403 | 404 | 409> = {
   api_key_rotation_requires_interactive_session: 403,
   api_key_rotation_csrf: 403,
   api_key_rotation_requires_admin: 403,
@@ -50,7 +50,7 @@ export function keyRotationRoutes(deps: OrchDeps) {
     const targetId = route === 'admin' ? (requested && z.uuid().safeParse(requested).success ? requested : null) : caller;
     const refuse = async (reason: RotationRefusalReason): Promise<never> => {
       await refuseRotation(deps, { actor_id: caller, actor_kind: principal.kind, target_user_id: targetId, route, reason }, actorOf(c));
-      throw new ApiError(STATUS[reason], reason === 'unauthenticated' ? 'unauthorized' : reason, MESSAGES[reason]);
+      throw new ApiError(ROTATION_STATUS[reason], reason === 'unauthenticated' ? 'unauthorized' : reason, ROTATION_MESSAGES[reason]);
     };
     const bearer = c.get('apiKeyPresented') || !!c.req.header('authorization') || (principal.kind !== 'anonymous' && principal.via === 'api_key');
     if (bearer) return refuse('api_key_rotation_requires_interactive_session');

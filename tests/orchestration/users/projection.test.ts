@@ -3,6 +3,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { auditLogProjection } from '../../../projections/orchestration/audit.ts';
 import { usersProjections } from '../../../projections/orchestration/users.ts';
 import { browser, createAccount, login } from '../../support/principals.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
@@ -13,7 +14,7 @@ const SNAPSHOTS: Record<string, string> = {
   users: 'SELECT * FROM users ORDER BY id',
   sessions: 'SELECT * FROM sessions ORDER BY session_hash',
   api_key_rotations: 'SELECT * FROM api_key_rotations ORDER BY event_id',
-  security_audit: 'SELECT * FROM security_audit ORDER BY event_id',
+  audit_log: 'SELECT * FROM audit_log ORDER BY event_id',
 };
 
 const test = suite<{ s: TestServices }>('users projections');
@@ -40,7 +41,7 @@ test('rebuilding every identity projection from the log reproduces the live read
   const live = await snapshot();
   for (const rows of Object.values(live)) assert.ok((rows as unknown[]).length > 0);
   await s.platform.engine.stop(); // rebuild is refused while a process runs the projection
-  for (const projection of usersProjections) assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
+  for (const projection of [...usersProjections, auditLogProjection]) assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
   assert.equal(await snapshot(), live);
 });
 

@@ -94,7 +94,7 @@ test('failed logins are audit events; after 5 the account answers like a wrong p
   const locked = await http(`${s.orch}/auth/login`, { json: { email: admin.email, password: admin.password } });
   assert.is(locked.status, 401);
   assert.equal(locked.body, { error: 'invalid_credentials', message: 'invalid email or password' });
-  const { rows } = await s.db.pool.query(`SELECT details->>'reason' AS reason FROM security_audit WHERE event_type = 'login_failed' AND user_id = $1 ORDER BY at`, [admin.id]);
+  const { rows } = await s.db.pool.query(`SELECT detail->>'reason' AS reason FROM audit_log WHERE event_type = 'login_failed' AND detail->>'user_id' = $1 ORDER BY commit_pos, prepare_pos`, [admin.id]);
   assert.equal(rows.map((r) => r.reason), ['bad_credentials', 'bad_credentials', 'bad_credentials', 'bad_credentials', 'bad_credentials', 'locked']);
   const failures = (await s.db.pool.query(`SELECT data::text AS data FROM events WHERE type = 'LoginFailed'`)).rows.map((r) => r.data).join('\n');
   assert.not.ok(failures.includes(admin.email), 'the typed email is stored only as a hash');

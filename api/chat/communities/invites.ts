@@ -1,0 +1,124 @@
+// Community invites: GET/POST /api/communities/{cid}/invites, DELETE .../invites/{iid},
+// GET /api/community-invites/{code} and POST .../accept. A code is `ci_` + 22 random
+// characters; the log holds its SHA-256 and a sealed copy (moderators list their community's
+// codes again). `grants_role` pre-assigns a role on acceptance: only the owner mints
+// admin-grant invites, the owner or an admin moderator-grant ones. A banned user cannot join
+// through any invite.
+
+import { createRoute, z } from '@hono/zod-openapi';
+import { randomUUID } from 'node:crypto';
+import { openSecret, sealSecret } from '../../../crypto/seal.ts';
+import { generateToken, hashToken } from '../../../crypto/tokens.ts';
+import { isModerator } from '../../../domain/chat/communities/decider.ts';
+import { GRANTABLE_ROLES } from '../../../domain/chat/communities/roles.ts';
+import { communityAccess, communityInviteByHash, communityInvites, type CommunityInviteRow } from '../../../projections/chat/communities.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import { jsonBody, ok } from '../../shared/openapi.ts';
+import { communityFor, isUuid } from '../access.ts';
+import { requireChatUser } from '../auth.ts';
+import type { ChatDeps } from '../deps.ts';
+import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { communityCommand, MEMBER_ERRORS } from './routes.ts';
+import { Community, CommunityParam, communityView, InviteBody, pathParam } from './schemas.ts';
+
+const tags = ['communities'];
+const CodeParam = z.object({ code: z.string().max(128).openapi({ param: { name: 'code', in: 'path' } }) });
+const sealContext = (inviteId: string) => `community_invite:${inviteId}`;
+
+const Invite = z.object({
+  id: z.uuid(), code: z.string(), grants_role: z.enum(GRANTABLE_ROLES).nullable(), max_uses: z.number().int().nullable(), uses: z.number().int(),
+  expires_at: z.iso.datetime().nullable(), created_by: z.uuid(), created_at: z.iso.datetime(),
+}).openapi('CommunityInvite');
+
+const InviteInfo = z.object({
+  community_id: z.uuid(),
+  name: z.string().nullable().openapi({ description: 'null for a non-discoverable community' }),
+  description: z.string().nullable().openapi({ description: 'null for a non-discoverable community' }),
+  discoverable: z.boolean(),
+  member_count: z.number().int(),
+  grants_role: z.enum(GRANTABLE_ROLES).nullable(),
+  expires_at: z.iso.datetime().nullable(),
+}).openapi('CommunityInviteInfo');
+
+export function communityInviteRoutes(deps: ChatDeps) {
+  const app = chatRouter();
+  const auth = requireChatUser(deps);
+  const view = (row: CommunityInviteRow) => ({
+    id: row.id, code: openSecret(deps.sealKey, row.code_sealed, sealContext(row.id)), grants_role: row.grants_role, max_uses: row.max_uses, uses: row.uses,
+    expires_at: row.expires_at?.toISOString() ?? null, created_by: row.created_by, created_at: row.created_at.toISOString(),
+  });
+  const usable = (row: CommunityInviteRow) => !row.revoked_at && (!row.expires_at || row.expires_at.getTime() > deps.clock.now().getTime()) && (row.max_uses === null || row.uses < row.max_uses);
+  const byCode = async (code: string) => {
+    const invite = await communityInviteByHash(deps.db, hashToken(code));
+    if (!invite || !usable(invite)) throw new ApiError(404, 'invite_not_found', 'no such invite, or it expired or was used up');
+    return invite;
+  };
+
+  app.openapi(createRoute({
+    method: 'get', path: '/api/communities/{cid}/invites', tags, summary: 'Active invites with their codes (moderator or above)', middleware: [auth] as const,
+    request: { params: CommunityParam },
+    responses: { 200: ok(z.object({ invites: z.array(Invite) }).openapi('CommunityInviteList'), 'oldest first'), ...chatErrors(MEMBER_ERRORS) },
+  }), async (c) => {
+    const { cid } = c.req.valid('param');
+    const access = await communityFor(deps.db, cid, c.get('chatUser').user_id);
+    if (!isModerator(access.role)) throw new ApiError(403, 'insufficient_role', 'listing invites needs community role moderator or above');
+    return c.json({ invites: (await communityInvites(deps.db, cid)).map(view) }, 200);
+  });
+
+  app.openapi(createRoute({
+    method: 'post', path: '/api/communities/{cid}/invites', tags, summary: 'Mint an invite (moderator or above; grants_role admin: owner only, moderator: owner or admin)', middleware: [auth] as const,
+    request: { params: CommunityParam, body: jsonBody(InviteBody) },
+    responses: { 201: ok(Invite, 'the invite, with its code'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error, or expires_at in the past', 413: 'body too large' }) },
+  }), async (c) => {
+    const { cid } = c.req.valid('param');
+    await communityFor(deps.db, cid, c.get('chatUser').user_id);
+    const body = c.req.valid('json');
+    if (body.expires_at && Date.parse(body.expires_at) <= deps.clock.now().getTime()) throw new ApiError(400, 'validation_failed', 'expires_at must be in the future');
+    const id = randomUUID();
+    const code = generateToken('ci_', 16);
+    await communityCommand(deps, c, cid, {
+      type: 'CreateInvite', invite_id: id, code_hash: hashToken(code), code_sealed: sealSecret(deps.sealKey, code, sealContext(id)),
+      grants_role: body.grants_role ?? null, max_uses: body.max_uses ?? null, expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
+    });
+    const row = (await communityInvites(deps.db, cid)).find((i) => i.id === id)!;
+    return c.json(view(row), 201);
+  });
+
+  app.openapi(createRoute({
+    method: 'delete', path: '/api/communities/{cid}/invites/{iid}', tags, summary: 'Revoke an invite (moderator or above; a role-granting one needs a role that could mint it)', middleware: [auth] as const,
+    request: { params: z.object({ cid: pathParam('cid'), iid: pathParam('iid') }) },
+    responses: { 204: { description: 'revoked' }, ...chatErrors({ ...MEMBER_ERRORS, 404: 'no such community or invite' }) },
+  }), async (c) => {
+    const { cid, iid } = c.req.valid('param');
+    await communityFor(deps.db, cid, c.get('chatUser').user_id);
+    if (!isUuid(iid)) throw new ApiError(404, 'invite_not_found', 'no such invite');
+    await communityCommand(deps, c, cid, { type: 'RevokeInvite', invite_id: iid });
+    return c.body(null, 204);
+  });
+
+  app.openapi(createRoute({
+    method: 'get', path: '/api/community-invites/{code}', tags, summary: 'What an invite leads to (name and description redacted for a non-discoverable community)', middleware: [auth] as const,
+    request: { params: CodeParam },
+    responses: { 200: ok(InviteInfo, 'the invite'), ...chatErrors({ ...AUTH_ERRORS, 404: 'no such invite, or it expired, was revoked or used up' }) },
+  }), async (c) => {
+    const invite = await byCode(c.req.valid('param').code);
+    const community = invite.community;
+    return c.json({
+      community_id: community.id, name: community.discoverable ? community.name : null, description: community.discoverable ? community.description : null,
+      discoverable: community.discoverable, member_count: community.member_count, grants_role: invite.grants_role, expires_at: invite.expires_at?.toISOString() ?? null,
+    }, 200);
+  });
+
+  app.openapi(createRoute({
+    method: 'post', path: '/api/community-invites/{code}/accept', tags, summary: 'Join through an invite (a member already stays as they are)', middleware: [auth] as const,
+    request: { params: CodeParam },
+    responses: { 200: ok(Community, 'the community joined'), ...chatErrors({ ...AUTH_ERRORS, 403: 'banned from the community', 404: 'no such invite, or it expired, was revoked or used up' }) },
+  }), async (c) => {
+    const invite = await byCode(c.req.valid('param').code);
+    await communityCommand(deps, c, invite.community_id, { type: 'AcceptInvite', invite_id: invite.id });
+    const access = await communityAccess(deps.db, invite.community_id, c.get('chatUser').user_id);
+    return c.json(communityView(access!.community, access!.role), 200);
+  });
+
+  return app;
+}

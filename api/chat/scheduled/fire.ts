@@ -1,0 +1,132 @@
+// What the scheduler does with a due scheduled message, and the poster that turns a delivery
+// into the message itself.
+//
+// Firing (any instance, from a claimed job): read the scheduled message's stream; if it is
+// pending and due, decide:
+//  - the sender can no longer post there (not a member, archived, read-only, timed out, the
+//    channel gone): `ScheduledMessageFailed` with that reason;
+//  - a sender-key rotation happened in the channel since the ciphertext was written (a member
+//    departed, which requires one, or the sender distributed a new chain): `ScheduledMessageHoldPlaced`
+//    (`held_key_rotated`), so a removed member's key never covers a later message; the client
+//    re-encrypts by PATCH;
+//  - else `ScheduledMessageDelivered`, appended with the revision read.
+// Posting (one process, the `scheduled_message_poster` reactor): each delivery becomes
+// `MessagePosted` on `chat_message-<the scheduled id>`, appended with `no_stream`, so a delivery
+// handed over twice (a crash before the checkpoint) posts once.
+
+import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
+import { asDomainEvent, type CommandContext, type CommandRunner } from '../../../infra/commands.ts';
+import type { Pool } from '../../../infra/db/pool.ts';
+import type { Logger } from '../../../infra/logging.ts';
+import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
+import { mapLimit, type FireContext, type Job } from '../../../infra/scheduler/scheduler.ts';
+import { scheduledDecider, scheduledStream, type ScheduledEvent, type ScheduledState } from '../../../domain/chat/scheduled/decider.ts';
+import { messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
+import { pollDecider, pollStream } from '../../../domain/chat/polls/decider.ts';
+import { channelStream } from '../../../domain/chat/channels/decider.ts';
+import { senderKeyStream } from '../../../domain/chat/sender-keys/decider.ts';
+import { checkPost } from '../../../domain/chat/messages/policy.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { channelMemberIds } from '../../../projections/chat/channels.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import { channelFor } from '../access.ts';
+
+export interface FireDeps { db: Pool; commands: CommandRunner; log: Logger }
+
+export const SCHEDULER_ACTOR: CommandContext = { actor: { kind: 'system', id: 'scheduler' }, correlationId: null };
+
+/** Why the sender cannot post in the channel now, or null. Slow mode does not apply to a scheduled message. */
+export async function postRefusal(db: Pool, channelId: string, senderId: string, now: Date): Promise<string | null> {
+  try {
+    const access = await channelFor(db, channelId, senderId);
+    checkPost({
+      member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
+      timed_out_until: access.timed_out_until, last_posted_at: null,
+    }, now);
+    return null;
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof DomainError) return error.code;
+    throw error;
+  }
+}
+
+/** Where the ciphertext was last written: the Created event, or the last edit that changed it. */
+function contentPosition(history: RecordedEvent[]): Position {
+  let at = history[0]!.position;
+  for (const e of history) {
+    if (e.type === 'ScheduledMessageCreated' || (e.type === 'ScheduledMessageEdited' && (e.data.changed as string[]).includes('ciphertext'))) at = e.position;
+  }
+  return at;
+}
+
+/** Whether the channel's sender keys turned over after `since`: a member departed, or the sender distributed a new chain. */
+async function rotatedSince(deps: FireDeps, context: FireContext, channelId: string, senderId: string, since: Position): Promise<boolean> {
+  const channel = await context.memo(`stream:${channelStream(channelId)}`, () => deps.commands.store.readStream(channelStream(channelId)));
+  if (channel.some((e) => e.type === 'ChannelMemberDeparted' && comparePositions(e.position, since) > 0)) return true;
+  const keys = await context.memo(`stream:${senderKeyStream(channelId, senderId)}`, () => deps.commands.store.readStream(senderKeyStream(channelId, senderId)));
+  const known = new Set(keys.filter((e) => comparePositions(e.position, since) <= 0).map((e) => e.data.chain_id));
+  return keys.some((e) => comparePositions(e.position, since) > 0 && !known.has(e.data.chain_id));
+}
+
+export function scheduledMessageHandler(deps: FireDeps) {
+  return async (job: Job, context: FireContext): Promise<void> => {
+    const stream = scheduledStream(job.subject_id);
+    const history = await deps.commands.store.readStream(stream);
+    if (!history.length) return;
+    const state = history.map((e) => asDomainEvent<ScheduledEvent>(e)).reduce(scheduledDecider.evolve, scheduledDecider.initialState());
+    if (state.status !== 'pending' || Date.parse(state.send_at) > context.now.getTime()) return;
+    const known = { state, revision: history.at(-1)!.revision };
+    const at = context.now.toISOString();
+    const run = (command: Parameters<typeof scheduledDecider.decide>[0]) =>
+      deps.commands.run(stream, scheduledDecider, command, SCHEDULER_ACTOR, { awaitProjections: false, known });
+
+    const refusal = await context.memo(`post:${state.channel_id}:${state.sender_id}`, () => postRefusal(deps.db, state.channel_id, state.sender_id, context.now));
+    if (refusal) {
+      await run({ type: 'Fail', reason: refusal, at });
+      return;
+    }
+    if (await rotatedSince(deps, context, state.channel_id, state.sender_id, contentPosition(history))) {
+      await run({ type: 'Hold', at });
+      return;
+    }
+    await run({ type: 'Deliver', mentions: await deliveredMentions(deps, state), at });
+  };
+}
+
+/** The listed mentions who are members of the channel at delivery, in order, at most 50 (the post route's rule). */
+async function deliveredMentions(deps: FireDeps, state: ScheduledState): Promise<string[]> {
+  if (!state.mentions.length) return [];
+  const members = new Set(await channelMemberIds(deps.db, state.channel_id, state.mentions));
+  return state.mentions.filter((id) => members.has(id));
+}
+
+/** The reactor's handler: each `ScheduledMessageDelivered` becomes its message, once. */
+export function postDeliveries(deps: FireDeps) {
+  return async (events: RecordedEvent[]): Promise<void> => {
+    await mapLimit(events, 16, async (event) => {
+      const d = asDomainEvent<Extract<ScheduledEvent, { type: 'ScheduledMessageDelivered' }>>(event).data;
+      try {
+        await deps.commands.run(messageStream(d.scheduled_message_id), messageDecider, {
+          type: 'Post', message_id: d.scheduled_message_id, channel_id: d.channel_id, sender_id: d.sender_id, ciphertext: d.ciphertext, kind: 'text',
+          thread_root_id: d.thread_root_id, mentions: d.mentions, via_webhook: false, has_file: d.file_ids.length > 0, file_ids: d.file_ids, scheduled_for: d.scheduled_for, at: d.at,
+        }, { ...SCHEDULER_ACTOR, causationId: event.id }, { awaitProjections: false, known: { state: messageDecider.initialState(), revision: 'no_stream' } });
+      } catch (error) {
+        // Posted already (the page was handed over again): once is enough.
+        if (error instanceof DomainError && error.code === 'message_exists') return;
+        throw error;
+      }
+    });
+  };
+}
+
+/** A poll reaching its `closes_at`. */
+export function pollCloseHandler(deps: FireDeps) {
+  return async (job: Job, context: FireContext): Promise<void> => {
+    try {
+      await deps.commands.run(pollStream(job.subject_id), pollDecider, { type: 'Expire', at: context.now.toISOString() }, SCHEDULER_ACTOR, { awaitProjections: false });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'poll_not_found') return;
+      throw error;
+    }
+  };
+}

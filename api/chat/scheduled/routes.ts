@@ -1,0 +1,138 @@
+// Scheduled messages: POST /api/messages/schedule, GET /api/messages/scheduled (the caller's
+// pending, held and failed ones), PATCH and DELETE /api/messages/scheduled/{id}. Delivery is
+// the scheduler's (./fire.ts).
+
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { randomUUID } from 'node:crypto';
+import { SCHEDULE_MAX_AHEAD_MS, scheduledDecider, scheduledStream, type ScheduledContent } from '../../../domain/chat/scheduled/decider.ts';
+import { CIPHERTEXT_MAX } from '../../../domain/chat/messages/decider.ts';
+import { checkPost } from '../../../domain/chat/messages/policy.ts';
+import { messageIn } from '../../../projections/chat/messages.ts';
+import { scheduledById, scheduledOf, type ScheduledRow } from '../../../projections/chat/scheduled.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import { jsonBody, ok } from '../../shared/openapi.ts';
+import { channelFor, isUuid, notFound } from '../access.ts';
+import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
+import { pathParam } from '../communities/schemas.ts';
+import type { ChatDeps } from '../deps.ts';
+import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+
+const tags = ['scheduled messages'];
+export const FILE_IDS_MAX = 10;
+const MENTION_LIST_MAX = 200;
+
+export const ScheduledMessage = z.object({
+  id: z.uuid(), channel_id: z.uuid(), ciphertext: z.string(), send_at: z.iso.datetime(), thread_root_id: z.uuid().nullable(),
+  mentions: z.array(z.uuid()), file_ids: z.array(z.string()),
+  status: z.enum(['pending', 'held', 'failed']).openapi({ description: '`held`: a sender-key rotation since it was encrypted; re-encrypt it by PATCH with a new `ciphertext`' }),
+  reason: z.string().nullable().openapi({ description: 'why it failed (`not_a_member`, `archived`, `read_only`, `timed_out`, `channel_not_found`) or is held (`held_key_rotated`)' }),
+  created_at: z.iso.datetime(), updated_at: z.iso.datetime(),
+}).openapi('ScheduledMessage');
+
+const view = (r: ScheduledRow) => ({
+  id: r.id, channel_id: r.channel_id, ciphertext: r.ciphertext, send_at: r.send_at.toISOString(), thread_root_id: r.thread_root_id, mentions: r.mentions,
+  file_ids: r.file_ids, status: r.status as 'pending' | 'held' | 'failed', reason: r.reason, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString(),
+});
+
+const content = {
+  ciphertext: z.string().min(1).max(CIPHERTEXT_MAX),
+  send_at: z.iso.datetime({ offset: true }).openapi({ description: 'in the future, at most one year (365 days) ahead' }),
+  thread_root_id: z.uuid().nullable().optional(),
+  mentions: z.array(z.uuid()).max(MENTION_LIST_MAX).optional().openapi({ description: 'members among them at delivery are notified, at most 50' }),
+  file_ids: z.array(z.string().min(1).max(128)).max(FILE_IDS_MAX).optional().openapi({ description: 'files to attach, carried into the delivered message' }),
+};
+
+const IdParam = z.object({ id: pathParam('id') });
+const coded = (status: 400 | 404 | 409, code: string, message: string) => new ApiError(status, code, message, { code });
+
+export function scheduledRoutes(deps: ChatDeps) {
+  const app = chatRouter();
+  const auth = requireChatUser(deps);
+  const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
+
+  const checkSendAt = (sendAt: string) => {
+    const at = Date.parse(sendAt);
+    const now = deps.clock.now().getTime();
+    if (at <= now) throw coded(400, 'send_at_in_past', 'send_at must be in the future');
+    if (at > now + SCHEDULE_MAX_AHEAD_MS) throw coded(400, 'send_at_too_far', 'send_at is at most one year ahead');
+    return new Date(at).toISOString();
+  };
+  /** A thread root of the channel; a reply names its root (threads are one level). */
+  const threadRoot = async (channelId: string, id: string | null | undefined): Promise<string | null> => {
+    if (!id) return null;
+    const parent = await messageIn(deps.db, channelId, id);
+    if (!parent) throw notFound('message');
+    return parent.thread_root_id ?? parent.id;
+  };
+  const own = async (c: Context<ChatEnv>, id: string) => {
+    const row = isUuid(id) ? await scheduledById(deps.db, id) : null;
+    if (!row || row.sender_id !== me(c) || row.status === 'cancelled') throw coded(404, 'scheduled_message_not_found', 'no such scheduled message');
+    return row;
+  };
+  const ERRORS = { ...AUTH_ERRORS, 400: 'validation error; send_at in the past (`send_at_in_past`) or more than a year ahead (`send_at_too_far`)', 413: 'body too large' };
+
+  app.openapi(createRoute({
+    method: 'post', path: '/api/messages/schedule', tags, summary: 'Schedule a message (a member who may post in the channel)', middleware: [auth] as const,
+    description: 'Delivered once at `send_at` (late, with `scheduled_for`, if the service was down then). A sender who can no longer post there by then: `failed`. '
+      + 'A sender-key rotation in the channel after it was encrypted holds it (`held`, `held_key_rotated`) until the client re-encrypts it by PATCH.',
+    request: { body: jsonBody(z.strictObject({ channel_id: z.uuid(), ...content }).openapi('ScheduleMessage')) },
+    responses: {
+      201: ok(ScheduledMessage, 'scheduled'),
+      ...chatErrors({ ...ERRORS, 403: 'not a member, archived, read-only or timed out', 404: 'no such channel or thread root' }),
+    },
+  }), async (c) => {
+    const body = c.req.valid('json');
+    const send_at = checkSendAt(body.send_at);
+    const access = await channelFor(deps.db, body.channel_id, me(c));
+    const now = deps.clock.now();
+    checkPost({
+      member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
+      timed_out_until: access.timed_out_until, last_posted_at: null,
+    }, now);
+    const id = randomUUID();
+    await deps.commands.run(scheduledStream(id), scheduledDecider, {
+      type: 'Schedule', id, channel_id: access.channel.id, sender_id: me(c), ciphertext: body.ciphertext, send_at,
+      thread_root_id: await threadRoot(access.channel.id, body.thread_root_id), mentions: [...new Set(body.mentions ?? [])], file_ids: [...new Set(body.file_ids ?? [])], at: now.toISOString(),
+    }, actorOf(c));
+    return c.json(view((await scheduledById(deps.db, id))!), 201);
+  });
+
+  app.openapi(createRoute({
+    method: 'get', path: '/api/messages/scheduled', tags, summary: 'The caller\'s pending, held and failed scheduled messages, soonest first', middleware: [auth] as const,
+    responses: { 200: ok(z.object({ scheduled_messages: z.array(ScheduledMessage) }).openapi('ScheduledMessages'), 'soonest first'), ...chatErrors(AUTH_ERRORS) },
+  }), async (c) => c.json({ scheduled_messages: (await scheduledOf(deps.db, me(c))).map(view) }, 200));
+
+  app.openapi(createRoute({
+    method: 'patch', path: '/api/messages/scheduled/{id}', tags, summary: 'Change one of the caller\'s pending (or held) scheduled messages', middleware: [auth] as const,
+    description: 'A held message needs a new `ciphertext` (409 `held_key_rotated` otherwise), which makes it pending again.',
+    request: { params: IdParam, body: jsonBody(z.strictObject({ ...content, ciphertext: content.ciphertext.optional(), send_at: content.send_at.optional() }).openapi('EditScheduledMessage')) },
+    responses: {
+      200: ok(ScheduledMessage, 'the scheduled message'),
+      ...chatErrors({ ...ERRORS, 404: 'no such scheduled message of the caller, or no such thread root', 409: 'already delivered (`already_delivered`), failed (`not_pending`), or held without a new ciphertext (`held_key_rotated`)' }),
+    },
+  }), async (c) => {
+    const row = await own(c, c.req.valid('param').id);
+    const body = c.req.valid('json');
+    const changes: Partial<ScheduledContent> = {};
+    if (body.ciphertext !== undefined) changes.ciphertext = body.ciphertext;
+    if (body.send_at !== undefined) changes.send_at = checkSendAt(body.send_at);
+    if (body.thread_root_id !== undefined) changes.thread_root_id = await threadRoot(row.channel_id, body.thread_root_id);
+    if (body.mentions !== undefined) changes.mentions = [...new Set(body.mentions)];
+    if (body.file_ids !== undefined) changes.file_ids = [...new Set(body.file_ids)];
+    await deps.commands.run(scheduledStream(row.id), scheduledDecider, { type: 'Edit', actor_id: me(c), changes, at: deps.clock.now().toISOString() }, actorOf(c));
+    return c.json(view((await scheduledById(deps.db, row.id))!), 200);
+  });
+
+  app.openapi(createRoute({
+    method: 'delete', path: '/api/messages/scheduled/{id}', tags, summary: 'Cancel one of the caller\'s scheduled messages (pending, held or failed)', middleware: [auth] as const,
+    request: { params: IdParam },
+    responses: { 204: { description: 'cancelled' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'no such scheduled message of the caller', 409: 'already delivered (`already_delivered`)' }) },
+  }), async (c) => {
+    const row = await own(c, c.req.valid('param').id);
+    await deps.commands.run(scheduledStream(row.id), scheduledDecider, { type: 'Cancel', actor_id: me(c), at: deps.clock.now().toISOString() }, actorOf(c));
+    return c.body(null, 204);
+  });
+
+  return app;
+}

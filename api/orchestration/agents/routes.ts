@@ -1,0 +1,82 @@
+// Agents (spec: "Agent (spawn)", "Agent status"): spawn (role user or higher; 201 once the record
+// exists, `queued`, which does not mean a runner executes it), list, read, and stop or kill (the
+// project's owner, the spawner or an admin). Chat with an agent is in chat.ts, the credential
+// rotation in credential.ts, the runner's own routes under api/orchestration/runner.
+
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { listAgents, type AgentRow } from '../../../projections/orchestration/agents.ts';
+import { projectById } from '../../../projections/orchestration/projects.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import { jsonBody, ok } from '../../shared/openapi.ts';
+import { page, pageQuery } from '../../shared/pagination.ts';
+import { actorOf, principalUser, requireKey, requireRole, roleOf } from '../auth/guards.ts';
+import type { OrchEnv } from '../auth/principal.ts';
+import type { OrchDeps } from '../deps.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { Agent, AgentIdParam, AgentListQuery, AgentPage, SpawnBody } from './schemas.ts';
+import { agentView, findAgent, moveAgent, spawnAgent } from './use-cases.ts';
+
+const tags = ['agents'];
+export const AGENTS_PAGE = { defaultLimit: 50, maxLimit: 200 };
+
+export function agentRoutes(deps: OrchDeps) {
+  const app = orchRouter();
+
+  /** The agent, once the caller is its project's owner, its spawner or an admin. */
+  const governed = async (c: Context<OrchEnv>, id: string): Promise<AgentRow> => {
+    const agent = await findAgent(deps, id);
+    const caller = principalUser(c).id;
+    if (roleOf(c.get('principal')) === 'admin' || agent.created_by_user === caller) return agent;
+    if ((await projectById(deps.db, agent.project_id))?.owner_id === caller) return agent;
+    throw new ApiError(403, 'agent_authority_required', 'only the project\'s owner, the agent\'s spawner or an admin can do this');
+  };
+
+  app.openapi(createRoute({
+    method: 'post', path: '/api/v1/spawn', tags, summary: 'Spawn an agent in a project (queued for the runner)',
+    description: 'Mints the agent\'s credential (sealed at rest, handed only to the runner that claims the agent; never returned here).',
+    middleware: [requireRole('user')] as const,
+    request: { body: jsonBody(SpawnBody) },
+    responses: {
+      201: ok(Agent, 'the agent record, status queued'),
+      ...orchErrors({ ...AUTH_ERRORS, 400: 'validation_failed, or invalid_reference (project_id)', 403: 'insufficient_role (readonly)', 413: 'payload_too_large' }),
+    },
+  }), async (c) => c.json(agentView(await spawnAgent(deps, c.req.valid('json'), principalUser(c).id, actorOf(c))), 201));
+
+  app.openapi(createRoute({
+    method: 'get', path: '/api/v1/agents', tags, summary: 'Agents, oldest first, optionally of one project',
+    middleware: [requireKey()] as const,
+    request: { query: AgentListQuery.extend(pageQuery(AGENTS_PAGE).shape) },
+    responses: { 200: ok(AgentPage, 'a page of agents'), ...orchErrors({ ...AUTH_ERRORS, 400: 'validation_failed (a malformed project_id)' }) },
+  }), async (c) => {
+    const query = c.req.valid('query');
+    const { rows, total } = await listAgents(deps.db, { project_id: query.project_id }, query.limit, query.offset);
+    return c.json(page('agents', rows.map(agentView), total, query), 200);
+  });
+
+  app.openapi(createRoute({
+    method: 'get', path: '/api/v1/agents/{id}', tags, summary: 'One agent',
+    middleware: [requireKey()] as const,
+    request: { params: AgentIdParam },
+    responses: { 200: ok(Agent, 'the agent'), ...orchErrors({ ...AUTH_ERRORS, 404: 'agent_not_found' }) },
+  }), async (c) => c.json(agentView(await findAgent(deps, c.req.valid('param').id)), 200));
+
+  for (const [verb, type, status] of [['stop', 'StopAgent', 'stopped'], ['kill', 'KillAgent', 'killed']] as const) {
+    app.openapi(createRoute({
+      method: 'post', path: `/api/v1/agents/{id}/${verb}`, tags, summary: `Move the agent to ${status} (its runner abandons it)`,
+      description: `The project's owner, the spawner or an admin. Repeating it answers the agent as it is; an agent that already ended otherwise is 409 \`agent_ended\`.`,
+      middleware: [requireKey()] as const,
+      request: { params: AgentIdParam },
+      responses: {
+        200: ok(Agent, `the agent, ${status}`),
+        ...orchErrors({ ...AUTH_ERRORS, 403: 'agent_authority_required', 404: 'agent_not_found', 409: 'agent_ended' }),
+      },
+    }), async (c) => {
+      const agent = await governed(c, c.req.valid('param').id);
+      const at = deps.clock.now().toISOString();
+      return c.json(agentView(await moveAgent(deps, agent.id, { type, by: principalUser(c).id, at }, actorOf(c))), 200);
+    });
+  }
+
+  return app;
+}

@@ -1,0 +1,76 @@
+// Agent use cases: spawning (the agent's credential, a keyed principal of kind agent with the
+// agent's id, then the agent itself), stopping and killing, and the runner's moves. When an agent
+// ends, its credential is deactivated, so a stopped or killed agent can no longer act.
+
+import { randomUUID } from 'node:crypto';
+import { z } from '@hono/zod-openapi';
+import { agentDecider, agentStream, isEnded, templateOfRole, type AgentCommand, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/decider.ts';
+import { userDecider, userStream } from '../../../domain/orchestration/users/decider.ts';
+import type { CommandContext } from '../../../infra/commands.ts';
+import { agentById, type AgentRow } from '../../../projections/orchestration/agents.ts';
+import { projectById } from '../../../projections/orchestration/projects.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import type { OrchDeps } from '../deps.ts';
+import { badReference } from '../tasks/use-cases.ts';
+import { createAccount } from '../users/accounts.ts';
+
+type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock' | 'sealKey' | 'config'>;
+
+export function agentView(a: AgentRow) {
+  return {
+    id: a.id, name: a.name, role: a.role, project_id: a.project_id, template: a.template, model: a.model, base_branch: a.base_branch,
+    persistent: a.persistent, status: a.status, status_reason: a.status_reason, total_cost_usd: a.total_cost_usd, created_by_user: a.created_by_user,
+    created_at: a.created_at.toISOString(), started_at: a.started_at?.toISOString() ?? null, ended_at: a.ended_at?.toISOString() ?? null,
+  };
+}
+
+export const agentNotFound = () => new ApiError(404, 'agent_not_found', 'no such agent');
+
+export async function findAgent(deps: Pick<OrchDeps, 'db'>, id: string): Promise<AgentRow> {
+  const agent = z.uuid().safeParse(id).success ? await agentById(deps.db, id) : null;
+  if (!agent) throw agentNotFound();
+  return agent;
+}
+
+export interface SpawnInput {
+  name: string;
+  role: AgentRole;
+  project_id: string;
+  initial_prompt?: string;
+  template?: AgentTemplate;
+  custom_agent_md?: string;
+  model?: string;
+  base_branch?: string;
+  persistent?: boolean;
+}
+
+export async function spawnAgent(deps: Deps, input: SpawnInput, callerId: string, context: CommandContext): Promise<AgentRow> {
+  const template = input.template ?? templateOfRole(input.role);
+  if (template === 'custom' && !input.custom_agent_md) throw new ApiError(400, 'validation_failed', 'custom_agent_md: required with template custom');
+  if (template !== 'custom' && input.custom_agent_md) throw new ApiError(400, 'validation_failed', 'custom_agent_md: only with template custom');
+  if (!(await projectById(deps.db, input.project_id))) throw badReference('project_id', 'project');
+  const id = randomUUID();
+  // The credential first: an agent never exists without one. Its key is sealed at rest and
+  // handed only to the runner that claims the agent; spawn never returns it.
+  await createAccount(deps, {
+    username: `agent-${id}`, email: `agent-${id}@agents.invalid`, role: 'user', auth_source: 'agent', principal_type: 'agent',
+  }, context, undefined, id);
+  await deps.commands.run(agentStream(id), agentDecider, {
+    type: 'SpawnAgent', agent_id: id, created_by_user: callerId, at: deps.clock.now().toISOString(),
+    spec: {
+      name: input.name, role: input.role, project_id: input.project_id, template, custom_agent_md: input.custom_agent_md ?? null,
+      initial_prompt: input.initial_prompt ?? null, model: input.model ?? deps.config.llmModel ?? 'local',
+      base_branch: input.base_branch ?? 'main', persistent: input.persistent ?? false,
+    },
+  }, context);
+  return (await agentById(deps.db, id))!;
+}
+
+/** Run a command on the agent's stream; when the agent ends by it, deactivate its credential. */
+export async function moveAgent(deps: Deps, agentId: string, command: AgentCommand, context: CommandContext): Promise<AgentRow> {
+  const { state } = await deps.commands.run(agentStream(agentId), agentDecider, command, context);
+  if (state.exists && isEnded(state.status)) {
+    await deps.commands.run(userStream(agentId), userDecider, { type: 'SetActive', is_active: false, by: context.actor.id, at: deps.clock.now().toISOString() }, context);
+  }
+  return (await agentById(deps.db, agentId))!;
+}

@@ -1,0 +1,51 @@
+// GET /api/v1/cockpit/summary (spec: "Cockpit"), for external dashboards: read from the cockpit
+// projection in one query. The cost window is the last 30 UTC days, today included.
+
+import { createRoute, z } from '@hono/zod-openapi';
+import { readCockpit } from '../../../projections/orchestration/cockpit.ts';
+import { ok } from '../../shared/openapi.ts';
+import { requireKey } from '../auth/guards.ts';
+import type { OrchDeps } from '../deps.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+
+const DAY_MS = 86_400_000;
+export const COST_WINDOW_DAYS = 30;
+
+const Summary = z.object({
+  version: z.string().openapi({ description: 'equals the health version' }),
+  projects: z.array(z.object({
+    name: z.string(),
+    tasks: z.object({
+      open: z.int().openapi({ description: 'backlog + todo' }),
+      in_progress: z.int().openapi({ description: 'in_progress + in_review' }),
+      done: z.int(),
+    }),
+  })),
+  agents: z.object({
+    configured: z.int().openapi({ description: 'status not completed, failed, killed or stopped' }),
+    active: z.int().openapi({ description: 'status running' }),
+    max_concurrent: z.int().openapi({ description: 'sum of every project\'s max_concurrent_agents' }),
+  }),
+  activity: z.object({ last_task_created: z.string().nullable(), last_task_completed: z.string().nullable() }),
+  cost: z.object({ window: z.literal('30d'), usd: z.number() }),
+}).openapi('CockpitSummary');
+
+export function cockpitRoutes(deps: OrchDeps) {
+  const app = orchRouter();
+  app.openapi(createRoute({
+    method: 'get', path: '/api/v1/cockpit/summary', tags: ['cockpit'], summary: 'Projects, agents, activity and 30-day cost at a glance',
+    middleware: [requireKey()] as const,
+    responses: { 200: ok(Summary, 'the summary'), ...orchErrors(AUTH_ERRORS) },
+  }), async (c) => {
+    const since = new Date(deps.clock.now().getTime() - (COST_WINDOW_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+    const s = await readCockpit(deps.db, since);
+    return c.json({
+      version: deps.version,
+      projects: s.projects.map((p) => ({ name: p.name, tasks: { open: p.open, in_progress: p.in_progress, done: p.done } })),
+      agents: { configured: s.agents_configured, active: s.agents_active, max_concurrent: s.max_concurrent },
+      activity: { last_task_created: s.last_task_created?.toISOString() ?? null, last_task_completed: s.last_task_completed?.toISOString() ?? null },
+      cost: { window: '30d' as const, usd: Math.round(s.cost_usd * 1e6) / 1e6 },
+    }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,82 @@
+// The status frames of `/ws/live`: service health, projection lag, agents and tasks by status,
+// chat turns per minute. Counts and names only: no message body, no user data. One snapshot is
+// computed per interval for every socket of the instance, and only while any is open.
+// Agents and tasks by status, and chat turns (model replies) in the last minute, come from those
+// slices' read models.
+
+import { readCheckpoints } from '../../../infra/projections/engine.ts';
+import { allProjections } from '../../../projections/index.ts';
+import { chatTurnsSince } from '../../../projections/orchestration/agent-chat.ts';
+import { agentCountsByStatus } from '../../../projections/orchestration/agents.ts';
+import { taskCountsByStatus } from '../../../projections/orchestration/tasks.ts';
+import type { OrchDeps } from '../deps.ts';
+
+export const LAG_CAP = 100_000;
+
+export interface StatusFrame {
+  type: 'status';
+  at: string;
+  service: { status: 'ok' | 'degraded'; version: string; database: 'ok' | 'unreachable' };
+  projections: Record<string, { lag_events: number }>;
+  agents_by_status: Record<string, number>;
+  tasks_by_status: Record<string, number>;
+  chat_turns_per_minute: number;
+}
+
+type StatusDeps = Pick<OrchDeps, 'db' | 'events' | 'version' | 'clock'>;
+
+
+export async function statusSnapshot(deps: StatusDeps): Promise<StatusFrame> {
+  const frame: StatusFrame = {
+    type: 'status', at: deps.clock.now().toISOString(),
+    service: { status: 'ok', version: deps.version, database: 'ok' },
+    projections: {}, agents_by_status: {}, tasks_by_status: {}, chat_turns_per_minute: 0,
+  };
+  try {
+    const checkpoints = await readCheckpoints(deps.db);
+    for (const p of allProjections) {
+      frame.projections[p.name] = { lag_events: await deps.events.countAfter(checkpoints.get(p.name) ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP) };
+    }
+    [frame.agents_by_status, frame.tasks_by_status, frame.chat_turns_per_minute] = await Promise.all([
+      agentCountsByStatus(deps.db), taskCountsByStatus(deps.db), chatTurnsSince(deps.db, new Date(deps.clock.now().getTime() - 60_000)),
+    ]);
+  } catch {
+    frame.service = { ...frame.service, status: 'degraded', database: 'unreachable' };
+  }
+  return frame;
+}
+
+/** Ticks while sockets listen: one snapshot per interval, shared. */
+export class LiveStatus {
+  private readonly listeners = new Set<(frame: string) => void>();
+  private timer: NodeJS.Timeout | null = null;
+  private last: string | null = null;
+
+  constructor(private readonly deps: StatusDeps, private readonly intervalMs: number) {}
+
+  /** Sends the latest frame now (or the first once computed), then one per interval. */
+  listen(send: (frame: string) => void): () => void {
+    this.listeners.add(send);
+    if (this.last) send(this.last);
+    if (!this.timer) {
+      void this.tick();
+      this.timer = setInterval(() => void this.tick(), this.intervalMs);
+      this.timer.unref();
+    }
+    return () => {
+      this.listeners.delete(send);
+      if (this.listeners.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = null;
+        this.last = null;
+      }
+    };
+  }
+
+  private async tick(): Promise<void> {
+    const frame = JSON.stringify(await statusSnapshot(this.deps));
+    if (!this.timer) return;
+    this.last = frame;
+    for (const send of this.listeners) send(frame);
+  }
+}

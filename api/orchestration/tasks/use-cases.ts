@@ -1,0 +1,100 @@
+// Task use cases: references checked against the read models (a reference that does not exist is
+// a 400 naming the column, the spec's FK rule), authority over a task, and the commands.
+
+import { randomUUID } from 'node:crypto';
+import { taskDecider, taskStream, type TaskEditable, type TaskPriority, type TaskStatus } from '../../../domain/orchestration/tasks/decider.ts';
+import type { CommandContext } from '../../../infra/commands.ts';
+import { agentById } from '../../../projections/orchestration/agents.ts';
+import { projectById } from '../../../projections/orchestration/projects.ts';
+import { taskById, taskStatuses, type TaskRow } from '../../../projections/orchestration/tasks.ts';
+import { ApiError } from '../../shared/http-errors.ts';
+import { roleOf } from '../auth/guards.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { OrchDeps } from '../deps.ts';
+
+type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock'>;
+
+/** 400 for a reference to nothing, naming the column (`created_by must reference an existing agent`). */
+export const badReference = (column: string, what: string) =>
+  new ApiError(400, 'invalid_reference', `${column} must reference an existing ${what}`, { column });
+
+export function taskView(t: TaskRow) {
+  return {
+    id: t.id, project_id: t.project_id, title: t.title, description: t.description, priority: t.priority as TaskPriority, status: t.status,
+    directive_id: t.directive_id, parent_task_id: t.parent_task_id, branch_name: t.branch_name, created_by: t.created_by,
+    created_by_user: t.created_by_user, assigned_agent_id: t.assigned_agent_id, metadata: t.metadata, depends_on: t.depends_on,
+    created_at: t.created_at.toISOString(), updated_at: t.updated_at.toISOString(),
+  };
+}
+
+export interface NewTask extends Partial<TaskEditable> {
+  project_id: string;
+  title: string;
+  priority: TaskPriority;
+  status?: TaskStatus;
+  created_by?: string | null;
+}
+
+export async function createTask(deps: Deps, principal: Exclude<Principal, { kind: 'anonymous' }>, input: NewTask, context: CommandContext): Promise<TaskRow> {
+  if (!(await projectById(deps.db, input.project_id))) throw badReference('project_id', 'project');
+  if (input.parent_task_id && !(await taskById(deps.db, input.parent_task_id))) throw badReference('parent_task_id', 'task');
+  // The creating agent: from the body only for an admin; otherwise the calling agent credential's agent, or none.
+  let createdBy: string | null = null;
+  if (roleOf(principal) === 'admin') {
+    createdBy = input.created_by ?? null;
+    if (createdBy && !(await agentById(deps.db, createdBy))) throw badReference('created_by', 'agent');
+  } else if (principal.kind === 'agent') {
+    createdBy = principal.user.id;
+  }
+  const id = randomUUID();
+  await deps.commands.run(taskStream(id), taskDecider, {
+    type: 'CreateTask',
+    data: {
+      task_id: id, project_id: input.project_id, title: input.title, description: input.description ?? null, priority: input.priority,
+      status: input.status ?? 'backlog', directive_id: input.directive_id ?? null, parent_task_id: input.parent_task_id ?? null,
+      branch_name: input.branch_name ?? null, created_by: createdBy, created_by_user: principal.user.id, metadata: input.metadata ?? {}, depends_on: [],
+    },
+    at: deps.clock.now().toISOString(),
+  }, context);
+  return (await taskById(deps.db, id))!;
+}
+
+/**
+ * Authority over a task (spec: "Tasks, projects, agents"): its creator account, the owner of its
+ * project, an agent credential whose agent created it or works in its project, or an admin.
+ */
+export async function hasAuthority(deps: Pick<OrchDeps, 'db'>, principal: Exclude<Principal, { kind: 'anonymous' }>, task: TaskRow): Promise<boolean> {
+  const id = principal.user.id;
+  if (roleOf(principal) === 'admin' || task.created_by_user === id) return true;
+  if (principal.kind === 'agent') {
+    if (task.created_by === id) return true;
+    const agent = await agentById(deps.db, id);
+    if (agent?.project_id === task.project_id) return true;
+  }
+  const project = await projectById(deps.db, task.project_id);
+  return project?.owner_id === id;
+}
+
+export const noAuthority = () => new ApiError(403, 'task_authority_required', 'you have no authority over this task');
+
+export async function updateTask(
+  deps: Deps, task: TaskRow, changes: Partial<TaskEditable> & { status?: TaskStatus }, context: CommandContext,
+): Promise<TaskRow> {
+  if (changes.parent_task_id) {
+    if (changes.parent_task_id === task.id || !(await taskById(deps.db, changes.parent_task_id))) throw badReference('parent_task_id', 'task');
+  }
+  const dependency_statuses = changes.status === 'in_progress' ? await taskStatuses(deps.db, task.depends_on) : {};
+  await deps.commands.run(taskStream(task.id), taskDecider, { type: 'UpdateTask', changes, dependency_statuses, at: deps.clock.now().toISOString() }, context);
+  return (await taskById(deps.db, task.id))!;
+}
+
+export async function assignTask(deps: Deps, task: TaskRow, agentId: string, context: CommandContext): Promise<TaskRow> {
+  if (!(await agentById(deps.db, agentId))) throw badReference('agent_id', 'agent');
+  await deps.commands.run(taskStream(task.id), taskDecider, { type: 'AssignTask', agent_id: agentId, at: deps.clock.now().toISOString() }, context);
+  return (await taskById(deps.db, task.id))!;
+}
+
+export async function deleteTask(deps: Deps, task: TaskRow, context: CommandContext): Promise<void> {
+  await deps.commands.run(taskStream(task.id), taskDecider, { type: 'DeleteTask', at: deps.clock.now().toISOString() }, context);
+}
+

@@ -1,0 +1,91 @@
+// The chat-service integration of an agent profile (spec 1, "Chat integration status"): one
+// aggregate per profile on `integration-<profile id>`.
+//
+//   none ──connect──▶ active ──chat 401 to the bot token──▶ revoked_externally ──connect──▶ active
+//   any ──delete──▶ none
+//
+// The bot token is in the log only sealed (`token_sealed`, under ORCH_INTEGRATION_ENCRYPTION_KEY,
+// bound to the profile and integration ids); the provision token never is. The bot's private
+// keys, ratchet sessions and sender-key states are never in the log: forward secrecy needs old
+// keys deleted, which an append-only log cannot do. They live in the sealed device-state tables
+// (infra/db/migrations/018_chatsvc.sql), updated in place.
+
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+
+export type IntegrationStatusValue = 'active' | 'revoked_externally';
+
+export interface ConnectedData {
+  profile_id: string;
+  /** New at every connect: device state, conversations and cursors hang off it. */
+  integration_id: string;
+  instance_url: string;
+  bot_user_id: string;
+  bot_username: string;
+  /** The first 11 characters of the bot token (`cb_` + 8 hex), as the chat service shows it. */
+  token_prefix: string;
+  /** The bot token sealed under the integration key (context `chatsvc_bot_token:<profile>:<integration>`). */
+  token_sealed: string;
+  token_expires_at: string | null;
+  verify_tls: boolean;
+  /** Hex SHA-256 of the bot's Ed25519 identity key (the spec's fingerprint), for people to verify the bot. */
+  identity_fingerprint: string;
+  default_community_id: string | null;
+  at: string;
+}
+
+export type IntegrationEvent =
+  | DomainEvent<'ChatIntegrationConnected', ConnectedData & Record<string, unknown>>
+  | DomainEvent<'IntegrationRevokedExternally', {
+    profile_id: string; integration_id: string;
+    /** What met the chat service's 401: `test`, `tool`, `socket`, `reply`. */
+    discovered_by: string; chatsvc_status: number; at: string;
+  }>
+  | DomainEvent<'ChatIntegrationDeleted', { profile_id: string; integration_id: string; at: string }>;
+
+export const INTEGRATION_EVENT_TYPES = eventTypes<IntegrationEvent>()(['ChatIntegrationConnected', 'IntegrationRevokedExternally', 'ChatIntegrationDeleted']);
+
+export const integrationStream = (profileId: string) => `integration-${profileId}`;
+export const botTokenSealContext = (profileId: string, integrationId: string) => `chatsvc_bot_token:${profileId}:${integrationId}`;
+
+export interface IntegrationState {
+  status: IntegrationStatusValue | null;
+  integration_id: string | null;
+}
+
+export type IntegrationCommand =
+  | { type: 'Connect'; data: ConnectedData }
+  | { type: 'MarkRevoked'; integration_id: string; discovered_by: string; chatsvc_status: number; at: string }
+  | { type: 'Delete'; at: string };
+
+const initialState = (): IntegrationState => ({ status: null, integration_id: null });
+
+function evolve(state: IntegrationState, event: IntegrationEvent): IntegrationState {
+  switch (event.type) {
+    case 'ChatIntegrationConnected': return { status: 'active', integration_id: event.data.integration_id };
+    case 'IntegrationRevokedExternally': return { ...state, status: 'revoked_externally' };
+    case 'ChatIntegrationDeleted': return initialState();
+  }
+}
+
+function decide(command: IntegrationCommand, state: IntegrationState): IntegrationEvent[] {
+  switch (command.type) {
+    case 'Connect':
+      if (state.status === 'active') throw new DomainError('conflict', 'already_connected', 'this profile already has an active chat-service integration; delete it first');
+      return [{ type: 'ChatIntegrationConnected', data: { ...command.data } }];
+    case 'MarkRevoked':
+      // Only the integration that met the 401, and only once: a stale discovery changes nothing.
+      if (state.status !== 'active' || state.integration_id !== command.integration_id) return [];
+      return [{ type: 'IntegrationRevokedExternally', data: { profile_id: '', integration_id: command.integration_id, discovered_by: command.discovered_by, chatsvc_status: command.chatsvc_status, at: command.at } }];
+    case 'Delete':
+      if (state.status === null) throw new DomainError('not_found', 'not_configured', 'this profile has no chat-service integration');
+      return [{ type: 'ChatIntegrationDeleted', data: { profile_id: '', integration_id: state.integration_id!, at: command.at } }];
+  }
+}
+
+/** The decider of one profile's integration; `profile_id` is filled in from the stream's profile. */
+export function integrationDecider(profileId: string): Decider<IntegrationState, IntegrationCommand, IntegrationEvent> {
+  return {
+    initialState, evolve,
+    decide: (command, state) => decide(command, state).map((e) => ({ ...e, data: { ...e.data, profile_id: profileId } }) as IntegrationEvent),
+  };
+}

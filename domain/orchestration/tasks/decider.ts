@@ -1,0 +1,121 @@
+// The task aggregate (`task-<uuid>`). Every change is an event on the task's stream. References
+// (project, parent task, creating agent, assignee) are checked by the use case against the read
+// models before the command; the status rule of the spec ("Task status": `in_progress` is refused
+// while a dependency is incomplete, naming the blockers) is decided here, from the dependencies'
+// statuses the command carries.
+
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+
+export const TASK_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const TASK_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+export const TITLE_MAX = 500;
+
+/** The fields a partial update may change (status apart: it has its own event). */
+export type TaskEditable = {
+  title: string;
+  description: string | null;
+  priority: TaskPriority;
+  directive_id: string | null;
+  parent_task_id: string | null;
+  branch_name: string | null;
+  metadata: Record<string, unknown>;
+};
+
+export type TaskCreatedData = TaskEditable & {
+  task_id: string;
+  project_id: string;
+  status: TaskStatus;
+  created_by: string | null;
+  created_by_user: string | null;
+  depends_on: string[];
+  at: string;
+};
+
+export type TaskEvent =
+  | DomainEvent<'TaskCreated', TaskCreatedData>
+  | DomainEvent<'TaskUpdated', Partial<TaskEditable> & { task_id: string; at: string }>
+  /** `from` lets read models that count by status (the cockpit) move one count to another. */
+  | DomainEvent<'TaskStatusChanged', { task_id: string; project_id: string; from: TaskStatus; to: TaskStatus; at: string }>
+  | DomainEvent<'TaskAssigned', { task_id: string; agent_id: string; at: string }>
+  | DomainEvent<'TaskDeleted', { task_id: string; project_id: string; status: TaskStatus; at: string }>;
+
+export const TASK_EVENT_TYPES = eventTypes<TaskEvent>()(['TaskCreated', 'TaskUpdated', 'TaskStatusChanged', 'TaskAssigned', 'TaskDeleted']);
+
+export type TaskCommand =
+  | { type: 'CreateTask'; data: Omit<TaskCreatedData, 'at'>; at: string }
+  | {
+    type: 'UpdateTask'; changes: Partial<TaskEditable> & { status?: TaskStatus };
+    /** Status of each of the task's dependencies now (a missing one counts as incomplete). */
+    dependency_statuses: Record<string, TaskStatus>; at: string;
+  }
+  | { type: 'AssignTask'; agent_id: string; at: string }
+  | { type: 'DeleteTask'; at: string };
+
+export type TaskState =
+  | { exists: false; deleted: boolean }
+  | ({ exists: true; deleted: false } & Omit<TaskCreatedData, 'at'> & { assigned_agent_id: string | null });
+
+const EDITABLE = ['title', 'description', 'priority', 'directive_id', 'parent_task_id', 'branch_name', 'metadata'] as const;
+
+function evolve(state: TaskState, event: TaskEvent): TaskState {
+  switch (event.type) {
+    case 'TaskCreated': {
+      const { at: _at, ...data } = event.data;
+      return { exists: true, deleted: false, ...data, assigned_agent_id: null };
+    }
+    case 'TaskUpdated': {
+      if (!state.exists) return state;
+      const { task_id: _id, at: _at, ...changes } = event.data;
+      return { ...state, ...changes };
+    }
+    case 'TaskStatusChanged':
+      return state.exists ? { ...state, status: event.data.to } : state;
+    case 'TaskAssigned':
+      return state.exists ? { ...state, assigned_agent_id: event.data.agent_id } : state;
+    case 'TaskDeleted':
+      return { exists: false, deleted: true };
+  }
+}
+
+const notFound = () => new DomainError('not_found', 'task_not_found', 'no such task');
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
+  if (command.type === 'CreateTask') {
+    if (state.exists || state.deleted) throw new DomainError('conflict', 'task_exists', 'task already exists');
+    return [{ type: 'TaskCreated', data: { ...command.data, at: command.at } }];
+  }
+  if (!state.exists) throw notFound();
+  switch (command.type) {
+    case 'UpdateTask': {
+      const { status, ...fields } = command.changes;
+      const changed: Partial<TaskEditable> = {};
+      for (const key of EDITABLE) {
+        if (fields[key] !== undefined && !same(fields[key], state[key])) (changed as Record<string, unknown>)[key] = fields[key];
+      }
+      const events: TaskEvent[] = [];
+      if (Object.keys(changed).length) events.push({ type: 'TaskUpdated', data: { task_id: state.task_id, ...changed, at: command.at } });
+      if (status !== undefined && status !== state.status) {
+        if (status === 'in_progress') {
+          const blockers = state.depends_on.filter((id) => command.dependency_statuses[id] !== 'done');
+          if (blockers.length) {
+            throw new DomainError('conflict', 'dependencies_incomplete', `task has incomplete dependencies: ${blockers.join(', ')}`, { blockers });
+          }
+        }
+        events.push({ type: 'TaskStatusChanged', data: { task_id: state.task_id, project_id: state.project_id, from: state.status, to: status, at: command.at } });
+      }
+      return events;
+    }
+    case 'AssignTask':
+      if (state.assigned_agent_id === command.agent_id) return [];
+      return [{ type: 'TaskAssigned', data: { task_id: state.task_id, agent_id: command.agent_id, at: command.at } }];
+    case 'DeleteTask':
+      return [{ type: 'TaskDeleted', data: { task_id: state.task_id, project_id: state.project_id, status: state.status, at: command.at } }];
+  }
+}
+
+export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = { initialState: () => ({ exists: false, deleted: false }), evolve, decide };
+
+export const taskStream = (taskId: string) => `task-${taskId}`;

@@ -1,0 +1,42 @@
+// The chat service's background work: the scheduler (scheduled messages, poll closings, meeting
+// reminders) and the reactors that act on its events (the scheduled-message poster). `serve`
+// starts it with the chat service on every instance; tests build it unstarted and drive it.
+
+import { pollCloseHandler, postDeliveries, scheduledMessageHandler } from '../api/chat/scheduled/fire.ts';
+import { Reactor } from '../infra/scheduler/reactor.ts';
+import { Scheduler, type SchedulerOptions } from '../infra/scheduler/scheduler.ts';
+import type { Platform } from './platform.ts';
+
+export interface ChatBackground {
+  scheduler: Scheduler;
+  poster: Reactor;
+  start(): void;
+  stop(): Promise<void>;
+  /** Fire what is due and let every reactor act on it (tests). */
+  settle(): Promise<void>;
+}
+
+export function chatBackground(p: Platform, options: Partial<Pick<SchedulerOptions, 'batch' | 'concurrency' | 'pollMs'>> = {}): ChatBackground {
+  const fire = { db: p.pool, commands: p.commands, log: p.log };
+  const scheduler = new Scheduler({
+    pool: p.pool, clock: p.clock, log: p.log, ...options,
+    handlers: { message: scheduledMessageHandler(fire), poll_close: pollCloseHandler(fire) },
+  });
+  const poster = new Reactor({ name: 'scheduled_message_poster', eventTypes: ['ScheduledMessageDelivered'], store: p.store, pool: p.pool, log: p.log, handle: postDeliveries(fire) });
+  const reactors = [poster];
+  return {
+    scheduler, poster,
+    start() {
+      scheduler.start();
+      for (const r of reactors) r.start();
+    },
+    async stop() {
+      await scheduler.stop();
+      await Promise.all(reactors.map((r) => r.stop()));
+    },
+    async settle() {
+      while ((await scheduler.tick()) > 0);
+      for (const r of reactors) await r.drain();
+    },
+  };
+}

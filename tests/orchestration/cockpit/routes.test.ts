@@ -1,0 +1,108 @@
+// The cockpit summary against a scripted history: every number the spec defines, checked after
+// each step, the 30-day cost window moved with the clock, and the projection rebuilt from the
+// log giving the same answer.
+
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cockpitProjection } from '../../../projections/orchestration/cockpit.ts';
+import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../../support/agents.ts';
+import { http, type TestServices } from '../../support/services.ts';
+
+const DAY = 86_400_000;
+const key = (k: string) => ({ 'X-API-Key': k });
+
+const test = suite<{ s: TestServices; keys: AgentKeys }>('cockpit summary');
+test.before(async (ctx) => {
+  ({ s: ctx.s, keys: ctx.keys } = await startAgentApps('cockpit_routes'));
+});
+test.after(async ({ s }) => s?.close());
+
+test('every field against a scripted history', async ({ s, keys }) => {
+  const admin = key(keys.adminKey);
+  const runner = key(keys.runnerKey);
+  const summary = async () => {
+    const r = await http(`${s.orch}/api/v1/cockpit/summary`, { headers: admin });
+    assert.is(r.status, 200, r.text);
+    return r.body;
+  };
+  const empty = await summary();
+  assert.equal(empty, {
+    version: (await http(`${s.orch}/api/v1/health`)).body.version,
+    projects: [], agents: { configured: 0, active: 0, max_concurrent: 0 },
+    activity: { last_task_created: null, last_task_completed: null }, cost: { window: '30d', usd: 0 },
+  });
+
+  const alpha = await createProject(s, keys.adminKey, { name: 'alpha', max_concurrent_agents: 2 });
+  const beta = await createProject(s, keys.adminKey, { name: 'beta', max_concurrent_agents: 5 });
+  const task = async (project: string, status: string) => {
+    const r = await http(`${s.orch}/api/v1/tasks`, { headers: admin, json: { project_id: project, title: status, priority: 'low', status } });
+    assert.is(r.status, 201, r.text);
+    return r.body;
+  };
+  for (const status of ['backlog', 'todo', 'in_progress', 'in_review', 'cancelled']) await task(alpha, status);
+  const b1 = await task(beta, 'backlog');
+  const b2 = await task(beta, 'todo');
+  const b3 = await task(beta, 'in_progress');
+  let s1 = await summary();
+  assert.equal(s1.projects, [
+    { name: 'alpha', tasks: { open: 2, in_progress: 2, done: 0 } },
+    { name: 'beta', tasks: { open: 2, in_progress: 1, done: 0 } },
+  ]);
+  assert.is(s1.agents.max_concurrent, 7);
+  assert.is(s1.activity.last_task_created, b3.created_at);
+  assert.is(s1.activity.last_task_completed, null);
+
+  // Moves between buckets, a deletion, a task created done, a rename and a new limit.
+  s.clock.advance(60_000);
+  const doneNow = await http(`${s.orch}/api/v1/tasks/${b1.id}`, { method: 'PATCH', headers: admin, json: { status: 'done' } });
+  await http(`${s.orch}/api/v1/tasks/${b2.id}`, { method: 'DELETE', headers: admin });
+  await http(`${s.orch}/api/v1/tasks/${b3.id}`, { method: 'PATCH', headers: admin, json: { status: 'cancelled' } });
+  const createdDone = await task(alpha, 'done');
+  await http(`${s.orch}/api/v1/projects/${beta}`, { method: 'PATCH', headers: admin, json: { name: 'beta-2', max_concurrent_agents: 1 } });
+  s1 = await summary();
+  assert.equal(s1.projects, [
+    { name: 'alpha', tasks: { open: 2, in_progress: 2, done: 1 } },
+    { name: 'beta-2', tasks: { open: 0, in_progress: 0, done: 1 } },
+  ]);
+  assert.is(s1.agents.max_concurrent, 3);
+  assert.is(s1.activity.last_task_created, createdDone.created_at);
+  assert.is(s1.activity.last_task_completed, createdDone.created_at, 'a task created done counts as completed');
+  assert.ok(doneNow.body.updated_at <= createdDone.created_at);
+
+  // Agents: configured = not ended, active = running.
+  const queued = await spawn(s, keys.adminKey, alpha);
+  const running = await spawn(s, keys.adminKey, alpha);
+  const claimedOnly = await spawn(s, keys.adminKey, beta);
+  const killed = await spawn(s, keys.adminKey, beta);
+  for (const a of [running, claimedOnly]) await claimAgent(s, keys.runnerKey, a.id);
+  await http(`${s.orch}/api/v1/runner/agents/${running.id}/report`, { headers: runner, json: { event: 'running', runner_instance: 'test-runner' } });
+  await http(`${s.orch}/api/v1/agents/${killed.id}/kill`, { method: 'POST', headers: admin });
+  assert.equal((await summary()).agents, { configured: 3, active: 1, max_concurrent: 3 });
+
+  // Cost over the last 30 UTC days: spent now, then 29 and 30 days later.
+  const cost = (id: string, usd: number) => http(`${s.orch}/api/v1/runner/agents/${id}/report`, { headers: runner, json: { event: 'cost', cost_usd: usd } });
+  await cost(running.id, 1.5);
+  await cost(claimedOnly.id, 0.25);
+  assert.equal((await summary()).cost, { window: '30d', usd: 1.75 });
+  s.clock.advance(29 * DAY);
+  await cost(running.id, 2);
+  assert.is((await summary()).cost.usd, 3.75, 'day 0 is still inside the window on day 29');
+  s.clock.advance(DAY);
+  assert.is((await summary()).cost.usd, 2, 'day 0 has left the window on day 30');
+  await http(`${s.orch}/api/v1/runner/agents/${running.id}/report`, { headers: runner, json: { event: 'completed', runner_instance: 'test-runner' } });
+  assert.equal((await summary()).agents, { configured: 2, active: 0, max_concurrent: 3 });
+  assert.equal(queued.status, 'queued');
+
+  // The read model rebuilt from the log gives the same answer.
+  const live = await summary();
+  await s.platform.engine.stop();
+  await s.platform.engine.rebuild(cockpitProjection.name);
+  assert.equal(await summary(), live);
+});
+
+test('needs a key', async ({ s }) => {
+  const r = await http(`${s.orch}/api/v1/cockpit/summary`);
+  assert.equal([r.status, r.body.message], [401, 'missing X-API-Key header']);
+});
+
+test.run();
