@@ -14,6 +14,9 @@ import { MESSAGE_EVENT_TYPES, READ_CURSOR_EVENT_TYPES } from './chat/messages/de
 import { SENDER_KEY_EVENT_TYPES } from './chat/sender-keys/decider.ts';
 import { POLL_EVENT_TYPES } from './chat/polls/decider.ts';
 import { SCHEDULED_EVENT_TYPES } from './chat/scheduled/decider.ts';
+import { MEETING_EVENT_TYPES } from './chat/meetings/decider.ts';
+import { REMINDER_EVENT_TYPES } from './chat/meetings/reminders.ts';
+import { CALENDAR_FEED_EVENT_TYPES } from './chat/calendar-feeds/decider.ts';
 import { BOOKMARK_EVENT_TYPES } from './chat/bookmarks/decider.ts';
 import { BLOCKED_HASH_EVENT_TYPES, FILE_EVENT_TYPES, UPLOAD_REFUSED_EVENT_TYPES } from './chat/files/decider.ts';
 import { ASSET_EVENT_TYPES } from './chat/assets/decider.ts';
@@ -76,6 +79,9 @@ export const EVENT_TYPES: readonly string[] = [
   ...SENDER_KEY_EVENT_TYPES,
   ...POLL_EVENT_TYPES,
   ...SCHEDULED_EVENT_TYPES,
+  ...MEETING_EVENT_TYPES,
+  ...REMINDER_EVENT_TYPES,
+  ...CALENDAR_FEED_EVENT_TYPES,
   ...BOOKMARK_EVENT_TYPES,
   ...FILE_EVENT_TYPES,
   ...BLOCKED_HASH_EVENT_TYPES,

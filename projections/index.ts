@@ -16,6 +16,8 @@ import { chatSenderKeysProjection } from './chat/sender-keys.ts';
 import { chatPollsProjection } from './chat/polls.ts';
 import { chatScheduledProjection, scheduledJobsProjection } from './chat/scheduled.ts';
 import { chatBookmarksProjection } from './chat/bookmarks.ts';
+import { chatMeetingsProjection } from './chat/meetings.ts';
+import { chatCalendarFeedsProjection } from './chat/calendar-feeds.ts';
 import { chatFilesProjection } from './chat/files.ts';
 import { chatAssetsProjection } from './chat/assets.ts';
 import { estateProjections } from './orchestration/estate.ts';
@@ -44,4 +46,5 @@ export const allProjections: Projection<any>[] = [
   ...chatBotProjections,
   chatPollsProjection, chatScheduledProjection, scheduledJobsProjection, chatBookmarksProjection,
   chatFilesProjection, chatAssetsProjection,
+  chatMeetingsProjection, chatCalendarFeedsProjection,
 ];

@@ -8,6 +8,7 @@ import type { ScheduledEvent } from '../../domain/chat/scheduled/decider.ts';
 import type { PollEvent } from '../../domain/chat/polls/decider.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { applyMeetingJob, MEETING_JOB_EVENTS, type MeetingJobEvent } from './meeting-jobs.ts';
 
 export const chatScheduledProjection = defineProjection<ScheduledEvent>({
   name: 'chat_scheduled_messages',
@@ -43,7 +44,7 @@ export const chatScheduledProjection = defineProjection<ScheduledEvent>({
   },
 });
 
-type JobEvent = ScheduledEvent | PollEvent;
+type JobEvent = ScheduledEvent | PollEvent | MeetingJobEvent;
 
 /** The job kinds and their ids: one job per subject and kind. */
 export const jobId = (kind: 'message' | 'poll_close' | 'meeting_reminder', subject: string) => `${kind}:${subject}`;
@@ -62,6 +63,7 @@ export const scheduledJobsProjection = defineProjection<JobEvent>({
   handles: [
     'ScheduledMessageCreated', 'ScheduledMessageEdited', 'ScheduledMessageCancelled', 'ScheduledMessageHoldPlaced', 'ScheduledMessageFailed', 'ScheduledMessageDelivered',
     'PollCreated', 'PollClosed',
+    ...MEETING_JOB_EVENTS,
   ],
   tables: ['scheduled_jobs'],
   async apply(event, tx) {
@@ -86,6 +88,14 @@ export const scheduledJobsProjection = defineProjection<JobEvent>({
       case 'PollClosed':
         await dropJob(tx, 'poll_close', event.data.poll_id);
         return;
+      case 'MeetingScheduled':
+      case 'MeetingUpdated':
+      case 'MeetingOccurrenceUpdated':
+      case 'MeetingOccurrenceCancelled':
+      case 'MeetingCancelled':
+      case 'MeetingReminderSkipped':
+      case 'MeetingReminderFired':
+        return applyMeetingJob(event, tx, upsertJob, dropJob, jobId('meeting_reminder', event.data.meeting_id));
     }
   },
 });
