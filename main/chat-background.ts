@@ -3,6 +3,7 @@
 // starts it with the chat service on every instance; tests build it unstarted and drive it.
 
 import { pollCloseHandler, postDeliveries, scheduledMessageHandler } from '../api/chat/scheduled/fire.ts';
+import { meetingReminderHandler } from '../api/chat/meetings/fire.ts';
 import { Reactor } from '../infra/scheduler/reactor.ts';
 import { Scheduler, type SchedulerOptions } from '../infra/scheduler/scheduler.ts';
 import type { Platform } from './platform.ts';
@@ -20,7 +21,7 @@ export function chatBackground(p: Platform, options: Partial<Pick<SchedulerOptio
   const fire = { db: p.pool, commands: p.commands, log: p.log };
   const scheduler = new Scheduler({
     pool: p.pool, clock: p.clock, log: p.log, ...options,
-    handlers: { message: scheduledMessageHandler(fire), poll_close: pollCloseHandler(fire) },
+    handlers: { message: scheduledMessageHandler(fire), poll_close: pollCloseHandler(fire), meeting_reminder: meetingReminderHandler(fire) },
   });
   const poster = new Reactor({ name: 'scheduled_message_poster', eventTypes: ['ScheduledMessageDelivered'], store: p.store, pool: p.pool, log: p.log, handle: postDeliveries(fire) });
   const reactors = [poster];

@@ -32,6 +32,8 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { feedbackRoutes } from './feedback/routes.ts';
 import { pollRoutes } from './polls/routes.ts';
+import { meetingRoutes } from './meetings/routes.ts';
+import { meetingIcsRoutes } from './meetings/ics-routes.ts';
 import { scheduledRoutes } from './scheduled/routes.ts';
 import { bookmarkRoutes } from './bookmarks/routes.ts';
 import { fileRoutes, UPLOAD_BODY_OVERHEAD, UPLOAD_PATH } from './files/routes.ts';
@@ -84,6 +86,9 @@ export function createChatApp(deps: ChatDeps) {
   app.route('/', dmRoutes(deps));
   app.route('/', senderKeyRoutes(deps));
   app.route('/', pollRoutes(deps));
+  // The .ics routes first: /api/meetings/<id>.ics is not a meeting id.
+  app.route('/', meetingIcsRoutes(deps));
+  app.route('/', meetingRoutes(deps));
   app.route('/', scheduledRoutes(deps));
   app.route('/', bookmarkRoutes(deps));
   app.route('/', wsRoutes(deps));

@@ -13,7 +13,8 @@
 //   mentioned member, `Typing` relayed between subscribers (not stored, this instance only);
 // - `ChannelJoined { channel_id, scope }` to the sockets of a member who joined a channel or was
 //   made a member at its creation (a DM, a standalone channel), subscribed or not, so a client
-//   (the orchestration bot) can subscribe to channels joined while it is connected.
+//   (the orchestration bot) can subscribe to channels joined while it is connected;
+// - `MeetingReminderFired`: `MeetingReminder` to the sockets of each of its `recipient_ids`.
 //
 // Membership is checked at subscribe (the route, against the read model) and again on every
 // forwarded event: the hub follows the channel's joins and removals in the same log order as
@@ -44,6 +45,7 @@ const DELIVERED = [
   'MessagePosted', 'MessageEdited', 'MessageDeleted', 'SenderKeyDistributed', 'ChannelMemberJoined', 'ChannelMemberDeparted', 'ChannelDeleted',
   'PollCreated', 'PollVoted', 'PollClosed',
   'ChannelCreated',
+  'MeetingReminderFired',
 ];
 
 type Data = Record<string, any>;
@@ -232,6 +234,14 @@ export class SocketHub {
       case 'PollVoted':
       case 'PollClosed':
         this.toChannel(data.channel_id, pollFrame(event.type, data)!);
+        return;
+      case 'MeetingReminderFired':
+        // To every recipient's sockets, subscribed to the channel or not (web push covers those with none).
+        for (const userId of data.recipient_ids as string[]) {
+          for (const s of this.byUser.get(userId) ?? []) {
+            s.send({ type: 'MeetingReminder', meeting_id: data.meeting_id, occurrence_id: data.occurrence_id, channel_id: data.channel_id, title: data.title, start: data.start, offset_minutes: data.offset_minutes, reminder_id: data.reminder_id });
+          }
+        }
         return;
       case 'ChannelDeleted':
         for (const s of [...(this.byChannel.get(data.channel_id) ?? [])]) {
