@@ -48,7 +48,7 @@ export function occurrencesIn(s: Schedule, from: Date, to: Date): Occurrence[] {
     const occ = build(s, originalOf(id, s.time_zone));
     if (inRange(occ, from, to)) found.push(occ);
   }
-  return found.sort((a, b) => Temporal.ZonedDateTime.compare(a.start, b.start) || a.occurrence_id.localeCompare(b.occurrence_id));
+  return found.sort((a, b) => a.start.epochMilliseconds - b.start.epochMilliseconds || a.occurrence_id.localeCompare(b.occurrence_id));
 }
 
 const inRange = (o: Occurrence, from: Date, to: Date) => o.start.epochMilliseconds >= from.getTime() && o.start.epochMilliseconds < to.getTime();
