@@ -46,7 +46,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
   });
 
   app.openapi(createRoute({
-    method: 'get', path: '/api/meetings/{file{[0-9a-fA-F-]{36}\\.ics}}', tags, summary: 'GET /api/meetings/{id}.ics: one meeting as iCalendar (members of its channel)', middleware: [auth] as const,
+    method: 'get', path: '/api/meetings/{file{[0-9a-fA-F-]+\\.ics}}', tags, summary: 'GET /api/meetings/{id}.ics: one meeting as iCalendar (members of its channel)', middleware: [auth] as const,
     request: { params: z.object({ file: z.string().openapi({ description: '`<meeting id>.ics`' }) }) },
     responses: { ...icsResponse, ...chatErrors(MEETING_ERRORS) },
   }), async (c) => {
@@ -107,7 +107,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
   });
 
   app.openapi(createRoute({
-    method: 'get', path: '/api/calendar/feeds/{file{[A-Za-z0-9_-]{1,100}\\.ics}}', tags,
+    method: 'get', path: '/api/calendar/feeds/{file{[A-Za-z0-9_-]+\\.ics}}', tags,
     summary: 'GET /api/calendar/feeds/{token}.ics: a feed (the token is the credential; no JWT); memberships are checked on every fetch',
     request: { params: z.object({ file: z.string().openapi({ description: '`<token>.ics`' }) }) },
     responses: { ...icsResponse, ...chatErrors({ 404: 'unknown or revoked token, a channel the owner left, or an owner suspended or deleted (`feed_not_found`)' }) },

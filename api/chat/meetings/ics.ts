@@ -9,7 +9,7 @@ import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { ICalAlarmType, ICalCalendar, ICalEventStatus } from 'ical-generator';
 import type { Temporal } from 'temporal-polyfill';
 import { occurrenceById, type Schedule } from '../../../domain/chat/meetings/occurrences.ts';
-import { zonedStart } from '../../../domain/shared/recurrence.ts';
+import { occurrenceId, occurrencesBetween, zonedStart } from '../../../domain/shared/recurrence.ts';
 import type { MeetingRow } from '../../../projections/chat/meetings.ts';
 
 export const ICS_TYPE = 'text/calendar; charset=utf-8';
@@ -17,6 +17,29 @@ export const ICS_TYPE = 'text/calendar; charset=utf-8';
 const icsLocal = (z: Temporal.ZonedDateTime) => z.toPlainDateTime().toString({ smallestUnit: 'second' }).replace(/[-:]/g, '');
 const icsUtc = (z: Temporal.ZonedDateTime) => z.toInstant().toString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Occurrences whose wall-clock time falls in a DST gap or overlap. RFC 5545 §3.3.5 reads a gap
+ * time with the offset before the gap and takes the first of an overlap (the server does), but
+ * clients differ (ical.js takes the other offset in both). So these are written unambiguously:
+ * the nominal local time as an EXDATE (each client excludes its own reading of it) and the
+ * server's instant as an RDATE in UTC. The series' time of day is the same for every occurrence
+ * (BYHOUR/BYMINUTE are refused), so the nominal time is the occurrence's date at that time.
+ * Looked for from a year before `now` to five years after.
+ */
+function dstShifted(s: Schedule, first: Temporal.ZonedDateTime, now: Date): { id: string; nominal: string; utc: string }[] {
+  const time = first.toPlainTime();
+  const out = [];
+  for (const z of occurrencesBetween(s, new Date(now.getTime() - 366 * DAY_MS), new Date(now.getTime() + 5 * 366 * DAY_MS))) {
+    const nominal = z.toPlainDate().toPlainDateTime(time);
+    const gap = !nominal.equals(z.toPlainDateTime());
+    const overlap = !gap && nominal.toZonedDateTime(s.time_zone, { disambiguation: 'earlier' }).epochMilliseconds !== nominal.toZonedDateTime(s.time_zone, { disambiguation: 'later' }).epochMilliseconds;
+    if (gap || overlap) out.push({ id: occurrenceId(z), nominal: nominal.toString({ smallestUnit: 'second' }).replace(/[-:]/g, ''), utc: icsUtc(z) });
+  }
+  return out;
+}
 
 export function meetingsCalendar(name: string, meetings: { row: MeetingRow; schedule: Schedule }[], stamp: Date): string {
   const cal = new ICalCalendar({ prodId: '//orchard//chatsvc meetings//EN', name });
@@ -35,7 +58,11 @@ export function meetingsCalendar(name: string, meetings: { row: MeetingRow; sche
     if (s.rrule) {
       const exdates = [...s.cancelled_occurrences].map((id) => occurrenceById(s, id).original);
       repeating = `RRULE:${s.rrule}`;
-      if (exdates.length) repeating += zone ? `\r\nEXDATE;TZID=${zone}:${exdates.map(icsLocal).join(',')}` : `\r\nEXDATE:${exdates.map(icsUtc).join(',')}`;
+      const shifted = zone ? dstShifted(s, first, stamp) : [];
+      const exLocal = [...exdates.map(icsLocal), ...shifted.map((x) => x.nominal)];
+      if (exLocal.length) repeating += zone ? `\r\nEXDATE;TZID=${zone}:${exLocal.join(',')}` : `\r\nEXDATE:${exdates.map(icsUtc).join(',')}`;
+      const rdates = shifted.filter((x) => !s.cancelled_occurrences.has(x.id)).map((x) => x.utc);
+      if (rdates.length) repeating += `\r\nRDATE:${rdates.join(',')}`;
     }
     const cancelled = row.cancelled_at !== null || master.cancelled;
     cal.createEvent({
