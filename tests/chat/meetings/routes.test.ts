@@ -15,6 +15,8 @@ import { startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 import { backgroundOf, settle } from '../../support/schedule.ts';
 import type { ChatBackground } from '../../../main/chat-background.ts';
+import { Scheduler } from '../../../infra/scheduler/scheduler.ts';
+import { meetingReminderHandler } from '../../../api/chat/meetings/fire.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string; chid: string }
 const test = suite<Ctx>('chat meetings');
@@ -208,6 +210,25 @@ test('reminders: fired once by the scheduler, to members who had not declined; s
   assert.equal(lateRows.rows.map((r) => [r.type, r.data.reason]), [['MeetingReminderSkipped', 'started']]);
   const job = await s.platform.pool.query(`SELECT due_at FROM scheduled_jobs WHERE id = $1`, [`meeting_reminder:${late.id}`]);
   assert.is(job.rows[0].due_at, Infinity, 'nothing left to remind of');
+});
+
+test('the same due reminders fired by two schedulers whose leases lapse at once: each appended once', async ({ s, sp, ann, owner, gid }) => {
+  const chid = await sp.channel(owner, gid, [ann], 'race');
+  const ids = [];
+  for (let i = 0; i < 10; i++) ids.push((await sp.ok(ann, 'POST', `/api/channels/${chid}/meetings`, { title: `R${i}`, start: localIn(s, 30), time_zone: 'UTC', reminders: [20, 25] }, 201)).id);
+  s.clock.advance(6 * 60_000);
+  const p = s.platform;
+  const fire = { db: p.pool, commands: p.commands, log: p.log };
+  // A 1 ms lease: each scheduler claims the jobs the other holds, so both fire every one.
+  const [x, y] = [0, 1].map(() => new Scheduler({ pool: p.pool, clock: p.clock, log: p.log, leaseMs: 1, handlers: { meeting_reminder: meetingReminderHandler(fire) } }));
+  const count = async () => (await p.pool.query<{ n: number; streams: number }>(
+    `SELECT count(*)::int AS n, count(DISTINCT stream_id)::int AS streams FROM events WHERE type = 'MeetingReminderFired' AND data->>'meeting_id' = ANY($1::text[])`, [ids])).rows[0]!;
+  const deadline = Date.now() + 60_000;
+  while ((await count()).n < 10 && Date.now() < deadline) await Promise.all([x!.tick(), y!.tick(), x!.tick(), y!.tick()]);
+  await Promise.all([x!.tick(), y!.tick()]);
+  assert.equal(await count(), { n: 10, streams: 10 }, 'the 25-minute reminders, once each');
+  assert.ok(x!.fired + y!.fired >= 10);
+  await relogin(sp, ann, owner);
 });
 
 test('every command an event; rebuild equals live (meetings, feed tokens, scheduler jobs)', async ({ s, sp, ann, owner, gid, bob }) => {
