@@ -15,7 +15,7 @@ import type { Recorded } from '../../infra/projections/engine.ts';
 export const MEETING_JOB_EVENTS = [
   'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingReminderSkipped', 'MeetingReminderFired',
 ] as const;
-export type MeetingJobEvent = Exclude<MeetingEvent, { type: 'MeetingRsvpSet' }> | ReminderEvent;
+export type MeetingJobEvent = Exclude<MeetingEvent, { type: 'MeetingRsvpRecorded' }> | ReminderEvent;
 
 export interface MeetingJobData {
   schedule: SeriesFields & { cancelled_occurrences: string[]; overrides: Record<string, OccurrenceChanges> };

@@ -12,7 +12,7 @@ const COLUMN: Record<string, string> = { title: 'title', description: 'descripti
 
 export const chatMeetingsProjection = defineProjection<MeetingEvent>({
   name: 'chat_meetings',
-  handles: ['MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingRsvpSet'],
+  handles: ['MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingRsvpRecorded'],
   tables: ['chat_meetings', 'chat_meeting_occurrences', 'chat_meeting_rsvps'],
   async apply(event: Recorded<MeetingEvent>, tx: PoolClient) {
     switch (event.type) {
@@ -65,7 +65,7 @@ export const chatMeetingsProjection = defineProjection<MeetingEvent>({
         await tx.query('UPDATE chat_meetings SET sequence = $2, updated_at = $3, cancelled_at = $3 WHERE id = $1', [d.meeting_id, d.sequence, d.at]);
         return;
       }
-      case 'MeetingRsvpSet': {
+      case 'MeetingRsvpRecorded': {
         const d = event.data;
         await tx.query(`INSERT INTO chat_meeting_rsvps (meeting_id, occurrence_id, user_id, status, updated_at) VALUES ($1, $2, $3, $4, $5)
           ON CONFLICT (meeting_id, occurrence_id, user_id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`,

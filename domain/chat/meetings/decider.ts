@@ -45,12 +45,12 @@ export type MeetingEvent =
   | DomainEvent<'MeetingOccurrenceUpdated', Base & { occurrence_id: string; changes: OccurrenceChanges; sequence: number; by: string }>
   | DomainEvent<'MeetingOccurrenceCancelled', Base & { occurrence_id: string; sequence: number; by: string }>
   | DomainEvent<'MeetingCancelled', Base & { sequence: number; by: string }>
-  | DomainEvent<'MeetingRsvpSet', Base & { user_id: string; occurrence_id: string | null; status: RsvpStatus }>
+  | DomainEvent<'MeetingRsvpRecorded', Base & { user_id: string; occurrence_id: string | null; status: RsvpStatus }>
   /** The scheduler found a reminder it could not fire: the occurrence had started (missed while down), or it fired before the occurrence moved. */
   | DomainEvent<'MeetingReminderSkipped', Base & { occurrence_id: string; start: string; offset_minutes: number; reason: 'started' | 'already_fired' }>;
 
 export const MEETING_EVENT_TYPES = eventTypes<MeetingEvent>()([
-  'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingRsvpSet', 'MeetingReminderSkipped',
+  'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingRsvpRecorded', 'MeetingReminderSkipped',
 ]);
 
 export type MeetingCommand =
@@ -152,7 +152,7 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
       }
       case 'MeetingCancelled':
         return { ...state, cancelled: true, sequence: event.data.sequence };
-      case 'MeetingRsvpSet': {
+      case 'MeetingRsvpRecorded': {
         const e = event.data;
         if (e.occurrence_id === null) return { ...state, rsvps: new Map(state.rsvps).set(e.user_id, e.status) };
         const all = new Map(state.occurrence_rsvps);
@@ -223,7 +223,7 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
         if (command.occurrence_id !== null) knownOccurrence(command.occurrence_id);
         const was = command.occurrence_id === null ? state.rsvps.get(command.user_id) : state.occurrence_rsvps.get(command.occurrence_id)?.get(command.user_id);
         if (was === command.status) return [];
-        return [{ type: 'MeetingRsvpSet', data: { ...base, user_id: command.user_id, occurrence_id: command.occurrence_id, status: command.status } }];
+        return [{ type: 'MeetingRsvpRecorded', data: { ...base, user_id: command.user_id, occurrence_id: command.occurrence_id, status: command.status } }];
       }
     }
   },

@@ -214,7 +214,7 @@ test('reminders: fired once by the scheduler, to members who had not declined; s
 
 test('the same due reminders fired by two schedulers whose leases lapse at once: each appended once', async ({ s, sp, ann, owner, gid }) => {
   const chid = await sp.channel(owner, gid, [ann], 'race');
-  const ids = [];
+  const ids: string[] = [];
   for (let i = 0; i < 10; i++) ids.push((await sp.ok(ann, 'POST', `/api/channels/${chid}/meetings`, { title: `R${i}`, start: localIn(s, 30), time_zone: 'UTC', reminders: [20, 25] }, 201)).id);
   s.clock.advance(6 * 60_000);
   const p = s.platform;
