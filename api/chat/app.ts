@@ -47,8 +47,8 @@ export { ChatError } from './router.ts';
 // Feedback carries a screenshot of up to 5 MB as base64 (4/3 of it) in JSON.
 export const CHAT_BODY_LIMITS = [{ prefix: '/api/auth/', maxBytes: 64 * KiB }, { prefix: '/api/feedback', maxBytes: 8 * MiB }, { prefix: '', maxBytes: 1 * MiB }];
 
-/** A webhook's token is its URL: log lines show the execute path without it. */
-export const redactSecrets = (path: string) => path.replace(/^(\/api\/webhooks\/execute\/)[^/]*/, '$1[redacted]');
+/** A webhook's token and a calendar feed's token are their URLs: log lines show those paths without them. */
+export const redactSecrets = (path: string) => path.replace(/^(\/api\/webhooks\/execute\/)[^/]*/, '$1[redacted]').replace(/^(\/api\/calendar\/feeds\/)[^/]*/, '$1[redacted]');
 
 /** Uploads are streamed families: a declared length over the limit is refused up front, the route counts the rest. */
 export const chatBodyLimits = (maxUploadBytes: number) => [

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import ICAL from 'ical.js';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string }
@@ -182,6 +182,11 @@ test('feed tokens: shown once, hashed, listed without the token, no JWT to fetch
   expectError(await feed(all.url), 404);
   expectError(await sp.call(bob, 'DELETE', `/api/calendar/feed-tokens/${all.id}`), 404);
   assert.equal((await sp.ok(bob, 'GET', '/api/calendar/feed-tokens')).feed_tokens.map((t: any) => t.id), [one.id]);
+  // The URL is the credential: never in a log line.
+  const lines = s.logLines.join('\n');
+  const events = await logText(s);
+  assert.ok(lines.includes('/api/calendar/feeds/[redacted]'), 'feed fetches are logged, redacted');
+  for (const t of [all.token, one.token]) assert.not.ok(lines.includes(t.slice(5)) || events.includes(t.slice(5)), 'a token in a log line or the event log');
 });
 
 test.run();
