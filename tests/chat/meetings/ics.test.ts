@@ -182,6 +182,13 @@ test('feed tokens: shown once, hashed, listed without the token, no JWT to fetch
   expectError(await feed(all.url), 404);
   expectError(await sp.call(bob, 'DELETE', `/api/calendar/feed-tokens/${all.id}`), 404);
   assert.equal((await sp.ok(bob, 'GET', '/api/calendar/feed-tokens')).feed_tokens.map((t: any) => t.id), [one.id]);
+  // A suspended owner's feeds are 404 until the suspension ends (the owner, first account, is the instance admin).
+  const annFeed = await sp.ok(ann, 'POST', '/api/calendar/feed-tokens', {}, 201);
+  assert.is((await feed(annFeed.url)).status, 200);
+  await sp.ok(owner, 'POST', `/api/admin/users/${ann.id}/suspend`, { reason: 'test' });
+  expectError(await feed(annFeed.url), 404);
+  await sp.ok(owner, 'POST', `/api/admin/users/${ann.id}/unsuspend`);
+  assert.is((await feed(annFeed.url)).status, 200);
   // The URL is the credential: never in a log line.
   const lines = s.logLines.join('\n');
   const events = await logText(s);
