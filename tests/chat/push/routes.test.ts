@@ -125,4 +125,18 @@ test('at most 20 subscriptions per user: the 21st 409 subscription_limit_reached
   await ctx.sp.ok(carol, 'POST', '/api/push/subscriptions', { endpoint: 'http://127.0.0.1:9/push/carol-3', keys }, 200);
 });
 
+test('a deleted account\'s subscriptions go; the rebuilt read model equals the live one', async (ctx) => {
+  const gone = await ctx.sp.register('gone');
+  await ctx.sp.ok(gone, 'POST', '/api/push/subscriptions', { endpoint: 'http://127.0.0.1:9/push/gone', keys: browser().keys }, 201);
+  const r = await ctx.sp.call(gone, 'DELETE', '/api/account/delete', { password: gone.password });
+  assert.ok(r.status === 200 || r.status === 204, r.text);
+  assert.is((await ctx.s.db.pool.query('SELECT count(*)::int AS n FROM chat_push_subscriptions WHERE user_id = $1', [gone.id])).rows[0].n, 0);
+  const snapshot = async () => (await ctx.s.db.pool.query('SELECT * FROM chat_push_subscriptions')).rows.map((row) => JSON.stringify(row)).sort();
+  const live = await snapshot();
+  assert.ok(live.length > 20);
+  await ctx.s.platform.engine.stop();
+  assert.ok((await ctx.s.platform.engine.rebuild('chat_push_subscriptions')) > 0);
+  assert.equal(await snapshot(), live);
+});
+
 test.run();
