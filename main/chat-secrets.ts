@@ -3,7 +3,7 @@
 // of the data directory alone does not let anyone mint tokens). Every instance on the same
 // DATA_DIR and server key reads the same one.
 
-import { randomBytes } from 'node:crypto';
+import { createECDH, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openSecret, sealSecret } from '../crypto/seal.ts';
@@ -31,9 +31,11 @@ const VAPID_CONTEXT = 'chat_vapid_keys';
 /**
  * The web-push VAPID key pair: made once by web-push on first start and kept under DATA_DIR
  * sealed with the server key (the private key signs every push; subscriptions are bound to the
- * public key, so it must outlive restarts). Every instance on the same DATA_DIR reads the same one.
+ * public key, so it must outlive restarts). Every instance on the same DATA_DIR reads the same one;
+ * instances on separate DATA_DIRs share CHATSVC_VAPID_PRIVATE_KEY instead.
  */
 export function chatVapidKeys(config: ChatConfig, sealKey: Uint8Array): VapidKeys {
+  if (config.push.vapidPrivateKey) return vapidKeysOf(config.push.vapidPrivateKey);
   const file = config.push.vapidFile;
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -45,4 +47,11 @@ export function chatVapidKeys(config: ChatConfig, sealKey: Uint8Array): VapidKey
   }
   const keys = JSON.parse(openSecret(sealKey, readFileSync(file, 'utf8').trim(), VAPID_CONTEXT)) as VapidKeys;
   return { publicKey: keys.publicKey, privateKey: keys.privateKey };
+}
+
+/** The key pair of a configured private key (the public key is derived from it). */
+function vapidKeysOf(privateKey: string): VapidKeys {
+  const ecdh = createECDH('prime256v1');
+  ecdh.setPrivateKey(Buffer.from(privateKey, 'base64url'));
+  return { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: ecdh.getPrivateKey().toString('base64url') };
 }

@@ -1,9 +1,14 @@
 // Web push and presence over real sockets: the chat service listening, its background (the push
 // sender) running as `serve` runs it. A user with an authenticated /api/ws socket gets no push
 // for a reminder that a user without one gets; while the socket is open the presence table
-// holds the user, once it closes the row goes and the next reminder is pushed.
+// holds the user, once it closes the row goes and the next reminder is pushed. With two
+// instances on one database, a socket on either one counts, whichever runs the sender.
 
 import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../infra/config.ts';
+import { createLogger } from '../../infra/logging.ts';
+import { openPlatform, type Platform } from '../../main/platform.ts';
+import { startServices, type RunningService } from '../../main/serve.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ChatAccount } from '../support/chat.ts';
@@ -12,7 +17,7 @@ import { startTestServices, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
 import { connectWs } from '../support/ws.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; push: PushService; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser }
+interface Ctx { second?: Platform; secondChat?: RunningService; s: TestServices; sp: Spaces; push: PushService; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser }
 const test = suite<Ctx>('e2e: web push skips users with a socket');
 
 test.before(async (ctx) => {
@@ -26,7 +31,9 @@ test.before(async (ctx) => {
   await ctx.sp.ok(ctx.alice, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/alice'), keys: ctx.ab.keys }, 201);
   await ctx.sp.ok(ctx.bob, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/bob'), keys: ctx.bb.keys }, 201);
 });
-test.after(async ({ s, push }) => {
+test.after(async ({ s, push, second, secondChat }) => {
+  await secondChat?.close();
+  await second?.close();
   await s?.close();
   await push?.close();
 });
@@ -70,6 +77,27 @@ test('online (a socket): no push; offline: pushed; the presence row follows the 
   const third = await fire(ctx, [ctx.alice.id]);
   const [alices] = await ctx.push.waitFor('/alice', 1);
   assert.is(JSON.parse(decrypt(alices!, ctx.ab)).meeting_id, third);
+});
+
+test('two instances: a socket on either one counts', async (ctx) => {
+  ctx.second = await openPlatform(loadConfig({ ...ctx.s.env, CHATSVC_LISTEN: '127.0.0.1:0' }), createLogger({ sink: () => {} }));
+  ctx.secondChat = (await startServices(ctx.second, ['chat']))[0]!;
+  const carol = await ctx.sp.register('carol');
+  const cb = browser();
+  await ctx.sp.ok(carol, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/carol'), keys: cb.keys }, 201);
+  const sockets = [];
+  for (const [who, base] of [[ctx.alice, ctx.secondChat.url], [carol, ctx.s.chat]] as const) {
+    const ws = await connectWs(base);
+    ws.send({ type: 'Authenticate', token: who.access });
+    await ws.next((f) => f.type === 'Authenticated', 15_000);
+    sockets.push(ws);
+  }
+  const before = { a: ctx.push.to('/alice').length, b: ctx.push.to('/bob').length };
+  const meeting = await fire(ctx, [ctx.alice.id, carol.id, ctx.bob.id]);
+  const bobs = await ctx.push.waitFor('/bob', before.b + 1);
+  assert.is(JSON.parse(decrypt(bobs.at(-1)!, ctx.bb)).meeting_id, meeting);
+  assert.equal([ctx.push.to('/alice').length, ctx.push.to('/carol').length], [before.a, 0]);
+  for (const ws of sockets) ws.close();
 });
 
 test.run();

@@ -5,6 +5,7 @@
 // users; no token 401; a bot token 403; another's subscription 404). No endpoint or key in
 // plaintext in the log or the log lines.
 
+import { createECDH } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -44,6 +45,12 @@ test('the VAPID public key: an uncompressed P-256 point; signed-in users only; t
   await ctx.s.restart();
   for (const a of [ctx.owner, ctx.alice, ctx.bob]) a.access = (await ctx.sp.ok(null, 'POST', '/api/auth/login', { username: a.username, password: a.password })).access_token;
   assert.is((await ctx.sp.ok(ctx.alice, 'GET', '/api/push/vapid-public-key')).public_key, r.public_key);
+  // Instances on separate data directories share a configured private key instead.
+  const configured = createECDH('prime256v1');
+  configured.generateKeys();
+  await ctx.s.restart({ CHATSVC_VAPID_PRIVATE_KEY: configured.getPrivateKey().toString('base64url') });
+  for (const a of [ctx.owner, ctx.alice, ctx.bob]) a.access = (await ctx.sp.ok(null, 'POST', '/api/auth/login', { username: a.username, password: a.password })).access_token;
+  assert.is((await ctx.sp.ok(ctx.alice, 'GET', '/api/push/vapid-public-key')).public_key, configured.getPublicKey().toString('base64url'));
 });
 
 test('subscribe: 201, the same browser again 200 with the same id, listed with its origin; new keys replace the old', async (ctx) => {
