@@ -87,3 +87,20 @@ export function vapidClaims(push: Pushed, publicKey: string): { aud: string; exp
   if (!verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s!, 'base64url'))) throw new Error('bad VAPID signature');
   return JSON.parse(Buffer.from(p!, 'base64url').toString());
 }
+
+/**
+ * Let the push sender handle everything appended so far: drain it until its checkpoint passes
+ * the last event it follows. (Readers of the log see an append only once every older
+ * transaction on the server has ended, which other suites can hold back for a while.)
+ */
+export async function settlePush(pool: { query(sql: string, values?: unknown[]): Promise<{ rows: any[] }> }, pusher: { drain(): Promise<number> }, timeoutMs = 30_000): Promise<void> {
+  const mark = BigInt((await pool.query(`SELECT coalesce(max(position), 0)::text AS p FROM events WHERE type = ANY($1::text[])`, [['MeetingReminderFired', 'MessagePosted']])).rows[0].p);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await pusher.drain();
+    const row = (await pool.query(`SELECT prepare_pos::text AS p FROM chat_reactor_checkpoints WHERE name = 'web_push_sender'`)).rows[0];
+    if (row && BigInt(row.p) >= mark) return;
+    if (Date.now() > deadline) throw new Error('settlePush: the push sender did not reach the last event');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -12,9 +12,9 @@ import type { MeetingReminderFiredEvent } from '../../../domain/chat/push/meetin
 import { pushTopic } from '../../../infra/push/web-push.ts';
 import type { ChatBackground } from '../../../main/chat-background.ts';
 import type { ChatAccount } from '../../support/chat.ts';
-import { browser, decrypt, PushService, vapidClaims, type Browser } from '../../support/push.ts';
+import { browser, decrypt, PushService, settlePush, vapidClaims, type Browser } from '../../support/push.ts';
 import { backgroundOf } from '../../support/schedule.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
+import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; push: PushService; bg: ChatBackground; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser; publicKey: string; channel: string }
@@ -35,7 +35,7 @@ test.before(async (ctx) => {
   await ctx.sp.join(c, ctx.alice, [ctx.bob]);
   ctx.channel = await ctx.sp.channel(ctx.alice, await ctx.sp.group(ctx.alice, c), [ctx.bob], 'planning');
   ctx.bg = backgroundOf(ctx.s.platform);
-  await ctx.bg.pusher.drain(); // a new sender starts at the log's head
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher); // a new sender starts at the log's head
 });
 test.after(async ({ s, push, bg }) => {
   await bg?.stop();
@@ -59,7 +59,7 @@ async function fire(ctx: Ctx, recipients: string[], startsInSeconds: number): Pr
 test('a reminder: decrypted by the browser, VAPID verified, TTL to the start, Topic from the reminder id', async (ctx) => {
   const before = { a: ctx.push.to('/alice').length, b: ctx.push.to('/bob').length };
   const r = await fire(ctx, [ctx.alice.id, ctx.bob.id], 600);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   const [pushed] = (await ctx.push.waitFor('/alice', before.a + 1)).slice(before.a);
   assert.equal(JSON.parse(decrypt(pushed!, ctx.ab)), {
     type: 'meeting_reminder', meeting_id: r.meeting_id, occurrence_id: r.occurrence_id, channel_id: ctx.channel, title: 'Sprint planning', start: r.start, offset_minutes: 10,
@@ -83,7 +83,7 @@ test('a reminder for a meeting that has started is not pushed; users without a s
   const before = ctx.push.received.length;
   await fire(ctx, [ctx.alice.id, carol.id], -60);
   await fire(ctx, [carol.id], 300);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   assert.is(ctx.push.received.length, before);
 });
 
@@ -91,7 +91,7 @@ test('a mention pushes the channel and the sender to the mentioned member, never
   const before = { a: ctx.push.to('/alice').length, b: ctx.push.to('/bob').length };
   await ctx.sp.post(ctx.alice, ctx.channel, 'c2VjcmV0LWNpcGhlcnRleHQ=', { mentions: [ctx.bob.id, ctx.alice.id] });
   await ctx.sp.post(ctx.alice, ctx.channel, 'bm8tbWVudGlvbnM=');
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   const [pushed] = (await ctx.push.waitFor('/bob', before.b + 1)).slice(before.b);
   const text = decrypt(pushed!, ctx.bb);
   assert.equal(JSON.parse(text), { type: 'mention', channel_id: ctx.channel, channel_name: 'planning', sender_id: ctx.alice.id, sender_name: ctx.alice.username });
@@ -100,6 +100,18 @@ test('a mention pushes the channel and the sender to the mentioned member, never
   assert.is(Number(pushed!.headers.ttl), 24 * 3600);
   assert.is(ctx.push.to('/bob').length, before.b + 1, 'a post without mentions pushes nothing');
   assert.is(ctx.push.to('/alice').length, before.a, 'the sender is not notified of their own mention');
+});
+
+test('a webhook post mentioning a member pushes too, as the webhook\'s name (the bots/admin issue\'s mention rule)', async (ctx) => {
+  const before = ctx.push.to('/bob').length;
+  const hook = await ctx.sp.ok(ctx.alice, 'POST', `/api/channels/${ctx.channel}/webhooks`, { name: 'CI' }, 201);
+  const r = await http(`${ctx.sp.base}/api/webhooks/execute/${hook.token}`, { method: 'POST', json: { content: `build broke, @${ctx.bob.username} please look`, username: 'ci-bot' } });
+  assert.is(r.status, 201, r.text);
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
+  const [pushed] = (await ctx.push.waitFor('/bob', before + 1)).slice(before);
+  const text = decrypt(pushed!, ctx.bb);
+  assert.equal(JSON.parse(text), { type: 'mention', channel_id: ctx.channel, channel_name: 'planning', sender_id: hook.id, sender_name: 'ci-bot' });
+  assert.not.ok(text.includes('build broke'), 'no content');
 });
 
 test('410 and 404 from the push service drop the subscription (an event); other failures keep it', async (ctx) => {
@@ -113,7 +125,7 @@ test('410 and 404 from the push service drop the subscription (an event); other 
   ctx.push.status.set('/erin', 404);
   ctx.push.status.set('/frank', 500);
   await fire(ctx, [dave.id, erin.id, frank.id], 900);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   await ctx.push.waitFor('/dave', 1);
   await ctx.push.waitFor('/erin', 1);
   await ctx.push.waitFor('/frank', 1);
@@ -131,15 +143,15 @@ test('410 and 404 from the push service drop the subscription (an event); other 
 test('checkpointed: after a restart nothing is resent and what came meanwhile is sent once', async (ctx) => {
   const before = ctx.push.to('/alice').length;
   await fire(ctx, [ctx.alice.id], 1200);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   await ctx.push.waitFor('/alice', before + 1);
   await ctx.bg.stop();
   const missed = await fire(ctx, [ctx.alice.id], 1200);
   await ctx.s.restart();
   ctx.bg = backgroundOf(ctx.s.platform);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   const pushed = await ctx.push.waitFor('/alice', before + 2);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   assert.is(ctx.push.to('/alice').length, before + 2);
   assert.is(JSON.parse(decrypt(pushed.at(-1)!, ctx.ab)).meeting_id, missed.meeting_id);
 });

@@ -11,7 +11,7 @@ import { sealSecret } from '../../../crypto/seal.ts';
 import { endpointSealContext, keysSealContext, pushSubscriptionId, pushSubscriptionStream } from '../../../domain/chat/push/decider.ts';
 import type { ChatBackground } from '../../../main/chat-background.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { browser, PushService } from '../../support/push.ts';
+import { browser, PushService, settlePush } from '../../support/push.ts';
 import { backgroundOf } from '../../support/schedule.ts';
 import { startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
@@ -25,7 +25,7 @@ test.before(async (ctx) => {
   ctx.sp = new Spaces(ctx.s);
   ctx.alice = await ctx.sp.register('alice');
   ctx.bg = backgroundOf(ctx.s.platform);
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
 });
 test.after(async ({ s, push, bg }) => {
   await bg?.stop();
@@ -58,7 +58,7 @@ test('a stored loopback endpoint is refused again at send time: nothing reaches 
     type: 'MeetingReminderFired',
     data: { meeting_id: meeting, occurrence_id: 'x', channel_id: randomUUID(), title: 'T', start: new Date(ctx.s.clock.now().getTime() + 600_000).toISOString(), offset_minutes: 5, reminder_id: `${meeting}-x-5`, recipient_ids: [ctx.alice.id] },
   }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null });
-  await ctx.bg.pusher.drain();
+  await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   assert.is(ctx.push.received.length, 0);
   assert.ok(ctx.s.logLines.some((l) => l.includes('push_failed') && l.includes('destination_not_allowed') && l.includes(id)));
   assert.not.ok(ctx.s.logLines.some((l) => l.includes(endpoint) || l.includes('/sneaky')), 'no endpoint in the log lines');
