@@ -27,7 +27,8 @@
 // of the log as it was when the first socket joined; `join` resolves once it is in place, so a
 // client told `Authenticated` hears of everything appended afterwards.
 
-import type { EventStore, RecordedEvent, Subscription } from '../../../infra/eventstore/port.ts';
+import { LiveTail } from '../../../infra/eventstore/live-tail.ts';
+import type { EventStore, RecordedEvent } from '../../../infra/eventstore/port.ts';
 import type { Logger } from '../../../infra/logging.ts';
 import { LOW_PREKEY_THRESHOLD } from '../../../domain/chat/keys/decider.ts';
 import { pollFrame } from '../polls/frames.ts';
@@ -59,16 +60,21 @@ export class SocketHub {
   /** `<channel>:<user>` removed since the subscription started (and not joined again). */
   private readonly removed = new Set<string>();
   private size = 0;
-  private running: { subscription: Subscription; done: Promise<void> } | null = null;
-  private starting: Promise<void> | null = null;
+  private readonly tail: LiveTail;
 
   constructor(
-    private readonly events: Pick<EventStore, 'subscribe' | 'headPosition'>,
+    events: Pick<EventStore, 'subscribe' | 'headPosition'>,
     private readonly log: Logger,
     /** Opens a stored sender-key distribution for delivery (it is sealed at rest). */
     private readonly openDistribution: (channelId: string, userId: string, sealed: string) => unknown,
     private readonly presence: Presence | null = null,
-  ) {}
+  ) {
+    this.tail = new LiveTail(events, {
+      deliver: (event) => this.deliverSafely(event),
+      failed: (error) => this.interrupted(error),
+      idle: () => this.size === 0,
+    }, { eventTypes: DELIVERED });
+  }
 
   get connections(): number {
     return this.size;
@@ -83,7 +89,7 @@ export class SocketHub {
       this.size += 1;
     }
     if (first) await this.presence?.connected(socket.user_id);
-    await this.ensureRunning();
+    await this.tail.start();
   }
 
   leave(socket: HubSocket): void {
@@ -132,45 +138,23 @@ export class SocketHub {
     for (const s of this.byChannel.get(channelId) ?? []) if (s !== socket) s.send({ type: 'Typing', channel_id: channelId, user_id: socket.user_id });
   }
 
-  private ensureRunning(): Promise<void> {
-    if (this.running) return Promise.resolve();
-    this.starting ??= (async () => {
-      const head = await this.events.headPosition();
-      const subscription = this.events.subscribe({ after: head ?? 'start', filter: { eventTypes: DELIVERED } });
-      this.running = { subscription, done: this.consume(subscription) };
-    })().finally(() => {
-      this.starting = null;
-    });
-    return this.starting;
-  }
-
   private async stop(): Promise<void> {
-    await this.starting;
-    const running = this.running;
-    if (!running || this.size > 0) return;
-    this.running = null;
-    this.removed.clear();
-    await running.subscription.close();
-    await running.done;
+    if (await this.tail.stopIfIdle()) this.removed.clear();
   }
 
-  private async consume(subscription: Subscription): Promise<void> {
+  /** One event from the log: a failure to deliver it is logged and the next one goes on. */
+  private deliverSafely(event: RecordedEvent): void {
     try {
-      for await (const event of subscription) {
-        try {
-          this.deliver(event);
-        } catch (error) {
-          this.log.error('chat_ws_delivery_failed', { type: event.type, error: (error as Error).message });
-        }
-      }
+      this.deliver(event);
     } catch (error) {
-      if (this.running?.subscription === subscription) {
-        this.log.error('chat_ws_subscription_failed', { error: (error as Error).message });
-        this.running = null;
-        // Sockets would otherwise hear nothing more: close them, clients reconnect.
-        for (const set of this.byUser.values()) for (const socket of set) socket.close(1011, 'live delivery interrupted');
-      }
+      this.log.error('chat_ws_delivery_failed', { type: event.type, error: (error as Error).message });
     }
+  }
+
+  private interrupted(error: Error): void {
+    this.log.error('chat_ws_subscription_failed', { error: error.message });
+    // Sockets would otherwise hear nothing more: close them, clients reconnect.
+    for (const set of this.byUser.values()) for (const socket of set) socket.close(1011, 'live delivery interrupted');
   }
 
   private toChannel(channelId: string, frame: Record<string, unknown>): void {
