@@ -15,6 +15,8 @@ import { SENDER_KEY_EVENT_TYPES } from './chat/sender-keys/decider.ts';
 import { POLL_EVENT_TYPES } from './chat/polls/decider.ts';
 import { SCHEDULED_EVENT_TYPES } from './chat/scheduled/decider.ts';
 import { BOOKMARK_EVENT_TYPES } from './chat/bookmarks/decider.ts';
+import { PUSH_SUBSCRIPTION_EVENT_TYPES } from './chat/push/decider.ts';
+import { MEETING_REMINDER_EVENT_TYPES } from './chat/push/meeting-reminder.ts';
 import { BLOCKED_HASH_EVENT_TYPES, FILE_EVENT_TYPES, UPLOAD_REFUSED_EVENT_TYPES } from './chat/files/decider.ts';
 import { ASSET_EVENT_TYPES } from './chat/assets/decider.ts';
 import { PREKEY_CLAIM_EVENT_TYPES } from './chat/keys/claim.ts';
@@ -77,6 +79,8 @@ export const EVENT_TYPES: readonly string[] = [
   ...POLL_EVENT_TYPES,
   ...SCHEDULED_EVENT_TYPES,
   ...BOOKMARK_EVENT_TYPES,
+  ...PUSH_SUBSCRIPTION_EVENT_TYPES,
+  ...MEETING_REMINDER_EVENT_TYPES,
   ...FILE_EVENT_TYPES,
   ...BLOCKED_HASH_EVENT_TYPES,
   ...UPLOAD_REFUSED_EVENT_TYPES,
@@ -102,5 +106,6 @@ export const EVENT_TYPES: readonly string[] = [
 export const AUDIT_ONLY: Readonly<Record<string, string>> = {
   UniqueValueReserved: 'the reservation stream itself is the state; the command that reserves reads it back',
   LocalRegistrationClaimed: 'the claim stream itself is the state; kept for auditors',
+  MeetingReminderFired: 'a fact the push sender (a reactor, not a projection) and the live hub act on; no read model keeps it',
   FileUploadRefused: 'an upload refused for blocked content: nothing was stored; kept for the admin audit log',
 };

@@ -16,6 +16,7 @@ import { chatSenderKeysProjection } from './chat/sender-keys.ts';
 import { chatPollsProjection } from './chat/polls.ts';
 import { chatScheduledProjection, scheduledJobsProjection } from './chat/scheduled.ts';
 import { chatBookmarksProjection } from './chat/bookmarks.ts';
+import { chatPushSubscriptionsProjection } from './chat/push.ts';
 import { chatFilesProjection } from './chat/files.ts';
 import { chatAssetsProjection } from './chat/assets.ts';
 import { estateProjections } from './orchestration/estate.ts';
@@ -44,4 +45,5 @@ export const allProjections: Projection<any>[] = [
   ...chatBotProjections,
   chatPollsProjection, chatScheduledProjection, scheduledJobsProjection, chatBookmarksProjection,
   chatFilesProjection, chatAssetsProjection,
+  chatPushSubscriptionsProjection,
 ];

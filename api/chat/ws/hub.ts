@@ -20,6 +20,9 @@
 // its messages, so after a kick, leave or ban the subscription is dropped before the next
 // event is forwarded, and a subscribe racing the removal is refused; joining again clears it.
 //
+// Presence (./presence.ts): the hub tells it when a user's first socket here joins and when the
+// last one leaves, so other instances' push senders know the user is reachable live.
+//
 // The subscription runs while at least one socket is authenticated here, starting from the head
 // of the log as it was when the first socket joined; `join` resolves once it is in place, so a
 // client told `Authenticated` hears of everything appended afterwards.
@@ -29,6 +32,7 @@ import type { EventStore, RecordedEvent } from '../../../infra/eventstore/port.t
 import type { Logger } from '../../../infra/logging.ts';
 import { LOW_PREKEY_THRESHOLD } from '../../../domain/chat/keys/decider.ts';
 import { pollFrame } from '../polls/frames.ts';
+import type { Presence } from './presence.ts';
 
 export interface HubSocket {
   user_id: string;
@@ -63,6 +67,7 @@ export class SocketHub {
     private readonly log: Logger,
     /** Opens a stored sender-key distribution for delivery (it is sealed at rest). */
     private readonly openDistribution: (channelId: string, userId: string, sealed: string) => unknown,
+    private readonly presence: Presence | null = null,
   ) {
     this.tail = new LiveTail(events, {
       deliver: (event) => this.deliverSafely(event),
@@ -77,11 +82,13 @@ export class SocketHub {
 
   async join(socket: HubSocket): Promise<void> {
     let set = this.byUser.get(socket.user_id);
+    const first = !set;
     if (!set) this.byUser.set(socket.user_id, (set = new Set()));
     if (!set.has(socket)) {
       set.add(socket);
       this.size += 1;
     }
+    if (first) await this.presence?.connected(socket.user_id);
     await this.tail.start();
   }
 
@@ -91,7 +98,10 @@ export class SocketHub {
     for (const channelId of this.channelsOf.get(socket) ?? []) this.unsubscribe(socket, channelId);
     this.channelsOf.delete(socket);
     this.size -= 1;
-    if (set.size === 0) this.byUser.delete(socket.user_id);
+    if (set.size === 0) {
+      this.byUser.delete(socket.user_id);
+      this.presence?.disconnected(socket.user_id);
+    }
     if (this.size === 0) void this.stop();
   }
 
