@@ -18,6 +18,7 @@ import { MEETING_EVENT_TYPES } from './chat/meetings/decider.ts';
 import { REMINDER_EVENT_TYPES } from './chat/meetings/reminders.ts';
 import { CALENDAR_FEED_EVENT_TYPES } from './chat/calendar-feeds/decider.ts';
 import { BOOKMARK_EVENT_TYPES } from './chat/bookmarks/decider.ts';
+import { PUSH_SUBSCRIPTION_EVENT_TYPES } from './chat/push/decider.ts';
 import { BLOCKED_HASH_EVENT_TYPES, FILE_EVENT_TYPES, UPLOAD_REFUSED_EVENT_TYPES } from './chat/files/decider.ts';
 import { ASSET_EVENT_TYPES } from './chat/assets/decider.ts';
 import { PREKEY_CLAIM_EVENT_TYPES } from './chat/keys/claim.ts';
@@ -83,6 +84,7 @@ export const EVENT_TYPES: readonly string[] = [
   ...REMINDER_EVENT_TYPES,
   ...CALENDAR_FEED_EVENT_TYPES,
   ...BOOKMARK_EVENT_TYPES,
+  ...PUSH_SUBSCRIPTION_EVENT_TYPES,
   ...FILE_EVENT_TYPES,
   ...BLOCKED_HASH_EVENT_TYPES,
   ...UPLOAD_REFUSED_EVENT_TYPES,

@@ -92,6 +92,9 @@ export const ENV_VARS = {
   CHATSVC_UPLOAD_QUOTA_MB: 'stored uploads per user in MiB (default 500)',
   CHATSVC_OUTBOUND_ALLOW_LOOPBACK: 'test only (needs NODE_ENV=test): link previews and push endpoints may reach 127.0.0.0/8 and ::1 on any port',
   CHATSVC_DNS_SERVERS: 'comma-separated DNS servers (ip or ip:port) for outbound fetches such as link previews (default: the system resolver)',
+  CHATSVC_VAPID_PRIVATE_KEY: 'web push VAPID private key, 32 bytes base64url (unset: made once by web-push and sealed under DATA_DIR); instances on separate DATA_DIRs must share it',
+  CHATSVC_VAPID_PRIVATE_KEY_FILE: 'file holding CHATSVC_VAPID_PRIVATE_KEY',
+  CHATSVC_VAPID_SUBJECT: 'the contact web push services see in the VAPID token: a mailto: or https: URL (default CHATSVC_PUBLIC_URL when https, else mailto:webpush@orchard.invalid)',
   CHATSVC_GIF_PROVIDER_URL: 'base URL of the GIF provider API (unset: the GIF routes answer 503 feature_disabled)',
   CHATSVC_GIF_PROVIDER_KEY: 'API key of the GIF provider (never logged)',
   CHATSVC_GIF_PROVIDER_API: 'the GIF provider protocol: giphy (default) or tenor',
@@ -414,6 +417,26 @@ export interface ChatConfig {
   files: ChatFilesConfig;
   outbound: ChatOutboundConfig;
   gifs: ChatGifConfig | null;
+  push: ChatPushConfig;
+}
+
+export interface ChatPushConfig {
+  /** Configured VAPID private key (base64url, 32 bytes); null: made once and sealed in `vapidFile`. */
+  vapidPrivateKey: string | null;
+  /** The VAPID key pair: made once (web-push), kept here sealed with the server key. */
+  vapidFile: string;
+  /** The VAPID `sub` claim: a mailto: or https: URL. */
+  subject: string;
+}
+
+function chatPush(env: Env, dataDir: string): ChatPushConfig {
+  const configured = env.CHATSVC_VAPID_SUBJECT?.trim();
+  const publicUrl = env.CHATSVC_PUBLIC_URL?.trim() ?? '';
+  const subject = configured || (/^https:\/\//i.test(publicUrl) ? publicUrl : 'mailto:webpush@orchard.invalid');
+  if (!/^(mailto:\S+@\S+|https:\/\/\S+)$/i.test(subject)) throw new Error(`CHATSVC_VAPID_SUBJECT must be a mailto: or https: URL, got ${JSON.stringify(configured)}`);
+  const vapidPrivateKey = secret(env, 'CHATSVC_VAPID_PRIVATE_KEY', 'CHATSVC_VAPID_PRIVATE_KEY_FILE').value;
+  if (vapidPrivateKey && Buffer.from(vapidPrivateKey, 'base64url').length !== 32) throw new Error('CHATSVC_VAPID_PRIVATE_KEY must be 32 bytes, base64url');
+  return { vapidPrivateKey, vapidFile: path.join(dataDir, 'chat-vapid.sealed'), subject };
 }
 
 export interface ChatFilesConfig {
@@ -552,6 +575,7 @@ export function loadConfig(env: Env = process.env): Config {
       },
       outbound: chatOutbound(env),
       gifs: chatGifs(env),
+      push: chatPush(env, dataDir),
     },
     chatsvc: chatsvcConnectorConfig(env),
     forwardAuth: {

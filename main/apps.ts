@@ -4,7 +4,7 @@ import { createChatApp } from '../api/chat/app.ts';
 import type { ChatDeps } from '../api/chat/deps.ts';
 import { ChatSessionCache } from '../api/chat/session-cache.ts';
 import { BotTokenCache } from '../api/chat/bot-cache.ts';
-import { chatJwtSecret } from './chat-secrets.ts';
+import { chatJwtSecret, chatVapidKeys } from './chat-secrets.ts';
 import { createOrchestrationApp } from '../api/orchestration/app.ts';
 import { PrincipalCache } from '../api/orchestration/auth/principal-cache.ts';
 import { ProfileCache } from '../api/orchestration/profiles/profile-cache.ts';
@@ -58,6 +58,7 @@ export function chatDeps(p: Platform): ChatDeps {
     sessions: new ChatSessionCache(p.engine, p.pool), bots: new BotTokenCache(p.engine, p.pool), maintenance: () => p.gate.view(),
     updates: { service: 'chat', checker: p.updates.checkers.chat, sidecar: p.updates.sidecars.chat },
     files: new FilesystemBlobStore(p.config.chat.files.dir),
+    vapid: { subject: p.config.chat.push.subject, keys: chatVapidKeys(p.config.chat, p.sealKey) },
   };
 }
 

@@ -39,7 +39,7 @@ export function offlineDocument(service: ServiceName) {
     case 'chat':
       return openApiDocument(createChatApp({
         ...common, startedAt: new Date(), config: loadConfig({}).chat, sealKey: new Uint8Array(32), jwtSecret: 'offline',
-        commands: unavailable('commands'), events: unavailable('events'), sessions: unavailable('sessions'), bots: unavailable('bots'), updates: unavailable('updates'), files: unavailable('files'),
+        commands: unavailable('commands'), events: unavailable('events'), sessions: unavailable('sessions'), bots: unavailable('bots'), updates: unavailable('updates'), files: unavailable('files'), vapid: unavailable('vapid'),
       }), { ...CHAT_DOCS, version });
     case 'registry':
       return openApiDocument(createRegistryApp({

@@ -18,6 +18,7 @@ import { chatScheduledProjection, scheduledJobsProjection } from './chat/schedul
 import { chatBookmarksProjection } from './chat/bookmarks.ts';
 import { chatMeetingsProjection } from './chat/meetings.ts';
 import { chatCalendarFeedsProjection } from './chat/calendar-feeds.ts';
+import { chatPushSubscriptionsProjection } from './chat/push.ts';
 import { chatFilesProjection } from './chat/files.ts';
 import { chatAssetsProjection } from './chat/assets.ts';
 import { estateProjections } from './orchestration/estate.ts';
@@ -47,4 +48,5 @@ export const allProjections: Projection<any>[] = [
   chatPollsProjection, chatScheduledProjection, scheduledJobsProjection, chatBookmarksProjection,
   chatFilesProjection, chatAssetsProjection,
   chatMeetingsProjection, chatCalendarFeedsProjection,
+  chatPushSubscriptionsProjection,
 ];

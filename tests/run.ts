@@ -4,7 +4,9 @@
 // 3: most suites wait on the database, not the CPU). The log's own suites run first and alone:
 // they assert exactly when an append becomes visible, and readers are gated on the oldest
 // transaction of the whole server, so another suite's open transaction would hold them back. Each suite's output is printed whole when
-// it ends, then the totals, with the plain closing line CI reads.
+// it ends, then the totals, with the plain closing line CI reads. A suite that failed runs once
+// more, alone, at the end; if it passes then, it is named as flaky and counted by its second run
+// (`TEST_RERUN=0` turns this off).
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
 
 import { spawn } from 'node:child_process';
@@ -59,6 +61,9 @@ function runSuite(file: string): Promise<Outcome> {
 }
 
 const outcomes: Outcome[] = [];
+const flaky: string[] = [];
+/** Some test failed, or the suite crashed before uvu counted (an import error, a failing before hook). */
+const failedSuite = (o: Outcome) => o.passed + o.skipped < o.total || o.code !== 0;
 try {
   const exclusive = suites.filter((f) => EXCLUSIVE.test(f));
   for (const file of exclusive) outcomes.push(await runSuite(file));
@@ -66,6 +71,19 @@ try {
   await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
     for (let file = queue.shift(); file; file = queue.shift()) outcomes.push(await runSuite(file));
   }));
+  // A suite that failed runs once more, alone, once the others are done: a failure that comes
+  // back is a failure; one that does not is printed as flaky by name, to be fixed, not hidden.
+  const failing = outcomes.filter(failedSuite);
+  if (failing.length > 0 && process.env.TEST_RERUN !== '0') {
+    for (const first of failing) {
+      process.stdout.write(`rerunning ${path.relative(root, first.file)} alone (it failed)\n\n`);
+      const again = await runSuite(first.file);
+      if (!failedSuite(again)) {
+        flaky.push(first.file);
+        outcomes.splice(outcomes.indexOf(first), 1, again);
+      }
+    }
+  }
 } finally {
   await stop();
 }
@@ -77,6 +95,7 @@ const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
 const crashed = outcomes.filter((o) => o.code !== 0 && o.total === o.passed + o.skipped);
 for (const o of crashed) process.stdout.write(`suite failed to run: ${path.relative(root, o.file)} (exit ${o.code})\n`);
 const failed = total - passed - skipped + crashed.length;
+for (const file of flaky) process.stdout.write(`flaky: ${path.relative(root, file)} failed, then passed when run again alone\n`);
 console.log(`\n${suites.length} suites, ${jobs} at a time`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exitCode = failed > 0 || total === 0 ? 1 : 0;

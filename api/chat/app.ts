@@ -41,6 +41,7 @@ import { adminFileRoutes } from './admin-files/routes.ts';
 import { ASSET_UPLOAD_PATHS, ASSET_BODY_LIMIT, assetRoutes } from './assets/routes.ts';
 import { linkPreviewRoutes } from './link-preview/routes.ts';
 import { gifRoutes } from './gifs/routes.ts';
+import { pushRoutes } from './push/routes.ts';
 
 export { ChatError } from './router.ts';
 
@@ -102,6 +103,7 @@ export function createChatApp(deps: ChatDeps) {
   app.route('/', assetRoutes(deps));
   app.route('/', linkPreviewRoutes(deps));
   app.route('/', gifRoutes(deps));
+  app.route('/', pushRoutes(deps));
   serveApiDocs(app, { ...CHAT_DOCS, version: deps.version, documentPath: '/api/openapi.json', pagePath: '/api/docs', guard: requireChatUser(deps), errorSchema: ChatError });
   return app;
 }

@@ -8,6 +8,7 @@ import type { SessionLookup } from './session-cache.ts';
 import type { BotTokenLookup } from './bot-cache.ts';
 import type { ServiceUpdates } from '../shared/updates.ts';
 import type { FilesystemBlobStore } from '../../infra/files/store.ts';
+import type { Vapid } from '../../infra/push/web-push.ts';
 
 export interface ChatDeps extends ServiceDeps {
   startedAt: Date;
@@ -27,4 +28,6 @@ export interface ChatDeps extends ServiceDeps {
   updates: ServiceUpdates;
   /** Uploaded bytes: content-addressed blobs (CHATSVC_FILES_DIR). */
   files: FilesystemBlobStore;
+  /** Web push: the VAPID key pair (made once, sealed under DATA_DIR) and subject. */
+  vapid: Vapid;
 }

@@ -11,7 +11,7 @@ import type { CommandContext, CommandRunner } from '../../infra/commands.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { RateLimiter } from '../../infra/rate-limit/index.ts';
 import type { UpdateChecker } from '../../infra/updates/checker.ts';
-import { SidecarUnavailable, type SidecarClient } from '../../infra/updates/sidecar-client.ts';
+import { SidecarUnavailable, type ApplyProgress, type SidecarClient } from '../../infra/updates/sidecar-client.ts';
 import { applyById, channelHead, lastDelivery, type ApplyRow } from '../../projections/updates.ts';
 import { ApiError, rateLimited } from './http-errors.ts';
 
@@ -133,17 +133,8 @@ export async function startApply(deps: UpdateDeps, target: string, requestedBy: 
   return { apply_id: applyId, state: String(reply.body?.state ?? reply.body?.current_state ?? 'verifying_manifest') };
 }
 
-export interface ApplyDetail {
-  apply_id: string;
-  state: string;
-  phase: string | null;
-  outcome: string | null;
-  error: unknown;
-  from_version: string | null;
-  to_version: string | null;
+export interface ApplyDetail extends ApplyProgress {
   requested_by: string | null;
-  started_at: string | null;
-  ended_at: string | null;
   events: { seq: number; step: string; state: string; phase: string | null; at: string; detail?: Record<string, unknown> }[];
 }
 

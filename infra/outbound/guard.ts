@@ -9,6 +9,10 @@
 //
 // Limits: the whole exchange within `timeoutMs`, the body at most `maxBytes` after decompression
 // (a gzip bomb stops at the limit). URLs are never logged here.
+//
+// `guardedFetch` GETs a page (link previews); `guardedSend` makes one request with a body and
+// follows no redirect (web push); `checkDestination` checks a URL kept to be used later (a push
+// endpoint) when it is given, and the connection checks it again each time.
 
 import dns from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
@@ -120,7 +124,7 @@ export interface FetchOptions {
 export interface Fetched { finalUrl: string; mediaType: string; contentType: string; body: Buffer }
 
 /** The URL checks before any connection: scheme, port, a literal address. */
-function checkUrl(url: URL, policy: OutboundPolicy): { loopbackOnly: boolean } {
+export function checkUrl(url: URL, policy: OutboundPolicy): { loopbackOnly: boolean } {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('destination_not_allowed', 'only http and https URLs');
   if (url.username || url.password) throw new OutboundError('destination_not_allowed', 'URLs with credentials are not fetched');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
@@ -230,5 +234,74 @@ function readBody(response: IncomingMessage, maxBytes: number, deadline: number)
     stream.on('end', () => finish(null));
     stream.on('error', () => finish(new OutboundError('fetch_failed', 'the response could not be read')));
     response.on('aborted', () => finish(new OutboundError('fetch_failed', 'the response was cut short')));
+  });
+}
+
+/**
+ * A URL kept to be used later (a push endpoint), checked when it is given: the URL checks, then
+ * every answer its name has now. Each later connection is checked again in its own lookup.
+ */
+export async function checkDestination(url: URL, policy: OutboundPolicy): Promise<void> {
+  const { loopbackOnly } = checkUrl(url, policy);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host)) return;
+  let answers: Answer[];
+  try {
+    answers = await resolveAll(host, policy.dnsServers);
+  } catch {
+    throw new OutboundError('fetch_failed', 'the destination\'s name does not resolve');
+  }
+  if (!answers.length) throw new OutboundError('fetch_failed', 'the destination\'s name does not resolve');
+  if (answers.some((a) => !addressAllowed(a.address, policy.allowLoopback) || (loopbackOnly && !isLoopback(a.address)))) {
+    throw new OutboundError('destination_not_allowed', 'the destination is not allowed');
+  }
+}
+
+export interface SendOptions {
+  policy: OutboundPolicy;
+  method: string;
+  headers: Record<string, string | number>;
+  body: Buffer | null;
+  timeoutMs: number;
+  /** The most of the answer's body kept (the rest is read and dropped). */
+  maxBytes: number;
+}
+
+/** One request through the guard, no redirect followed: the status and (the start of) the answer. */
+export async function guardedSend(rawUrl: string, options: SendOptions): Promise<{ status: number; body: Buffer }> {
+  const url = new URL(rawUrl);
+  const { loopbackOnly } = checkUrl(url, options.policy);
+  const deadline = Date.now() + options.timeoutMs;
+  return new Promise((resolve, reject) => {
+    let refused = false;
+    const lookup = guardedLookup(options.policy, loopbackOnly, () => {
+      refused = true;
+    });
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(url, { method: options.method, agent: false, lookup, headers: options.headers });
+    const timer = setTimeout(() => request.destroy(new OutboundError('timeout', 'the destination took too long')), Math.max(0, deadline - Date.now()));
+    request.on('response', (response) => {
+      const parts: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        if (size < options.maxBytes) parts.push(chunk.subarray(0, options.maxBytes - size));
+        size += chunk.length;
+      });
+      response.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(parts) });
+      });
+      response.on('error', () => {
+        clearTimeout(timer);
+        reject(new OutboundError('fetch_failed', 'the response could not be read'));
+      });
+    });
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      if (refused) reject(new OutboundError('destination_not_allowed', 'the destination is not allowed'));
+      else if (error instanceof OutboundError) reject(error);
+      else reject(new OutboundError('fetch_failed', 'the destination could not be reached'));
+    });
+    request.end(options.body ?? undefined);
   });
 }

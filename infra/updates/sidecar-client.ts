@@ -28,7 +28,8 @@ export interface SidecarApplyRequest {
   source: string;
 }
 
-export interface SidecarApply {
+/** Where an apply stands: the sidecar's answer, and the start of the API's apply detail. */
+export interface ApplyProgress {
   apply_id: string;
   state: string;
   phase: string | null;
@@ -38,6 +39,10 @@ export interface SidecarApply {
   to_version: string | null;
   started_at: string | null;
   ended_at: string | null;
+}
+
+/** The sidecar's answer keeps whatever else it sent. */
+export interface SidecarApply extends ApplyProgress {
   [extra: string]: unknown;
 }
 

@@ -1,59 +1,9 @@
-// The admin surface's read models: the audit log of every admin and moderation action
-// (`chat_admin_audit`, one row per event, in log order, with the actor from the event's
-// metadata and the event's data without hashes or sealed values), announcements and their
-// dismissals, and the feedback queue.
+// The admin surface's read models: announcements and their dismissals, the feedback queue, and
+// the queries of the admin routes (the audit log is ./admin-audit.ts).
 
-import type { AnnouncementEvent, FeedbackEvent, PurgeEvent, ReportReviewEvent } from '../../domain/chat/admin/decider.ts';
-import type { AccountEvent } from '../../domain/chat/accounts/decider.ts';
-import type { BotTokenEvent } from '../../domain/chat/bots/decider.ts';
-import type { CommunityEvent } from '../../domain/chat/communities/decider.ts';
-import type { InviteEvent } from '../../domain/chat/invites/decider.ts';
-import type { MessageEvent } from '../../domain/chat/messages/decider.ts';
-import type { WebhookEvent } from '../../domain/chat/webhooks/decider.ts';
+import type { AnnouncementEvent, FeedbackEvent } from '../../domain/chat/admin/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-
-type Audited =
-  | Extract<AccountEvent, { type: 'UserSuspended' | 'UserUnsuspended' | 'AdminRoleChanged' | 'PasswordReplaced' | 'AccountDeleted' | 'BotRegistered' }>
-  | BotTokenEvent | WebhookEvent | PurgeEvent | ReportReviewEvent
-  | Extract<AnnouncementEvent, { type: 'AnnouncementPublished' }>
-  | Extract<FeedbackEvent, { type: 'FeedbackStatusChanged' }>
-  | Extract<InviteEvent, { type: 'RegistrationInviteCreated' | 'RegistrationInviteRevoked' }>
-  | Extract<MessageEvent, { type: 'MessageQuarantined' | 'MessageUnquarantined' }>
-  | Extract<CommunityEvent, { type: 'CommunityMemberBanned' | 'CommunityMemberUnbanned' | 'CommunityTimeoutImposed' | 'CommunityTimeoutLifted' | 'CommunityMemberWarned' }>;
-
-const AUDITED: Audited['type'][] = [
-  'UserSuspended', 'UserUnsuspended', 'AdminRoleChanged', 'PasswordReplaced', 'AccountDeleted', 'BotRegistered', 'BotTokenMinted', 'BotTokenRevoked',
-  'WebhookCreated', 'WebhookUpdated', 'WebhookDeleted', 'Purged', 'ReportReviewed', 'AnnouncementPublished', 'FeedbackStatusChanged',
-  'RegistrationInviteCreated', 'RegistrationInviteRevoked', 'MessageQuarantined', 'MessageUnquarantined',
-  'CommunityMemberBanned', 'CommunityMemberUnbanned', 'CommunityTimeoutImposed', 'CommunityTimeoutLifted', 'CommunityMemberWarned',
-];
-
-/** `UserSuspended` → `user_suspended`. */
-export const actionOf = (type: string) => type.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
-
-function targetOf(data: Record<string, unknown>): [string | null, string | null] {
-  for (const [key, type] of [['target_id', null], ['user_id', 'user'], ['token_id', 'bot_token'], ['webhook_id', 'webhook'], ['report_id', 'report'], ['message_id', 'message'],
-    ['announcement_id', 'announcement'], ['feedback_id', 'feedback'], ['invite_id', 'invite'], ['community_id', 'community']] as const) {
-    if (typeof data[key] === 'string') return [type ?? (data.target_type as string), data[key] as string];
-  }
-  return [null, null];
-}
-
-export const chatAdminAuditProjection = defineProjection<Audited>({
-  name: 'chat_admin_audit',
-  handles: AUDITED,
-  tables: ['chat_admin_audit'],
-  async apply(event, tx) {
-    const data = event.data as Record<string, unknown>;
-    const details = Object.fromEntries(Object.entries(data).filter(([k]) => !/_hash$|_sealed$|^at$/.test(k)));
-    const [targetType, targetId] = targetOf(data);
-    const actor = (event.metadata as { actor?: { id?: string } }).actor?.id ?? null;
-    await tx.query(`INSERT INTO chat_admin_audit (log_commit, log_prepare, action, actor_id, target_type, target_id, details, created_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-    [event.position.commit.toString(), event.position.prepare.toString(), actionOf(event.type), actor, targetType, targetId, JSON.stringify(details), data.at]);
-  },
-});
 
 export const chatAnnouncementsProjection = defineProjection<AnnouncementEvent>({
   name: 'chat_announcements',
@@ -91,18 +41,6 @@ export const chatFeedbackProjection = defineProjection<FeedbackEvent>({
     }
   },
 });
-
-export interface AuditRow { action: string; actor_id: string | null; target_type: string | null; target_id: string | null; details: Record<string, unknown>; created_at: Date }
-
-export async function auditLog(db: Pool, f: { action: string | null; user_id: string | null; limit: number; offset: number }): Promise<{ rows: AuditRow[]; total: number }> {
-  const where = `($1::text IS NULL OR action = $1) AND ($2::text IS NULL OR actor_id = $2 OR target_id = $2)`;
-  const [{ rows }, count] = await Promise.all([
-    db.query<AuditRow>(`SELECT action, actor_id, target_type, target_id, details, created_at FROM chat_admin_audit WHERE ${where}
-      ORDER BY log_commit DESC, log_prepare DESC LIMIT $3 OFFSET $4`, [f.action, f.user_id, f.limit, f.offset]),
-    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chat_admin_audit WHERE ${where}`, [f.action, f.user_id]),
-  ]);
-  return { rows, total: count.rows[0]!.n };
-}
 
 export interface AnnouncementRow { id: string; title: string; body: string; created_by: string; created_at: Date; expires_at: Date | null }
 

@@ -6,7 +6,8 @@ import type { BotScope, BotTokenEvent, BotTokenUseEvent } from '../../domain/cha
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { chatWebhooksProjection } from './webhooks.ts';
-import { chatAdminAuditProjection, chatAnnouncementsProjection, chatFeedbackProjection } from './admin.ts';
+import { chatAnnouncementsProjection, chatFeedbackProjection } from './admin.ts';
+import { chatAdminAuditProjection } from './admin-audit.ts';
 
 export const chatBotTokensProjection = defineProjection<BotTokenEvent>({
   name: 'chat_bot_tokens',

@@ -54,10 +54,13 @@ export async function webhookById(db: Pool, id: string): Promise<WebhookRow | nu
   return rows[0] ?? null;
 }
 
+/** A webhook about to post, with the settings of its channel that decide whether it may (domain/chat/messages/policy.ts). */
+export interface ExecutableWebhook extends WebhookRow { archived: boolean; read_only: boolean; slow_mode_secs: number }
+
 /** The active webhook with this token hash on a live channel, or null. */
-export async function activeWebhookByHash(db: Pool, tokenHash: string): Promise<WebhookRow | null> {
-  const { rows } = await db.query<WebhookRow>(
-    `SELECT ${COLUMNS} FROM chat_webhooks w JOIN chat_channels ch ON ch.id = w.channel_id AND ch.deleted_at IS NULL
+export async function activeWebhookByHash(db: Pool, tokenHash: string): Promise<ExecutableWebhook | null> {
+  const { rows } = await db.query<ExecutableWebhook>(
+    `SELECT ${COLUMNS}, ch.archived, ch.read_only, ch.slow_mode_secs FROM chat_webhooks w JOIN chat_channels ch ON ch.id = w.channel_id AND ch.deleted_at IS NULL
      WHERE w.token_hash = $1 AND w.active`, [tokenHash]);
   return rows[0] ?? null;
 }

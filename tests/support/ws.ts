@@ -13,6 +13,15 @@ export interface WsClient {
   socket: WebSocket;
 }
 
+/** The last frames, each cut short: a failure message stays readable (frames can be megabytes). */
+function describe(frames: Record<string, any>[]): string {
+  const last = frames.slice(-8).map((f) => {
+    const text = JSON.stringify(f);
+    return text.length > 400 ? `${text.slice(0, 400)}…(${text.length} chars)` : text;
+  });
+  return `${frames.length} frames, the last: ${last.join(' ')}`;
+}
+
 export async function connectWs(base: string, path = '/api/ws', headers: Record<string, string> = {}): Promise<WsClient> {
   const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, { headers });
   const frames: Record<string, any>[] = [];
@@ -40,9 +49,9 @@ export async function connectWs(base: string, path = '/api/ws', headers: Record<
           const frame = frames[taken++]!;
           if (match(frame)) return frame;
         }
-        if (socket.readyState === WebSocket.CLOSED) throw new Error(`socket closed; frames: ${JSON.stringify(frames)}`);
+        if (socket.readyState === WebSocket.CLOSED) throw new Error(`socket closed; ${describe(frames)}`);
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no matching frame within ${timeoutMs} ms; frames: ${JSON.stringify(frames)}`);
+        if (left <= 0) throw new Error(`no matching frame within ${timeoutMs} ms; ${describe(frames)}`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
           waiters.push(() => {

@@ -15,8 +15,9 @@ import { keysDecider, keysStream } from '../../../domain/chat/keys/decider.ts';
 import { messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
 import { reportStream } from '../../../domain/chat/users/decider.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
+import { auditLog } from '../../../projections/chat/admin-audit.ts';
 import {
-  adminUsers, announcementExists, announcements, announcementsFor, anyMessage, auditLog, channelExists, messageCount, reportById, reports,
+  adminUsers, announcementExists, announcements, announcementsFor, anyMessage, channelExists, messageCount, reportById, reports,
   type AdminUserRow, type AnnouncementRow, type ReportRow,
 } from '../../../projections/chat/admin.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -6,7 +6,9 @@
 // ciphertext field, as the live broadcast does) as the webhook, showing `username` (default the
 // webhook's name) and `avatar_url`. `@username` mentions of channel members notify them (at most
 // 50). One message a second per webhook (429 with Retry-After). A bad payload is 422, an unknown
-// or inactive token 404; files are refused. The token is never logged: the request log line
+// or inactive token (or a deleted channel) 404; files are refused. The channel's posting rules
+// apply as to a member without a role (domain/chat/messages/policy.ts): archived or read-only
+// 403, slow mode 429. The token is never logged: the request log line
 // shows the path with it redacted (api/chat/app.ts).
 
 import { createRoute, z } from '@hono/zod-openapi';
@@ -14,6 +16,9 @@ import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import { MENTIONS_MAX, messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
+import { checkPost } from '../../../domain/chat/messages/policy.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
+import { lastPostedAt } from '../../../projections/chat/messages.ts';
 import {
   mentionedUsernames, WEBHOOK_CONTENT_MAX, WEBHOOK_NAME_MAX, WEBHOOK_RATE, WEBHOOK_USERNAME_MAX, webhookDecider, webhookStream, type WebhookCommand,
 } from '../../../domain/chat/webhooks/decider.ts';
@@ -129,7 +134,10 @@ export function webhookRoutes(deps: ChatDeps) {
     request: { params: z.object({ token: z.string().openapi({ param: { name: 'token', in: 'path' } }) }) },
     responses: {
       201: ok(z.object({ message_id: z.uuid(), channel_id: z.uuid(), created_at: z.iso.datetime(), status: z.literal('ok') }).openapi('WebhookExecuted'), 'posted'),
-      ...chatErrors({ 404: 'invalid token, or the webhook is inactive', 413: 'body too large', 422: 'invalid payload (or a file)', 429: 'more than one message a second (Retry-After)' }),
+      ...chatErrors({
+        403: 'the channel is archived (`archived`) or read-only (`read_only`): a webhook is not a moderator', 404: 'invalid token, the webhook is inactive, or its channel is gone',
+        413: 'body too large', 422: 'invalid payload (or a file)', 429: 'more than one message a second, or the channel\'s slow mode (Retry-After)',
+      }),
     },
   }), async (c) => {
     const hook = await activeWebhookByHash(deps.db, hashToken(c.req.valid('param').token));
@@ -144,6 +152,19 @@ export function webhookRoutes(deps: ChatDeps) {
     }
     const parsed = ExecuteBody.safeParse(raw);
     if (!parsed.success) throw new ApiError(422, 'invalid_payload', parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+    // The channel's posting rules, as for any poster: a webhook is not a moderator, so an archived
+    // or read-only channel refuses it (403), and slow mode holds it like a member (429). It is
+    // not a member and cannot be timed out: the webhook belongs to the channel itself.
+    const now = deps.clock.now();
+    try {
+      checkPost({
+        member: true, rank: 0, archived: hook.archived, read_only: hook.read_only, slow_mode_secs: hook.slow_mode_secs, timed_out_until: null,
+        last_posted_at: hook.slow_mode_secs > 0 ? await lastPostedAt(deps.db, hook.channel_id, hook.id) : null,
+      }, now);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'slow_mode') throw rateLimited(Number(error.details.retry_after_ms) / 1000, error.message);
+      throw error;
+    }
     const decision = await deps.limiter.consume(`chat:webhook:${hook.id}`, WEBHOOK_RATE);
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'one message per second per webhook');
     const body = parsed.data;
@@ -151,7 +172,7 @@ export function webhookRoutes(deps: ChatDeps) {
     const members = await mentionableMembers(deps.db, hook.channel_id, names);
     const mentions = names.map((n) => members.find((m) => m.username === n)?.id).filter((id): id is string => !!id);
     const id = randomUUID();
-    const at = deps.clock.now().toISOString();
+    const at = now.toISOString();
     await deps.commands.run(messageStream(id), messageDecider, {
       type: 'Post', message_id: id, channel_id: hook.channel_id, sender_id: hook.id, ciphertext: body.content, kind: 'text', thread_root_id: null,
       mentions: [...new Set(mentions)].slice(0, MENTIONS_MAX), via_webhook: true, has_file: false,

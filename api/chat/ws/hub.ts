@@ -21,14 +21,19 @@
 // its messages, so after a kick, leave or ban the subscription is dropped before the next
 // event is forwarded, and a subscribe racing the removal is refused; joining again clears it.
 //
+// Presence (./presence.ts): the hub tells it when a user's first socket here joins and when the
+// last one leaves, so other instances' push senders know the user is reachable live.
+//
 // The subscription runs while at least one socket is authenticated here, starting from the head
 // of the log as it was when the first socket joined; `join` resolves once it is in place, so a
 // client told `Authenticated` hears of everything appended afterwards.
 
-import type { EventStore, RecordedEvent, Subscription } from '../../../infra/eventstore/port.ts';
+import { LiveTail } from '../../../infra/eventstore/live-tail.ts';
+import type { EventStore, RecordedEvent } from '../../../infra/eventstore/port.ts';
 import type { Logger } from '../../../infra/logging.ts';
 import { LOW_PREKEY_THRESHOLD } from '../../../domain/chat/keys/decider.ts';
 import { pollFrame } from '../polls/frames.ts';
+import type { Presence } from './presence.ts';
 
 export interface HubSocket {
   user_id: string;
@@ -57,15 +62,21 @@ export class SocketHub {
   /** `<channel>:<user>` removed since the subscription started (and not joined again). */
   private readonly removed = new Set<string>();
   private size = 0;
-  private running: { subscription: Subscription; done: Promise<void> } | null = null;
-  private starting: Promise<void> | null = null;
+  private readonly tail: LiveTail;
 
   constructor(
-    private readonly events: Pick<EventStore, 'subscribe' | 'headPosition'>,
+    events: Pick<EventStore, 'subscribe' | 'headPosition'>,
     private readonly log: Logger,
     /** Opens a stored sender-key distribution for delivery (it is sealed at rest). */
     private readonly openDistribution: (channelId: string, userId: string, sealed: string) => unknown,
-  ) {}
+    private readonly presence: Presence | null = null,
+  ) {
+    this.tail = new LiveTail(events, {
+      deliver: (event) => this.deliverSafely(event),
+      failed: (error) => this.interrupted(error),
+      idle: () => this.size === 0,
+    }, { eventTypes: DELIVERED });
+  }
 
   get connections(): number {
     return this.size;
@@ -73,12 +84,14 @@ export class SocketHub {
 
   async join(socket: HubSocket): Promise<void> {
     let set = this.byUser.get(socket.user_id);
+    const first = !set;
     if (!set) this.byUser.set(socket.user_id, (set = new Set()));
     if (!set.has(socket)) {
       set.add(socket);
       this.size += 1;
     }
-    await this.ensureRunning();
+    if (first) await this.presence?.connected(socket.user_id);
+    await this.tail.start();
   }
 
   leave(socket: HubSocket): void {
@@ -87,7 +100,10 @@ export class SocketHub {
     for (const channelId of this.channelsOf.get(socket) ?? []) this.unsubscribe(socket, channelId);
     this.channelsOf.delete(socket);
     this.size -= 1;
-    if (set.size === 0) this.byUser.delete(socket.user_id);
+    if (set.size === 0) {
+      this.byUser.delete(socket.user_id);
+      this.presence?.disconnected(socket.user_id);
+    }
     if (this.size === 0) void this.stop();
   }
 
@@ -124,45 +140,23 @@ export class SocketHub {
     for (const s of this.byChannel.get(channelId) ?? []) if (s !== socket) s.send({ type: 'Typing', channel_id: channelId, user_id: socket.user_id });
   }
 
-  private ensureRunning(): Promise<void> {
-    if (this.running) return Promise.resolve();
-    this.starting ??= (async () => {
-      const head = await this.events.headPosition();
-      const subscription = this.events.subscribe({ after: head ?? 'start', filter: { eventTypes: DELIVERED } });
-      this.running = { subscription, done: this.consume(subscription) };
-    })().finally(() => {
-      this.starting = null;
-    });
-    return this.starting;
-  }
-
   private async stop(): Promise<void> {
-    await this.starting;
-    const running = this.running;
-    if (!running || this.size > 0) return;
-    this.running = null;
-    this.removed.clear();
-    await running.subscription.close();
-    await running.done;
+    if (await this.tail.stopIfIdle()) this.removed.clear();
   }
 
-  private async consume(subscription: Subscription): Promise<void> {
+  /** One event from the log: a failure to deliver it is logged and the next one goes on. */
+  private deliverSafely(event: RecordedEvent): void {
     try {
-      for await (const event of subscription) {
-        try {
-          this.deliver(event);
-        } catch (error) {
-          this.log.error('chat_ws_delivery_failed', { type: event.type, error: (error as Error).message });
-        }
-      }
+      this.deliver(event);
     } catch (error) {
-      if (this.running?.subscription === subscription) {
-        this.log.error('chat_ws_subscription_failed', { error: (error as Error).message });
-        this.running = null;
-        // Sockets would otherwise hear nothing more: close them, clients reconnect.
-        for (const set of this.byUser.values()) for (const socket of set) socket.close(1011, 'live delivery interrupted');
-      }
+      this.log.error('chat_ws_delivery_failed', { type: event.type, error: (error as Error).message });
     }
+  }
+
+  private interrupted(error: Error): void {
+    this.log.error('chat_ws_subscription_failed', { error: error.message });
+    // Sockets would otherwise hear nothing more: close them, clients reconnect.
+    for (const set of this.byUser.values()) for (const socket of set) socket.close(1011, 'live delivery interrupted');
   }
 
   private toChannel(channelId: string, frame: Record<string, unknown>): void {

@@ -28,6 +28,7 @@ import { openDistribution } from '../sender-keys/routes.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { SocketHub, type HubSocket } from './hub.ts';
+import { PresenceTracker } from './presence.ts';
 
 export const WS_FRAME_RULE = { limit: 10, windowMs: 2000 };
 export const WS_AUTH_TIMEOUT_MS = 10_000;
@@ -54,7 +55,7 @@ export function readFrame(text: string): Frame | null {
 
 export function wsRoutes(deps: ChatDeps) {
   const app = chatRouter();
-  const hub = new SocketHub(deps.events, deps.log, (channelId, userId, sealed) => openDistribution(deps.sealKey, channelId, userId, sealed));
+  const hub = new SocketHub(deps.events, deps.log, (channelId, userId, sealed) => openDistribution(deps.sealKey, channelId, userId, sealed), new PresenceTracker(deps.db, deps.log));
 
   /**
    * Membership at subscribe: the read model says whether the channel (and its group and

@@ -12,7 +12,8 @@
 // buffer of live events during its catch-up passes `maxPending`, is closed with 4008 and dropped;
 // the others are not held back. A catch-up waits for its own socket to drain between pages.
 
-import type { EventStore, RecordedEvent, Subscription } from '../../../infra/eventstore/port.ts';
+import { LiveTail } from '../../../infra/eventstore/live-tail.ts';
+import type { EventStore, RecordedEvent } from '../../../infra/eventstore/port.ts';
 import { comparePositions, formatPosition, type Position } from '../../../infra/eventstore/position.ts';
 import type { Logger } from '../../../infra/logging.ts';
 import { mayView, visibleData, type Viewer } from './visibility.ts';
@@ -62,14 +63,19 @@ export function frameOf(event: RecordedEvent, viewer: Viewer): string {
 
 export class LogFeed {
   private readonly members = new Set<Member>();
-  private running: { subscription: Subscription; done: Promise<void> } | null = null;
-  private starting: Promise<void> | null = null;
+  private readonly tail: LiveTail;
 
   constructor(
     private readonly events: Pick<EventStore, 'subscribe' | 'headPosition' | 'readAll'>,
     private readonly log: Logger,
     private readonly limits: FeedLimits = DEFAULT_FEED_LIMITS,
-  ) {}
+  ) {
+    this.tail = new LiveTail(events, {
+      deliver: (event) => this.deliver(event),
+      failed: (error) => this.interrupted(error),
+      idle: () => this.members.size === 0,
+    });
+  }
 
   get connections(): number {
     return this.members.size;
@@ -83,7 +89,7 @@ export class LogFeed {
     const member: Member = { socket, live: from === null, pending: [], seen: from, closed: false };
     this.members.add(member);
     const leave = () => this.leave(member);
-    await this.ensureRunning();
+    await this.tail.start();
     if (from !== null) await this.catchUp(member, from);
     return leave;
   }
@@ -136,40 +142,16 @@ export class LogFeed {
     }
   }
 
-  private ensureRunning(): Promise<void> {
-    if (this.running) return Promise.resolve();
-    this.starting ??= (async () => {
-      const head = await this.events.headPosition();
-      const subscription = this.events.subscribe({ after: head ?? 'start' });
-      this.running = { subscription, done: this.consume(subscription) };
-    })().finally(() => {
-      this.starting = null;
-    });
-    return this.starting;
-  }
-
   private async stop(): Promise<void> {
-    await this.starting;
-    const running = this.running;
-    if (!running || this.members.size > 0) return;
-    this.running = null;
-    await running.subscription.close();
-    await running.done;
+    await this.tail.stopIfIdle();
   }
 
-  private async consume(subscription: Subscription): Promise<void> {
-    try {
-      for await (const event of subscription) this.deliver(event);
-    } catch (error) {
-      if (this.running?.subscription === subscription) {
-        this.log.error('ws_feed_subscription_failed', { error: (error as Error).message });
-        this.running = null;
-        // The sockets would hear nothing more: close them; clients resume from their last position.
-        for (const member of [...this.members]) {
-          this.leave(member);
-          member.socket.close(1011, 'live delivery interrupted');
-        }
-      }
+  private interrupted(error: Error): void {
+    this.log.error('ws_feed_subscription_failed', { error: error.message });
+    // The sockets would hear nothing more: close them; clients resume from their last position.
+    for (const member of [...this.members]) {
+      this.leave(member);
+      member.socket.close(1011, 'live delivery interrupted');
     }
   }
 }

@@ -16,7 +16,8 @@ export type CommunityEvent =
   | DomainEvent<'CommunityUpdated', Base & { changes: CommunityChanges; by: string }>
   | DomainEvent<'CommunityDeleted', Base & { by: string }>
   | DomainEvent<'CommunityOwnershipTransferred', Base & { from: string; to: string }>
-  | DomainEvent<'CommunityMemberJoined', Base & { user_id: string; role: CommunityRole; invite_id: string | null }>
+  /** `added_by`: the instance admin or provisioning bot who added the member (bot administration); absent when they joined themselves. */
+  | DomainEvent<'CommunityMemberJoined', Base & { user_id: string; role: CommunityRole; invite_id: string | null; added_by?: string }>
   | DomainEvent<'CommunityMemberDeparted', Base & { user_id: string; reason: LeaveReason; by: string }>
   | DomainEvent<'CommunityMemberRoleChanged', Base & { user_id: string; role: CommunityRole; by: string }>
   | DomainEvent<'CommunityMemberNicknameChanged', Base & { user_id: string; nickname: string | null; by: string }>
@@ -153,7 +154,7 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
     const current = state.members.get(command.user_id);
     if (current === command.role || current === 'owner') return [];
     if (current) return [{ type: 'CommunityMemberRoleChanged', data: { community_id, user_id: command.user_id, role: command.role, by: actor_id, at } }];
-    return [{ type: 'CommunityMemberJoined', data: { community_id, user_id: command.user_id, role: command.role, invite_id: null, at } }];
+    return [{ type: 'CommunityMemberJoined', data: { community_id, user_id: command.user_id, role: command.role, invite_id: null, added_by: actor_id, at } }];
   }
   if (command.type === 'AdminRemoveMember') {
     const current = state.members.get(command.user_id);

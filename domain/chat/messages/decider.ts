@@ -23,7 +23,8 @@ type Base = { message_id: string; channel_id: string; at: string };
 export type MessageEvent =
   | DomainEvent<'MessagePosted', Base & { sender_id: string; ciphertext: string; kind: MessageKind; thread_root_id: string | null; mentions: string[]; via_webhook: boolean; has_file: boolean; webhook?: WebhookAuthor | null; file_ids?: string[]; scheduled_for?: string | null }>
   | DomainEvent<'MessageEdited', Base & { ciphertext: string }>
-  | DomainEvent<'MessageDeleted', Base & { by: string }>
+  /** `sender_id`: whose message it was, so a deletion by someone else reads as moderation (the audit log) without another read model. Absent on events written before it was added. */
+  | DomainEvent<'MessageDeleted', Base & { by: string; sender_id?: string }>
   // Instance administration: a quarantined message is hidden from every reader until released.
   | DomainEvent<'MessageQuarantined', Base & { by: string; reason: string | null }>
   | DomainEvent<'MessageUnquarantined', Base & { by: string }>;
@@ -81,7 +82,7 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
       return [{ type: 'MessageEdited', data: { ...base, ciphertext: command.ciphertext } }];
     }
     if (command.actor_id !== state.sender_id && !command.moderator) throw new DomainError('forbidden', 'insufficient_role', 'only the sender or a moderator deletes a message');
-    return [{ type: 'MessageDeleted', data: { ...base, by: command.actor_id } }];
+    return [{ type: 'MessageDeleted', data: { ...base, by: command.actor_id, sender_id: state.sender_id! } }];
   },
 };
 

@@ -20,7 +20,8 @@ export type PollEvent =
   | DomainEvent<'PollCreated', Base & { creator_id: string; question: string; options: PollOption[]; multiple_choice: boolean; anonymous: boolean; closes_at: string | null; encrypted: false }>
   /** The member's whole choice (replacing the last; `[]` withdraws), with the tally after it. */
   | DomainEvent<'PollVoted', Base & { user_id: string; option_ids: string[]; anonymous: boolean } & PollTally>
-  | DomainEvent<'PollClosed', Base & { closed_by: string | null; reason: 'closed' | 'expired' } & PollTally>;
+  /** `creator_id`, so a close by someone else reads as moderation (the audit log); absent on events written before it was added. */
+  | DomainEvent<'PollClosed', Base & { closed_by: string | null; creator_id?: string; reason: 'closed' | 'expired' } & PollTally>;
 
 export const POLL_EVENT_TYPES = eventTypes<PollEvent>()(['PollCreated', 'PollVoted', 'PollClosed']);
 
@@ -108,10 +109,10 @@ export const pollDecider: Decider<PollState, PollCommand, PollEvent> = {
       case 'Close':
         if (!command.allowed) throw coded('forbidden', 'insufficient_role', 'only the creator, a channel moderator or an instance admin closes a poll');
         if (state.closed || expired) throw pollClosed();
-        return [{ type: 'PollClosed', data: { ...base, closed_by: command.actor_id, reason: 'closed', ...tally(state.votes, state.option_ids) } }];
+        return [{ type: 'PollClosed', data: { ...base, closed_by: command.actor_id, creator_id: state.creator_id, reason: 'closed', ...tally(state.votes, state.option_ids) } }];
       case 'Expire':
         if (state.closed || !expired) return [];
-        return [{ type: 'PollClosed', data: { ...base, closed_by: null, reason: 'expired', ...tally(state.votes, state.option_ids) } }];
+        return [{ type: 'PollClosed', data: { ...base, closed_by: null, creator_id: state.creator_id, reason: 'expired', ...tally(state.votes, state.option_ids) } }];
     }
   },
 };

@@ -83,7 +83,7 @@ test('messages: mentions capped at 50; edits by the sender; deletes by sender or
   const posted = { type: 'MessagePosted' as const, data: { message_id: 'm', channel_id: 'ch', sender_id: 's', ciphertext: 'x', kind: 'text' as const, thread_root_id: null, mentions: [], via_webhook: false, has_file: false, at } };
   messages([posted]).when({ type: 'Edit', actor_id: 'o', ciphertext: 'y', at }).thenError('not_sender');
   messages([posted]).when({ type: 'Delete', actor_id: 'o', moderator: false, at }).thenError('insufficient_role');
-  messages([posted]).when({ type: 'Delete', actor_id: 'o', moderator: true, at }).then([{ type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'ch', by: 'o', at } }]);
+  messages([posted]).when({ type: 'Delete', actor_id: 'o', moderator: true, at }).then([{ type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'ch', by: 'o', sender_id: 's', at } }]);
 });
 
 test('posting policy: archived, read-only, timed out, slow mode', () => {

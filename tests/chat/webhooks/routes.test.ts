@@ -109,6 +109,45 @@ test('execute: plaintext as the webhook, 422 payloads, no files, 1/s with Retry-
   assert.ok(s.logLines.some((l) => l.includes('/api/webhooks/execute/[redacted]')));
 });
 
+test('the channel\'s posting rules: archived and read-only 403 with nothing written, slow mode 429, refusals spend no rate, a deleted channel 404', async ({ s, sp, owner, mod, ann, cid }) => {
+  const g = await sp.group(owner, cid, 'public', 'Rules');
+  const ch = await sp.channel(owner, g, [mod, ann], 'rules');
+  const hook = await sp.ok(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'Rules' }, 201);
+  const written = async () => (await s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'MessagePosted' AND data->>'sender_id' = $1`, [hook.id])).rows[0].n as number;
+  // The same bodies a member's post gets (the spec's body is `error`; 429 adds `code`).
+  const refused = async (status: number, error: string) => {
+    const r = await execute(sp, hook.token, { content: 'refused' });
+    expectError(r, status);
+    assert.match(r.body.error, error);
+    return r;
+  };
+  await sp.ok(owner, 'PATCH', `/api/channels/${ch}`, { archived: true });
+  await refused(403, 'this channel is archived');
+  // Read-only: a webhook is no moderator (the channel's moderators still post).
+  await sp.ok(owner, 'PATCH', `/api/channels/${ch}`, { archived: false, read_only: true });
+  await refused(403, 'this channel is read-only');
+  await sp.post(owner, ch, 'moderators still post');
+  assert.is(await written(), 0);
+  assert.equal((await sp.ok(ann, 'GET', `/api/channels/${ch}/messages`)).messages.filter((m: { via_webhook: boolean }) => m.via_webhook), []);
+  // The refusals did not spend the webhook's one-a-second budget.
+  await sp.ok(owner, 'PATCH', `/api/channels/${ch}`, { read_only: false });
+  expectStatus(await execute(sp, hook.token, { content: 'open again' }), 201);
+  // Slow mode holds a webhook as it holds a member, with Retry-After.
+  await sp.ok(owner, 'PATCH', `/api/channels/${ch}`, { slow_mode_secs: 30 });
+  s.clock.advance(1001);
+  const slow = await refused(429, 'slow mode');
+  assert.is(slow.body.code, 'rate_limited');
+  assert.ok(Number(slow.headers.get('retry-after')) >= 28 && Number(slow.headers.get('retry-after')) <= 30, slow.headers.get('retry-after') ?? '');
+  s.clock.advance(30_000);
+  expectStatus(await execute(sp, hook.token, { content: 'after the wait' }), 201);
+  assert.is(await written(), 2);
+  // The channel deleted: 404, as for an invalid token.
+  await sp.ok(owner, 'DELETE', `/api/groups/${g}/channels/${ch}`, undefined, 204);
+  s.clock.advance(31_000);
+  expectError(await execute(sp, hook.token, { content: 'gone' }), 404);
+  assert.is(await written(), 2);
+});
+
 test('at most 50 distinct members are notified per post', async ({ s, sp, owner, ch }) => {
   const members: ChatAccount[] = [];
   for (let i = 0; i < 52; i++) members.push(await sp.register(`m${i}`));
