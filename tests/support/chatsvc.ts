@@ -29,12 +29,18 @@ export class Human {
   private dm: Session | null = null;
   private readonly own = new Map<string, SenderKeyState>();
   private readonly receivers = new Map<string, SenderKeyReceiver>();
+  /** Bot messages `botMessage` has returned, and where this socket's frames stood at the last send. */
+  private readonly returned = new Set<string>();
+  private sentMark = 0;
   ws!: WsClient;
+  /** What to print when the bot stays silent too long (the world sets it: the connector's recent log lines). */
+  diagnose: () => string = () => '';
 
   constructor(readonly spaces: Spaces, readonly account: ChatAccount) {}
 
   async connect(): Promise<void> {
     this.ws = await connectWs(this.spaces.base);
+    this.sentMark = 0;
     this.ws.send({ type: 'Authenticate', token: this.account.access });
     await this.ws.next((f) => f.type === 'Authenticated');
   }
@@ -57,7 +63,13 @@ export class Human {
       this.dm = createInitiatorSession(this.account.keys.identity, bundle);
     }
     const wire = encryptDm(this.dm, enc(text));
+    this.sentMark = this.ws.frames.length;
     return (await this.spaces.post(this.account, channelId, JSON.stringify(wire))).id;
+  }
+
+  /** Start the DM session from a bundle fetched earlier (a prekey rotated since must still open it). */
+  startDm(bundle: Parameters<typeof createInitiatorSession>[1]): void {
+    this.dm = createInitiatorSession(this.account.keys.identity, bundle);
   }
 
   /** Forget the DM session: the next DM starts a new one from a fresh bundle. */
@@ -78,6 +90,7 @@ export class Human {
       this.own.set(channelId, own);
     }
     const wire = encryptGroup(own, enc(text));
+    this.sentMark = this.ws.frames.length;
     return (await this.spaces.post(this.account, channelId, JSON.stringify(wire), { mentions, ...(threadRoot ? { thread_root_id: threadRoot } : {}) })).id;
   }
 
@@ -94,10 +107,26 @@ export class Human {
     return dec(decryptGroup(this.receivers.get(key)!, wire));
   }
 
-  /** The next message the bot posts in a channel. */
-  async botMessage(channelId: string, botId: string, timeoutMs = 15_000): Promise<Record<string, any>> {
-    const frame = await this.ws.next((f) => f.type === 'MessageCreated' && f.channel_id === channelId && f.message.sender_id === botId, timeoutMs);
-    return frame.message;
+  /**
+   * The bot's next message in a channel: the first one since this human's last send that no
+   * earlier call returned. It reads the socket's frames without consuming them (`ws.next` skips
+   * every frame an earlier wait passed over, so a wait for a DM reply would swallow a channel
+   * reply that arrived first). Webhook messages are never the bot's replies.
+   */
+  async botMessage(channelId: string, botId: string, timeoutMs = 30_000): Promise<Record<string, any>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const frame = this.ws.frames.slice(this.sentMark).find((f) => f.type === 'MessageCreated' && f.channel_id === channelId
+        && f.message.sender_id === botId && !f.message.via_webhook && !this.returned.has(f.message.id));
+      if (frame) {
+        this.returned.add(frame.message.id);
+        return frame.message;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`no message from the bot in ${channelId} within ${timeoutMs} ms; frames since the last send: ${JSON.stringify(this.ws.frames.slice(this.sentMark).map((f) => [f.type, f.channel_id, f.message?.sender_id]))}\n${this.diagnose()}`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 }
 
@@ -154,8 +183,14 @@ export async function connectorWorld(label: string, options: { env?: Record<stri
   });
   if (r.status !== 201) throw new Error(`connect: ${r.status} ${r.text}`);
   const world = { s, admin, adminKey: keys.adminKey, spaces, owner, human, community, group, channel, profile, bot: { id: r.body.bot_user_id as string, username }, base };
+  human.diagnose = () => connectorLog(s);
   await socketUp(world);
   return world;
+}
+
+/** The connector's recent log lines (not debug): what a test prints when the bot stays silent. */
+export function connectorLog(s: TestServices, lines = 30): string {
+  return s.logLines.filter((l) => (l.includes('chatsvc') || l.includes('projection') || l.includes('"error"')) && !l.includes('"debug"')).slice(-lines).join('\n');
 }
 
 export async function socketUp(w: { base: string; admin: Record<string, string> }, state = 'connected', timeoutMs = 15_000): Promise<void> {

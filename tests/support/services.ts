@@ -29,7 +29,7 @@ export class TestServices {
   chat = '';
   registry = '';
   platform!: Platform;
-  /** The platform's clock: suites move it to test expiry and throttling windows. */
+  /** The platform's clock (in-process and real-socket services alike): suites move it to test expiry, throttling windows and timers. */
   readonly clock = new ShiftedClock();
   readonly logLines: string[] = [];
   private running: RunningService[] = [];
@@ -41,7 +41,7 @@ export class TestServices {
   async start(): Promise<void> {
     this.started = true;
     const log = createLogger({ level: 'debug', sink: (line) => this.logLines.push(line) });
-    this.platform = await openPlatform(loadConfig(this.env), log, { clock: this.mode === 'in-process' ? this.clock : undefined });
+    this.platform = await openPlatform(loadConfig(this.env), log, { clock: this.clock });
     if (this.mode === 'http') {
       this.running = await startServices(this.platform, SERVICES);
       for (const s of this.running) this[s.name] = s.url;

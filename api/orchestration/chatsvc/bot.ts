@@ -113,6 +113,12 @@ export class BotSocket {
     if (!this.stopped) this.start();
   }
 
+  /** Key maintenance (top-up, weekly signed-prekey rotation) in turn with the frames. */
+  maintainSoon(): Promise<void> {
+    this.enqueue(() => this.maintainKeys());
+    return this.queue;
+  }
+
   lockLost(): void {
     this.locked = false;
     this.socket?.terminate();
@@ -342,7 +348,11 @@ export class BotSocket {
 
   // --- keys --------------------------------------------------------------------------------------
 
-  /** KeysLow and every connect: one-time prekeys back to 100; the signed prekey rotated weekly (the old kept 30 days). */
+  /**
+   * KeysLow, every connect and every supervisor pass: one-time prekeys back to 100; the signed
+   * prekey rotated weekly (the old kept 30 days, so a DM begun from a bundle fetched before the
+   * rotation still opens).
+   */
   async maintainKeys(): Promise<void> {
     const keys = await this.store.keys(this.id);
     if (!keys) return;
@@ -365,8 +375,17 @@ export class BotSocket {
         { ...current, retired_at: now.toISOString() },
         ...keys.signed.slice(1).filter((s) => s.retired_at && now.getTime() - Date.parse(s.retired_at) < SIGNED_PREKEY_KEEP_MS),
       ];
+      const before = await this.store.keys(this.id);
+      // Stored before it is published: the chat never hands out a signed prekey the bot lacks.
       await this.store.saveKeys(this.id, keys, now);
-      await client.call('POST', '/api/keys/prekeys/signed', { key_id: next.keyId, public_key: Array.from(next.publicKey), signature: Array.from(next.signature) });
+      const posted = await client.call('POST', '/api/keys/prekeys/signed', { key_id: next.keyId, public_key: Array.from(next.publicKey), signature: Array.from(next.signature) });
+      if (posted.status === 401) return this.connector.revoked(this.integration, 'socket');
+      if (posted.status === 200 || posted.status === 201) this.deps.log.info('chatsvc_signed_prekey_rotated', { profile_id: this.integration.profile_id, key_id: next.keyId });
+      else {
+        // Not published: keep the old one current, so the next pass tries again.
+        if (before) await this.store.saveKeys(this.id, { ...keys, signed: before.signed }, now);
+        this.deps.log.warn('chatsvc_signed_prekey_rotation_failed', { profile_id: this.integration.profile_id, status: posted.status });
+      }
     }
   }
 

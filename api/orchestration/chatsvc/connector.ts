@@ -51,6 +51,9 @@ export interface ConnectRequest {
   verify_tls?: boolean | undefined;
 }
 
+/** The seconds a chat 429 asks to wait (its Retry-After, 1 to 5). */
+const chatRetryAfter = (reply: ChatsvcReply) => Math.min(5, Math.max(1, Math.ceil(Number(reply.headers.get('retry-after')) || 1)));
+
 export const integrationDisabled = (status: number | null = null) =>
   new ApiError(409, 'integration_disabled', 'the chat service refused this integration\'s bot token; connect again with a fresh provision token', status === null ? {} : { chatsvc_status: status });
 
@@ -350,6 +353,12 @@ export class ChatsvcConnector {
           return { status: 429, result, retryAfter: paced };
         }
         reply = await this.sendViaWebhook(client, store, row, targetId, String(input.content), profile);
+        if (reply.status === 429) {
+          // Our pace reserves each send's second when the call arrives, but on a loaded machine two
+          // sends can still reach the chat less than a second apart: wait out its Retry-After once.
+          await new Promise((r) => setTimeout(r, chatRetryAfter(reply!) * 1000));
+          reply = await this.sendViaWebhook(client, store, row, targetId, String(input.content), profile);
+        }
       } else if (name === 'create_channel') {
         targetId = String(input.group_id);
         reply = await client.call('POST', `/api/groups/${targetId}/channels`, { name: input.name, kind: input.kind ?? 'text', description: input.description ?? '' });
@@ -373,7 +382,8 @@ export class ChatsvcConnector {
     if (reply && !ok) errorMsg = typeof reply.body?.error === 'string' ? String(reply.body.error).slice(0, 500) : `the chat service answered ${reply.status}`;
     const result: ToolResult = { ok, tool: name, target_id: targetId, status, payload: reply?.body ?? null, error_msg: errorMsg };
     await this.auditTool(profile, row, name, source, result, context);
-    return { status: ok ? 200 : status, result };
+    // A chat 429 mirrored as ours carries the chat's Retry-After (at least 1 s), like our own pacing's.
+    return { status: ok ? 200 : status, result, ...(reply?.status === 429 ? { retryAfter: chatRetryAfter(reply) } : {}) };
   }
 
   /** null when the send may go now (after waiting up to 5 s); else the seconds to wait. */
@@ -474,6 +484,8 @@ export class ChatsvcConnector {
           const bot = this.bots.get(row.profile_id);
           if (!bot) this.startBot(row);
           else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
+          // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
+          else if (bot.view().state === 'connected') bot.maintainSoon();
         }
       } catch (error) {
         this.deps.log.error('chatsvc_supervisor_failed', { error: (error as Error).message });
