@@ -10,11 +10,20 @@ import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 import { applyMeetingJob, MEETING_JOB_EVENTS, type MeetingJobEvent } from './meeting-jobs.ts';
 
-export const chatScheduledProjection = defineProjection<ScheduledEvent>({
-  name: 'chat_scheduled_messages',
-  handles: ['ScheduledMessageCreated', 'ScheduledMessageEdited', 'ScheduledMessageCancelled', 'ScheduledMessageHoldPlaced', 'ScheduledMessageFailed', 'ScheduledMessageDelivered'],
-  tables: ['chat_scheduled_messages'],
-  async apply(event: Recorded<ScheduledEvent>, tx: PoolClient) {
+type Created = Recorded<Extract<ScheduledEvent, { type: 'ScheduledMessageCreated' }>>;
+type Delivered = Recorded<Extract<ScheduledEvent, { type: 'ScheduledMessageDelivered' }>>;
+
+/** The batch when every event is of `type` (so typed as the caller says), else null. */
+function allOf<R>(events: Recorded<JobEvent>[], type: JobEvent['type']): R[] | null {
+  return events.every((e) => e.type === type) ? (events as unknown as R[]) : null;
+}
+
+/** Ids of the events' subjects, or null when one repeats (a bulk upsert may touch a row once). */
+function distinct(ids: string[]): string[] | null {
+  return new Set(ids).size === ids.length ? ids : null;
+}
+
+async function applyScheduled(event: Recorded<ScheduledEvent>, tx: PoolClient): Promise<void> {
     const d = event.data;
     switch (event.type) {
       case 'ScheduledMessageCreated':
@@ -41,6 +50,36 @@ export const chatScheduledProjection = defineProjection<ScheduledEvent>({
         await tx.query(`UPDATE chat_scheduled_messages SET status = 'delivered', delivered_at = $2, updated_at = $2 WHERE id = $1`, [d.scheduled_message_id, d.at]);
         return;
     }
+}
+
+export const chatScheduledProjection = defineProjection<ScheduledEvent>({
+  name: 'chat_scheduled_messages',
+  handles: ['ScheduledMessageCreated', 'ScheduledMessageEdited', 'ScheduledMessageCancelled', 'ScheduledMessageHoldPlaced', 'ScheduledMessageFailed', 'ScheduledMessageDelivered'],
+  tables: ['chat_scheduled_messages'],
+  apply: applyScheduled,
+  // A burst of schedules, or of deliveries when they fall due, is one statement.
+  async applyBatch(events, tx) {
+    const created = allOf<Created>(events, 'ScheduledMessageCreated');
+    const delivered = allOf<Delivered>(events, 'ScheduledMessageDelivered');
+    if (created) {
+      const col = <T>(f: (d: Created['data']) => T) => created.map((e) => f(e.data));
+      await tx.query(`INSERT INTO chat_scheduled_messages (id, sender_id, channel_id, ciphertext, send_at, thread_root_id, mentions, file_ids, status, reason, created_at, updated_at)
+        SELECT id, sender, channel, ciphertext, send_at, root, (SELECT coalesce(array_agg(x::uuid), '{}') FROM jsonb_array_elements_text(mentions) x),
+          (SELECT coalesce(array_agg(x), '{}') FROM jsonb_array_elements_text(files) x), 'pending', NULL, at, at
+        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::uuid[], $7::jsonb[], $8::jsonb[], $9::timestamptz[])
+          AS x(id, sender, channel, ciphertext, send_at, root, mentions, files, at)
+        ON CONFLICT DO NOTHING`,
+      [col((d) => d.scheduled_message_id), col((d) => d.sender_id), col((d) => d.channel_id), col((d) => d.ciphertext), col((d) => d.send_at),
+        col((d) => d.thread_root_id), col((d) => JSON.stringify(d.mentions)), col((d) => JSON.stringify(d.file_ids)), col((d) => d.at)]);
+      return;
+    }
+    if (delivered) {
+      await tx.query(`UPDATE chat_scheduled_messages m SET status = 'delivered', delivered_at = x.at, updated_at = x.at
+        FROM unnest($1::uuid[], $2::timestamptz[]) AS x(id, at) WHERE m.id = x.id`,
+      [delivered.map((e) => e.data.scheduled_message_id), delivered.map((e) => e.data.at)]);
+      return;
+    }
+    for (const event of events) await applyScheduled(event, tx);
   },
 });
 
@@ -66,7 +105,30 @@ export const scheduledJobsProjection = defineProjection<JobEvent>({
     ...MEETING_JOB_EVENTS,
   ],
   tables: ['scheduled_jobs'],
-  async apply(event, tx) {
+  apply: applyJob,
+  // The bursts (many scheduled at once, many delivered when they fall due) are one statement each.
+  async applyBatch(events, tx) {
+    const created = allOf<Created>(events, 'ScheduledMessageCreated');
+    const createdIds = created && distinct(created.map((e) => e.data.scheduled_message_id));
+    if (created && createdIds) {
+      await tx.query(`INSERT INTO scheduled_jobs (id, kind, subject_id, due_at, data)
+        SELECT 'message:' || subject, 'message', subject, due, '{}'::jsonb FROM unnest($1::uuid[], $2::timestamptz[]) AS x(subject, due)
+        ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, data = EXCLUDED.data,
+          lease_owner = CASE WHEN scheduled_jobs.due_at = EXCLUDED.due_at THEN scheduled_jobs.lease_owner END,
+          lease_until = CASE WHEN scheduled_jobs.due_at = EXCLUDED.due_at THEN scheduled_jobs.lease_until END`,
+      [createdIds, created.map((e) => e.data.send_at)]);
+      return;
+    }
+    const delivered = allOf<Delivered>(events, 'ScheduledMessageDelivered');
+    if (delivered) {
+      await tx.query('DELETE FROM scheduled_jobs WHERE id = ANY($1::text[])', [delivered.map((e) => jobId('message', e.data.scheduled_message_id))]);
+      return;
+    }
+    for (const event of events) await applyJob(event, tx);
+  },
+});
+
+async function applyJob(event: Recorded<JobEvent>, tx: PoolClient): Promise<void> {
     switch (event.type) {
       case 'ScheduledMessageCreated':
         return upsertJob(tx, 'message', event.data.scheduled_message_id, event.data.send_at);
@@ -97,8 +159,7 @@ export const scheduledJobsProjection = defineProjection<JobEvent>({
       case 'MeetingReminderFired':
         return applyMeetingJob(event, tx, upsertJob, dropJob, jobId('meeting_reminder', event.data.meeting_id));
     }
-  },
-});
+}
 
 export interface ScheduledRow {
   id: string; sender_id: string; channel_id: string; ciphertext: string; send_at: Date; thread_root_id: string | null; mentions: string[]; file_ids: string[];
