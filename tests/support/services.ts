@@ -33,6 +33,7 @@ export class TestServices {
   readonly clock = new ShiftedClock();
   readonly logLines: string[] = [];
   private running: RunningService[] = [];
+  private readonly stoppedPorts = new Map<string, number>();
   private origins: string[] = [];
   private started = false;
 
@@ -70,6 +71,32 @@ export class TestServices {
     for (const origin of this.origins) inProcess.delete(origin);
     this.origins = [];
     await this.platform.close();
+  }
+
+  /**
+   * Stop one service (http mode): its sockets close and its port refuses, the others and the
+   * platform run on. `startService` listens again on the same port.
+   */
+  async stopService(name: 'orch' | 'chat' | 'registry'): Promise<void> {
+    const running = this.running.find((s) => s.name === name);
+    if (!running) throw new Error(`${name} is not running`);
+    this.running = this.running.filter((s) => s !== running);
+    this.stoppedPorts.set(name, running.port);
+    await running.close();
+  }
+
+  async startService(name: 'orch' | 'chat' | 'registry'): Promise<void> {
+    const port = this.stoppedPorts.get(name);
+    if (port === undefined) throw new Error(`${name} was not stopped`);
+    const listen = this.platform.config.listen[name];
+    const previous = listen.port;
+    listen.port = port;
+    try {
+      this.running.push(...await startServices(this.platform, [name]));
+    } finally {
+      listen.port = previous;
+    }
+    this.stoppedPorts.delete(name);
   }
 
   /** Stop, apply `env` changes (undefined removes a variable), start again. */

@@ -15,7 +15,7 @@ import { fingerprint, generateIdentityKeyPair, generateOneTimePrekeys, generateS
 import { openSecret, parseKeyHex, sealSecret } from '../../../crypto/seal.ts';
 import { CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent, type ToolSource } from '../../../domain/orchestration/chatsvc/audit.ts';
 import { botTokenSealContext, integrationDecider, integrationStream } from '../../../domain/orchestration/chatsvc/decider.ts';
-import { BOT_TOKEN, normaliseInstanceUrl, TOKEN_PREFIX_CHARS } from '../../../domain/orchestration/chatsvc/rules.ts';
+import { BOT_TOKEN, botsHealth, normaliseInstanceUrl, TOKEN_PREFIX_CHARS } from '../../../domain/orchestration/chatsvc/rules.ts';
 import { auditStream } from '../../../domain/orchestration/users/audit.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { ChatsvcClient, ChatsvcUnreachable, createDispatcher, type ChatsvcReply } from '../../../infra/chatsvc/client.ts';
@@ -556,15 +556,7 @@ export class ChatsvcConnector {
   /** `integrations.chatsvc_bot_ws` of the health route. */
   health(): { status: string; active: number; connected: number; down: number; standby: number } {
     if (!this.enabled) return { status: 'disabled', active: 0, connected: 0, down: 0, standby: 0 };
-    const views = [...this.bots.values()].map((b) => b.view().state);
-    const connected = views.filter((s) => s === 'connected').length;
-    const standby = views.filter((s) => s === 'standby').length;
-    const down = views.length - connected - standby;
-    const status = views.length === 0 ? 'idle'
-      : standby === views.length ? 'standby'
-        : down === 0 ? 'connected'
-          : connected === 0 && standby === 0 ? 'disconnected' : 'degraded';
-    return { status, active: views.length, connected, down, standby };
+    return botsHealth([...this.bots.values()].map((b) => b.view().state));
   }
 }
 

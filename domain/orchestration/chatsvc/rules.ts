@@ -78,6 +78,24 @@ export const conversationIdFor = (integrationId: string, channelId: string, send
 export const LIMIT_REPLY = 'You are sending me messages faster than I may answer them. Please wait a little and try again.';
 export const COST_REPLY = 'I have reached my budget for today. Please try again tomorrow.';
 
+export interface BotsHealth { status: 'idle' | 'connected' | 'degraded' | 'disconnected' | 'standby'; active: number; connected: number; down: number; standby: number }
+
+/**
+ * `integrations.chatsvc_bot_ws` from the socket states of this instance's active bots: idle (none),
+ * standby (all held by another instance), connected (none down), disconnected (all down, none
+ * held elsewhere), else degraded. A socket still connecting counts as down.
+ */
+export function botsHealth(states: string[]): BotsHealth {
+  const connected = states.filter((s) => s === 'connected').length;
+  const standby = states.filter((s) => s === 'standby').length;
+  const down = states.length - connected - standby;
+  const status = states.length === 0 ? 'idle'
+    : standby === states.length ? 'standby'
+      : down === 0 ? 'connected'
+        : connected === 0 && standby === 0 ? 'disconnected' : 'degraded';
+  return { status, active: states.length, connected, down, standby };
+}
+
 /** Exponential backoff with full jitter between 1 and 60 seconds (reconnects). */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(60_000, 1000 * 2 ** Math.max(0, attempt));

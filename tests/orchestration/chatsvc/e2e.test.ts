@@ -4,6 +4,7 @@
 // decrypts them; the chat service's tables and log hold neither text in plaintext. Then status,
 // test, revocation (test and tool 409, inbound silent), a fresh connect, delete.
 
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setReplyMode } from '../../../api/orchestration/profiles/use-cases.ts';
@@ -160,6 +161,39 @@ test('a fresh connect brings it back to active; delete then 404', async (ctx) =>
   for (const table of ['chatsvc_devices', 'chatsvc_prekeys', 'chatsvc_sessions', 'chatsvc_sender_keys', 'chatsvc_handled', 'chatsvc_cursors']) {
     assert.is(Number((await ctx.s.db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n), 0, table);
   }
+});
+
+test('a half-done connect is retried: the bot made before the failing step is reused; one that registered keys is refused', async (ctx) => {
+  const token = await provisionToken(ctx.s);
+  const body = { instance_url: ctx.s.chat, provision_token: token, bot_username: uniqueBotName(), display_name: 'Office Bot 3' };
+  const botsNamed = async () => ((await http(`${ctx.s.chat}/api/admin/bots?limit=200`, { headers: { 'X-Bot-Token': token } })).body?.bots ?? [])
+    .filter((b: { username: string }) => b.username === body.bot_username);
+  // A community that does not exist: the bot and its token are made on the chat, then the join fails.
+  const failed = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, default_community_id: randomUUID() } });
+  assert.is(failed.status, 502, failed.text);
+  assert.is(failed.body.error, 'chatsvc_mint_bot_failed');
+  assert.match(failed.body.detail, /join community/);
+  assert.is((await http(base(ctx), { headers: ctx.admin })).body.error, 'not_configured', 'nothing stored here');
+  const [made] = await botsNamed();
+  assert.ok(made, 'the first try left its bot on the chat service');
+  // The same request with a real community: that bot is reused, and the connect completes.
+  const retried = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, default_community_id: ctx.community } });
+  assert.is(retried.status, 201, retried.text);
+  assert.is(retried.body.bot_user_id, made.id);
+  assert.is((await botsNamed()).length, 1, 'no second bot of that name');
+  // It answers: a DM to the reused bot.
+  await waitFor('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body?.socket?.state === 'connected', 30_000);
+  const dm = await ctx.human.openDm(made.id);
+  await ctx.human.subscribe(dm);
+  ctx.human.resetDm();
+  await ctx.human.sendDm(dm, made.id, DM_TEXT);
+  assert.match(ctx.human.decryptDm((await ctx.human.botMessage(dm, made.id)).ciphertext), /half past eight/);
+  // Deleted here, the bot stays on the chat with its identity registered: reusing that name is refused.
+  assert.is((await http(base(ctx), { method: 'DELETE', headers: ctx.admin })).status, 204);
+  const reuse = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, provision_token: await provisionToken(ctx.s), default_community_id: ctx.community } });
+  assert.is(reuse.status, 502, reuse.text);
+  assert.match(reuse.body.detail, /already registered its end-to-end keys/);
+  assert.is((await http(base(ctx), { headers: ctx.admin })).body.error, 'not_configured');
 });
 
 test.run();

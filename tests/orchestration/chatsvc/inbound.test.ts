@@ -201,4 +201,29 @@ test('an orchestration restart between two DMs: the ratchet state survived', asy
   assert.match(w.human.decryptDm(reply.ciphertext), /half past eight/);
 });
 
+/** `integrations.chatsvc_bot_ws` of the health route once its status is `status`. */
+async function botsHealthIs(orch: string, status: string, timeoutMs = 60_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await http(`${orch}/api/v1/health`);
+    const bots = r.body?.integrations?.chatsvc_bot_ws;
+    if (bots?.status === status) return bots;
+    if (Date.now() > deadline) throw new Error(`chatsvc_bot_ws never ${status}: ${r.text}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+test('a chat-only restart: health says disconnected while the chat is down; the bot reconnects and answers', async ({ w, dm }) => {
+  assert.equal(await botsHealthIs(w.s.orch, 'connected'), { status: 'connected', active: 1, connected: 1, down: 0, standby: 0 });
+  await w.s.stopService('chat');
+  assert.equal(await botsHealthIs(w.s.orch, 'disconnected'), { status: 'disconnected', active: 1, connected: 0, down: 1, standby: 0 });
+  await w.s.startService('chat');
+  // Reconnects back off with jitter (1 s doubling): the bot is back within a minute at most.
+  await botsHealthIs(w.s.orch, 'connected', 90_000);
+  await w.human.connect();
+  await w.human.subscribe(dm);
+  await w.human.sendDm(dm, w.bot.id, 'after the chat restarted: Lisbon hours?');
+  assert.match(w.human.decryptDm((await w.human.botMessage(dm, w.bot.id)).ciphertext), /half past eight/);
+});
+
 test.run();

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { integrationDecider } from '../../../domain/orchestration/chatsvc/decider.ts';
-import { backoffMs, conversationIdFor, instanceUrlProblem, mentions, shouldAnswer, uuidV5 } from '../../../domain/orchestration/chatsvc/rules.ts';
+import { backoffMs, botsHealth, conversationIdFor, instanceUrlProblem, mentions, shouldAnswer, uuidV5 } from '../../../domain/orchestration/chatsvc/rules.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 
 const test = suite('chatsvc: rules');
@@ -60,6 +60,16 @@ test('reconnect backoff: jittered, between 1 and 60 seconds', () => {
     const ms = backoffMs(n);
     assert.ok(ms >= 1000 && ms <= 60_000, String(ms));
   }
+});
+
+test('health of the bot sockets: idle, connected, degraded, disconnected, standby, with counts', () => {
+  assert.equal(botsHealth([]), { status: 'idle', active: 0, connected: 0, down: 0, standby: 0 });
+  assert.equal(botsHealth(['connected', 'connected']), { status: 'connected', active: 2, connected: 2, down: 0, standby: 0 });
+  assert.equal(botsHealth(['connected', 'disconnected']), { status: 'degraded', active: 2, connected: 1, down: 1, standby: 0 });
+  assert.equal(botsHealth(['connecting', 'standby']), { status: 'degraded', active: 2, connected: 0, down: 1, standby: 1 }, 'one down, one held elsewhere');
+  assert.equal(botsHealth(['disconnected', 'connecting']), { status: 'disconnected', active: 2, connected: 0, down: 2, standby: 0 });
+  assert.equal(botsHealth(['standby', 'standby']), { status: 'standby', active: 2, connected: 0, down: 0, standby: 2 });
+  assert.equal(botsHealth(['connected', 'standby']), { status: 'connected', active: 2, connected: 1, down: 0, standby: 1 });
 });
 
 const connect = (id: string) => ({
