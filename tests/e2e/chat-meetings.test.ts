@@ -8,57 +8,17 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Temporal } from 'temporal-polyfill';
-import { bearer, registerChat, uniqueName, type ChatAccount } from '../support/chat.ts';
-import { startChatProcess, type ChatProcess } from '../support/chat-process.ts';
-import { freshDatabase, type TestDatabase } from '../support/database.ts';
-import { http } from '../support/services.ts';
-import { seedingPlatform } from '../support/schedule.ts';
 import { connectWs } from '../support/ws.ts';
+import { sleep, startTwoInstances, stopTwoInstances, until, type TwoInstances } from '../support/two-chat-instances.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
 import { meetingDecider, meetingStream } from '../../domain/chat/meetings/decider.ts';
-import type { Platform } from '../../main/platform.ts';
 
-interface Ctx { db: TestDatabase; a: ChatProcess; b: ChatProcess; seed: Platform; owner: ChatAccount; ann: ChatAccount; chid: string }
+type Ctx = TwoInstances;
 const test = suite<Ctx>('e2e: meeting reminders on two instances');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function call(base: string, who: ChatAccount, method: string, path: string, json?: unknown, status = 200) {
-  const r = await http(`${base}${path}`, { method, headers: bearer(who), ...(json !== undefined ? { json } : {}) });
-  assert.is(r.status, status, `${method} ${path}: ${r.text}`);
-  return r.body;
-}
-
-async function until<T>(what: string, check: () => Promise<T | false>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
 test.before(async (ctx) => {
-  ctx.db = await freshDatabase('chat_meetings_e2e');
-  const env = { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
-  [ctx.a, ctx.b] = await Promise.all([startChatProcess(ctx.db.url, env), startChatProcess(ctx.db.url, env)]);
-  ctx.seed = await seedingPlatform(ctx.db.url);
-  ctx.owner = await registerChat(ctx.a.url, uniqueName('own'));
-  ctx.ann = await registerChat(ctx.b.url, uniqueName('ann'));
-  const cid = (await call(ctx.a.url, ctx.owner, 'POST', '/api/communities', { name: 'Meet' }, 201)).id;
-  const invite = await call(ctx.a.url, ctx.owner, 'POST', `/api/communities/${cid}/invites`, {}, 201);
-  await call(ctx.b.url, ctx.ann, 'POST', `/api/community-invites/${invite.code}/accept`);
-  const gid = (await call(ctx.a.url, ctx.owner, 'POST', '/api/groups', { community_id: cid, name: 'G', visibility: 'public' }, 201)).id;
-  await call(ctx.b.url, ctx.ann, 'POST', `/api/groups/${gid}/join`);
-  ctx.chid = (await call(ctx.a.url, ctx.owner, 'POST', `/api/groups/${gid}/channels`, { name: 'c' }, 201)).id;
-  await call(ctx.b.url, ctx.ann, 'POST', `/api/channels/${ctx.chid}/join`);
+  Object.assign(ctx, await startTwoInstances('chat_meetings_e2e', 'Meet'));
 });
-test.after(async (ctx) => {
-  await ctx.a?.kill();
-  await ctx.b?.kill();
-  await ctx.seed?.close();
-  await ctx.db?.drop();
-});
+test.after((ctx) => stopTwoInstances(ctx));
 
 test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, each heard on /api/ws', async ({ a, b, seed, owner, ann, chid }) => {
   // Sockets on both instances, one per member.
