@@ -33,7 +33,7 @@ import { adminRoutes } from './admin/routes.ts';
 import { feedbackRoutes } from './feedback/routes.ts';
 import { pollRoutes } from './polls/routes.ts';
 import { meetingRoutes } from './meetings/routes.ts';
-import { meetingIcsRoutes } from './meetings/ics-routes.ts';
+import { meetingIcsRoutes } from './calendar-feeds/routes.ts';
 import { scheduledRoutes } from './scheduled/routes.ts';
 import { bookmarkRoutes } from './bookmarks/routes.ts';
 import { fileRoutes, UPLOAD_BODY_OVERHEAD, UPLOAD_PATH } from './files/routes.ts';

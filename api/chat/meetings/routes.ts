@@ -1,7 +1,7 @@
 // Meetings: POST/GET /api/channels/{id}/meetings, GET|PATCH|DELETE /api/meetings/{id},
 // DELETE /api/meetings/{id}/occurrences/{occurrence_id}, PUT /api/meetings/{id}/rsvp,
 // GET /api/meetings/{id}/rsvps. Readers: the channel's members. Writes: the creator, a channel
-// moderator and above, or an instance admin. The .ics routes and feed tokens are in ics-routes.ts.
+// moderator and above, or an instance admin. The .ics routes and feed tokens are in ../calendar-feeds/routes.ts.
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';

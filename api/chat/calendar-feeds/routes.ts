@@ -23,8 +23,8 @@ import { CHANNEL_ERRORS } from '../channels/routes.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
-import { ICS_TYPE, meetingsCalendar } from './ics.ts';
-import { MEETING_ERRORS } from './routes.ts';
+import { ICS_TYPE, meetingsCalendar } from '../meetings/ics.ts';
+import { MEETING_ERRORS } from '../meetings/routes.ts';
 
 const tags = ['meetings'];
 export const FEED_TOKEN_PREFIX = 'calf_';
