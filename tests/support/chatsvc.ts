@@ -157,7 +157,10 @@ export async function connectorWorld(label: string, options: { env?: Record<stri
   const { registerChat, uniqueName } = await import('./chat.ts');
   const { setReplyMode } = await import('../../api/orchestration/profiles/use-cases.ts');
   const { orchDeps } = await import('../../main/apps.ts');
-  const { s, keys } = await startAgentApps(label, { ORCH_INTEGRATION_ENCRYPTION_KEY: INTEGRATION_KEY, CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET, ...options.env }, { sockets: true });
+  const { s, keys } = await startAgentApps(label, {
+    // The suites' humans post and fetch bundles in bursts: the chat's per-user API limit is not under test here.
+    CHATSVC_API_RATE_PER_SEC: '100000', ORCH_INTEGRATION_ENCRYPTION_KEY: INTEGRATION_KEY, CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET, ...options.env,
+  }, { sockets: true });
   const admin = { 'X-API-Key': keys.adminKey };
   const spaces = new Spaces(s);
   const owner = await registerChat(s.chat, uniqueName('owner'));

@@ -202,9 +202,16 @@ export class BotSocket {
         if (!authenticated) {
           if (frame.type === 'Authenticated') {
             authenticated = true;
-            this.setState('connected', undefined);
             this.lastError = null;
-            this.enqueue(() => this.onAuthenticated(socket));
+            // Connected means live: every channel subscribed and caught up. A message posted
+            // before that is found by the catch-up; one posted after it arrives on the socket.
+            this.enqueue(async () => {
+              try {
+                await this.onAuthenticated(socket);
+              } finally {
+                if (socket.readyState === WebSocket.OPEN) this.setState('connected', undefined);
+              }
+            });
           } else if (frame.type === 'Error') refused = true;
           return;
         }
