@@ -11,32 +11,19 @@ import { MEETING_EVENT_TYPES } from '../../../domain/chat/meetings/decider.ts';
 import { REMINDER_EVENT_TYPES } from '../../../domain/chat/meetings/reminders.ts';
 import { CALENDAR_FEED_EVENT_TYPES } from '../../../domain/chat/calendar-feeds/decider.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
-import { backgroundOf, settle } from '../../support/schedule.ts';
-import type { ChatBackground } from '../../../main/chat-background.ts';
+import type { TestServices } from '../../support/services.ts';
+import type { Spaces } from '../../support/spaces.ts';
+import { startChannelWorld, stopChannelWorld, type ChannelWorld } from '../../support/channel-world.ts';
+import { settle } from '../../support/schedule.ts';
 import { Scheduler } from '../../../infra/scheduler/scheduler.ts';
 import { meetingReminderHandler } from '../../../api/chat/meetings/fire.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string; chid: string }
+type Ctx = ChannelWorld;
 const test = suite<Ctx>('chat meetings');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_meetings', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.bg = backgroundOf(ctx.s.platform);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  ctx.out = await ctx.sp.register('out');
-  ctx.cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(ctx.cid, ctx.owner, [ctx.ann, ctx.bob, ctx.out]);
-  ctx.gid = await ctx.sp.group(ctx.owner, ctx.cid);
-  ctx.chid = await ctx.sp.channel(ctx.owner, ctx.gid, [ctx.ann, ctx.bob]);
+  Object.assign(ctx, await startChannelWorld('chat_meetings'));
 });
-test.after(async ({ s, bg }) => {
-  await bg?.stop();
-  await s?.close();
-});
+test.after((ctx) => stopChannelWorld(ctx));
 
 /** Access tokens last 15 minutes: after moving the clock past that, sign in again. */
 async function relogin(sp: Spaces, ...accounts: ChatAccount[]): Promise<void> {

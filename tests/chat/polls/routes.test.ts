@@ -5,30 +5,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
-import { backgroundOf, settle } from '../../support/schedule.ts';
-import type { ChatBackground } from '../../../main/chat-background.ts';
+import { startChannelWorld, stopChannelWorld, type ChannelWorld } from '../../support/channel-world.ts';
+import { settle } from '../../support/schedule.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string; chid: string }
+type Ctx = ChannelWorld;
 const test = suite<Ctx>('chat polls');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_polls', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.bg = backgroundOf(ctx.s.platform);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  ctx.out = await ctx.sp.register('out');
-  ctx.cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(ctx.cid, ctx.owner, [ctx.ann, ctx.bob, ctx.out]);
-  ctx.gid = await ctx.sp.group(ctx.owner, ctx.cid);
-  ctx.chid = await ctx.sp.channel(ctx.owner, ctx.gid, [ctx.ann, ctx.bob]);
+  Object.assign(ctx, await startChannelWorld('chat_polls'));
 });
-test.after(async ({ s, bg }) => {
-  await bg?.stop();
-  await s?.close();
-});
+test.after((ctx) => stopChannelWorld(ctx));
 
 const code = (r: { body: any }) => r.body.code;
 
