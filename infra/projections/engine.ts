@@ -312,13 +312,19 @@ export class ProjectionEngine {
    * before the batch is applied: every write of the log waits on a batch, so each round trip of
    * one counts. (One text with several statements goes only without parameters: the values are
    * written into it, a projection's name from the code and positions as numbers.)
+   *
+   * The batch commits asynchronously (`synchronous_commit = off`): a read model is derived data
+   * whose checkpoint commits with it, so a server crash can lose only a last batch together with
+   * its checkpoint move, and the projection applies those events again from the log (which keeps
+   * synchronous commits). The commit is visible to every reader at once, so read-your-writes
+   * holds; what it saves is a WAL flush on the path of every write that waits for a projection.
    */
   private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
     const last = batch[batch.length - 1]!.position;
     const tx = await this.pool.connect();
     try {
       const name = sqlText(projection.name);
-      const results = await tx.query(`BEGIN; ${previous
+      const results = await tx.query(`BEGIN; SET LOCAL synchronous_commit = off; ${previous
         ? `UPDATE projection_checkpoints SET commit_pos = ${sqlNumber(last.commit)}, prepare_pos = ${sqlNumber(last.prepare)}, updated_at = now()
            WHERE name = ${name} AND commit_pos = ${sqlNumber(previous.commit)} AND prepare_pos = ${sqlNumber(previous.prepare)}`
         : `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES (${name}, ${sqlNumber(last.commit)}, ${sqlNumber(last.prepare)})
