@@ -59,8 +59,10 @@ export function SignIn() {
     }
     const body = error as ApiErrorBody;
     if (response.status === 429) {
-      setWait(Math.max(1, Number(body.retry_after ?? response.headers.get('Retry-After') ?? 60)));
-      setMessage('Too many failed sign-ins from this address.');
+      const seconds = Math.max(1, Number(body.retry_after ?? response.headers.get('Retry-After') ?? 60));
+      setWait(seconds);
+      // Said once (the alert is not re-announced every second); the button counts down.
+      setMessage(`Too many failed sign-ins from this address. You can try again in ${seconds} s.`);
     } else if (body.error === 'local_auth_disabled') {
       setSso(true);
     } else if (response.status === 401 || response.status === 400) {
@@ -78,7 +80,7 @@ export function SignIn() {
     <Page title="Sign in">
       <form class="form narrow" onSubmit={submit} noValidate aria-describedby={message ? 'sign-in-error' : undefined}>
         <div id="sign-in-error" class="form-error" role="alert" tabIndex={-1} ref={errorRef}>
-          {message && <p>{message}{wait > 0 && <> You can try again in <span class="countdown">{wait}</span> s.</>}</p>}
+          {message && <p>{message}</p>}
         </div>
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autoComplete="username" required value={email}
