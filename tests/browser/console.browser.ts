@@ -1,6 +1,7 @@
 // The web console in a real browser against the real orchestration service: the sign-in page,
 // password sign-in and sign-out (checked through the API afterwards), a keyboard-only sign-in
-// (no pointer event), a readonly account's 403 page by URL, axe on every page and screenshots;
+// (no pointer event), a readonly account's 403 page by URL, a 401 back to sign-in and to the page
+// it was on, axe on every page and screenshots;
 // a recorder of every request finds only allowed paths and a CSRF header on every write; last,
 // a wrong password and a locked account read the same and a 429 counts down.
 
@@ -134,6 +135,20 @@ test('a readonly account: no Administration in the navigation, the "needs admin"
   assert.ok((await page.getByRole('alert').textContent())?.includes('admin role required'));
   await axeClean(page, 'needs-admin');
   await screenshots(page, 'needs-admin');
+  await context.close();
+});
+
+test('a session ended elsewhere: the next call\'s 401 returns to sign-in, remembering the page', async (ctx) => {
+  const { context, page } = await fresh(ctx);
+  await signIn(page, ctx.admin);
+  const cookie = await sessionCookie(context);
+  assert.is((await http(`${ctx.s.orch}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 204);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).click();
+  await page.waitForURL(/\/sign-in\?next=%2Fadmin$/);
+  await page.getByLabel('Email').fill(ctx.admin.email);
+  await page.getByLabel('Password').fill(ctx.admin.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Administration' }).waitFor();
   await context.close();
 });
 
