@@ -3,6 +3,18 @@
 # The sources are precompiled once here (`orchard release bundle`: esbuild, a runtime dependency,
 # into dist/), and bin/orchard.mjs runs dist/cli.js: no container start compiles TypeScript.
 # typescript (a dev dependency) is not installed.
+#
+# The web console is built in a stage of its own (Vite and the rest of its toolchain are dev
+# dependencies); only its dist/ reaches the image. Its build stamp matches the sources copied
+# below, so `serve` serves it as built.
+FROM node:20.19-slim AS console
+WORKDIR /app
+COPY package.json package-lock.json ./
+# `prepare` finds no console sources yet and only says so.
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build:console
+
 FROM node:20.19-slim
 
 ENV NODE_ENV=production
@@ -15,6 +27,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Sources stay owned by root: the service cannot rewrite its own code. .dockerignore keeps
 # node_modules, data, secrets, tests and bench out.
 COPY . .
+COPY --from=console /app/web/console/dist web/console/dist
 RUN node bin/orchard.mjs release bundle /app
 
 # DATA_DIR: owned by `node`, so a fresh named volume mounted here inherits that owner.

@@ -165,6 +165,8 @@ export interface Config {
     groupsDelim: string;
     adminGroup: string;
     userGroup: string;
+    /** ORCH_FORWARD_AUTH_LOGOUT_URL: the SSO sign-out page the web console links to after ending the local session. */
+    logoutUrl: string | null;
   };
   registry: RegistryConfig;
   runner: RunnerConfig;
@@ -310,6 +312,14 @@ export interface RegistryConfig {
   /** Null unless an issuer and a client id are configured. */
   oidc: { issuer: string; clientId: string; clientSecret: string | null; adminGroup: string; groupsClaim: string } | null;
   forwardAuth: { trustedNets: string[]; userHeader: string; emailHeader: string; groupsHeader: string; groupsDelim: string; adminGroup: string };
+}
+
+/** ORCH_FORWARD_AUTH_LOGOUT_URL: an http(s) URL (the console links to it), or unset. */
+function logoutUrl(value: string | undefined): string | null {
+  const text = value?.trim();
+  if (!text) return null;
+  if (!/^https?:\/\/\S+$/i.test(text)) throw new Error(`ORCH_FORWARD_AUTH_LOGOUT_URL must be an http(s) URL, got ${JSON.stringify(text)}`);
+  return text;
 }
 
 function registryConfig(env: Env): RegistryConfig {
@@ -587,6 +597,7 @@ export function loadConfig(env: Env = process.env): Config {
       groupsDelim: env.ORCH_FORWARD_AUTH_GROUPS_DELIM || '|',
       adminGroup: env.ORCH_GROUP_ADMIN?.trim() || 'orch-admin',
       userGroup: env.ORCH_GROUP_USER?.trim() || 'orch-user',
+      logoutUrl: logoutUrl(env.ORCH_FORWARD_AUTH_LOGOUT_URL),
     },
     registry: registryConfig(env),
     runner: runnerConfig(env, dataDir, parseListen(env.ORCH_LISTEN, '127.0.0.1:8585')),

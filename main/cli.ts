@@ -72,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
         say(`unknown service: ${which}\n${await usage()}`);
         return 2;
       }
+      // The web console: rebuilt first when its build is missing or stale and Vite is installed.
+      if (names.includes('orch')) await (await import('./console.ts')).ensureConsoleBuilt(log);
       // A standby builds everything that needs neither the database nor the DATA_DIR lock while
       // the old release still serves: the platform's parts and the apps. Told to migrate (the old
       // release is gone), it opens the platform; told to serve, it listens.

@@ -1,5 +1,6 @@
 // The orchestration service's Hono app (spec 1). Error bodies: `{ error: <code>, message }`.
-// The order below is the order requests meet things: health and metrics (anonymous), principal
+// The order below is the order requests meet things: health and metrics (anonymous), the web
+// console's static files (anonymous, never under /api, /auth, /ws or /metrics), principal
 // resolution, the routes that answer their own refusals (login, key rotation, agent credential rotation), the CSRF check
 // for session writes, `require_admin` by path, then the slices.
 
@@ -28,6 +29,7 @@ import { agentCredentialRoutes } from './agents/credential.ts';
 import { agentChatTurnRoutes } from './agents/chat.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { cockpitRoutes } from './cockpit/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { COMMANDER_LINK_PATHS, signatureRequired } from './commander-link/routes.ts';
 import { mcpServerRoutes } from './mcp-servers/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
@@ -59,6 +61,8 @@ export function createOrchestrationApp(deps: OrchDeps) {
   });
   app.route('/', healthRoutes(deps));
   app.route('/', metricsRoutes(deps));
+  // The web console's pages and assets (GETs outside /api, /auth, /ws and /metrics): no principal needed.
+  app.use('*', consoleRoutes({ dist: deps.consoleDist }));
   // Commander link: no request without a valid signature gets further, whatever key it carries.
   for (const path of COMMANDER_LINK_PATHS) app.use(path, signatureRequired());
   app.use('*', authenticate(deps));

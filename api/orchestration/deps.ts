@@ -43,6 +43,8 @@ export interface OrchDeps {
   updates: ServiceUpdates;
   /** The chat-service connector: integrations, tools and the bot sockets (one per process). */
   chatsvc: ChatsvcConnector;
+  /** The web console's build (default web/console/dist under the install's root). */
+  consoleDist?: string;
 }
 
 /** What the account use cases need. */

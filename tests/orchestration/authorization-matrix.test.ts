@@ -351,6 +351,9 @@ const routes = [
     body: () => ({ event: 'cost', cost_usd: 0 }), check: (r) => assert.type(r.body.status, 'string'),
   },
   { name: 'GET /api/v1/cockpit/summary', method: 'GET', path: () => '/api/v1/cockpit/summary', check: (r) => assert.is(r.body.cost.window, '30d') },
+  { name: 'GET /api/cockpit/summary', method: 'GET', path: () => '/api/cockpit/summary', check: (r) => assert.is(r.body.cost.window, '30d') },
+  // Public: a browser session reads as signed in, a key as not (it is not a browser session).
+  { name: 'GET /auth/session', method: 'GET', path: () => '/auth/session', check: (r, w, who) => assert.is(r.body.authenticated, !!who.headers(w).cookie) },
   { name: 'GET /api/v1/commander-link/{path}', method: 'GET', path: () => '/api/v1/commander-link/status' },
   // Managed updates (admin). The matrix server has no manifest host and no sidecar token.
   { name: 'GET /api/v1/admin/updates/status', method: 'GET', path: () => '/api/v1/admin/updates/status', check: (r) => assert.is(r.body.checks_enabled, false) },
@@ -495,6 +498,8 @@ const nonAdminKey = {
   'POST /api/v1/runner/claim': RUNNER_ONLY,
   'POST /api/v1/runner/agents/{id}/report': RUNNER_ONLY,
   'GET /api/v1/cockpit/summary': OK,
+  'GET /api/cockpit/summary': SESSION_ONLY,
+  'GET /auth/session': OK,
   'GET /api/v1/commander-link/{path}': SIGNATURE,
   'GET /api/v1/admin/updates/status': ADMIN_ONLY,
   'POST /api/v1/admin/updates/check': ADMIN_ONLY,
@@ -581,6 +586,7 @@ const nonAdminSession = {
   // Registration takes the admin API key header only; a session is not a key.
   'POST /auth/register': MISSING,
   'GET /api/me': OK,
+  'GET /api/cockpit/summary': OK,
   'POST /api/v1/agents/{id}/credential/rotate': ROTATE_NEEDS_ADMIN,
   'POST /api/assistant-user/chat': OK,
   'GET /api/assistant-user/conversations': OK,
@@ -662,6 +668,8 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /api/v1/runner/claim': MISSING,
     'POST /api/v1/runner/agents/{id}/report': MISSING,
     'GET /api/v1/cockpit/summary': MISSING,
+    'GET /api/cockpit/summary': MISSING,
+    'GET /auth/session': OK,
     'GET /api/v1/commander-link/{path}': SIGNATURE,
     'GET /api/v1/admin/updates/status': MISSING,
     'POST /api/v1/admin/updates/check': MISSING,
@@ -754,6 +762,8 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /api/v1/runner/claim': INVALID,
     'POST /api/v1/runner/agents/{id}/report': INVALID,
     'GET /api/v1/cockpit/summary': INVALID,
+    'GET /api/cockpit/summary': INVALID,
+    'GET /auth/session': OK,
     'GET /api/v1/commander-link/{path}': SIGNATURE,
     'GET /api/v1/admin/updates/status': INVALID,
     'POST /api/v1/admin/updates/check': INVALID,
@@ -800,6 +810,7 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /api/assistant-user/chat': OK,
     'GET /api/assistant-user/conversations': OK,
     'GET /api/admin/agents/{profile_id}/chatsvc': KEY_MISSING,
+    'GET /api/cockpit/summary': OK,
   },
 };
 

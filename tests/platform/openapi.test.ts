@@ -49,7 +49,7 @@ test('the router walk would catch an undeclared route', ({ s }) => {
 test('orchestration: every operation has its response codes; bodies and parameters are described', async ({ s }) => {
   const doc = (await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': ADMIN_KEY } })).body as Document;
   assert.is(doc.openapi, '3.1.0');
-  const anonymous = new Set(['/api/v1/health', '/api/v1/health/db', '/metrics', '/auth/login', '/auth/logout', '/api/v1/public/agents/chat/{slug}']);
+  const anonymous = new Set(['/api/v1/health', '/api/v1/health/db', '/metrics', '/auth/login', '/auth/logout', '/auth/session', '/api/v1/public/agents/chat/{slug}']);
   for (const [route, operations] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(operations)) {
       const codes = Object.keys(op.responses);

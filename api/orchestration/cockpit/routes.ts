@@ -1,12 +1,13 @@
 // GET /api/v1/cockpit/summary (spec: "Cockpit"), for external dashboards: read from the cockpit
-// projection in one query. The cost window is the last 30 UTC days, today included.
+// projection in one query. The cost window is the last 30 UTC days, today included. Mirrored at
+// /api/cockpit/summary for the web console's browser sessions.
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { readCockpit } from '../../../projections/orchestration/cockpit.ts';
 import { ok } from '../../shared/openapi.ts';
 import { requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 
 const DAY_MS = 86_400_000;
 export const COST_WINDOW_DAYS = 30;
@@ -32,7 +33,7 @@ const Summary = z.object({
 
 export function cockpitRoutes(deps: OrchDeps) {
   const app = orchRouter();
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/cockpit/summary', tags: ['cockpit'], summary: 'Projects, agents, activity and 30-day cost at a glance',
     middleware: [requireKey()] as const,
     responses: { 200: ok(Summary, 'the summary'), ...orchErrors(AUTH_ERRORS) },

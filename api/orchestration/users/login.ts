@@ -1,4 +1,5 @@
-// /auth/register, /auth/login, /auth/logout: local password accounts and browser sessions.
+// /auth/register, /auth/login, /auth/logout: local password accounts and browser sessions;
+// /auth/session: what the web console asks first (who is signed in, and how one signs in here).
 // Failed logins are throttled through the shared rate limiter: an account locks after 5 failures
 // in 15 minutes (and then answers exactly like a wrong password), one client address gets 429
 // after 20. With REDIS_URL set, every instance shares these counters.
@@ -16,7 +17,7 @@ import { clearSessionCookies, setSessionCookies } from '../auth/session-cookies.
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
 import { endSession, recordSecurityEvent, register, startSession, verifyLogin } from './accounts.ts';
-import { FlatUser, LoginBody, RegisterBody } from './schemas.ts';
+import { FlatUser, LoginBody, RegisterBody, SessionState } from './schemas.ts';
 
 const WINDOW_MS = 15 * 60 * 1000;
 export const LOGIN_LIMITS = {
@@ -95,6 +96,26 @@ export function loginRoutes(deps: OrchDeps) {
     const sessionId = await startSession(deps, user, 'password', { actor: { kind: 'user', id: user.id }, correlationId: c.get('requestId') });
     setSessionCookies(c, deps, sessionId);
     return c.json(flat(user), 200);
+  });
+
+  app.openapi(createRoute({
+    method: 'get', path: '/auth/session', tags, summary: 'The browser session: who is signed in, and how this server signs people in',
+    description: 'Public. `authenticated` is true for a browser session (a password sign-in, or forward-auth identity headers from a trusted proxy, '
+      + 'which sign in on this very request); an API key is not a browser session and reads as not signed in. `login` says how to sign in: '
+      + '`password` (POST /auth/login) or `forward_auth` (through the SSO proxy); `logout_url` (forward-auth only, ORCH_FORWARD_AUTH_LOGOUT_URL) '
+      + 'is where to send the browser after POST /auth/logout ends the local session.',
+    responses: { 200: ok(SessionState, 'the session state') },
+  }), async (c) => {
+    const principal = c.get('principal');
+    const fa = deps.config.forwardAuth;
+    c.header('Cache-Control', 'no-store');
+    const signedIn = principal.kind === 'account' && principal.via === 'session';
+    return c.json({
+      authenticated: signedIn,
+      ...(signedIn ? { user: flat(principal.user) } : {}),
+      login: fa.enabled ? 'forward_auth' as const : 'password' as const,
+      ...(fa.enabled && fa.logoutUrl ? { logout_url: fa.logoutUrl } : {}),
+    }, 200);
   });
 
   app.openapi(createRoute({

@@ -13,6 +13,14 @@ export const LoginBody = z.object({ email: z.string().min(1).max(320), password:
 /** The flat user of /auth/register and /auth/login (no `ok` key, no nested `user`). */
 export const FlatUser = z.object({ id: z.uuid(), username: z.string(), email: z.string(), role: z.enum(ROLES) }).openapi('FlatUser');
 
+/** GET /auth/session */
+export const SessionState = z.object({
+  authenticated: z.boolean().openapi({ description: 'a browser session (cookie) is signed in' }),
+  user: FlatUser.optional().openapi({ description: 'present when authenticated' }),
+  login: z.enum(['password', 'forward_auth']).openapi({ description: 'how this server signs people in' }),
+  logout_url: z.string().optional().openapi({ description: 'forward-auth: the SSO sign-out page (ORCH_FORWARD_AUTH_LOGOUT_URL), when set' }),
+}).openapi('SessionState');
+
 export const Account = z.object({
   id: z.uuid(),
   username: z.string(),

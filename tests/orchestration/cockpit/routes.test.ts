@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cockpitProjection } from '../../../projections/orchestration/cockpit.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../../support/agents.ts';
+import { browser, createAccount, login } from '../../support/principals.ts';
 import { http, type TestServices } from '../../support/services.ts';
 
 const DAY = 86_400_000;
@@ -16,6 +17,18 @@ test.before(async (ctx) => {
   ({ s: ctx.s, keys: ctx.keys } = await startAgentApps('cockpit_routes'));
 });
 test.after(async ({ s }) => s?.close());
+
+// First: the last test stops the projection engine (a rebuild), after which writes wait in vain.
+test('the web console\'s mirror /api/cockpit/summary: the same summary for a browser session, 403 session_required for a key', async ({ s, keys }) => {
+  const reader = await createAccount(s, keys.adminKey, 'readonly');
+  const session = await login(s, reader);
+  const mirrored = await http(`${s.orch}/api/cockpit/summary`, { headers: browser(s, session) });
+  assert.is(mirrored.status, 200, mirrored.text);
+  assert.equal(mirrored.body, (await http(`${s.orch}/api/v1/cockpit/summary`, { headers: key(keys.adminKey) })).body);
+  const keyed = await http(`${s.orch}/api/cockpit/summary`, { headers: key(keys.adminKey) });
+  assert.equal([keyed.status, keyed.body.error], [403, 'session_required']);
+  assert.is((await http(`${s.orch}/api/cockpit/summary`)).status, 401);
+});
 
 test('every field against a scripted history', async ({ s, keys }) => {
   const admin = key(keys.adminKey);

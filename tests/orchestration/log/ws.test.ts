@@ -1,7 +1,8 @@
 // The orchestration sockets over real connections: /ws shows each principal its own subset of
 // one scripted history (personal fields to admins only, credentials to no one); a client that
 // drops and resumes from its last position loses and repeats nothing; a slow socket is closed
-// 4008 while a fast one gets everything. /ws/live: the gating table and the status frame.
+// 4008 while a fast one gets everything. /ws/live: the gating table and the status frame. Both
+// refuse a cookie-authenticated upgrade from another origin (cross-site WebSocket hijacking).
 
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
@@ -141,6 +142,19 @@ test('/ws: refusals: not an upgrade 426, an invalid key 401, a bad from 400', as
   assert.is(await upgradeStatus(s.orch, '/ws?key=orch_not-a-key-0000000000000000000000'), 401);
   assert.is(await upgradeStatus(s.orch, '/ws?from=yesterday'), 400);
   assert.is(await upgradeStatus(s.orch, '/ws'), 101);
+});
+
+test('both sockets refuse a session-cookie upgrade whose Origin is not this server (403); keys and same-origin pass', async ({ s, alice }) => {
+  const session = await login(s, alice);
+  const cookie = { cookie: session.cookie };
+  for (const path of ['/ws', '/ws/live']) {
+    assert.is(await upgradeStatus(s.orch, path, { ...cookie, Origin: 'https://evil.example' }), 403, `${path}: cross-origin session`);
+    assert.is(await upgradeStatus(s.orch, path, { ...cookie, Origin: 'null' }), 403, `${path}: opaque origin`);
+    assert.is(await upgradeStatus(s.orch, path, { ...cookie, Origin: s.orch.replace('127.0.0.1', 'localhost') }), 403, `${path}: another host name`);
+    assert.is(await upgradeStatus(s.orch, path, { ...cookie, Origin: s.orch }), 101, `${path}: same-origin session`);
+    assert.is(await upgradeStatus(s.orch, path, cookie), 101, `${path}: no Origin (not a browser)`);
+    assert.is(await upgradeStatus(s.orch, path, { 'X-API-Key': alice.apiKey, Origin: 'https://evil.example' }), 101, `${path}: a key is not ambient authority`);
+  }
 });
 
 test('/ws/live: gated by default (401 without identity), status frames for keys and sessions; ungated when falsy', async (ctx) => {

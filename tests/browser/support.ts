@@ -1,0 +1,100 @@
+// The browser side of the console suites: Debian's chromium through playwright-core, axe-core
+// (WCAG 2.2 AA tags) on a page, screenshots at two sizes in light and dark, and a recorder of
+// every request a page makes.
+
+import { AxeBuilder } from '@axe-core/playwright';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import * as assert from 'uvu/assert';
+
+export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
+
+export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+}
+
+const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/** axe on the page as it is, in light and in dark: no violation. */
+export async function axeClean(page: Page, label: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
+    const found = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    assert.equal(found, [], `axe on ${label} (${colorScheme})`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Screenshots of the page at 1280×800 and 390×844, light and dark, to test-results/screenshots/. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const original = page.viewportSize();
+  for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}x${height}-${colorScheme}.png`), fullPage: true });
+    }
+  }
+  if (original) await page.setViewportSize(original);
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+export interface Recorded { method: string; path: string; kind: string; csrf: string | undefined; cookie: string | undefined }
+
+/**
+ * Every request of every page of a context, with what a review needs: path, kind, CSRF header,
+ * cookies (all headers, as sent). Await the returned function before reading `into`.
+ */
+export function recordRequests(context: BrowserContext, into: Recorded[]): () => Promise<void> {
+  const pending: Promise<void>[] = [];
+  context.on('request', (request: Request) => {
+    const url = new URL(request.url());
+    pending.push(request.allHeaders().then((headers) => {
+      into.push({ method: request.method(), path: url.pathname + url.search, kind: request.resourceType(), csrf: headers['x-csrf-token'], cookie: headers.cookie });
+    }, () => {
+      into.push({ method: request.method(), path: url.pathname + url.search, kind: request.resourceType(), csrf: undefined, cookie: undefined });
+    }));
+  });
+  return async () => {
+    await Promise.all(pending);
+  };
+}
+
+/** What the console may ask for: its pages and assets, /auth/*, the /api/* session mirrors (never /api/v1/*), the sockets. */
+export function disallowed(recorded: Recorded[]): string[] {
+  const bad: string[] = [];
+  for (const r of recorded) {
+    const p = r.path.split('?')[0]!;
+    const ok = r.kind === 'document' ? !p.startsWith('/api/')
+      : p.startsWith('/assets/') || p === '/favicon.svg' || p.startsWith('/auth/') || p === '/ws' || p === '/ws/live'
+        || (p.startsWith('/api/') && !p.startsWith('/api/v1/'));
+    if (!ok) bad.push(`${r.method} ${r.path} (${r.kind})`);
+  }
+  return bad;
+}
+
+/** Writes made with a session that lack the session's CSRF token (sign-in itself starts the session). */
+export function writesWithoutCsrf(recorded: Recorded[]): string[] {
+  return recorded
+    .filter((r) => !['GET', 'HEAD', 'OPTIONS'].includes(r.method) && r.path !== '/auth/login')
+    .filter((r) => {
+      const csrf = /(?:^|;\s*)orch_csrf=([^;]+)/.exec(r.cookie ?? '')?.[1];
+      return !csrf || r.csrf !== decodeURIComponent(csrf);
+    })
+    .map((r) => `${r.method} ${r.path}`);
+}
+
+/** Press Tab until `selector` has focus (keyboard only), failing after `max` presses. */
+export async function tabTo(page: Page, selector: string, max = 25): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`${selector} not reached by Tab within ${max} presses`);
+}

@@ -1,0 +1,108 @@
+// The app shell: a skip link, the banner with the account and sign-out, navigation by role, and
+// the main landmark where the router puts each page. Pages other than sign-in and the cockpit
+// are lazy chunks. Without a session every page but sign-in returns to sign-in, remembering
+// where it was.
+
+import { ErrorBoundary, lazy, LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { useEffect } from 'preact/hooks';
+import { api, whenUnauthorized } from './api/client.ts';
+import { Loading, Page } from './page.tsx';
+import { Cockpit } from './pages/cockpit.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { loadSession, role, session, sessionError, signedOutLocally } from './session.ts';
+
+const Admin = lazy(() => import('./pages/admin.tsx').then((m) => m.Admin));
+const SignedOut = lazy(() => import('./pages/signed-out.tsx').then((m) => m.SignedOut));
+
+const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
+
+interface NavItem { href: string; label: string; admin?: boolean }
+const NAV: NavItem[] = [
+  { href: '/', label: 'Cockpit' },
+  { href: '/admin', label: 'Administration', admin: true },
+];
+
+function NotFound() {
+  return (
+    <Page title="Page not found">
+      <p>There is no page at this address. <a href="/">Go to the cockpit</a>.</p>
+    </Page>
+  );
+}
+
+function Nav() {
+  const { path } = useLocation();
+  const items = NAV.filter((item) => !item.admin || role.value === 'admin');
+  return (
+    <nav aria-label="Main">
+      <ul>
+        {items.map((item) => (
+          <li key={item.href}><a href={item.href} aria-current={path === item.href ? 'page' : undefined}>{item.label}</a></li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function Banner() {
+  const { route } = useLocation();
+  const state = session.value;
+  async function signOut() {
+    await api.POST('/auth/logout');
+    signedOutLocally();
+    route('/signed-out');
+  }
+  return (
+    <header class="banner">
+      <a class="brand" href="/">Orchard</a>
+      {state?.authenticated && state.user && (
+        <div class="account">
+          <span>Signed in as <strong>{state.user.username}</strong> <span class="role">({state.user.role})</span></span>
+          <button type="button" onClick={signOut}>Sign out</button>
+        </div>
+      )}
+    </header>
+  );
+}
+
+function Routes() {
+  const { path, url, route } = useLocation();
+  const state = session.value;
+  const needsSignIn = state !== null && !state.authenticated && !PUBLIC_PATHS.has(path);
+  useEffect(() => {
+    if (needsSignIn) route(`/sign-in?next=${encodeURIComponent(url)}`, true);
+  }, [needsSignIn, url]);
+  useEffect(() => whenUnauthorized(() => {
+    signedOutLocally();
+  }), []);
+  if (state === null) return sessionError.value ? <p role="alert">{sessionError.value}</p> : <Loading />;
+  if (needsSignIn) return <Loading />;
+  return (
+    <Router>
+      <Route path="/" component={Cockpit} />
+      <Route path="/sign-in" component={SignIn} />
+      <Route path="/signed-out" component={SignedOut} />
+      <Route path="/admin" component={Admin} />
+      <Route default component={NotFound} />
+    </Router>
+  );
+}
+
+export function App() {
+  useEffect(() => {
+    void loadSession();
+  }, []);
+  const signedIn = session.value?.authenticated === true;
+  return (
+    <LocationProvider>
+      <a class="skip-link" href="#main">Skip to content</a>
+      <Banner />
+      {signedIn && <Nav />}
+      <main id="main" tabIndex={-1}>
+        <ErrorBoundary>
+          <Routes />
+        </ErrorBoundary>
+      </main>
+    </LocationProvider>
+  );
+}
