@@ -5,7 +5,7 @@
 //
 // No chromium at CHROMIUM_PATH (default /usr/bin/chromium): one line and exit 0, unless
 // REQUIRE_BROWSER=1 (CI), then exit 1. A missing or stale console build is rebuilt first.
-// The closing line is plain, like tests/run.ts: `browser tests: N passed, N failed, N skipped`.
+// The closing line is plain, like tests/run.ts: `browser: N passed, N failed, N skipped` (one word before the colon, the form CI reads).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -82,5 +82,5 @@ const passed = outcomes.reduce((n, o) => n + o.passed, 0);
 const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
 const crashed = outcomes.filter((o) => o.code !== 0 && o.total === o.passed + o.skipped).length;
 const failed = total - passed - skipped + crashed;
-console.log(`browser tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
+console.log(`browser: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exitCode = failed > 0 || total === 0 ? 1 : 0;
