@@ -245,9 +245,17 @@ export class PostgresEventStore implements EventStore {
   private async heldBack(after: Position, filter: LogFilter | undefined): Promise<boolean> {
     const params: unknown[] = [after.commit.toString(), after.prepare.toString()];
     const where = filterSql(filter, params);
+    // The index scan must start at the gate, not at `after`: a held-back event is one at or past
+    // the oldest running transaction, so only those few rows are read. (Written as the row
+    // comparison, the scan started at `after` and, while every reader polls this during a burst
+    // of appends, walked the whole visible tail each time; without ORDER BY the planner chose a
+    // sequential scan of the log, which was the scheduler's bottleneck.) The OR is `(transaction,
+    // position) > after` for rows whose transaction is at least after's.
     const { rows } = await this.pool.query(
-      `SELECT 1 FROM events WHERE (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint)
-       AND NOT (${VISIBLE})${where} LIMIT 1`,
+      `SELECT 1 FROM events
+       WHERE events.transaction_id >= greatest($1::text::xid8, pg_snapshot_xmin(pg_current_snapshot()))
+         AND (events.transaction_id > $1::text::xid8 OR events.position > $2::bigint)${where}
+       ORDER BY events.transaction_id, events.position LIMIT 1`,
       params,
     );
     return rows.length > 0;
