@@ -17,7 +17,7 @@ import {
 } from '@eventstore/db-client';
 import type {
   AppendResult, EventMetadata, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
-  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
+  ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
 import { START as LOG_START, isAfter, isStart, type Position } from './position.ts';
@@ -109,6 +109,25 @@ export class EventStoreDbEventStore implements EventStore {
       if (error instanceof WrongExpectedVersionError) throw new WrongExpectedRevisionError(stream, expected, error.actualVersion);
       throw error;
     }
+  }
+
+  /**
+   * EventStoreDB has no transaction across streams: a sequence of single appends, each checked
+   * by the server on its own, so one stream's conflict refuses only that stream. A failure other
+   * than a conflict stops the sequence (the streams before it are written; a retry is idempotent).
+   */
+  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
+    const outcomes: StreamAppendOutcome[] = [];
+    for (const a of appends) {
+      try {
+        outcomes.push({ ok: true, result: await this.append(a.stream, a.events, { expected: a.expected }) });
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
   }
 
   /** Nothing to write, so nothing to protect: just report whether the expectation holds. */
