@@ -142,6 +142,19 @@ export class EventStoreDbEventStore implements EventStore {
     return { nextExpectedRevision: last ? last.revision : -1n, position: (await this.headPosition()) ?? LOG_START };
   }
 
+  /** One read per stream (the client has no multi-stream read), 16 at a time. */
+  async readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>> {
+    const read = new Map<string, RecordedEvent[]>(streams.map((stream) => [stream, []]));
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(16, streams.length) }, async () => {
+      while (next < streams.length) {
+        const stream = streams[next++]!;
+        read.set(stream, await this.readStream(stream));
+      }
+    }));
+    return read;
+  }
+
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     if (options.limit === 0) return [];
     const backwards = options.direction === 'backwards';

@@ -114,6 +114,11 @@ export interface EventStore {
    */
   appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]>;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Several whole streams at once (forwards), by name; a missing stream reads as empty. For a
+   * batch that decides on many streams (one round trip instead of one per stream).
+   */
+  readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribe(options?: SubscribeOptions): Subscription;
   /** Position of the newest event visible to readers, or null for an empty log. */

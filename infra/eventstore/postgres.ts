@@ -275,6 +275,15 @@ export class PostgresEventStore implements EventStore {
     return rows.map(toEvent);
   }
 
+  async readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>> {
+    const read = new Map(streams.map((stream) => [stream, [] as RecordedEvent[]]));
+    if (!streams.length) return read;
+    const { rows } = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ANY($1::text[]) ORDER BY events.stream_id, events.revision`, [streams]);
+    for (const row of rows) read.get(row.stream_id)!.push(toEvent(row));
+    return read;
+  }
+
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const after = options.after === undefined || options.after === 'start' ? START : options.after;
     return (await this.readPage(after, options.filter, options.limit ?? BATCH)).events;

@@ -258,6 +258,20 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.instance(first.created_at, Date);
   });
 
+  test('readStreams: several whole streams in one read, each in revision order; a missing one is empty', async ({ store }) => {
+    const [a, b, missing] = [streamName(), streamName(), streamName()];
+    await store.append(a, [event('A0'), event('A1')], { expected: 'no_stream' });
+    await store.append(b, [event('B0')], { expected: 'no_stream' });
+    await store.append(a, [event('A2')], { expected: 1n });
+    const read = await store.readStreams([a, missing, b]);
+    assert.equal([...read.keys()].sort(), [a, b, missing].sort());
+    assert.equal(read.get(a)!.map((e) => [e.type, e.revision]), [['A0', 0n], ['A1', 1n], ['A2', 2n]]);
+    assert.equal(read.get(b)!.map((e) => e.type), ['B0']);
+    assert.equal(read.get(missing), []);
+    assert.equal(read.get(a), await store.readStream(a));
+    assert.is((await store.readStreams([])).size, 0);
+  });
+
   test('readAll: global order across streams, after a position, filtered by stream prefix and type', async ({ store }) => {
     const category = `ra${randomUUID().slice(0, 8)}`;
     const a = streamName(category);
