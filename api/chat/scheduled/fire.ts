@@ -1,8 +1,9 @@
 // What the scheduler does with a due scheduled message, and the poster that turns a delivery
 // into the message itself.
 //
-// Firing (any instance, from a claimed job): read the scheduled message's stream; if it is
-// pending and due, decide:
+// Firing (any instance, a claimed batch at once: the streams read in one query, the decisions
+// appended in one transaction, each stream under its own expectation): read the scheduled
+// message's stream; if it is pending and due, decide:
 //  - the sender can no longer post there (not a member, archived, read-only, timed out, the
 //    channel gone): `ScheduledMessageFailed` with that reason;
 //  - a sender-key rotation happened in the channel since the ciphertext was written (a member
@@ -10,9 +11,9 @@
 //    (`held_key_rotated`), so a removed member's key never covers a later message; the client
 //    re-encrypts by PATCH;
 //  - else `ScheduledMessageDelivered`, appended with the revision read.
-// Posting (one process, the `scheduled_message_poster` reactor): each delivery becomes
-// `MessagePosted` on `chat_message-<the scheduled id>`, appended with `no_stream`, so a delivery
-// handed over twice (a crash before the checkpoint) posts once.
+// Posting (one process, the `scheduled_message_poster` reactor, a page at once): each delivery
+// becomes `MessagePosted` on `chat_message-<the scheduled id>`, appended with `no_stream`, so a
+// delivery handed over twice (a crash before the checkpoint) posts once.
 
 import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
 import { asDomainEvent, type CommandContext, type CommandRunner, type RunManyItem } from '../../../infra/commands.ts';
