@@ -49,6 +49,7 @@ export async function scheduleFigures(databaseUrl: string, options: ScheduleBenc
       await sleep(100);
     }
     const seconds = (performance.now() - start) / 1000;
+    progress(`every message posted ${seconds.toFixed(1)} s after the due instant`);
     await sleep(2000);
     const counts = await postedCount(seed, ids);
     const duplicates = (counts.events - counts.streams) + Math.max(0, counts.delivered - jobs);

@@ -8,11 +8,13 @@
 // `record(stream, event, ctx)`: append a fact that no decision guards (an audit event), then
 // wait the same way.
 //
+// `runMany(decider, items)`: `run` for many streams at once, appended together (`appendMany`).
+//
 // Nothing else calls `append`.
 
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
-import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent } from './eventstore/port.ts';
+import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent, StreamAppendOutcome } from './eventstore/port.ts';
 import { WrongExpectedRevisionError } from './eventstore/port.ts';
 import { upcast } from './eventstore/upcasters.ts';
 import type { Position } from './eventstore/position.ts';
@@ -31,6 +33,16 @@ export interface CommandResult<State, Event> {
   /** Null when the command produced no events (nothing was appended). */
   appended: AppendResult | null;
 }
+
+/** One stream's command for `runMany`; `known` as for `run`. */
+export interface RunManyItem<State, Command> {
+  stream: string;
+  command: Command;
+  context: CommandContext;
+  known?: { state: State; revision: bigint | 'no_stream' };
+}
+
+export type RunManyOutcome<State, Event> = { ok: true; result: CommandResult<State, Event> } | { ok: false; error: unknown };
 
 /** Waits until each projection has applied the last of these events that it handles. */
 export type AwaitProjections = (events: { type: string; position: Position }[]) => Promise<void>;
@@ -133,6 +145,82 @@ export class CommandRunner {
       if (options.awaitProjections !== false) await this.waitForProjections(await this.positionsOf(stream, events, appended));
       return { events, state, appended };
     }
+  }
+
+  /**
+   * `run` over many streams of one decider at once (a scheduler firing a claimed batch): each
+   * item is decided on its `known` hint, else on its stream as read, and every decision with
+   * events is appended by one `appendMany`, so the batch is one log transaction on PostgreSQL
+   * instead of one per stream, each stream still guarded by its own expectation. An item whose
+   * append conflicts, or whose hint was refused or decided nothing, goes through `run` alone
+   * (read, decide again, bounded retries), exactly as it would have without the batch. Outcomes
+   * come per item, in order; errors are outcomes, not thrown. With `awaitProjections` (default),
+   * one wait covers every item.
+   */
+  async runMany<State, Command, Event extends DomainEvent>(
+    decider: Decider<State, Command, Event>,
+    items: RunManyItem<State, Command>[],
+    options: { awaitProjections?: boolean } = {},
+  ): Promise<RunManyOutcome<State, Event>[]> {
+    const outcomes: (RunManyOutcome<State, Event> | undefined)[] = new Array(items.length);
+    const alone: number[] = [];
+    const decided: { index: number; state: State; expected: bigint | 'no_stream'; events: Event[] }[] = [];
+    await Promise.all(items.map(async (item, index) => {
+      const fromHint = item.known !== undefined;
+      try {
+        let state: State;
+        let expected: bigint | 'no_stream';
+        if (item.known) {
+          ({ state, revision: expected } = item.known);
+        } else {
+          const history = await this.store.readStream(item.stream);
+          state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
+          expected = history.at(-1)?.revision ?? 'no_stream';
+        }
+        const events = decider.decide(item.command, state);
+        if (events.length) decided.push({ index, state, expected, events });
+        else if (fromHint) alone.push(index);
+        else outcomes[index] = { ok: true, result: { events, state, appended: null } };
+      } catch (error) {
+        if (fromHint) alone.push(index);
+        else outcomes[index] = { ok: false, error };
+      }
+    }));
+    decided.sort((a, b) => a.index - b.index);
+    const written: { type: string; position: Position }[] = [];
+    if (decided.length) {
+      const leave = this.gate?.enter([...new Set(decided.flatMap((d) => d.events.map((e) => e.type)))]);
+      let appended: StreamAppendOutcome[];
+      try {
+        appended = await this.store.appendMany(decided.map((d) => ({
+          stream: items[d.index]!.stream, expected: d.expected, events: d.events.map((e) => toAppend(e, items[d.index]!.context)),
+        })));
+      } finally {
+        leave?.();
+      }
+      for (const [i, d] of decided.entries()) {
+        const outcome = appended[i]!;
+        if (!outcome.ok) {
+          alone.push(d.index);
+          continue;
+        }
+        this.onAppended(d.events);
+        outcomes[d.index] = { ok: true, result: { events: d.events, state: d.events.reduce(decider.evolve, d.state), appended: outcome.result } };
+        written.push(...(await this.positionsOf(items[d.index]!.stream, d.events, outcome.result)));
+      }
+    }
+    await Promise.all(alone.map(async (index) => {
+      const item = items[index]!;
+      try {
+        const result = await this.run(item.stream, decider, item.command, item.context, { awaitProjections: false });
+        outcomes[index] = { ok: true, result };
+        if (result.appended) written.push(...(await this.positionsOf(item.stream, result.events, result.appended)));
+      } catch (error) {
+        outcomes[index] = { ok: false, error };
+      }
+    }));
+    if (options.awaitProjections !== false && written.length) await this.waitForProjections(written);
+    return outcomes as RunManyOutcome<State, Event>[];
   }
 
   async record(stream: string, event: DomainEvent, context: CommandContext, options: { expected?: ExpectedRevision } = {}): Promise<AppendResult> {

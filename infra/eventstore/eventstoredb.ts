@@ -17,7 +17,7 @@ import {
 } from '@eventstore/db-client';
 import type {
   AppendResult, EventMetadata, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
-  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
+  ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
 import { START as LOG_START, isAfter, isStart, type Position } from './position.ts';
@@ -111,6 +111,25 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
+  /**
+   * EventStoreDB has no transaction across streams: a sequence of single appends, each checked
+   * by the server on its own, so one stream's conflict refuses only that stream. A failure other
+   * than a conflict stops the sequence (the streams before it are written; a retry is idempotent).
+   */
+  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
+    const outcomes: StreamAppendOutcome[] = [];
+    for (const a of appends) {
+      try {
+        outcomes.push({ ok: true, result: await this.append(a.stream, a.events, { expected: a.expected }) });
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
+  }
+
   /** Nothing to write, so nothing to protect: just report whether the expectation holds. */
   private async checkOnly(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
     const [last] = await this.readStream(stream, { direction: 'backwards', limit: 1 });
@@ -121,6 +140,19 @@ export class EventStoreDbEventStore implements EventStore {
       || (typeof expected === 'bigint' && actual === expected);
     if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
     return { nextExpectedRevision: last ? last.revision : -1n, position: (await this.headPosition()) ?? LOG_START };
+  }
+
+  /** One read per stream (the client has no multi-stream read), 16 at a time. */
+  async readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>> {
+    const read = new Map<string, RecordedEvent[]>(streams.map((stream) => [stream, []]));
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(16, streams.length) }, async () => {
+      while (next < streams.length) {
+        const stream = streams[next++]!;
+        read.set(stream, await this.readStream(stream));
+      }
+    }));
+    return read;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

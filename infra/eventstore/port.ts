@@ -89,9 +89,36 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
 }
 
+/** One stream's part of `appendMany`. */
+export interface StreamAppend {
+  stream: string;
+  events: EventToAppend[];
+  expected: ExpectedRevision;
+}
+
+/** What became of one stream's part of `appendMany`: appended, or refused by its expectation. */
+export type StreamAppendOutcome =
+  | { ok: true; result: AppendResult }
+  | { ok: false; error: WrongExpectedRevisionError };
+
 export interface EventStore {
   append(stream: string, events: EventToAppend[], options: { expected: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Appends to several distinct streams, each under its own expectation, with an outcome per
+   * stream (in the order given): a stream whose expectation fails is refused alone (a conflict
+   * outcome, not a thrown error) and the others are still written. Each stream's events are
+   * all-or-nothing; a retried call (same event ids, same expectations) duplicates nothing. Any
+   * other failure throws; the call may then be retried as it was.
+   * PostgreSQL writes the accepted streams in one statement (one transaction); EventStoreDB has
+   * no multi-stream transaction, so there it is a sequence of single appends.
+   */
+  appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]>;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Several whole streams at once (forwards), by name; a missing stream reads as empty. For a
+   * batch that decides on many streams (one round trip instead of one per stream).
+   */
+  readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribe(options?: SubscribeOptions): Subscription;
   /** Position of the newest event visible to readers, or null for an empty log. */

@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { Pool } from '../db/pool.ts';
 import type {
   AppendResult, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
-  ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription,
+  ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
 import { comparePositions, START, type Position } from './position.ts';
@@ -40,6 +40,26 @@ WHERE $3 = 'any'
    OR ($3 = 'exists' AND cur.rev >= 0)
    OR ($3 = 'revision' AND cur.rev = $4::bigint)
 RETURNING revision::text AS revision, position::text AS position, transaction_id::text AS txid`;
+
+// `appendMany`: the same check per stream, in one statement. Streams whose expectation fails
+// insert nothing (their outcome is decided afterwards); the others are written together, in the
+// order given. A racing writer that took one stream's revision fails the whole statement on the
+// unique constraint, and the statement is sent again: that stream then fails its check alone.
+const APPEND_MANY_STATEMENT = 'orchard_events_append_many';
+const APPEND_MANY_SQL = `
+WITH input AS (
+  SELECT a.ord, a.v->>'stream' AS stream, a.v->>'mode' AS mode, (a.v->>'revision')::bigint AS expected, a.v->'events' AS events
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS a(v, ord)),
+accepted AS (
+  SELECT input.*, cur.rev FROM input
+  CROSS JOIN LATERAL (SELECT coalesce(max(revision), -1) AS rev FROM events WHERE stream_id = input.stream) cur
+  WHERE input.mode = 'any' OR (input.mode = 'no_stream' AND cur.rev = -1)
+     OR (input.mode = 'exists' AND cur.rev >= 0) OR (input.mode = 'revision' AND cur.rev = input.expected))
+INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
+SELECT accepted.stream, accepted.rev + e.ord, (e.v->>'id')::uuid, e.v->>'type', e.v->'data', e.v->'metadata'
+FROM accepted, jsonb_array_elements(accepted.events) WITH ORDINALITY AS e(v, ord)
+ORDER BY accepted.ord, e.ord
+RETURNING stream_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid`;
 
 // ORDER BY below always names columns as `events.x`: a bare name matches an output column
 // first, and these aliases are the ::text casts (so `ORDER BY position` would sort '10' < '9').
@@ -72,6 +92,19 @@ function toEvent(row: Row): RecordedEvent {
     metadata: row.metadata,
     created_at: row.created_at,
   };
+}
+
+interface WrittenRow { event_id: string; revision: string; position: string; txid: string }
+
+/** The append as it already stands, when `rows` (the stream's events with these ids, by revision) hold exactly these events where the expectation puts them. */
+function retriedAppend(rows: WrittenRow[], events: EventToAppend[], expected: ExpectedRevision): AppendResult | null {
+  if (rows.length !== events.length) return null;
+  const first = BigInt(rows[0]!.revision);
+  const inPlace = rows.every((r, i) => r.event_id === events[i]!.id.toLowerCase() && BigInt(r.revision) === first + BigInt(i));
+  const expectedFirst = typeof expected === 'bigint' ? expected + 1n : expected === 'no_stream' ? 0n : first;
+  if (!inPlace || first !== expectedFirst) return null;
+  const last = rows[rows.length - 1]!;
+  return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
 }
 
 function expectation(expected: ExpectedRevision): [string, string | null] {
@@ -137,18 +170,77 @@ export class PostgresEventStore implements EventStore {
 
   /** A retried request: the same event ids already stand where this append would put them. */
   private async alreadyAppended(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult | null> {
-    const { rows } = await this.pool.query<{ event_id: string; revision: string; position: string; txid: string }>(
+    const { rows } = await this.pool.query<WrittenRow>(
       `SELECT event_id::text AS event_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid
        FROM events WHERE stream_id = $1 AND event_id = ANY($2::uuid[]) ORDER BY events.revision`,
       [stream, events.map((e) => e.id)],
     );
-    if (rows.length !== events.length) return null;
-    const first = BigInt(rows[0]!.revision);
-    const inPlace = rows.every((r, i) => r.event_id === events[i]!.id.toLowerCase() && BigInt(r.revision) === first + BigInt(i));
-    const expectedFirst = typeof expected === 'bigint' ? expected + 1n : expected === 'no_stream' ? 0n : first;
-    if (!inPlace || first !== expectedFirst) return null;
-    const last = rows[rows.length - 1]!;
-    return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
+    return retriedAppend(rows, events, expected);
+  }
+
+  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
+    const outcomes: (StreamAppendOutcome | undefined)[] = await Promise.all(appends.map(async (a) => {
+      if (a.events.length > 0) return undefined;
+      try {
+        return { ok: true as const, result: await this.checkOnly(a.stream, a.expected) };
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) return { ok: false as const, error };
+        throw error;
+      }
+    }));
+    const writing = appends.filter((a) => a.events.length > 0);
+    if (!writing.length) return outcomes as StreamAppendOutcome[];
+    const payload = JSON.stringify(writing.map((a) => {
+      const [mode, revision] = expectation(a.expected);
+      return { stream: a.stream, mode, revision, events: a.events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })) };
+    }));
+    let rows: { stream_id: string; revision: string; position: string; txid: string }[];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        ({ rows } = await this.pool.query({ name: APPEND_MANY_STATEMENT, text: APPEND_MANY_SQL, values: [payload] }));
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== '23505' || attempt >= APPEND_RETRIES) throw error;
+      }
+    }
+    if (rows.length) this.wakeReaders([...new Set(writing.flatMap((a) => a.events.map((e) => e.type)))]);
+    const written = new Map<string, { revision: bigint; position: Position }[]>();
+    for (const r of rows) {
+      const list = written.get(r.stream_id) ?? [];
+      list.push({ revision: BigInt(r.revision), position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } });
+      written.set(r.stream_id, list);
+    }
+    const refused = writing.filter((a) => !written.has(a.stream));
+    const settled = new Map(await this.refusedOutcomes(refused));
+    appends.forEach((a, i) => {
+      if (outcomes[i]) return;
+      const mine = written.get(a.stream)?.sort((x, y) => (x.revision < y.revision ? -1 : 1));
+      outcomes[i] = mine
+        ? { ok: true, result: { nextExpectedRevision: mine.at(-1)!.revision, position: mine.at(-1)!.position, positions: mine.map((w) => w.position) } }
+        : settled.get(a.stream)!;
+    });
+    return outcomes as StreamAppendOutcome[];
+  }
+
+  /** Streams `appendMany` did not write: a retry already in place (appended), else a conflict with the actual revision. */
+  private async refusedOutcomes(refused: StreamAppend[]): Promise<[string, StreamAppendOutcome][]> {
+    if (!refused.length) return [];
+    const streams = refused.map((a) => a.stream);
+    const [mine, current] = await Promise.all([
+      this.pool.query<WrittenRow & { stream_id: string }>(
+        `SELECT stream_id, event_id::text AS event_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid
+         FROM events WHERE stream_id = ANY($1::text[]) AND event_id = ANY($2::uuid[]) ORDER BY events.stream_id, events.revision`,
+        [streams, refused.flatMap((a) => a.events.map((e) => e.id))]),
+      this.pool.query<{ stream_id: string; rev: string }>(
+        'SELECT stream_id, max(revision)::text AS rev FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id', [streams]),
+    ]);
+    const revisions = new Map(current.rows.map((r) => [r.stream_id, BigInt(r.rev)]));
+    return refused.map((a) => {
+      const again = retriedAppend(mine.rows.filter((r) => r.stream_id === a.stream), a.events, a.expected);
+      return [a.stream, again ? { ok: true, result: again }
+        : { ok: false, error: new WrongExpectedRevisionError(a.stream, a.expected, revisions.get(a.stream) ?? 'no_stream') }];
+    });
   }
 
   private async currentRevision(stream: string): Promise<bigint | 'no_stream'> {
@@ -181,6 +273,15 @@ export class PostgresEventStore implements EventStore {
     }
     const { rows } = await this.pool.query<Row>(sql, params);
     return rows.map(toEvent);
+  }
+
+  async readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>> {
+    const read = new Map(streams.map((stream) => [stream, [] as RecordedEvent[]]));
+    if (!streams.length) return read;
+    const { rows } = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ANY($1::text[]) ORDER BY events.stream_id, events.revision`, [streams]);
+    for (const row of rows) read.get(row.stream_id)!.push(toEvent(row));
+    return read;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -245,9 +346,17 @@ export class PostgresEventStore implements EventStore {
   private async heldBack(after: Position, filter: LogFilter | undefined): Promise<boolean> {
     const params: unknown[] = [after.commit.toString(), after.prepare.toString()];
     const where = filterSql(filter, params);
+    // The index scan must start at the gate, not at `after`: a held-back event is one at or past
+    // the oldest running transaction, so only those few rows are read. (Written as the row
+    // comparison, the scan started at `after` and, while every reader polls this during a burst
+    // of appends, walked the whole visible tail each time; without ORDER BY the planner chose a
+    // sequential scan of the log, which was the scheduler's bottleneck.) The OR is `(transaction,
+    // position) > after` for rows whose transaction is at least after's.
     const { rows } = await this.pool.query(
-      `SELECT 1 FROM events WHERE (events.transaction_id, events.position) > ($1::text::xid8, $2::bigint)
-       AND NOT (${VISIBLE})${where} LIMIT 1`,
+      `SELECT 1 FROM events
+       WHERE events.transaction_id >= greatest($1::text::xid8, pg_snapshot_xmin(pg_current_snapshot()))
+         AND (events.transaction_id > $1::text::xid8 OR events.position > $2::bigint)${where}
+       ORDER BY events.transaction_id, events.position LIMIT 1`,
       params,
     );
     return rows.length > 0;

@@ -5,7 +5,9 @@
 // upload removes its temp file, so it leaves nothing.
 //
 // Blobs no live record refers to are removed by `sweep` once they have been unreferenced (and
-// untouched) for 24 hours; temp files an interrupted process left behind go after an hour.
+// untouched) for 24 hours; temp files an interrupted process left behind go after an hour. A
+// blob's modification time is when it was last written or touched: a store whose blobs no record
+// refers to (link-preview images) touches a blob when it is used and sweeps by that alone.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -44,8 +46,8 @@ export interface BlobStore {
   /** The blob's bytes, or a range of them (inclusive `end`). */
   read(sha256: string, range?: { start: number; end: number }): Readable;
   exists(sha256: string): Promise<boolean>;
-  /** Remove blobs unreferenced and untouched for 24 h (and stale temp files); returns the blobs removed. */
-  sweep(now: Date, referenced: (sha256: string) => Promise<boolean>): Promise<string[]>;
+  /** Remove blobs unreferenced and untouched for `graceMs` (default 24 h), and stale temp files; returns the blobs removed. */
+  sweep(now: Date, referenced: (sha256: string) => Promise<boolean>, graceMs?: number): Promise<string[]>;
 }
 
 export class FilesystemBlobStore implements BlobStore {
@@ -99,17 +101,28 @@ export class FilesystemBlobStore implements BlobStore {
     return { temp, sha256: hash.digest('hex'), size, head: Buffer.concat(headParts) };
   }
 
-  async commit(received: Received): Promise<void> {
+  /** `now`: the time to record as the blob's last use (a store swept by use passes its clock's). */
+  async commit(received: Received, now?: Date): Promise<void> {
     const target = this.pathOf(received.sha256);
     await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
     if (await this.exists(received.sha256)) {
       // Dedup: the blob stays as it is; touching it keeps a sweep from taking it now.
-      const now = new Date();
-      await utimes(target, now, now).catch(() => {});
+      await this.touch(received.sha256, now ?? new Date());
       await rm(received.temp, { force: true });
       return;
     }
     await rename(received.temp, target);
+    if (now) await this.touch(received.sha256, now);
+  }
+
+  /** Record a use of the blob (its modification time), unless one within `unlessWithinMs` is recorded already; a missing blob is no error. */
+  async touch(sha256: string, now: Date, unlessWithinMs = 0): Promise<void> {
+    const file = this.pathOf(sha256);
+    if (unlessWithinMs > 0) {
+      const info = await stat(file).catch(() => null);
+      if (!info || now.getTime() - info.mtimeMs < unlessWithinMs) return;
+    }
+    await utimes(file, now, now).catch(() => {});
   }
 
   async discard(received: Received): Promise<void> {
@@ -120,15 +133,15 @@ export class FilesystemBlobStore implements BlobStore {
     return createReadStream(this.pathOf(sha256), { ...(range ?? {}), highWaterMark: 256 * 1024 });
   }
 
-  /** The first HEAD_BYTES bytes of a blob (its type), or null when it is not there. */
-  async head(sha256: string): Promise<{ head: Buffer; size: number } | null> {
+  /** The first HEAD_BYTES bytes of a blob (its type), its size and last use, or null when it is not there. */
+  async head(sha256: string): Promise<{ head: Buffer; size: number; modified: Date } | null> {
     let handle: import('node:fs/promises').FileHandle | null = null;
     try {
       handle = await open(this.pathOf(sha256), 'r');
-      const { size } = await handle.stat();
+      const { size, mtime } = await handle.stat();
       const buffer = Buffer.alloc(Math.min(HEAD_BYTES, size));
       await handle.read(buffer, 0, buffer.length, 0);
-      return { head: buffer, size };
+      return { head: buffer, size, modified: mtime };
     } catch {
       return null;
     } finally {
@@ -144,7 +157,7 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async sweep(now: Date, referenced: (sha256: string) => Promise<boolean>): Promise<string[]> {
+  async sweep(now: Date, referenced: (sha256: string) => Promise<boolean>, graceMs = UNREFERENCED_GRACE_MS): Promise<string[]> {
     await this.ensure();
     const removed: string[] = [];
     for (const name of await readdir(this.tmp)) {
@@ -158,8 +171,10 @@ export class FilesystemBlobStore implements BlobStore {
         if (!SHA256.test(name)) continue;
         const file = path.join(sub, name);
         const info = await stat(file).catch(() => null);
-        if (!info || now.getTime() - info.mtimeMs < UNREFERENCED_GRACE_MS) continue;
+        if (!info || now.getTime() - info.mtimeMs < graceMs) continue;
         if (await referenced(name)) continue;
+        // Touched while we asked (a dedup upload, a use): it stays.
+        if ((await stat(file).catch(() => null))?.mtimeMs !== info.mtimeMs) continue;
         await rm(file, { force: true });
         removed.push(name);
       }

@@ -33,6 +33,8 @@ const lockKey = (name: string) => createHash('sha256').update(`reactor:${name}`)
 
 export class Reactor {
   private lock: PoolClient | null = null;
+  /** The checkpoint as this process last read or wrote it: only the lock holder moves it, so it is read once per hold. */
+  private known: Position | 'start' | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
   /** Serialises drains (a test's and the loop's) inside this process. */
@@ -62,6 +64,7 @@ export class Reactor {
   private async dropLock(broken: boolean): Promise<void> {
     const client = this.lock;
     this.lock = null;
+    this.known = null;
     if (!client) return;
     if (broken) return client.release(true);
     await client.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey(this.options.name)]).catch(() => {});
@@ -89,11 +92,12 @@ export class Reactor {
   async step(): Promise<number> {
     const run = this.busy.then(async () => {
       if (!(await this.holdLock())) return 0;
-      const after = await this.checkpoint();
+      const after = (this.known ??= await this.checkpoint());
       const events = await this.options.store.readAll({ after, filter: { eventTypes: this.options.eventTypes }, limit: this.options.page ?? 500 });
       if (!events.length) return 0;
       await this.options.handle(events);
       await this.save(events.at(-1)!.position);
+      this.known = events.at(-1)!.position;
       return events.length;
     });
     this.busy = run.catch(() => {});

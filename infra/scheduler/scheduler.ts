@@ -6,7 +6,9 @@
 //   for 30 s. A job whose instance dies is claimed again once its lease lapses.
 // - Fire: the kind's handler decides from the log and appends (each firing to its own stream,
 //   with the revision it read or `no_stream`), so a job fired twice, by a lapsed lease or a lagging
-//   read model, appends once: exactly once comes from the log, not from the lease.
+//   read model, appends once: exactly once comes from the log, not from the lease. A batch handler
+//   takes all the claimed jobs of its kind at once and appends their firings together (one
+//   `appendMany`, each stream still under its own expectation); a plain handler fires one job.
 // - Done: the projection removes (or moves) the job when it applies the event the firing
 //   appended. A handler that fails keeps its lease for a short back-off and is tried again.
 
@@ -34,11 +36,19 @@ export interface FireContext {
 
 export type JobHandler = (job: Job, context: FireContext) => Promise<void>;
 
+/**
+ * Fires every claimed job of its kind at once (so their appends can share one log transaction);
+ * answers the jobs that failed, by id, with why. A throw fails the whole batch.
+ */
+export interface BatchJobHandler {
+  batch(jobs: Job[], context: FireContext): Promise<Map<string, Error>>;
+}
+
 export interface SchedulerOptions {
   pool: Pool;
   clock: Clock;
   log: Logger;
-  handlers: Record<string, JobHandler>;
+  handlers: Record<string, JobHandler | BatchJobHandler>;
   /** Jobs claimed at once (default 200). */
   batch?: number;
   /** Firings in flight at once (default 16). */
@@ -90,18 +100,43 @@ export class Scheduler {
         return hit;
       },
     };
-    await mapLimit(rows, this.options.concurrency ?? 16, async (job) => {
+    const failed = async (job: Job, error: Error) => {
+      log.error('scheduler_job_failed', { job_id: job.id, kind: job.kind, error: error.message });
+      await pool.query('UPDATE scheduled_jobs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2',
+        [job.id, this.owner, new Date(clock.now().getTime() + RETRY_AFTER_FAILURE_MS)]).catch(() => {});
+    };
+    const single: Job[] = [];
+    const batches = new Map<BatchJobHandler, Job[]>();
+    for (const job of rows) {
       const handler = handlers[job.kind];
-      try {
-        if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-        await handler(job, context);
-        this.fired += 1;
-      } catch (error) {
-        log.error('scheduler_job_failed', { job_id: job.id, kind: job.kind, error: (error as Error).message });
-        await pool.query('UPDATE scheduled_jobs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2',
-          [job.id, this.owner, new Date(clock.now().getTime() + RETRY_AFTER_FAILURE_MS)]).catch(() => {});
-      }
-    });
+      if (handler && typeof handler !== 'function') batches.set(handler, [...(batches.get(handler) ?? []), job]);
+      else single.push(job);
+    }
+    await Promise.all([
+      ...[...batches].map(async ([handler, jobs]) => {
+        let failures: Map<string, Error>;
+        try {
+          failures = await handler.batch(jobs, context);
+        } catch (error) {
+          failures = new Map(jobs.map((job) => [job.id, error as Error]));
+        }
+        for (const job of jobs) {
+          const error = failures.get(job.id);
+          if (error) await failed(job, error);
+          else this.fired += 1;
+        }
+      }),
+      mapLimit(single, this.options.concurrency ?? 16, async (job) => {
+        const handler = handlers[job.kind];
+        try {
+          if (typeof handler !== 'function') throw new Error(`no handler for job kind ${job.kind}`);
+          await handler(job, context);
+          this.fired += 1;
+        } catch (error) {
+          await failed(job, error as Error);
+        }
+      }),
+    ]);
     return rows.length;
   }
 

@@ -133,4 +133,34 @@ test('a mixed append waits on each event\'s own position, taken from the append 
   assert.equal(waited, [written.map((e) => ({ type: e.type, position: e.position }))]);
 });
 
+test('runMany: many streams decided and appended in one transaction; a stale hint is decided again alone; refusals are outcomes', async ({ store }) => {
+  const name = () => `counter-${randomUUID()}`;
+  const [fresh, known, stale, over, unread] = [name(), name(), name(), name(), name()];
+  const runner = new CommandRunner(store, async () => {});
+  await runner.run(known, counter, { add: 1, max: 10 }, context);
+  await runner.run(stale, counter, { add: 1, max: 10 }, context);
+  await runner.run(stale, counter, { add: 1, max: 10 }, context);
+  await runner.run(over, counter, { add: 9, max: 10 }, context);
+  await runner.run(unread, counter, { add: 4, max: 10 }, context);
+  const waited: string[][] = [];
+  const batch = new CommandRunner(store, async (events) => { waited.push(events.map((e) => e.type)); });
+  const outcomes = await batch.runMany(counter, [
+    { stream: fresh, command: { add: 2, max: 10 }, context, known: { state: 0, revision: 'no_stream' } },
+    { stream: known, command: { add: 2, max: 10 }, context, known: { state: 1, revision: 0n } },
+    { stream: stale, command: { add: 2, max: 10 }, context, known: { state: 1, revision: 0n } }, // the stream is at revision 1
+    { stream: over, command: { add: 2, max: 10 }, context }, // read: 9 + 2 is over
+    { stream: unread, command: { add: 2, max: 10 }, context }, // read, then decided
+  ]);
+  assert.equal(outcomes.map((o) => o.ok), [true, true, true, false, true]);
+  assert.equal(outcomes.map((o) => (o.ok ? o.result.state : (o.error as DomainError).code)), [2, 3, 4, 'over_limit', 6]);
+  assert.equal(waited.length, 1, 'one wait for the whole batch');
+  // The hinted and read decisions went in one transaction; the stale one was appended on its own afterwards.
+  const last = async (s: string) => (await store.readStream(s)).at(-1)!.position.commit;
+  const [a, b, c, d] = await Promise.all([last(fresh), last(known), last(unread), last(stale)]);
+  assert.is(a, b);
+  assert.is(a, c);
+  assert.is.not(a, d);
+  assert.equal((await store.readStream(over)).length, 1);
+});
+
 test.run();

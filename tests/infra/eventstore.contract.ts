@@ -168,6 +168,78 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.equal(read.map((e) => e.revision), Array.from({ length: 10 }, (_, i) => BigInt(i)));
   });
 
+  test('appendMany: several streams, each under its own expectation; a conflicting one is refused alone', async ({ store }) => {
+    const [fresh, atZero, taken, anyOne, empty] = [streamName(), streamName(), streamName(), streamName(), streamName()];
+    await store.append(atZero, [event()], { expected: 'no_stream' });
+    await store.append(taken, [event()], { expected: 'no_stream' });
+    const parts = [
+      { stream: fresh, events: [event('A'), event('B')], expected: 'no_stream' as const },
+      { stream: taken, events: [event('Lost')], expected: 'no_stream' as const },
+      { stream: atZero, events: [event('C')], expected: 0n },
+      { stream: anyOne, events: [event('D')], expected: 'any' as const },
+      { stream: empty, events: [], expected: 'no_stream' as const },
+    ];
+    const outcomes = await store.appendMany(parts);
+    assert.equal(outcomes.map((o) => o.ok), [true, false, true, true, true]);
+    const refused = outcomes[1]!;
+    if (refused.ok) throw new Error('unreachable');
+    assert.instance(refused.error, WrongExpectedRevisionError);
+    assert.is(refused.error.stream, taken);
+    assert.is(refused.error.expected, 'no_stream');
+    assert.is(refused.error.actual, 0n);
+    const results = outcomes.map((o) => (o.ok ? o.result : null));
+    assert.is(results[0]!.nextExpectedRevision, 1n);
+    assert.is(results[2]!.nextExpectedRevision, 1n);
+    assert.is(results[3]!.nextExpectedRevision, 0n);
+    assert.is(results[4]!.nextExpectedRevision, -1n);
+    assert.equal((await store.readStream(fresh)).map((e) => e.type), ['A', 'B']);
+    assert.equal((await store.readStream(taken)).map((e) => e.type), ['ThingHappened']);
+    assert.equal((await store.readStream(atZero)).map((e) => e.type), ['ThingHappened', 'C']);
+    assert.equal(await store.readStream(empty), []);
+    // In the log in the order given.
+    const written = [...(await store.readStream(fresh)), ...(await store.readStream(atZero)).slice(1), ...(await store.readStream(anyOne))];
+    for (let i = 1; i < written.length; i++) assert.ok(comparePositions(written[i - 1]!.position, written[i]!.position) < 0);
+    assert.is(comparePositions(results[0]!.position, written[1]!.position), 0);
+    assert.equal(await store.appendMany([]), []);
+  });
+
+  test('appendMany: a retried call duplicates nothing; a stream named twice is refused', async ({ store }) => {
+    const [a, b] = [streamName(), streamName()];
+    const parts = [{ stream: a, events: [event(), event()], expected: 'no_stream' as const }, { stream: b, events: [event()], expected: 'no_stream' as const }];
+    const first = await store.appendMany(parts);
+    const again = await store.appendMany(parts);
+    assert.equal(again.map((o) => o.ok), [true, true]);
+    for (const [i, o] of again.entries()) {
+      const before = first[i]!;
+      if (!o.ok || !before.ok) throw new Error('unreachable');
+      assert.is(o.result.nextExpectedRevision, before.result.nextExpectedRevision);
+      assert.is(comparePositions(o.result.position, before.result.position), 0);
+    }
+    assert.is((await store.readStream(a)).length, 2);
+    assert.is((await store.readStream(b)).length, 1);
+    try {
+      await store.appendMany([{ stream: a, events: [event()], expected: 'any' }, { stream: a, events: [event()], expected: 'any' }]);
+      assert.unreachable('a stream named twice');
+    } catch (error) {
+      assert.not.instance(error, WrongExpectedRevisionError);
+      assert.match((error as Error).message, /once/);
+    }
+  });
+
+  test('appendMany: racing calls on the same no_stream streams write each stream once, and lose none of the rest', async ({ store }) => {
+    const shared = Array.from({ length: 20 }, () => streamName());
+    const racers = 4;
+    const calls = await Promise.all(Array.from({ length: racers }, (_, r) => store.appendMany([
+      ...shared.map((stream) => ({ stream, events: [event('Raced', { racer: r })], expected: 'no_stream' as const })),
+      { stream: streamName(`own${r}`), events: [event('Own')], expected: 'no_stream' as const },
+    ])));
+    for (const [i, stream] of shared.entries()) {
+      assert.is(calls.filter((outcomes) => outcomes[i]!.ok).length, 1, `${stream}: one writer`);
+      assert.is((await store.readStream(stream)).length, 1);
+    }
+    for (const outcomes of calls) assert.ok(outcomes.at(-1)!.ok, 'each caller\'s own stream is written');
+  });
+
   test('readStream: forwards and backwards, from a revision, with a limit; a missing stream is empty', async ({ store }) => {
     const s = streamName();
     const appended = Array.from({ length: 6 }, (_, i) => event('Numbered', { n: i }));
@@ -184,6 +256,20 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.is(first.id, appended[0]!.id);
     assert.equal(first.metadata, appended[0]!.metadata);
     assert.instance(first.created_at, Date);
+  });
+
+  test('readStreams: several whole streams in one read, each in revision order; a missing one is empty', async ({ store }) => {
+    const [a, b, missing] = [streamName(), streamName(), streamName()];
+    await store.append(a, [event('A0'), event('A1')], { expected: 'no_stream' });
+    await store.append(b, [event('B0')], { expected: 'no_stream' });
+    await store.append(a, [event('A2')], { expected: 1n });
+    const read = await store.readStreams([a, missing, b]);
+    assert.equal([...read.keys()].sort(), [a, b, missing].sort());
+    assert.equal(read.get(a)!.map((e) => [e.type, e.revision]), [['A0', 0n], ['A1', 1n], ['A2', 2n]]);
+    assert.equal(read.get(b)!.map((e) => e.type), ['B0']);
+    assert.equal(read.get(missing), []);
+    assert.equal(read.get(a), await store.readStream(a));
+    assert.is((await store.readStreams([])).size, 0);
   });
 
   test('readAll: global order across streams, after a position, filtered by stream prefix and type', async ({ store }) => {

@@ -8,6 +8,12 @@
 // Refusals are 422 with `code`: `destination_not_allowed`, `fetch_failed`, `timeout`,
 // `too_large`, `unsupported_content`. No event is written (a preview decides nothing); answers
 // are cached for an hour (lru-cache); URLs are never logged; 30 previews a minute per user.
+//
+// Images are swept by use (main/chat-files.ts): no record refers to them (the preview travels
+// inside end-to-end-encrypted messages the server cannot read), so the last use is the only
+// signal. A use is a preview answering with the image (fetched, found again, or from the cache)
+// or the image being served; it is recorded as the file's modification time, at most once an
+// hour per image. An image unused for PREVIEW_IMAGE_UNUSED_MS goes.
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { LRUCache } from 'lru-cache';
@@ -36,11 +42,20 @@ type PreviewBody = z.infer<typeof Preview>;
 
 const HTML = new Set(['text/html', 'application/xhtml+xml']);
 
+/** An image neither fetched nor served for this long is swept. A week, not the 24 h of an unreferenced upload: that grace starts when the last record lets go, this one at the last view, and a conversation reopened after a day should still show its previews. */
+export const PREVIEW_IMAGE_UNUSED_MS = 7 * 24 * 60 * 60 * 1000;
+/** Uses closer together than this are recorded once (a popular image costs no metadata write per view). */
+const USE_RECORDED_EVERY_MS = 60 * 60 * 1000;
+const IMAGE_PATH = /^\/api\/link-preview\/images\/([0-9a-f]{64})$/;
+
+/** Where preview images live: a blob store of their own under the files directory. */
+export const previewImageStore = (filesDir: string) => new FilesystemBlobStore(path.join(filesDir, 'link-previews'));
+
 export function linkPreviewRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const policy = deps.config.outbound;
-  const images = new FilesystemBlobStore(path.join(deps.config.files.dir, 'link-previews'));
+  const images = previewImageStore(deps.config.files.dir);
   const cache = new LRUCache<string, PreviewBody>({ max: PREVIEW_LIMITS.cacheEntries, ttl: PREVIEW_LIMITS.cacheMs });
 
   const fetchImage = async (raw: string, base: string): Promise<string | null> => {
@@ -54,7 +69,7 @@ export function linkPreviewRoutes(deps: ChatDeps) {
         await images.discard(received);
         return null;
       }
-      await images.commit(received);
+      await images.commit(received, deps.clock.now());
       return `/api/link-preview/images/${received.sha256}`;
     } catch {
       return null; // a preview without its image
@@ -86,7 +101,11 @@ export function linkPreviewRoutes(deps: ChatDeps) {
     url.hash = '';
     const key = url.toString();
     const cached = cache.get(key);
-    if (cached) return c.json(cached, 200);
+    if (cached) {
+      const sha256 = cached.image?.match(IMAGE_PATH)?.[1];
+      if (sha256) await images.touch(sha256, deps.clock.now(), USE_RECORDED_EVERY_MS);
+      return c.json(cached, 200);
+    }
     try {
       const page = await guardedFetch(key, {
         policy, maxBytes: PREVIEW_LIMITS.pageBytes, timeoutMs: PREVIEW_LIMITS.timeoutMs, maxRedirects: PREVIEW_LIMITS.redirects, accept: (t) => HTML.has(t),
@@ -116,6 +135,8 @@ export function linkPreviewRoutes(deps: ChatDeps) {
     const { sha256 } = c.req.valid('param');
     const found = /^[0-9a-f]{64}$/.test(sha256) ? await images.head(sha256) : null;
     if (!found) throw coded(404, 'not_found', 'no such image');
+    const now = deps.clock.now();
+    if (now.getTime() - found.modified.getTime() >= USE_RECORDED_EVERY_MS) await images.touch(sha256, now);
     return serveBlob(c, images, { sha256, size: found.size, mime_type: (await sniff(found.head)).mime, name: null, inline: true }) as never;
   });
 

@@ -1,8 +1,9 @@
 // What the scheduler does with a due scheduled message, and the poster that turns a delivery
 // into the message itself.
 //
-// Firing (any instance, from a claimed job): read the scheduled message's stream; if it is
-// pending and due, decide:
+// Firing (any instance, a claimed batch at once: the streams read in one query, the decisions
+// appended in one transaction, each stream under its own expectation): read the scheduled
+// message's stream; if it is pending and due, decide:
 //  - the sender can no longer post there (not a member, archived, read-only, timed out, the
 //    channel gone): `ScheduledMessageFailed` with that reason;
 //  - a sender-key rotation happened in the channel since the ciphertext was written (a member
@@ -10,16 +11,16 @@
 //    (`held_key_rotated`), so a removed member's key never covers a later message; the client
 //    re-encrypts by PATCH;
 //  - else `ScheduledMessageDelivered`, appended with the revision read.
-// Posting (one process, the `scheduled_message_poster` reactor): each delivery becomes
-// `MessagePosted` on `chat_message-<the scheduled id>`, appended with `no_stream`, so a delivery
-// handed over twice (a crash before the checkpoint) posts once.
+// Posting (one process, the `scheduled_message_poster` reactor, a page at once): each delivery
+// becomes `MessagePosted` on `chat_message-<the scheduled id>`, appended with `no_stream`, so a
+// delivery handed over twice (a crash before the checkpoint) posts once.
 
 import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
-import { asDomainEvent, type CommandContext, type CommandRunner } from '../../../infra/commands.ts';
+import { asDomainEvent, type CommandContext, type CommandRunner, type RunManyItem } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import type { Logger } from '../../../infra/logging.ts';
 import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
-import { mapLimit, type FireContext, type Job } from '../../../infra/scheduler/scheduler.ts';
+import { mapLimit, type BatchJobHandler, type FireContext, type Job } from '../../../infra/scheduler/scheduler.ts';
 import { scheduledDecider, scheduledStream, type ScheduledEvent, type ScheduledState } from '../../../domain/chat/scheduled/decider.ts';
 import { messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
 import { pollDecider, pollStream } from '../../../domain/chat/polls/decider.ts';
@@ -68,28 +69,51 @@ async function rotatedSince(deps: FireDeps, context: FireContext, channelId: str
   return keys.some((e) => comparePositions(e.position, since) > 0 && !known.has(e.data.chain_id));
 }
 
-export function scheduledMessageHandler(deps: FireDeps) {
-  return async (job: Job, context: FireContext): Promise<void> => {
-    const stream = scheduledStream(job.subject_id);
-    const history = await deps.commands.store.readStream(stream);
-    if (!history.length) return;
-    const state = history.map((e) => asDomainEvent<ScheduledEvent>(e)).reduce(scheduledDecider.evolve, scheduledDecider.initialState());
-    if (state.status !== 'pending' || Date.parse(state.send_at) > context.now.getTime()) return;
-    const known = { state, revision: history.at(-1)!.revision };
-    const at = context.now.toISOString();
-    const run = (command: Parameters<typeof scheduledDecider.decide>[0]) =>
-      deps.commands.run(stream, scheduledDecider, command, SCHEDULER_ACTOR, { awaitProjections: false, known });
+type ScheduledCommand = Parameters<typeof scheduledDecider.decide>[0];
 
-    const refusal = await context.memo(`post:${state.channel_id}:${state.sender_id}`, () => postRefusal(deps.db, state.channel_id, state.sender_id, context.now));
-    if (refusal) {
-      await run({ type: 'Fail', reason: refusal, at });
-      return;
-    }
-    if (await rotatedSince(deps, context, state.channel_id, state.sender_id, contentPosition(history))) {
-      await run({ type: 'Hold', at });
-      return;
-    }
-    await run({ type: 'Deliver', mentions: await deliveredMentions(deps, state), at });
+/** What firing this job decides (Fail, Hold or Deliver on the scheduled message's stream, with the revision read), or null when there is nothing to do. */
+async function firingOf(deps: FireDeps, stream: string, history: RecordedEvent[], context: FireContext): Promise<RunManyItem<ScheduledState, ScheduledCommand> | null> {
+  if (!history.length) return null;
+  const state = history.map((e) => asDomainEvent<ScheduledEvent>(e)).reduce(scheduledDecider.evolve, scheduledDecider.initialState());
+  if (state.status !== 'pending' || Date.parse(state.send_at) > context.now.getTime()) return null;
+  const known = { state, revision: history.at(-1)!.revision };
+  const at = context.now.toISOString();
+  const item = (command: ScheduledCommand) => ({ stream, command, context: SCHEDULER_ACTOR, known });
+
+  const refusal = await context.memo(`post:${state.channel_id}:${state.sender_id}`, () => postRefusal(deps.db, state.channel_id, state.sender_id, context.now));
+  if (refusal) return item({ type: 'Fail', reason: refusal, at });
+  if (await rotatedSince(deps, context, state.channel_id, state.sender_id, contentPosition(history))) return item({ type: 'Hold', at });
+  return item({ type: 'Deliver', mentions: await deliveredMentions(deps, state), at });
+}
+
+/**
+ * The claimed scheduled messages, fired together: their streams read in one go, each decided on
+ * its own stream, then every decision appended by one `runMany` (one log transaction for the
+ * batch), each with the revision read, so a concurrent edit, cancel or second instance conflicts
+ * on that stream alone and is decided again there. (One read and one append per job made the
+ * firing rate that of the round trips: about 300 jobs/s.)
+ */
+export function scheduledMessageHandler(deps: FireDeps): BatchJobHandler {
+  return {
+    async batch(jobs, context) {
+      const failures = new Map<string, Error>();
+      const firings: { job: Job; item: RunManyItem<ScheduledState, ScheduledCommand> }[] = [];
+      const histories = await deps.commands.store.readStreams(jobs.map((job) => scheduledStream(job.subject_id)));
+      await mapLimit(jobs, 16, async (job) => {
+        try {
+          const stream = scheduledStream(job.subject_id);
+          const item = await firingOf(deps, stream, histories.get(stream) ?? [], context);
+          if (item) firings.push({ job, item });
+        } catch (error) {
+          failures.set(job.id, error as Error);
+        }
+      });
+      const outcomes = await deps.commands.runMany(scheduledDecider, firings.map((f) => f.item), { awaitProjections: false });
+      outcomes.forEach((o, i) => {
+        if (!o.ok) failures.set(firings[i]!.job.id, o.error as Error);
+      });
+      return failures;
+    },
   };
 }
 
@@ -100,22 +124,32 @@ async function deliveredMentions(deps: FireDeps, state: ScheduledState): Promise
   return state.mentions.filter((id) => members.has(id));
 }
 
-/** The reactor's handler: each `ScheduledMessageDelivered` becomes its message, once. */
+/**
+ * The reactor's handler: each `ScheduledMessageDelivered` becomes its message, once: the page's
+ * messages are appended together (`runMany`), each with `no_stream`, so a page handed over again
+ * only meets conflicts, which `run` decides again as `message_exists`.
+ */
 export function postDeliveries(deps: FireDeps) {
   return async (events: RecordedEvent[]): Promise<void> => {
-    await mapLimit(events, 16, async (event) => {
+    const seen = new Set<string>();
+    const items = events.flatMap((event) => {
       const d = asDomainEvent<Extract<ScheduledEvent, { type: 'ScheduledMessageDelivered' }>>(event).data;
-      try {
-        await deps.commands.run(messageStream(d.scheduled_message_id), messageDecider, {
-          type: 'Post', message_id: d.scheduled_message_id, channel_id: d.channel_id, sender_id: d.sender_id, ciphertext: d.ciphertext, kind: 'text',
+      if (seen.has(d.scheduled_message_id)) return []; // one message per id, whatever the log holds
+      seen.add(d.scheduled_message_id);
+      return [{
+        stream: messageStream(d.scheduled_message_id),
+        command: {
+          type: 'Post' as const, message_id: d.scheduled_message_id, channel_id: d.channel_id, sender_id: d.sender_id, ciphertext: d.ciphertext, kind: 'text' as const,
           thread_root_id: d.thread_root_id, mentions: d.mentions, via_webhook: false, has_file: d.file_ids.length > 0, file_ids: d.file_ids, scheduled_for: d.scheduled_for, at: d.at,
-        }, { ...SCHEDULER_ACTOR, causationId: event.id }, { awaitProjections: false, known: { state: messageDecider.initialState(), revision: 'no_stream' } });
-      } catch (error) {
-        // Posted already (the page was handed over again): once is enough.
-        if (error instanceof DomainError && error.code === 'message_exists') return;
-        throw error;
-      }
+        },
+        context: { ...SCHEDULER_ACTOR, causationId: event.id },
+        known: { state: messageDecider.initialState(), revision: 'no_stream' as const },
+      }];
     });
+    for (const outcome of await deps.commands.runMany(messageDecider, items, { awaitProjections: false })) {
+      // Posted already (the page was handed over again): once is enough.
+      if (!outcome.ok && !(outcome.error instanceof DomainError && outcome.error.code === 'message_exists')) throw outcome.error;
+    }
   };
 }
 

@@ -14,6 +14,11 @@ import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { png } from '../../support/multipart.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
+import { existsSync } from 'node:fs';
+import { utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { previewImageStore } from '../../../api/chat/link-preview/routes.ts';
+import { sweepChatFiles } from '../../../main/chat-files.ts';
 
 const PAGE = `<!doctype html><html><head>
 <meta property="og:title" content="The &amp; Garden">
@@ -180,6 +185,43 @@ test('30 previews a minute per user, then 429 with Retry-After; no event; no URL
   const eventsAfter = (await ctx.s.db.pool.query('SELECT count(*)::int AS n FROM events')).rows[0].n;
   assert.is(eventsAfter, eventsBefore, 'previews write nothing to the log');
   assert.not.ok(ctx.s.logLines.some((l) => l.includes('site.test') || l.includes('private.test')), 'no URL is logged');
+});
+
+// Last: it moves the clock by weeks.
+test('preview images unused for a week are swept: a view or a preview (cached too) counts as a use; stale temp files go', async (ctx) => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const url = `http://site.test:${ctx.port}/page?sweep`; // not cached yet: the image is fetched (again) now
+  const files = previewImageStore(ctx.s.platform.config.chat.files.dir);
+  const sweep = async () => (await sweepChatFiles(ctx.s.platform)).previewImages;
+  const later = async (ms: number) => {
+    ctx.s.clock.advance(ms);
+    return ctx.sp.register('sweeper'); // a token issued on the moved clock
+  };
+  const first = await preview(ctx, url);
+  assert.is(first.status, 200, first.text);
+  const sha256 = first.body.image.split('/').at(-1) as string;
+  assert.ok(await files.exists(sha256));
+  assert.equal(await sweep(), [], 'just fetched');
+
+  let viewer = await later(6 * DAY);
+  assert.is((await ctx.sp.call(viewer, 'GET', first.body.image)).status, 200); // a view: used now
+  viewer = await later(6 * DAY);
+  assert.equal(await sweep(), [], 'viewed six days ago');
+  assert.equal((await ctx.sp.call(viewer, 'POST', '/api/link-preview', { url })).body, first.body); // the cached answer: used now
+  await later(6 * DAY);
+  assert.equal(await sweep(), [], 'previewed six days ago');
+
+  // A stale temp file (an interrupted fetch) goes too.
+  const stale = path.join(files.dir, 'tmp', 'interrupted');
+  await writeFile(stale, 'x');
+  const old = new Date(ctx.s.clock.now().getTime() - 2 * 60 * 60 * 1000);
+  await utimes(stale, old, old);
+
+  viewer = await later(DAY + 60 * 60 * 1000); // a week and an hour unused
+  assert.equal(await sweep(), [sha256]);
+  assert.not.ok(await files.exists(sha256));
+  assert.not.ok(existsSync(stale));
+  expectError(await ctx.sp.call(viewer, 'GET', first.body.image), 404);
 });
 
 test.run();
