@@ -11,7 +11,7 @@ import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
-import { IndexWriter } from './estate-index.ts';
+import { APPEND_PENDING_SQL, IndexWriter } from './estate-index.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across
@@ -47,18 +47,16 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
       index.setLive(first + i, x.is_vault, x.category, true);
     });
   }
-  // The chunks; each one's lexemes come back as one string (separated by a character no lexeme
-  // holds), grouped here: cheaper than unnesting and grouping them in SQL.
-  const { rows } = await tx.query<{ ordinal: number; lexemes: string }>(
-    `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
-     SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, to_tsvector('english', u.t)
-     FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
-     RETURNING ordinal, array_to_string(tsvector_to_array(tsv), E'\\n') AS lexemes`,
+  // The chunks, and their postings appended to the search index's pending rows (one per bucket
+  // of lexemes, see estate-index.ts) in the same statement: the lexemes never leave the server.
+  await tx.query(
+    `WITH chunks AS (
+       INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
+       SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, to_tsvector('english', u.t)
+       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
+       RETURNING ordinal, tsv)
+     ${APPEND_PENDING_SQL('chunks')}`,
     [ids, shas, indexes, ordinals, vault, categories, texts]);
-  for (const row of rows) {
-    if (row.lexemes === '') continue;
-    for (const lexeme of row.lexemes.split('\n')) index.post(lexeme, [row.ordinal]);
-  }
 }
 
 /** A stretch of a batch in which no document appears twice: its writes can be grouped. */
@@ -72,7 +70,6 @@ async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<Est
   let chars = 0;
   const write = async () => {
     if (group.length) await insertDocuments(tx, index, group);
-    if (index.full) await index.flush();
     group = [];
     chars = 0;
   };
