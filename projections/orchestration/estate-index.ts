@@ -17,7 +17,7 @@ const ORDINAL_COUNTER = 'chunk_ordinal';
  */
 export const PENDING_BUCKETS = 256;
 /** Pending rows a bucket gathers before a fold takes it (a search reads about this many per word). */
-const FOLD_ROWS = 8;
+const FOLD_ROWS = 16;
 /** Buckets folded per transaction: keeps each one short (it holds back the log's readers). */
 const FOLD_BUCKETS = 16;
 export const BUCKET_SQL = (lexeme: string) => `get_byte(sha256(convert_to(${lexeme}, 'UTF8')), 0)`;
