@@ -55,14 +55,15 @@ function serverCpuSeconds(url: string): number | null {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return [{ pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') }];
+        return [{ pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') }];
       } catch {
         return [];
       }
     });
     const master = stats.find((s) => s.cmd.startsWith('/') && s.cmd.includes('postgres') && s.cmd.split('\0').includes(port));
     if (!master) return null;
-    return stats.filter((s) => s.pid === master.pid || s.ppid === master.pid).reduce((n, s) => n + s.cpu, 0) / ticks;
+    // Live children, and (in the postmaster's children times) those that exited meanwhile.
+    return (master.children + stats.filter((s) => s.pid === master.pid || s.ppid === master.pid).reduce((n, s) => n + s.cpu, 0)) / ticks;
   } catch {
     return null;
   }

@@ -23,16 +23,16 @@ const FOLD_BUCKETS = 16;
 export const BUCKET_SQL = (lexeme: string) => `get_byte(sha256(convert_to(${lexeme}, 'UTF8')), 0)`;
 
 /**
- * A statement's tail that appends the postings of `source` (rows of ordinal, tsv: the chunks
- * just written) as one pending row per bucket, `[[lexeme, [ordinal, ...]], ...]` as JSON (an
- * array of pairs: a lexeme is any text), numbered one past the highest pending row. Grouping in
- * SQL beside to_tsvector costs less than shipping every chunk's lexemes to the process and back.
+ * The postings of `source` (rows of ordinal, tsv: chunks just written or staged) as one row per
+ * bucket, `[[lexeme, [ordinal, ...]], ...]` as JSON (an array of pairs: a lexeme is any text).
+ * Grouped in SQL beside to_tsvector: cheaper than shipping every lexeme to the process and back.
  */
-export const APPEND_PENDING_SQL = (source: string) => `,
-  postings AS (SELECT l, array_agg(ordinal) AS ordinals FROM ${source}, unnest(tsvector_to_array(tsv)) AS l GROUP BY l)
-  INSERT INTO estate_postings_pending (bucket, seq, entries)
-  SELECT ${BUCKET_SQL('l')}, (SELECT coalesce(max(seq), 0) + 1 FROM estate_postings_pending), json_agg(json_build_array(l, ordinals))::text
-  FROM postings GROUP BY 1`;
+export const POSTINGS_BY_BUCKET_SQL = (source: string) =>
+  `SELECT ${BUCKET_SQL('l')} AS bucket, json_agg(json_build_array(l, ordinals))::text AS entries
+   FROM (SELECT l, array_agg(ordinal) AS ordinals FROM ${source}, unnest(tsvector_to_array(tsv)) AS l GROUP BY l) AS p GROUP BY 1`;
+
+/** The highest pending row number; new rows are numbered after it. */
+export const LAST_PENDING_SQL = '(SELECT coalesce(max(seq), 0) FROM estate_postings_pending)';
 
 /** The partitions a live chunk belongs to (see estate_partitions). */
 const partitionsOf = (isVault: boolean, category: string) => (isVault ? ['vault'] : ['estate', `c:${category}`]);
