@@ -17,6 +17,7 @@
 // embedded server in a temporary directory (deleted at the end). ESTATE_BENCH_CHUNKS shrinks the
 // corpus for a quick run (the figure names keep saying 1m; the progress line says what ran).
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,6 +41,33 @@ const INGEST_BATCHES = 4;
 const DOCUMENTS_PER_BATCH = 100;
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+/**
+ * CPU seconds used so far by the local PostgreSQL server listening on `url`'s port (its
+ * postmaster and every child, from /proc), or null where that cannot be read. With other work on
+ * the machine, wall time says little; CPU time per chunk says where the cost is.
+ */
+function serverCpuSeconds(url: string): number | null {
+  try {
+    const port = new URL(url).port;
+    const ticks = 100; // USER_HZ on Linux
+    const stats = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return [{ pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') }];
+      } catch {
+        return [];
+      }
+    });
+    const master = stats.find((s) => s.cmd.startsWith('/') && s.cmd.includes('postgres') && s.cmd.split('\0').includes(port));
+    if (!master) return null;
+    // Live children, and (in the postmaster's children times) those that exited meanwhile.
+    return (master.children + stats.filter((s) => s.pid === master.pid || s.ppid === master.pid).reduce((n, s) => n + s.cpu, 0)) / ticks;
+  } catch {
+    return null;
+  }
+}
 
 /** Frequent words that are not English stop words (so they are indexed). */
 const COMMON_TERMS = ['one', 'said', 'time', 'way', 'use', 'like', 'make', 'day', 'people', 'water', 'number', 'word', 'long', 'two', 'thing', 'look'];
@@ -152,6 +180,8 @@ export async function estateFigures(url: string, database: string, options: { pr
       let chunks = 0;
       let chars = 0;
       let seconds = 0;
+      let nodeCpu = 0;
+      let serverCpu: number | null = 0;
       for (let b = 0; b < INGEST_BATCHES; b++) {
         const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
           source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
@@ -159,13 +189,20 @@ export async function estateFigures(url: string, database: string, options: { pr
         const body = JSON.stringify({ documents });
         chars += documents.reduce((n, d) => n + d.content.length, 0);
         const t = performance.now();
+        const cpu = process.cpuUsage();
+        const server = serverCpuSeconds(url);
         const r = await fetch(`${base}/api/v1/knowledge/ingest`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
         const result = await r.json() as { status: string; total_chunks: number };
         if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${JSON.stringify(result).slice(0, 300)}`);
         seconds += (performance.now() - t) / 1000;
+        const used = process.cpuUsage(cpu);
+        nodeCpu += (used.user + used.system) / 1e6;
+        const after = serverCpuSeconds(url);
+        serverCpu = server === null || after === null || serverCpu === null ? null : serverCpu + after - server;
         chunks += result.total_chunks;
       }
-      progress(`estate_ingest: ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s`);
+      progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
+        + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}`);
       figures.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
       figures.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
     } finally {

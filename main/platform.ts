@@ -22,6 +22,8 @@ import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import type { Logger } from '../infra/logging.ts';
 import { Metrics } from '../infra/metrics.ts';
 import { ProjectionEngine } from '../infra/projections/engine.ts';
+import { estateDocumentsProjection } from '../projections/orchestration/estate.ts';
+import { SearchIndexFolder } from '../projections/orchestration/estate-index.ts';
 import { createRateLimiter, type RateLimiter } from '../infra/rate-limit/index.ts';
 import { redactUrl, StartupError } from '../infra/startup-error.ts';
 import { version } from '../infra/version.ts';
@@ -154,6 +156,7 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
   }
   const store: EventStore = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new PostgresEventStore(pool, url);
   const engine = new ProjectionEngine(store, pool, allProjections, log);
+  const folder = new SearchIndexFolder(pool, engine, log, estateDocumentsProjection.name);
   const metrics = new Metrics();
   metrics.watchProjections(engine, store, pool);
   const commands = new CommandRunner(
@@ -197,6 +200,7 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
         await updates.stop();
         await gate.close();
         await engine.stop();
+        await folder.stop();
         await release();
       })();
       return closing;

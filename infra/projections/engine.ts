@@ -41,8 +41,10 @@ export interface Projection<Event extends DomainEvent = DomainEvent> {
   /**
    * Optional: apply a whole batch at once (multi-row SQL), used instead of `apply` when present.
    * One round trip per batch instead of one per event is what makes a catch-up fast.
+   * `pool` is the engine's, for work beside the transaction that writes no read model (say,
+   * computing on other connections, and so other cores, what the transaction then stores).
    */
-  applyBatch?(events: Recorded<Event>[], tx: PoolClient): Promise<void>;
+  applyBatch?(events: Recorded<Event>[], tx: PoolClient, pool?: Pool): Promise<void>;
   /**
    * Optional: how much work an event is (say, rows it writes). A batch stops growing once its
    * events weigh `maxBatchWeight` (its first event is always taken), so one transaction, which
@@ -332,7 +334,7 @@ export class ProjectionEngine {
       if (results.at(-1)?.rowCount !== 1) throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
       // The subscription is filtered to `handles`, so each event is a member of the union.
       const events = batch.map(upcast) as Recorded<DomainEvent>[];
-      if (projection.applyBatch) await projection.applyBatch(events, tx);
+      if (projection.applyBatch) await projection.applyBatch(events, tx, this.pool);
       else for (const event of events) await projection.apply(event, tx);
       // Caches hear of the batch before the commit as well as after it: another process that
       // waits on the checkpoint may answer its client the moment the commit lands.

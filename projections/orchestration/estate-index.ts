@@ -1,13 +1,13 @@
 // The estate search index (see estate-postings.ts for the containers): its writes within one
-// projection batch (IndexWriter, used by the `estate_documents` projection in estate.ts), and
-// the search that reads it.
+// projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
+// projection in estate.ts), the folding of pending postings beside it, and the search.
 
-import { createHash } from 'node:crypto';
-import type { Pool, PoolClient } from '../../infra/db/pool.ts';
+import { advisoryKey } from '../../infra/db/advisory-lock.ts';
+import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
+import type { ProjectionEngine } from '../../infra/projections/engine.ts';
+import type { Logger } from '../../infra/logging.ts';
 import { and, andNot, changed, CONTAINER_SIZE, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
 
-/** Lexeme-chunk pairs held before the search index is written (memory bound within a batch). */
-const FLUSH_PAIRS = 2_000_000;
 const ORDINAL_COUNTER = 'chunk_ordinal';
 
 /**
@@ -16,11 +16,23 @@ const ORDINAL_COUNTER = 'chunk_ordinal';
  * only the buckets of its lexemes.
  */
 export const PENDING_BUCKETS = 256;
-/** Buckets folded into the containers at each flush, in turn: each one every 16 flushes. */
-const MERGE_BUCKETS = 16;
-const MERGE_CYCLE = PENDING_BUCKETS / MERGE_BUCKETS;
+/** Pending rows a bucket gathers before a fold takes it (a search reads about this many per word). */
+const FOLD_ROWS = 16;
+/** Buckets folded per transaction: keeps each one short (it holds back the log's readers). */
+const FOLD_BUCKETS = 16;
 export const BUCKET_SQL = (lexeme: string) => `get_byte(sha256(convert_to(${lexeme}, 'UTF8')), 0)`;
-export const bucketOf = (lexeme: string) => createHash('sha256').update(lexeme, 'utf8').digest()[0]!;
+
+/**
+ * The postings of `source` (rows of ordinal, tsv: chunks just written or staged) as one row per
+ * bucket, `[[lexeme, [ordinal, ...]], ...]` as JSON (an array of pairs: a lexeme is any text).
+ * Grouped in SQL beside to_tsvector: cheaper than shipping every lexeme to the process and back.
+ */
+export const POSTINGS_BY_BUCKET_SQL = (source: string) =>
+  `SELECT ${BUCKET_SQL('l')} AS bucket, json_agg(json_build_array(l, ordinals))::text AS entries
+   FROM (SELECT l, array_agg(ordinal) AS ordinals FROM ${source}, unnest(tsvector_to_array(tsv)) AS l GROUP BY l) AS p GROUP BY 1`;
+
+/** The highest pending row number; new rows are numbered after it. */
+export const LAST_PENDING_SQL = '(SELECT coalesce(max(seq), 0) FROM estate_postings_pending)';
 
 /** The partitions a live chunk belongs to (see estate_partitions). */
 const partitionsOf = (isVault: boolean, category: string) => (isVault ? ['vault'] : ['estate', `c:${category}`]);
@@ -44,21 +56,20 @@ function postingChanges(postings: Map<string, number[]>): ContainerChange[] {
 }
 
 /**
- * The search index's writes within one projection batch: new chunk ordinals, lexeme postings
- * (added only), partition membership (added and removed). Held in memory and written at
- * `flush`.
+ * The search index's writes within one projection batch besides the postings (which the chunk
+ * insert appends, APPEND_PENDING_SQL): new chunk ordinals, partition membership (added and
+ * removed), held in memory and written at `flush`.
  *
- * Lexeme postings are not written into their containers at once: a batch touches tens of
- * thousands of lexemes, and rewriting each one's container (8 kB for a common word) every batch
- * is most of an ingest's cost. A flush appends them to one pending row per bucket, then folds
- * the pending rows of 16 buckets (in turn) into the containers, so each container is rewritten
- * at most once per 16 flushes and a search reads at most 16 pending rows per bucket. The sets
- * are the same either way; `compactSearchIndex` folds everything (tests, maintenance).
+ * Lexeme postings are never written into their containers by the projection: a batch touches
+ * tens of thousands of lexemes, and rewriting each one's container (8 kB for a common word)
+ * every batch was most of an ingest's cost. They go to pending rows, and `SearchIndexFolder`
+ * folds full buckets into the containers in its own short transactions, beside the projection
+ * (on another core), so a container is rewritten once per several batches and a search reads a
+ * bounded number of pending rows per word. The sets are the same either way;
+ * `compactSearchIndex` folds everything (tests, maintenance).
  */
 export class IndexWriter {
   private next = 0;
-  private postings = new Map<string, number[]>();
-  private pairs = 0;
   private live = new Map<string, Map<number, boolean>>();
 
   constructor(private readonly tx: PoolClient) {}
@@ -75,13 +86,6 @@ export class IndexWriter {
     return first;
   }
 
-  post(lexeme: string, ordinals: number[]): void {
-    const list = this.postings.get(lexeme);
-    if (list) for (const o of ordinals) list.push(o);
-    else this.postings.set(lexeme, ordinals);
-    this.pairs += ordinals.length;
-  }
-
   setLive(ordinal: number, isVault: boolean, category: string, live: boolean): void {
     for (const partition of partitionsOf(isVault, category)) {
       let changes = this.live.get(partition);
@@ -90,16 +94,7 @@ export class IndexWriter {
     }
   }
 
-  get full(): boolean {
-    return this.pairs >= FLUSH_PAIRS;
-  }
-
   async flush(): Promise<void> {
-    if (this.postings.size > 0) {
-      const seq = await appendPending(this.tx, this.postings);
-      const first = (seq % MERGE_CYCLE) * MERGE_BUCKETS;
-      await mergePending(this.tx, Array.from({ length: MERGE_BUCKETS }, (_, i) => first + i));
-    }
     // Partitions: additions and removals, the last change of an ordinal winning.
     const partitionKeys: ContainerChange[] = [];
     for (const [partition, changes] of this.live) {
@@ -114,8 +109,6 @@ export class IndexWriter {
     }
     await rewrite(this.tx, 'estate_partitions', 'partition', partitionKeys);
     await this.tx.query('UPDATE estate_counters SET value = $2 WHERE name = $1', [ORDINAL_COUNTER, this.next]);
-    this.postings = new Map();
-    this.pairs = 0;
     this.live = new Map();
   }
 }
@@ -125,26 +118,6 @@ async function lockIndex(tx: PoolClient): Promise<number> {
   await tx.query('INSERT INTO estate_counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [ORDINAL_COUNTER]);
   const { rows } = await tx.query<{ value: string }>('SELECT value FROM estate_counters WHERE name = $1 FOR UPDATE', [ORDINAL_COUNTER]);
   return Number(rows[0]!.value);
-}
-
-/**
- * One pending row per bucket for these postings, `[[lexeme, [ordinal, ...]], ...]` as JSON (an
- * array of pairs: a lexeme is any text). Their sequence number is one past the highest pending.
- */
-async function appendPending(tx: PoolClient, postings: Map<string, number[]>): Promise<number> {
-  const byBucket = new Map<number, Array<[string, number[]]>>();
-  for (const entry of postings) {
-    const bucket = bucketOf(entry[0]);
-    const list = byBucket.get(bucket);
-    if (list) list.push(entry);
-    else byBucket.set(bucket, [entry]);
-  }
-  const { rows } = await tx.query<{ seq: string }>(
-    `INSERT INTO estate_postings_pending (bucket, seq, entries)
-     SELECT b, (SELECT coalesce(max(seq), 0) + 1 FROM estate_postings_pending), e FROM unnest($1::int[], $2::text[]) AS u(b, e)
-     RETURNING seq`,
-    [[...byBucket.keys()], [...byBucket.values()].map((entries) => JSON.stringify(entries))]);
-  return Number(rows[0]!.seq);
 }
 
 /** Fold the pending rows of these buckets into the containers. */
@@ -163,12 +136,76 @@ async function mergePending(tx: PoolClient, buckets: number[] | 'all'): Promise<
   await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(postings));
 }
 
+/**
+ * Fold the fullest buckets (at least `minRows` pending rows each, at most FOLD_BUCKETS of them)
+ * into the containers, in one short transaction; the number of buckets folded. Safe beside the
+ * projection: it only adds pending rows, which a fold that did not see them leaves pending, and
+ * a search's one statement sees a bucket's postings either pending or folded, never neither.
+ * One folder at a time (a transaction lock; a second one returns 0).
+ */
+export async function foldPending(pool: Pool, minRows = FOLD_ROWS): Promise<number> {
+  return inTransaction(pool, async (tx) => {
+    const lock = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS got', [FOLD_LOCK]);
+    if (!lock.rows[0]!.got) return 0;
+    const { rows } = await tx.query<{ bucket: number }>(
+      `SELECT bucket FROM estate_postings_pending GROUP BY bucket HAVING count(*) >= $1 ORDER BY count(*) DESC, bucket LIMIT $2`,
+      [minRows, FOLD_BUCKETS]);
+    if (rows.length > 0) await mergePending(tx, rows.map((r) => r.bucket));
+    return rows.length;
+  });
+}
+
+const FOLD_LOCK = advisoryKey('estate:fold-postings');
+
+/**
+ * Folds pending postings after each batch of the documents projection this process commits,
+ * until no bucket is full: the projection's transactions only append postings, and the
+ * containers are rewritten here, concurrently, with each rewrite covering several batches.
+ */
+export class SearchIndexFolder {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly pool: Pool, engine: Pick<ProjectionEngine, 'committed'>, private readonly log: Logger, projection: string) {
+    engine.committed.on('batch', (batch) => {
+      if (batch.projection === projection) this.poke();
+    });
+  }
+
+  private poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          while (!this.stopped && (await foldPending(this.pool)) > 0);
+        } catch (error) {
+          this.log.warn('estate_fold_failed', { error: (error as Error).message });
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.running = null;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+}
+
 /** Fold every pending posting into the containers (the stored sets do not change). */
 export async function compactSearchIndex(pool: Pool): Promise<void> {
   const tx = await pool.connect();
   try {
     await tx.query('BEGIN');
     await lockIndex(tx);
+    await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [FOLD_LOCK]);
     await mergePending(tx, 'all');
     await tx.query('COMMIT');
   } catch (error) {

@@ -86,28 +86,29 @@ export function encodeSorted(offsets: ArrayLike<number>): Buffer | null {
   return out;
 }
 
-/** The offsets of an array container (or of no container), or null for a bitmap container. */
-function arrayOffsets(data: Uint8Array | null): number[] | null {
-  if (!data || data.length === 0) return [];
-  if (data[0] === 1) return null;
-  const out = new Array<number>((data.length - 1) >> 1);
-  for (let i = 1, j = 0; i + 1 < data.length; i += 2, j++) out[j] = data[i]! | (data[i + 1]! << 8);
-  return out;
-}
-
 /** Add and remove offsets (within one container) and re-encode; removals apply after additions. */
 export function changed(data: Uint8Array | null, add: number[], remove: number[] = []): Buffer | null {
-  // Most containers are small arrays: merge them as sorted sets while they stay arrays.
-  const offsets = arrayOffsets(data);
-  if (offsets && offsets.length + add.length <= ARRAY_MAX) {
-    const set = new Set(offsets);
-    for (const v of add) set.add(v);
-    for (const v of remove) set.delete(v);
-    if (set.size === 0) return null;
-    const sorted = Uint16Array.from(set).sort();
-    const out = Buffer.alloc(1 + sorted.length * 2);
-    for (let i = 0; i < sorted.length; i++) out.writeUInt16LE(sorted[i]!, 1 + i * 2);
-    return out;
+  const count = data && data.length > 0 && data[0] === 0 ? (data.length - 1) >> 1 : data && data.length > 0 ? -1 : 0;
+  // Most containers are small arrays gaining a few offsets (a fold's additions): merge the two
+  // sorted lists in one pass, without decoding into a set.
+  if (count >= 0 && remove.length === 0 && count + add.length <= ARRAY_MAX) {
+    const adds = Uint16Array.from(add).sort();
+    const out = Buffer.allocUnsafe(1 + (count + adds.length) * 2);
+    out[0] = 0;
+    let i = 0, j = 0, at = 1, last = -1;
+    while (i < count || j < adds.length) {
+      const a = i < count ? data![1 + 2 * i]! | (data![2 + 2 * i]! << 8) : 0x10000;
+      const b = j < adds.length ? adds[j]! : 0x10000;
+      const v = a <= b ? a : b;
+      if (a <= b) i++;
+      if (b <= a) j++;
+      if (v === last) continue;
+      out[at] = v & 0xff;
+      out[at + 1] = v >>> 8;
+      at += 2;
+      last = v;
+    }
+    return at === 1 ? null : out.subarray(0, at);
   }
   const bits = toBits(data);
   for (const v of add) bits[v >>> 5]! |= 1 << (v & 31);

@@ -6,12 +6,13 @@
 // chunk offsets, and this projection reads the blob back and cuts the chunks, so a rebuild from
 // the log and the blobs writes the same rows.
 
+import { availableParallelism } from 'node:os';
 import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/decider.ts';
 import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
-import { IndexWriter } from './estate-index.ts';
+import { IndexWriter, LAST_PENDING_SQL, POSTINGS_BY_BUCKET_SQL } from './estate-index.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across
@@ -23,12 +24,16 @@ export const chunkIdSql = (documentId: string, contentSha: string, index: string
 
 /** Blobs read back per statement group: bounds the projection's memory on a large batch. */
 const GROUP_CHARS = 8_000_000;
+/** Connections a large group's tsvectors are computed on at once (one per core, at most 4). */
+const STAGE_PARTS = Math.max(1, Math.min(4, availableParallelism()));
+/** Below this many chunks a group is indexed inline: the stage's round trips would cost more. */
+const STAGE_MIN_CHUNKS = 32;
 /** Chunks the projection writes per transaction (a batch of events stops growing there). */
 export const ESTATE_BATCH_CHUNKS = 1000;
 
 type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIngested' }>>;
 
-async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Ingested[]): Promise<void> {
+async function insertDocuments(tx: PoolClient, pool: Pool | null, index: IndexWriter, events: Ingested[]): Promise<void> {
   const d = events.map((e) => e.data);
   await tx.query(
     `INSERT INTO estate_documents (id, source_repo, path, category, is_vault, commit_sha, metadata, content_sha256, content_chars, chunks, run_id, ingested_at)
@@ -47,22 +52,69 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
       index.setLive(first + i, x.is_vault, x.category, true);
     });
   }
-  // The chunks; each one's lexemes come back as one string (separated by a character no lexeme
-  // holds), grouped here: cheaper than unnesting and grouping them in SQL.
-  const { rows } = await tx.query<{ ordinal: number; lexemes: string }>(
-    `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
-     SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, to_tsvector('english', u.t)
-     FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
-     RETURNING ordinal, array_to_string(tsvector_to_array(tsv), E'\\n') AS lexemes`,
-    [ids, shas, indexes, ordinals, vault, categories, texts]);
-  for (const row of rows) {
-    if (row.lexemes === '') continue;
-    for (const lexeme of row.lexemes.split('\n')) index.post(lexeme, [row.ordinal]);
+  const columns = [ids, shas, indexes, ordinals, vault, categories, texts];
+  const parts = pool && texts.length >= STAGE_MIN_CHUNKS ? await stage(pool, ordinals, texts) : null;
+  if (parts) {
+    // Move what the other connections computed into the read model; delete it from the stage.
+    const { rows } = await tx.query<{ n: number }>(
+      `WITH staged AS (DELETE FROM estate_stage_vectors WHERE ordinal = ANY($4::int[]) RETURNING ordinal, tsv),
+       chunks AS (
+         INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
+         SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, s.tsv
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
+         JOIN staged s ON s.ordinal = u.o
+         RETURNING 1),
+       postings AS (DELETE FROM estate_stage_postings WHERE first_ordinal = ANY($8::int[]) RETURNING bucket, entries),
+       pending AS (
+         INSERT INTO estate_postings_pending (bucket, seq, entries)
+         -- One row per bucket, as inline: the parts' JSON arrays joined as text.
+         SELECT bucket, ${LAST_PENDING_SQL} + 1, '[' || string_agg(substr(entries, 2, length(entries) - 2), ',') || ']'
+         FROM postings GROUP BY bucket)
+       SELECT (SELECT count(*) FROM chunks)::int AS n`, [...columns, parts]);
+    if (rows[0]!.n !== texts.length) throw new Error(`estate_documents: ${texts.length - rows[0]!.n} staged chunk vectors missing`);
+    return;
+  }
+  // Inline: the chunks, and their postings appended to the search index's pending rows (one
+  // per bucket of lexemes, see estate-index.ts) in the same statement.
+  await tx.query(
+    `WITH chunks AS (
+       INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
+       SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, to_tsvector('english', u.t)
+       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
+       RETURNING ordinal, tsv)
+     INSERT INTO estate_postings_pending (bucket, seq, entries)
+     SELECT bucket, ${LAST_PENDING_SQL} + 1, entries FROM (${POSTINGS_BY_BUCKET_SQL('chunks')}) AS b`, columns);
+}
+
+/**
+ * Compute the tsvectors of these chunks and their postings by bucket on several connections at
+ * once, into the stage tables (022_estate_ingest.sql); the first ordinal of each part, or null
+ * when that failed (the caller then computes inline). One transaction runs on one core, and
+ * to_tsvector with the grouping of postings is most of what an ingest costs; the stage rows are
+ * keyed by ordinal, and a retried batch rewrites them.
+ */
+async function stage(pool: Pool, ordinals: number[], texts: string[]): Promise<number[] | null> {
+  const size = Math.ceil(texts.length / STAGE_PARTS);
+  const starts = Array.from({ length: Math.ceil(texts.length / size) }, (_, p) => p * size);
+  try {
+    await Promise.all(starts.map((start) => pool.query(
+      `WITH v AS (
+         INSERT INTO estate_stage_vectors (ordinal, tsv)
+         SELECT o, to_tsvector('english', t) FROM unnest($1::int[], $2::text[]) AS u(o, t)
+         ON CONFLICT (ordinal) DO UPDATE SET tsv = excluded.tsv
+         RETURNING ordinal, tsv)
+       INSERT INTO estate_stage_postings (first_ordinal, bucket, entries)
+       SELECT ($1::int[])[1], bucket, entries FROM (${POSTINGS_BY_BUCKET_SQL('v')}) AS b
+       ON CONFLICT (first_ordinal, bucket) DO UPDATE SET entries = excluded.entries`,
+      [ordinals.slice(start, start + size), texts.slice(start, start + size)])));
+    return starts.map((start) => ordinals[start]!);
+  } catch {
+    return null;
   }
 }
 
 /** A stretch of a batch in which no document appears twice: its writes can be grouped. */
-async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<EstateDocumentEvent>[]): Promise<void> {
+async function applyRun(tx: PoolClient, pool: Pool | null, index: IndexWriter, events: Recorded<EstateDocumentEvent>[]): Promise<void> {
   const touched = events.map((e) => e.data.document_id);
   const removed = await tx.query<{ ordinal: number; is_vault: boolean; category: string }>(
     'DELETE FROM estate_chunks WHERE document_id = ANY($1::uuid[]) RETURNING ordinal, is_vault, category', [touched]);
@@ -71,8 +123,7 @@ async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<Est
   let group: Ingested[] = [];
   let chars = 0;
   const write = async () => {
-    if (group.length) await insertDocuments(tx, index, group);
-    if (index.full) await index.flush();
+    if (group.length) await insertDocuments(tx, pool, index, group);
     group = [];
     chars = 0;
   };
@@ -87,30 +138,30 @@ async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<Est
 
 // Events are applied in log order (chunk ordinals follow it, so a rebuild numbers chunks as the
 // live projection did), grouped into multi-row statements where no document repeats.
-async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: PoolClient): Promise<void> {
+async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: PoolClient, pool: Pool | null = null): Promise<void> {
   const index = new IndexWriter(tx);
   await index.start();
   let run: Recorded<EstateDocumentEvent>[] = [];
   const inRun = new Set<string>();
   for (const event of events) {
     if (inRun.has(event.data.document_id)) {
-      await applyRun(tx, index, run);
+      await applyRun(tx, pool, index, run);
       run = [];
       inRun.clear();
     }
     run.push(event);
     inRun.add(event.data.document_id);
   }
-  await applyRun(tx, index, run);
+  await applyRun(tx, pool, index, run);
   await index.flush();
 }
 
 export const estateDocumentsProjection = defineProjection<EstateDocumentEvent>({
   name: 'estate_documents',
   handles: ['EstateDocumentIngested', 'EstateDocumentDeleted'],
-  tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_postings_pending', 'estate_partitions', 'estate_counters'],
+  tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_postings_pending', 'estate_partitions', 'estate_counters', 'estate_stage_vectors', 'estate_stage_postings'],
   apply: (event, tx) => applyDocumentEvents([event], tx),
-  applyBatch: applyDocumentEvents,
+  applyBatch: (events, tx, pool) => applyDocumentEvents(events, tx, pool ?? null),
   // Chunks written per transaction: enough to share the search index's writes among several
   // documents, few enough that the transaction, which holds back every reader of the log while
   // it is open, lasts about a second at most.

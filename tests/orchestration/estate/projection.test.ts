@@ -48,6 +48,8 @@ test('a history touching every event, then rebuild: the same tables, search inde
   const docs = Array.from({ length: 30 }, (_, i) => ({
     source_repo: i % 3 ? 'infra' : 'handbook', path: `${['runbooks', 'services', 'people'][i % 3]}/doc-${i}.md`, content: text(rand, 3 + (i % 12)),
   }));
+  // A long document too: its chunks (over 32) are indexed on other connections (staged).
+  docs.push({ source_repo: 'handbook', path: 'people/long.md', content: text(rand, 150) });
   assert.is((await ingest(s, docs)).body.status, 'ok');
   // Updates, unchanged ones, deletes, a re-creation after a delete, the vault.
   assert.is((await ingest(s, docs.slice(0, 10).map((d, i) => (i % 2 ? d : { ...d, content: text(rand, 4) })))).body.status, 'ok');
@@ -70,6 +72,12 @@ test('a history touching every event, then rebuild: the same tables, search inde
   };
   const live = await snapshot();
   for (const [table, rows] of Object.entries(live)) assert.ok((rows as unknown[]).length > 0, table);
+  // Large groups' tsvectors are computed on other connections (staged): each is still exactly
+  // to_tsvector('english', content), and the stage is left empty.
+  const differing = await s.db.pool.query(`SELECT ordinal FROM estate_chunks WHERE tsv <> to_tsvector('english', content)`);
+  assert.is(differing.rowCount, 0);
+  const staged = await s.db.pool.query('SELECT 1 FROM estate_stage_vectors UNION ALL SELECT 1 FROM estate_stage_postings');
+  assert.is(staged.rowCount, 0);
   await s.platform.engine.stop(); // rebuild is refused while a process runs the projection
   for (const projection of estateProjections) assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
   const rebuilt = await snapshot();
