@@ -2,7 +2,7 @@
 // PostgreSQL server: TEST_DATABASE_URL when set, else an embedded server started for this run.
 // Suites run concurrently, each in its own process against its own database (TEST_JOBS, default
 // 3: most suites wait on the database, not the CPU). The log's own suites run first and alone:
-// they assert exactly when an append becomes visible, and readers are gated on the oldest
+// they assert exactly when an append becomes visible (and the projection engine how its batches are cut), and readers are gated on the oldest
 // transaction of the whole server, so another suite's open transaction would hold them back. Each suite's output is printed whole when
 // it ends, then the totals, with the plain closing line CI reads. A suite that failed runs once
 // more, alone, at the end; if it passes then, it is named as flaky and counted by its second run
@@ -22,8 +22,8 @@ const root = path.dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2);
 const suites = (await filesUnder(root, '.test.ts')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
-/** Suites that run alone, before the others. */
-const EXCLUSIVE = /eventstore\./;
+/** Suites that run alone, before the others (see above). */
+const EXCLUSIVE = /eventstore\.|infra\/projections\./;
 
 let stop = async () => {};
 let serverUrl = process.env.TEST_DATABASE_URL;
