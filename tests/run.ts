@@ -9,13 +9,10 @@
 // (`TEST_RERUN=0` turns this off).
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
 
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres } from '../infra/db/embedded.ts';
 import { filesUnder } from './support/files.ts';
+import { runSuiteProcess, testServer, type SuiteOutcome } from './support/suite-process.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 
@@ -25,40 +22,12 @@ const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
 /** Suites that run alone, before the others (see above). */
 const EXCLUSIVE = /eventstore\.|infra\/projections\./;
 
-let stop = async () => {};
-let serverUrl = process.env.TEST_DATABASE_URL;
-if (!serverUrl) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
-  const server = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
-  serverUrl = server.url;
-  stop = async () => {
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
-}
-
-interface Outcome { file: string; total: number; passed: number; skipped: number; code: number | null; seconds: number }
+const server = await testServer('orchard-test-');
+const serverUrl = server.url;
+type Outcome = SuiteOutcome;
 
 /** One suite in its own process; its output is kept and printed whole when it ends. */
-function runSuite(file: string): Promise<Outcome> {
-  const began = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'run-suite.ts'), file], {
-      env: { ...process.env, ORCHARD_TEST_SERVER_URL: serverUrl, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('close', (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const count = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
-      const outcome = { file, total: count('Total'), passed: count('Passed'), skipped: count('Skipped'), code, seconds: (Date.now() - began) / 1000 };
-      process.stdout.write(`${path.relative(root, file)} (${outcome.seconds.toFixed(1)} s)\n${plain.replace(/\n\s*Total:[\s\S]*$/, '').trimEnd()}\n\n`);
-      resolve(outcome);
-    });
-  });
-}
+const runSuite = (file: string) => runSuiteProcess(file, serverUrl, (o) => `${path.relative(root, file)} (${o.seconds.toFixed(1)} s)`);
 
 const outcomes: Outcome[] = [];
 const flaky: string[] = [];
@@ -85,7 +54,7 @@ try {
     }
   }
 } finally {
-  await stop();
+  await server.stop();
 }
 
 const total = outcomes.reduce((n, o) => n + o.total, 0);

@@ -7,15 +7,14 @@
 // REQUIRE_BROWSER=1 (CI), then exit 1. A missing or stale console build is rebuilt first.
 // The closing line is plain, like tests/run.ts: `browser: N passed, N failed, N skipped` (one word before the colon, the form CI reads).
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONSOLE_DIR } from '../../api/orchestration/console/build-stamp.ts';
-import { startEmbeddedPostgres } from '../../infra/db/embedded.ts';
 import { currentConsoleDecision } from '../../main/console.ts';
+import { runSuiteProcess, testServer, type SuiteOutcome } from '../support/suite-process.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -39,43 +38,15 @@ if (decision.action === 'rebuild') {
 const filters = process.argv.slice(2);
 const suites = (await readdir(here)).filter((f) => f.endsWith('.browser.ts') && (filters.length === 0 || filters.some((x) => f.includes(x)))).sort();
 
-let stop = async () => {};
-let serverUrl = process.env.TEST_DATABASE_URL;
-if (!serverUrl) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'orchard-browser-'));
-  const server = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
-  serverUrl = server.url;
-  stop = async () => {
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
-}
-
-interface Outcome { total: number; passed: number; skipped: number; code: number | null }
-
-function runSuite(file: string): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, '..', 'run-suite.ts'), path.join(here, file)], {
-      env: { ...process.env, ORCHARD_TEST_SERVER_URL: serverUrl, CHROMIUM_PATH: chromium, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('close', (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const count = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
-      process.stdout.write(`${file}\n${plain.replace(/\n\s*Total:[\s\S]*$/, '').trimEnd()}\n\n`);
-      resolve({ total: count('Total'), passed: count('Passed'), skipped: count('Skipped'), code });
-    });
-  });
-}
+const server = await testServer('orchard-browser-');
+type Outcome = SuiteOutcome;
+const runSuite = (file: string) => runSuiteProcess(path.join(here, file), server.url, () => file, { CHROMIUM_PATH: chromium });
 
 const outcomes: Outcome[] = [];
 try {
   for (const file of suites) outcomes.push(await runSuite(file));
 } finally {
-  await stop();
+  await server.stop();
 }
 const total = outcomes.reduce((n, o) => n + o.total, 0);
 const passed = outcomes.reduce((n, o) => n + o.passed, 0);
