@@ -13,6 +13,7 @@ import { CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent } from '../../domain/
 import type { SecurityEvent } from '../../domain/orchestration/users/audit.ts';
 import type { UserEvent } from '../../domain/orchestration/users/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
+import type { Position } from '../../infra/eventstore/position.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
@@ -113,10 +114,16 @@ export interface AuditRow {
   stream_id: string;
 }
 
-/** The newest `limit` entries, newest first (by log position). */
-export async function recentAudit(pool: Pool, limit: number): Promise<AuditRow[]> {
+/**
+ * The newest `limit` entries, newest first (by log position): of one severity when given, and
+ * strictly older than the position `before` when given (the previous page's last `position`).
+ */
+export async function recentAudit(pool: Pool, limit: number, filter: { severity?: Severity; before?: Position } = {}): Promise<AuditRow[]> {
   const { rows } = await pool.query<AuditRow>(
     `SELECT event_id AS id, event_type, severity, profile_slug, actor, detail, created_at, commit_pos::text || '/' || prepare_pos::text AS position, stream_id
-     FROM audit_log ORDER BY commit_pos DESC, prepare_pos DESC LIMIT $1`, [limit]);
+     FROM audit_log
+     WHERE ($2::text IS NULL OR severity = $2) AND ($3::bigint IS NULL OR (commit_pos, prepare_pos) < ($3::bigint, $4::bigint))
+     ORDER BY commit_pos DESC, prepare_pos DESC LIMIT $1`,
+    [limit, filter.severity ?? null, filter.before?.commit.toString() ?? null, filter.before?.prepare.toString() ?? null]);
   return rows;
 }

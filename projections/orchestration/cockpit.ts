@@ -169,3 +169,13 @@ export async function readCockpit(pool: Pool, since: string): Promise<CockpitRea
     cost_usd: row.usd ?? 0,
   };
 }
+
+/** Agent cost per UTC day from `since` to `until` (inclusive, `YYYY-MM-DD`), oldest first, a day without cost as 0. */
+export async function readDailyCost(pool: Pool, since: string, until: string): Promise<{ day: string; usd: number }[]> {
+  const { rows } = await pool.query<{ day: string; usd: number }>(
+    `SELECT to_char(d, 'YYYY-MM-DD') AS day, coalesce(c.usd, 0)::float8 AS usd
+     FROM generate_series($1::date, $2::date, interval '1 day') AS d
+     LEFT JOIN cockpit_cost_daily c ON c.day = d::date
+     ORDER BY d`, [since, until]);
+  return rows;
+}

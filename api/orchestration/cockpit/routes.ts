@@ -1,9 +1,14 @@
 // GET /api/v1/cockpit/summary (spec: "Cockpit"), for external dashboards: read from the cockpit
 // projection in one query. The cost window is the last 30 UTC days, today included. Mirrored at
 // /api/cockpit/summary for the web console's browser sessions.
+//
+// GET /api/v1/cockpit/cost/daily?days= (our addition, for the console's cost chart): the same
+// projection's cost per UTC day over the last `days` days, today included, oldest first, every
+// day present (0 without cost). `days` defaults to 30 and is clamped to 1-366; an unreadable
+// value is the default (the platform's rule for `limit`).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { readCockpit } from '../../../projections/orchestration/cockpit.ts';
+import { readCockpit, readDailyCost } from '../../../projections/orchestration/cockpit.ts';
 import { ok } from '../../shared/openapi.ts';
 import { requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
@@ -31,6 +36,21 @@ const Summary = z.object({
   cost: z.object({ window: z.literal('30d'), usd: z.number() }),
 }).openapi('CockpitSummary');
 
+const DAILY_MAX_DAYS = 366;
+
+const DailyCost = z.object({
+  days: z.int().openapi({ description: 'the window in UTC days, today included (after clamping)' }),
+  days_clamped: z.boolean().openapi({ description: 'true when `days` was outside 1-366 and was clamped' }),
+  series: z.array(z.object({ day: z.iso.date(), usd: z.number() })).openapi({ description: 'one entry per day, oldest first' }),
+}).openapi('CockpitDailyCost');
+
+/** `days` as asked, or the default when unreadable; then clamped to 1-366. */
+function dailyWindow(raw: string | undefined): { days: number; clamped: boolean } {
+  const asked = raw !== undefined && /^-?\d+$/.test(raw.trim()) ? Number(raw) : COST_WINDOW_DAYS;
+  const days = Math.min(DAILY_MAX_DAYS, Math.max(1, asked));
+  return { days, clamped: days !== asked };
+}
+
 export function cockpitRoutes(deps: OrchDeps) {
   const app = orchRouter();
   withWebUiMirror(app, createRoute({
@@ -47,6 +67,19 @@ export function cockpitRoutes(deps: OrchDeps) {
       activity: { last_task_created: s.last_task_created?.toISOString() ?? null, last_task_completed: s.last_task_completed?.toISOString() ?? null },
       cost: { window: '30d' as const, usd: Math.round(s.cost_usd * 1e6) / 1e6 },
     }, 200);
+  });
+  withWebUiMirror(app, createRoute({
+    method: 'get', path: '/api/v1/cockpit/cost/daily', tags: ['cockpit'], summary: 'Agent cost per UTC day, oldest first',
+    description: 'The cockpit projection\'s cost per UTC day over the last `days` days (default 30, clamped to 1-366), today included; a day without cost is 0.',
+    middleware: [requireKey()] as const,
+    request: { query: z.object({ days: z.string().optional().openapi({ example: '30' }) }) },
+    responses: { 200: ok(DailyCost, 'the daily series'), ...orchErrors(AUTH_ERRORS) },
+  }), async (c) => {
+    const { days, clamped } = dailyWindow(c.req.valid('query').days);
+    const now = deps.clock.now().getTime();
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const series = await readDailyCost(deps.db, day(now - (days - 1) * DAY_MS), day(now));
+    return c.json({ days, days_clamped: clamped, series: series.map((d) => ({ day: d.day, usd: Math.round(d.usd * 1e6) / 1e6 })) }, 200);
   });
   return app;
 }

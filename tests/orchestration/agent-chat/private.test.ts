@@ -135,4 +135,42 @@ test('audit: newest first, limit 1-100 (default 30), admin only; identity events
   assert.is((await http(`${s.orch}/api/v1/agent-chat/audit`)).status, 401);
 });
 
+test('audit: `severity` filters, `before` pages without repeats or gaps; bad values are 400; the console\'s mirror is for admin sessions', async ({ s, alice, aliceSession }) => {
+  // One more entry of each kind: a failed login (warning) and a rate-limit hit (info) or more.
+  assert.is((await http(`${s.orch}/auth/login`, { json: { email: alice.email, password: 'wrong again!' } })).status, 401);
+  const url = (query: string) => `${s.orch}/api/v1/agent-chat/audit?${query}`;
+  const all = (await http(url('limit=100'), { headers: admin })).body as { severity: string; position: string; id: string }[];
+  assert.ok(all.length >= 3 && all.length < 100, `${all.length} entries`);
+  for (const severity of ['info', 'warning', 'critical']) {
+    const r = await http(url(`limit=100&severity=${severity}`), { headers: admin });
+    assert.is(r.status, 200, r.text);
+    assert.equal(r.body.map((e: { id: string }) => e.id), all.filter((e) => e.severity === severity).map((e) => e.id));
+  }
+  // Two at a time, each page after the last one's position: the same entries, in the same order.
+  const paged: string[] = [];
+  for (let before = ''; ;) {
+    const page = (await http(url(`limit=2${before}`), { headers: admin })).body as { id: string; position: string }[];
+    if (page.length === 0) break;
+    paged.push(...page.map((e) => e.id));
+    before = `&before=${page.at(-1)!.position}`;
+  }
+  assert.equal(paged, all.map((e) => e.id));
+  const warnings = all.filter((e) => e.severity === 'warning');
+  const older = (await http(url(`severity=warning&before=${warnings[0]!.position}`), { headers: admin })).body;
+  assert.equal(older.map((e: { id: string }) => e.id), warnings.slice(1).map((e) => e.id));
+  for (const bad of ['severity=loud', 'before=abc', 'before=1/2/3', 'before=-1/0']) {
+    const r = await http(url(bad), { headers: admin });
+    assert.is(r.status, 400, `${bad}: ${r.text}`);
+  }
+  // The mirror: an admin session reads the same; a key, a non-admin session and no one are refused.
+  const adminAccount = await createAccount(s, ADMIN_KEY, 'admin');
+  const adminSession = await login(s, adminAccount);
+  const mirrored = await http(`${s.orch}/api/agent-chat/audit?limit=100`, { headers: browser(s, adminSession) });
+  assert.is(mirrored.status, 200, mirrored.text);
+  assert.equal(mirrored.body.map((e: { id: string }) => e.id), (await http(url('limit=100'), { headers: admin })).body.map((e: { id: string }) => e.id));
+  assert.equal((await http(`${s.orch}/api/agent-chat/audit`, { headers: admin })).body.error, 'session_required');
+  assert.is((await http(`${s.orch}/api/agent-chat/audit`, { headers: browser(s, aliceSession) })).status, 403);
+  assert.is((await http(`${s.orch}/api/agent-chat/audit`)).status, 401);
+});
+
 test.run();

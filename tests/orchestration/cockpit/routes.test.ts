@@ -28,6 +28,11 @@ test('the web console\'s mirror /api/cockpit/summary: the same summary for a bro
   const keyed = await http(`${s.orch}/api/cockpit/summary`, { headers: key(keys.adminKey) });
   assert.equal([keyed.status, keyed.body.error], [403, 'session_required']);
   assert.is((await http(`${s.orch}/api/cockpit/summary`)).status, 401);
+  const daily = await http(`${s.orch}/api/cockpit/cost/daily`, { headers: browser(s, session) });
+  assert.is(daily.status, 200, daily.text);
+  assert.equal(daily.body, (await http(`${s.orch}/api/v1/cockpit/cost/daily`, { headers: key(keys.adminKey) })).body);
+  assert.is((await http(`${s.orch}/api/cockpit/cost/daily`, { headers: key(keys.adminKey) })).body.error, 'session_required');
+  assert.is((await http(`${s.orch}/api/v1/cockpit/cost/daily`)).status, 401);
 });
 
 test('every field against a scripted history', async ({ s, keys }) => {
@@ -111,6 +116,29 @@ test('every field against a scripted history', async ({ s, keys }) => {
   await s.platform.engine.stop();
   await s.platform.engine.rebuild(cockpitProjection.name);
   assert.equal(await summary(), live);
+});
+
+// After the scripted history (the clock is 30 days on; 1.75 USD on day 0, 2 on day 29), read only.
+test('cost per UTC day: every day of the window, oldest first, today included; `days` defaults to 30 and is clamped to 1-366', async ({ s, keys }) => {
+  const daily = async (query = '') => {
+    const r = await http(`${s.orch}/api/v1/cockpit/cost/daily${query}`, { headers: key(keys.adminKey) });
+    assert.is(r.status, 200, r.text);
+    return r.body as { days: number; days_clamped: boolean; series: { day: string; usd: number }[] };
+  };
+  const today = s.clock.now().toISOString().slice(0, 10);
+  const dayOf = (daysAgo: number) => new Date(s.clock.now().getTime() - daysAgo * DAY).toISOString().slice(0, 10);
+  const wide = await daily('?days=31');
+  assert.equal([wide.days, wide.days_clamped, wide.series.length], [31, false, 31]);
+  assert.equal(wide.series.map((d) => d.day), Array.from({ length: 31 }, (_, i) => dayOf(30 - i)));
+  assert.equal(wide.series.map((d) => d.usd), Array.from({ length: 31 }, (_, i) => (i === 0 ? 1.75 : i === 29 ? 2 : 0)));
+  const standard = await daily();
+  assert.equal([standard.days, standard.series.length, standard.series.at(-1)!.day], [30, 30, today]);
+  assert.is(standard.series.reduce((sum, d) => sum + d.usd, 0), (await http(`${s.orch}/api/v1/cockpit/summary`, { headers: key(keys.adminKey) })).body.cost.usd,
+    'the 30-day series adds up to the summary\'s cost');
+  assert.equal([(await daily('?days=0')).days, (await daily('?days=0')).days_clamped], [1, true]);
+  assert.equal((await daily('?days=1')).series, [{ day: today, usd: 0 }]);
+  assert.equal([(await daily('?days=5000')).days, (await daily('?days=5000')).series.length, (await daily('?days=5000')).days_clamped], [366, 366, true]);
+  assert.equal([(await daily('?days=abc')).days, (await daily('?days=abc')).days_clamped], [30, false]);
 });
 
 test('needs a key', async ({ s }) => {
