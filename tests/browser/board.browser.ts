@@ -14,8 +14,11 @@
 //   a CSRF header on every write).
 
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { taskStream, type TaskEvent } from '../../domain/orchestration/tasks/decider.ts';
+import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
@@ -243,6 +246,28 @@ test('a refused move (no authority over another account\'s task) rolls back with
   await close();
 });
 
+test('a move refused for a dependency blocker (409) rolls back with the server\'s message naming the blocker', async (ctx) => {
+  // depends_on cannot be set through the API: the blocked task is written to the log directly,
+  // as the task decider would write it, and the read model waited for.
+  const blocker = await http(`${ctx.s.orch}/api/v1/tasks`, { headers: { 'X-API-Key': ctx.owner.apiKey }, json: { project_id: ctx.project, title: 'Blocker', priority: 'low' } });
+  const id = randomUUID();
+  const event: TaskEvent = {
+    type: 'TaskCreated',
+    data: {
+      task_id: id, project_id: ctx.project, title: 'Blocked task', description: null, priority: 'high', status: 'todo', directive_id: null, parent_task_id: null,
+      branch_name: null, created_by: null, created_by_user: ctx.owner.id, metadata: {}, depends_on: [blocker.body.id], at: new Date().toISOString(),
+    },
+  };
+  const { position } = await ctx.s.platform.store.append(taskStream(id), [toAppend(event, { actor: { kind: 'system', id: 'test' }, correlationId: null })], { expected: 'no_stream' });
+  await ctx.s.platform.engine.waitFor(position, ['TaskCreated'], 10_000);
+  const { page, close } = await openBoard(ctx, ctx.owner);
+  await card(page, id).locator('.card-meta').dragTo(column(page, 'in_progress'));
+  await page.getByText(`Could not move “Blocked task” to In progress: task has incomplete dependencies: ${blocker.body.id}`).waitFor();
+  await until('rolled back to To do', async () => (await columnOf(page, id)) === 'todo');
+  assert.is((await task(ctx, id)).status, 'todo');
+  await close();
+});
+
 test('agents: spawn with every field, status live, stop and kill after a confirmation; axe on the page and the dialog', async (ctx) => {
   const { page, close } = await signedIn(ctx, ctx.owner, '/agents');
   await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
@@ -288,6 +313,11 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   const confirm = page.getByRole('dialog', { name: 'Stop docs-bot?' });
   await confirm.waitFor();
   assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'the safe answer has focus');
+  // Tab stays inside the dialog: Cancel, Stop agent, then Cancel again.
+  await page.keyboard.press('Tab');
+  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Stop agent');
+  await page.keyboard.press('Tab');
+  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'focus is trapped in the dialog');
   await axeClean(page, 'stop confirmation');
   await screenshots(page, 'agents-stop-dialog');
   await confirm.getByRole('button', { name: 'Stop agent' }).click();
@@ -303,7 +333,7 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   await page.getByRole('dialog', { name: 'Kill short-lived?' }).waitFor();
   await page.keyboard.press('Escape');
   await page.getByRole('dialog').waitFor({ state: 'detached' });
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Kill short-lived', 'focus back on the opener');
+  await until('focus back on the opener', async () => (await page.evaluate('document.activeElement?.textContent')) === 'Kill short-lived');
   assert.is((await agent(ctx, other.id)).status, 'queued');
   await kill.click();
   await page.getByRole('dialog', { name: 'Kill short-lived?' }).getByRole('button', { name: 'Kill agent' }).click();

@@ -74,7 +74,7 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
       <form class="form" onSubmit={submit} noValidate>
         {formError && <p class="form-error" role="alert">{formError}</p>}
         <Field id="project-name" label="Name" error={errors.name}>
-          {(aria) => <input {...aria} value={name} autofocus required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
+          {(aria) => <input {...aria} value={name} data-autofocus required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
         </Field>
         {admin && (
           <Field id="project-repo_path" label="Repository path (optional)" hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only." error={errors.repo_path}>

@@ -56,7 +56,7 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
       <form class="form" onSubmit={submit} noValidate>
         {formError && <p class="form-error" role="alert">{formError}</p>}
         <Field id="task-title" label="Title" error={errors.title}>
-          {(aria) => <input {...aria} value={title} autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />}
+          {(aria) => <input {...aria} value={title} data-autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />}
         </Field>
         <Field id="task-priority" label="Priority" error={errors.priority}>
           {(aria) => (
@@ -127,7 +127,7 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
         ) : (
           <Field id="assign-agent" label="Agent">
             {(aria) => (
-              <select {...aria} value={agentId} autofocus onChange={(e) => setAgentId(e.currentTarget.value)}>
+              <select {...aria} value={agentId} data-autofocus onChange={(e) => setAgentId(e.currentTarget.value)}>
                 {agents.map((a) => <option key={a.id} value={a.id}>{a.name} ({a.role}, {a.status})</option>)}
               </select>
             )}

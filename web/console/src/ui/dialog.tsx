@@ -1,6 +1,7 @@
 // A modal dialog on the native <dialog> (showModal makes the rest of the page inert): labelled by
-// its heading, focus on its first field when it opens, Tab kept inside, Escape or Cancel closes,
-// and focus back on what opened it when it closes.
+// its heading, focus on its first field (or the one marked `data-autofocus`: not `autofocus`,
+// which the browser applies on its own schedule) when it opens, Tab kept inside, Escape or Cancel
+// closes, and focus back on what opened it when it closes, however it closed.
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
@@ -13,12 +14,15 @@ let ids = 0;
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-title-${++ids}`).current;
+  // Taken at the first render, before the dialog (and anything focused in it) is in the page.
+  const opener = useRef(document.activeElement as HTMLElement | null).current;
+  const unmounting = useRef(false);
   useEffect(() => {
     const dialog = ref.current!;
-    const opener = document.activeElement as HTMLElement | null;
     dialog.showModal();
-    (dialog.querySelector<HTMLElement>('[autofocus]') ?? dialog.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+    (dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(FOCUSABLE))?.focus();
     return () => {
+      unmounting.current = true;
       if (dialog.open) dialog.close();
       // The opener may have been re-rendered away (a moved card): then the main heading.
       if (opener?.isConnected) opener.focus();
@@ -43,7 +47,13 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 
   return (
     <dialog ref={ref} class="dialog" aria-labelledby={titleId} aria-describedby={props.describedBy}
-      onKeyDown={onKeyDown} onCancel={(e) => { e.preventDefault(); props.onClose(); }}>
+      onKeyDown={onKeyDown} onCancel={(e) => { e.preventDefault(); props.onClose(); }}
+      onClose={() => {
+        if (unmounting.current) return;
+        // Closed by the browser itself (a cancel it would not let us keep open): give focus back now.
+        if (opener?.isConnected) opener.focus();
+        props.onClose();
+      }}>
       <h2 id={titleId}>{props.title}</h2>
       {props.children}
     </dialog>
@@ -57,7 +67,7 @@ export function Confirm(props: { title: string; question: string; confirm: strin
       <p id="confirm-question">{props.question}</p>
       {props.error && <p class="form-error" role="alert">{props.error}</p>}
       <div class="dialog-actions">
-        <button type="button" class="secondary" autofocus onClick={props.onClose}>Cancel</button>
+        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>Cancel</button>
         <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirm}</button>
       </div>
     </Dialog>
