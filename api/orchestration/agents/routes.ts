@@ -1,7 +1,8 @@
 // Agents (spec: "Agent (spawn)", "Agent status"): spawn (role user or higher; 201 once the record
 // exists, `queued`, which does not mean a runner executes it), list, read, and stop or kill (the
 // project's owner, the spawner or an admin). Chat with an agent is in chat.ts, the credential
-// rotation in credential.ts, the runner's own routes under api/orchestration/runner.
+// rotation in credential.ts, the runner's own routes under api/orchestration/runner. Spawn, list,
+// read, stop and kill are mirrored under `/api/...` for the web console's browser sessions.
 
 import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -13,7 +14,7 @@ import { page, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, principalUser, requireKey, requireRole, roleOf } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { Agent, AgentIdParam, AgentListQuery, AgentPage, SpawnBody } from './schemas.ts';
 import { agentView, findAgent, moveAgent, spawnAgent } from './use-cases.ts';
 
@@ -32,7 +33,7 @@ export function agentRoutes(deps: OrchDeps) {
     throw new ApiError(403, 'agent_authority_required', 'only the project\'s owner, the agent\'s spawner or an admin can do this');
   };
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/spawn', tags, summary: 'Spawn an agent in a project (queued for the runner)',
     description: 'Mints the agent\'s credential (sealed at rest, handed only to the runner that claims the agent; never returned here).',
     middleware: [requireRole('user')] as const,
@@ -43,7 +44,7 @@ export function agentRoutes(deps: OrchDeps) {
     },
   }), async (c) => c.json(agentView(await spawnAgent(deps, c.req.valid('json'), principalUser(c).id, actorOf(c))), 201));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agents', tags, summary: 'Agents, oldest first, optionally of one project',
     middleware: [requireKey()] as const,
     request: { query: AgentListQuery.extend(pageQuery(AGENTS_PAGE).shape) },
@@ -54,7 +55,7 @@ export function agentRoutes(deps: OrchDeps) {
     return c.json(page('agents', rows.map(agentView), total, query), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agents/{id}', tags, summary: 'One agent',
     middleware: [requireKey()] as const,
     request: { params: AgentIdParam },
@@ -62,7 +63,7 @@ export function agentRoutes(deps: OrchDeps) {
   }), async (c) => c.json(agentView(await findAgent(deps, c.req.valid('param').id)), 200));
 
   for (const [verb, type, status] of [['stop', 'StopAgent', 'stopped'], ['kill', 'KillAgent', 'killed']] as const) {
-    app.openapi(createRoute({
+    withWebUiMirror(app, createRoute({
       method: 'post', path: `/api/v1/agents/{id}/${verb}`, tags, summary: `Move the agent to ${status} (its runner abandons it)`,
       description: `The project's owner, the spawner or an admin. Repeating it answers the agent as it is; an agent that already ended otherwise is 409 \`agent_ended\`.`,
       middleware: [requireKey()] as const,

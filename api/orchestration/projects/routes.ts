@@ -1,6 +1,7 @@
 // Projects (spec: "Project", "Tasks, projects, agents"). Creating needs role user or higher and
 // makes the caller the owner (an `owner_id` in the body is ignored); every signed-in caller reads
 // every project, `repo_path` shown to admins only; changing one needs its owner or an admin.
+// Each route is mirrored under `/api/projects...` for the web console's browser sessions.
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
@@ -12,7 +13,7 @@ import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, principalUser, requireKey, requireRole, roleOf } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import type { Context } from 'hono';
 
 const tags = ['projects'];
@@ -58,7 +59,7 @@ export function projectRoutes(deps: OrchDeps) {
   const app = orchRouter();
   const at = () => deps.clock.now().toISOString();
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/projects', tags, summary: 'Create a project owned by the caller',
     middleware: [requireRole('user')] as const,
     request: { body: jsonBody(CreateProjectBody) },
@@ -73,7 +74,7 @@ export function projectRoutes(deps: OrchDeps) {
     return c.json(projectView((await projectById(deps.db, id))!, isAdmin(c)), 201);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/projects', tags, summary: 'Every project, oldest first',
     middleware: [requireKey()] as const,
     request: { query: pageQuery(PROJECTS_PAGE) },
@@ -85,7 +86,7 @@ export function projectRoutes(deps: OrchDeps) {
     return c.json(page('projects', rows.map((p) => projectView(p, admin)), total, query), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/projects/{id}', tags, summary: 'One project',
     middleware: [requireKey()] as const,
     request: { params: IdParam },
@@ -96,7 +97,7 @@ export function projectRoutes(deps: OrchDeps) {
     return c.json(projectView(project, isAdmin(c)), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'patch', path: '/api/v1/projects/{id}', tags, summary: 'Change a project (its owner or an admin)',
     middleware: [requireRole('user')] as const,
     request: { params: IdParam, body: jsonBody(PatchProjectBody) },

@@ -1,6 +1,7 @@
 // Tasks (spec: "Task", "Task status", "Tasks, projects, agents"). Creating needs role user or
 // higher; reading needs a key; changing, deleting and assigning need authority over the task
-// (use-cases.ts) as well, and a refused request leaves the task unchanged.
+// (use-cases.ts) as well, and a refused request leaves the task unchanged. Every route but delete
+// is mirrored under `/api/tasks...` for the web console's browser sessions (its board).
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -11,7 +12,7 @@ import { page, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, requireKey, requireRole, unauthenticated } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { AssignTaskBody, CreateTaskBody, PatchTaskBody, Task, TaskIdParam, TaskListQuery, TaskPage } from './schemas.ts';
 import { assignTask, createTask, deleteTask, hasAuthority, noAuthority, taskView, updateTask } from './use-cases.ts';
 
@@ -40,7 +41,7 @@ export function taskRoutes(deps: OrchDeps) {
     return task;
   };
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/tasks', tags, summary: 'Create a task',
     description: '`created_by` is taken from the body only for an admin; otherwise it is the calling agent credential\'s agent, or null. A reference to nothing is 400 `invalid_reference` naming the column.',
     middleware: [requireRole('user')] as const,
@@ -51,7 +52,7 @@ export function taskRoutes(deps: OrchDeps) {
     },
   }), async (c) => c.json(taskView(await createTask(deps, signedIn(c), c.req.valid('json'), actorOf(c))), 201));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/tasks', tags, summary: 'Tasks, oldest first, optionally of one project and one status',
     middleware: [requireKey()] as const,
     request: { query: TaskListQuery.extend(pageQuery(TASKS_PAGE).shape) },
@@ -62,14 +63,14 @@ export function taskRoutes(deps: OrchDeps) {
     return c.json(page('tasks', rows.map(taskView), total, query), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/tasks/{id}', tags, summary: 'One task',
     middleware: [requireKey()] as const,
     request: { params: TaskIdParam },
     responses: { 200: ok(Task, 'the task'), ...orchErrors({ ...AUTH_ERRORS, 404: 'task_not_found' }) },
   }), async (c) => c.json(taskView(await found(c.req.valid('param').id)), 200));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'patch', path: '/api/v1/tasks/{id}', tags, summary: 'Change a task (only the fields sent)',
     description: 'Status `in_progress` is refused with 409 `dependencies_incomplete` while a dependency is not done; the message names the blockers.',
     middleware: [requireRole('user')] as const,
@@ -93,7 +94,7 @@ export function taskRoutes(deps: OrchDeps) {
     return c.body(null, 204);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/tasks/{id}/assign', tags, summary: 'Assign a task to an agent',
     middleware: [requireRole('user')] as const,
     request: { params: TaskIdParam, body: jsonBody(AssignTaskBody) },

@@ -2,7 +2,8 @@
 // project's owner, the spawner or an admin), the credential (minted sealed, never returned by
 // spawn, rotated by an admin session only, deactivated when the agent ends), the runner's
 // protocol (claims within max_concurrent_agents, reports, recovery), MCP servers, chat with an
-// agent through the pipeline against a local OpenAI-compatible server, and the commander link.
+// agent through the pipeline against a local OpenAI-compatible server, the commander link, and
+// the web console's mirrors (spawn, list, read, stop, kill; browser sessions only).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -280,6 +281,33 @@ test('commander link: every request without a valid signature is 401 signature_r
   ] as const) {
     const r = await http(`${s.orch}${path}`, { method, headers, ...(method === 'GET' ? {} : { json: {} }) });
     assert.equal([r.status, r.body.error], [401, 'signature_required'], `${method} ${path}`);
+  }
+});
+
+test('the web console\'s mirrors: a session spawns with every field, lists, reads, stops and kills; authority and CSRF hold; a key gets 403 session_required', async ({ s, owner, spawner, stranger }) => {
+  const project = await createProject(s, owner.apiKey);
+  const headers = browser(s, await login(s, spawner));
+  const body = { name: 'console-agent', role: 'custom', project_id: project, initial_prompt: 'Start here', template: 'custom', custom_agent_md: '# Do the thing', model: 'local', base_branch: 'develop', persistent: true };
+  const spawned = await http(`${s.orch}/api/spawn`, { headers, json: body });
+  assert.is(spawned.status, 201, spawned.text);
+  assert.equal([spawned.body.status, spawned.body.template, spawned.body.base_branch, spawned.body.persistent, spawned.body.created_by_user], ['queued', 'custom', 'develop', true, spawner.id]);
+  const id = spawned.body.id as string;
+  const listed = await http(`${s.orch}/api/agents?project_id=${project}`, { headers });
+  assert.equal(listed.body.agents.map((a: { id: string }) => a.id), [id]);
+  assert.equal((await http(`${s.orch}/api/agents/${id}`, { headers })).body, (await http(`${s.orch}/api/v1/agents/${id}`, { headers: key(owner.apiKey) })).body);
+  const refused = await http(`${s.orch}/api/agents/${id}/stop`, { method: 'POST', headers: browser(s, await login(s, stranger)) });
+  assert.equal([refused.status, refused.body.error], [403, 'agent_authority_required']);
+  const session = await login(s, spawner);
+  const noCsrf = await http(`${s.orch}/api/agents/${id}/stop`, { method: 'POST', headers: { cookie: session.cookie } });
+  assert.equal([noCsrf.status, noCsrf.body.error], [403, 'csrf_failed']);
+  const stopped = await http(`${s.orch}/api/agents/${id}/stop`, { method: 'POST', headers });
+  assert.equal([stopped.status, stopped.body.status], [200, 'stopped']);
+  const other = await http(`${s.orch}/api/spawn`, { headers, json: { name: 'to-kill', role: 'tester', project_id: project } });
+  const killed = await http(`${s.orch}/api/agents/${other.body.id}/kill`, { method: 'POST', headers });
+  assert.equal([killed.status, killed.body.status], [200, 'killed']);
+  for (const [method, path] of [['POST', '/api/spawn'], ['GET', '/api/agents'], ['GET', `/api/agents/${id}`], ['POST', `/api/agents/${id}/stop`], ['POST', `/api/agents/${id}/kill`]] as const) {
+    const keyed = await http(`${s.orch}${path}`, { method, headers: key(owner.apiKey), ...(path === '/api/spawn' ? { json: body } : {}) });
+    assert.equal([keyed.status, keyed.body.error], [403, 'session_required'], `${method} ${path}`);
   }
 });
 

@@ -1,10 +1,10 @@
 // Projects through real HTTP (in-process): create (role user or higher, owner = caller, a sent
 // owner_id ignored, defaults and ranges), list and read (repo_path for admins only), change (its
-// owner or an admin).
+// owner or an admin); the web console's mirrors under /api/projects (browser sessions only).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAccount, type Account } from '../../support/principals.ts';
+import { browser, createAccount, login, type Account } from '../../support/principals.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 
 const ADMIN_KEY = 'orch_projects-admin-key-000000000000';
@@ -73,6 +73,34 @@ test('patch: the owner or an admin; others 403 and the project is unchanged', as
   assert.is(byAdmin.body.repo_path, '/srv/renamed');
   assert.is((await http(url, { method: 'PATCH', headers: as(user), json: { max_concurrent_agents: 0 } })).status, 400);
   assert.is((await http(`${s.orch}/api/v1/projects/00000000-0000-4000-8000-00000000abcd`, { method: 'PATCH', headers: admin, json: { name: 'x' } })).status, 404);
+});
+
+test('the web console\'s mirrors /api/projects...: a browser session creates, lists, reads and changes; a key gets 403 session_required; writes need the CSRF token', async ({ s, user, other }) => {
+  const session = await login(s, user);
+  const headers = browser(s, session);
+  const made = await http(`${s.orch}/api/projects`, { headers, json: { name: 'from the console', max_concurrent_agents: 2 } });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.body.owner_id, user.id);
+  const id = made.body.id as string;
+  const listed = await http(`${s.orch}/api/projects?limit=200`, { headers });
+  assert.is(listed.status, 200);
+  assert.ok(listed.body.projects.some((p: { id: string }) => p.id === id));
+  const read = await http(`${s.orch}/api/projects/${id}`, { headers });
+  assert.equal(read.body, (await http(`${s.orch}/api/v1/projects/${id}`, { headers: as(user) })).body);
+  const changed = await http(`${s.orch}/api/projects/${id}`, { method: 'PATCH', headers, json: { name: 'renamed in the console' } });
+  assert.equal([changed.status, changed.body.name], [200, 'renamed in the console']);
+  // Another account's session: the owner rule holds on the mirror too.
+  const stranger = await http(`${s.orch}/api/projects/${id}`, { method: 'PATCH', headers: browser(s, await login(s, other)), json: { name: 'taken' } });
+  assert.equal([stranger.status, stranger.body.error], [403, 'project_owner_required']);
+  // Keys use /api/v1/; writes on a session without the CSRF token are refused before anything changes.
+  for (const [method, path] of [['GET', '/api/projects'], ['GET', `/api/projects/${id}`], ['POST', '/api/projects'], ['PATCH', `/api/projects/${id}`]] as const) {
+    const keyed = await http(`${s.orch}${path}`, { method, headers: as(user), ...(method === 'GET' ? {} : { json: { name: 'by key' } }) });
+    assert.equal([keyed.status, keyed.body.error], [403, 'session_required'], `${method} ${path}`);
+  }
+  const noCsrf = await http(`${s.orch}/api/projects/${id}`, { method: 'PATCH', headers: { cookie: session.cookie }, json: { name: 'forged' } });
+  assert.equal([noCsrf.status, noCsrf.body.error], [403, 'csrf_failed']);
+  assert.is((await http(`${s.orch}/api/projects/${id}`, { headers })).body.name, 'renamed in the console');
+  assert.is((await http(`${s.orch}/api/projects`)).status, 401);
 });
 
 test.run();

@@ -1,12 +1,13 @@
 // Tasks through real HTTP (in-process): every field and default, each 400 naming a column, the
 // filters and pagination, and authority over a task for each kind of caller: its creator account,
 // the owner of its project, an agent of its project, the agent that created it, an agent of
-// another project, an admin, and a stranger (who gets 403 and leaves the task unchanged).
+// another project, an admin, and a stranger (who gets 403 and leaves the task unchanged); the web
+// console's mirrors under /api/tasks (browser sessions only).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentWithKey, createProject, startAgentApps, type AgentKeys } from '../../support/agents.ts';
-import { createAccount, type Account } from '../../support/principals.ts';
+import { browser, createAccount, login, type Account } from '../../support/principals.ts';
 import { http, type TestServices } from '../../support/services.ts';
 
 const key = (k: string) => ({ 'X-API-Key': k });
@@ -179,6 +180,36 @@ test('delete: 204, then 404; the events are on the task\'s stream', async (ctx) 
   assert.is((await http(`${s.orch}/api/v1/tasks/${task.id}`, { method: 'DELETE', headers: key(ctx.creator.apiKey) })).status, 404);
   const { rows } = await s.db.pool.query('SELECT type FROM events WHERE stream_id = $1 ORDER BY revision', [`task-${task.id}`]);
   assert.equal(rows.map((r) => r.type), ['TaskCreated', 'TaskUpdated', 'TaskStatusChanged', 'TaskAssigned', 'TaskDeleted']);
+});
+
+test('the web console\'s mirrors /api/tasks...: a session creates, lists, moves and assigns; authority and CSRF hold; a key gets 403 session_required', async (ctx) => {
+  const { s } = ctx;
+  const owner = browser(s, await login(s, ctx.owner));
+  const made = await http(`${s.orch}/api/tasks`, { headers: owner, json: { project_id: ctx.project, title: 'On the board', priority: 'high' } });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.body.created_by_user, ctx.owner.id);
+  const id = made.body.id as string;
+  const listed = await http(`${s.orch}/api/tasks?project_id=${ctx.project}&limit=200`, { headers: owner });
+  assert.ok(listed.body.tasks.some((t: { id: string }) => t.id === id));
+  const moved = await http(`${s.orch}/api/tasks/${id}`, { method: 'PATCH', headers: owner, json: { status: 'in_progress' } });
+  assert.equal([moved.status, moved.body.status], [200, 'in_progress']);
+  const assigned = await http(`${s.orch}/api/tasks/${id}/assign`, { headers: owner, json: { agent_id: ctx.agent.id } });
+  assert.equal([assigned.status, assigned.body.assigned_agent_id], [200, ctx.agent.id]);
+  const read = await http(`${s.orch}/api/tasks/${id}`, { headers: owner });
+  assert.equal(read.body, (await http(`${s.orch}/api/v1/tasks/${id}`, { headers: key(ctx.owner.apiKey) })).body);
+  // A stranger's session has no authority: 403 with the server's message, the task unchanged.
+  const refused = await http(`${s.orch}/api/tasks/${id}`, { method: 'PATCH', headers: browser(s, await login(s, ctx.stranger)), json: { status: 'done' } });
+  assert.equal([refused.status, refused.body.error, refused.body.message], [403, 'task_authority_required', 'you have no authority over this task']);
+  const session = await login(s, ctx.owner);
+  const noCsrf = await http(`${s.orch}/api/tasks/${id}`, { method: 'PATCH', headers: { cookie: session.cookie }, json: { status: 'done' } });
+  assert.equal([noCsrf.status, noCsrf.body.error], [403, 'csrf_failed']);
+  assert.is((await http(`${s.orch}/api/tasks/${id}`, { headers: owner })).body.status, 'in_progress');
+  for (const [method, path] of [['GET', '/api/tasks'], ['GET', `/api/tasks/${id}`], ['POST', '/api/tasks'], ['PATCH', `/api/tasks/${id}`], ['POST', `/api/tasks/${id}/assign`]] as const) {
+    const keyed = await http(`${s.orch}${path}`, { method, headers: key(ctx.owner.apiKey), ...(method === 'GET' ? {} : { json: {} }) });
+    assert.equal([keyed.status, keyed.body.error], [403, 'session_required'], `${method} ${path}`);
+  }
+  // Deleting stays on /api/v1/ (the console does not delete tasks).
+  assert.is((await http(`${s.orch}/api/tasks/${id}`, { method: 'DELETE', headers: owner })).status, 404);
 });
 
 test.run();

@@ -10,15 +10,21 @@ import { Loading, Page } from './page.tsx';
 import { Cockpit } from './pages/cockpit.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { loadSession, role, session, sessionError, signedOutLocally } from './session.ts';
+import { Toasts } from './ui/toast.tsx';
 
 const Admin = lazy(() => import('./pages/admin.tsx').then((m) => m.Admin));
 const SignedOut = lazy(() => import('./pages/signed-out.tsx').then((m) => m.SignedOut));
+const Projects = lazy(() => import('./pages/projects.tsx').then((m) => m.Projects));
+const Board = lazy(() => import('./pages/board.tsx').then((m) => m.Board));
+const Agents = lazy(() => import('./pages/agents.tsx').then((m) => m.Agents));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
 interface NavItem { href: string; label: string; admin?: boolean }
 const NAV: NavItem[] = [
   { href: '/', label: 'Cockpit' },
+  { href: '/projects', label: 'Projects' },
+  { href: '/agents', label: 'Agents' },
   { href: '/admin', label: 'Administration', admin: true },
 ];
 
@@ -37,7 +43,7 @@ function Nav() {
     <nav aria-label="Main">
       <ul>
         {items.map((item) => (
-          <li key={item.href}><a href={item.href} aria-current={path === item.href ? 'page' : undefined}>{item.label}</a></li>
+          <li key={item.href}><a href={item.href} aria-current={path === item.href || (item.href !== '/' && path.startsWith(`${item.href}/`)) ? 'page' : undefined}>{item.label}</a></li>
         ))}
       </ul>
     </nav>
@@ -83,6 +89,9 @@ function Routes() {
       <Route path="/sign-in" component={SignIn} />
       <Route path="/signed-out" component={SignedOut} />
       <Route path="/admin" component={Admin} />
+      <Route path="/projects" component={Projects} />
+      <Route path="/projects/:id" component={Board} />
+      <Route path="/agents" component={Agents} />
       <Route default component={NotFound} />
     </Router>
   );
@@ -103,6 +112,7 @@ export function App() {
           <Routes />
         </ErrorBoundary>
       </main>
+      <Toasts />
     </LocationProvider>
   );
 }
