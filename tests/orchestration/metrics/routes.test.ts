@@ -50,7 +50,15 @@ test('requests by service, route pattern and status; events appended by type; pr
 });
 
 test('every projection: checkpoint, lag 0 when caught up, active here, no errors', async ({ s }) => {
-  const text = (await http(`${s.orch}/metrics`)).text;
+  // The engine takes each projection's lock in turn at start: on a loaded machine the last ones
+  // may still be on their way when this test begins, so wait (bounded) until each is active and caught up.
+  let text = '';
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    text = (await http(`${s.orch}/metrics`)).text;
+    const ready = ({ name }: { name: string }) => sample(text, 'orchard_projection_active', { projection: name }) === 1
+      && sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
+    if (allProjections.every(ready)) break;
+  }
   for (const { name } of allProjections) {
     assert.is(sample(text, 'orchard_projection_lag_events', { projection: name }), 0, name);
     assert.is(sample(text, 'orchard_projection_active', { projection: name }), 1, name);
