@@ -10,15 +10,23 @@ import { Loading, Page } from './page.tsx';
 import { Cockpit } from './pages/cockpit.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { loadSession, role, session, sessionError, signedOutLocally } from './session.ts';
+import { Toasts } from './ui/toast.tsx';
 
 const Admin = lazy(() => import('./pages/admin.tsx').then((m) => m.Admin));
 const SignedOut = lazy(() => import('./pages/signed-out.tsx').then((m) => m.SignedOut));
+const Profiles = lazy(() => import('./pages/profiles.tsx').then((m) => m.Profiles));
+const ProfilePage = lazy(() => import('./pages/profile.tsx').then((m) => m.ProfilePage));
+const Knowledge = lazy(() => import('./pages/knowledge.tsx').then((m) => m.Knowledge));
+const Templates = lazy(() => import('./pages/templates.tsx').then((m) => m.Templates));
+const TemplatePage = lazy(() => import('./pages/template.tsx').then((m) => m.TemplatePage));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
 interface NavItem { href: string; label: string; admin?: boolean }
 const NAV: NavItem[] = [
   { href: '/', label: 'Cockpit' },
+  { href: '/profiles', label: 'Profiles', admin: true },
+  { href: '/templates', label: 'Templates', admin: true },
   { href: '/admin', label: 'Administration', admin: true },
 ];
 
@@ -83,6 +91,11 @@ function Routes() {
       <Route path="/sign-in" component={SignIn} />
       <Route path="/signed-out" component={SignedOut} />
       <Route path="/admin" component={Admin} />
+      <Route path="/profiles" component={Profiles} />
+      <Route path="/profiles/:slug" component={ProfilePage} />
+      <Route path="/bots/:profileId/knowledge" component={Knowledge} />
+      <Route path="/templates" component={Templates} />
+      <Route path="/templates/:slug" component={TemplatePage} />
       <Route default component={NotFound} />
     </Router>
   );
@@ -103,6 +116,7 @@ export function App() {
           <Routes />
         </ErrorBoundary>
       </main>
+      <Toasts />
     </LocationProvider>
   );
 }

@@ -1,0 +1,52 @@
+// A modal dialog on the native <dialog> (showModal: the page behind is inert). Focus moves into
+// it when it opens (the element marked `data-autofocus`, else the first control), Tab and
+// Shift+Tab cycle inside it, Escape closes it, and focus returns to what had it before.
+
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useRef(`dialog-${Math.random().toString(36).slice(2)}`).current;
+
+  useEffect(() => {
+    const dialog = ref.current!;
+    const opener = document.activeElement as HTMLElement | null;
+    dialog.showModal();
+    // The first control of the content (the close button in the heading comes after it in intent).
+    const first = dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(`.dialog-body :is(${FOCUSABLE})`) ?? dialog.querySelector<HTMLElement>(FOCUSABLE);
+    first?.focus();
+    return () => {
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.key !== 'Tab') return;
+    const items = [...ref.current!.querySelectorAll<HTMLElement>(FOCUSABLE)];
+    if (items.length === 0) return;
+    const first = items[0]!;
+    const last = items[items.length - 1]!;
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} aria-describedby={props.describedBy} onKeyDown={onKeyDown}
+      onCancel={(e) => { e.preventDefault(); props.onClose(); }}>
+      <div class="dialog-head">
+        <h2 id={titleId}>{props.title}</h2>
+        <button type="button" class="secondary" aria-label="Close" onClick={props.onClose}>×</button>
+      </div>
+      <div class="dialog-body">{props.children}</div>
+    </dialog>
+  );
+}
