@@ -49,7 +49,7 @@ export function Profiles() {
                   <td class="num">{p.security_tier}</td>
                   <td>{p.model}</td>
                   <td>{p.enabled ? 'yes' : 'no (disabled)'}</td>
-                  <td><a href={`/bots/${p.id}/knowledge`} aria-label={`Knowledge of ${p.name}`}>{p.knowledge_search_enabled ? 'on' : 'off'}</a></td>
+                  <td><a href={`/bots/${p.id}/knowledge`}>{p.knowledge_search_enabled ? 'on' : 'off'}<span class="visually-hidden">: knowledge of {p.name}</span></a></td>
                 </tr>
               ))}
             </tbody>

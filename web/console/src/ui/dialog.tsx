@@ -10,17 +10,20 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), selec
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-${Math.random().toString(36).slice(2)}`).current;
+  // What had focus when the dialog was asked for (read while rendering, before any effect runs).
+  const opener = useRef(document.activeElement as HTMLElement | null).current;
 
   useEffect(() => {
     const dialog = ref.current!;
-    const opener = document.activeElement as HTMLElement | null;
     dialog.showModal();
     // The first control of the content (the close button in the heading comes after it in intent).
     const first = dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(`.dialog-body :is(${FOCUSABLE})`) ?? dialog.querySelector<HTMLElement>(FOCUSABLE);
     first?.focus();
     return () => {
       if (dialog.open) dialog.close();
-      if (opener?.isConnected) opener.focus();
+      // Back to the opener; if it is gone (its row was deleted), to the page's heading.
+      const target = opener?.isConnected && opener !== document.body ? opener : document.querySelector<HTMLElement>('main h1');
+      target?.focus();
     };
   }, []);
 
