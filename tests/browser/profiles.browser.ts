@@ -97,6 +97,16 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   assert.is(await focusedId(page), 'new-slug');
   await axeClean(page, 'new profile dialog with an error');
   await screenshots(page, 'profile-create-dialog');
+  // A server 400 lands on the field it names. The client checks the server's rules, so no form
+  // input reaches this 400; the server's answer is stood in for once, in its own words.
+  await page.route('**/api/agent-chat/profiles', (route) => (route.request().method() === 'POST'
+    ? route.fulfill({ status: 400, json: { error: 'validation_failed', message: 'max_tokens: Too big: expected number to be <=200000' } })
+    : route.continue()), { times: 1 });
+  await slugInput.fill('server-says-no');
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await page.locator('#new-max_tokens-error').getByText('Too big: expected number to be <=200000').waitFor();
+  assert.is(await focusedId(page), 'new-max_tokens');
+  assert.is(await page.locator('#new-slug-error').count(), 0);
   // The server's refusal (409 slug_taken) lands on the slug too.
   await slugInput.fill('taken-bot');
   await dialog.getByRole('button', { name: 'Create profile' }).click();
