@@ -48,7 +48,20 @@ async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserC
 const api = (ctx: Ctx, path: string) => http(`${ctx.s.orch}${path}`, { headers: admin });
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
-const focusedId = (page: Page) => page.evaluate('document.activeElement?.id') as Promise<string>;
+/**
+ * What has focus (its id, text or aria-label), polled until it is `want` or a second has passed:
+ * a page moves focus in the animation frame after a render, so a read right after a click can be
+ * early. (Polled here: the page's CSP refuses waitForFunction's string predicates.)
+ */
+async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'label' = 'id'): Promise<string> {
+  const read = { id: 'document.activeElement?.id', text: 'document.activeElement?.textContent', label: 'document.activeElement?.getAttribute("aria-label")' }[of];
+  let got = '';
+  for (let i = 0; i < 20 && got !== want; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 50));
+    got = String((await page.evaluate(read)) ?? '');
+  }
+  return got;
+}
 const toastSays = (page: Page, text: string | RegExp) => page.locator('.toasts').getByText(text).waitFor();
 
 /** The JSON bodies of the page's writes to `path` (method and body), from now on. */
@@ -74,15 +87,15 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   await opener.click();
   const dialog = page.getByRole('dialog', { name: 'New profile' });
   await dialog.waitFor();
-  assert.is(await focusedId(page), 'new-slug');
+  assert.is(await focusOn(page, 'new-slug'), 'new-slug');
   await dialog.getByRole('button', { name: 'Close' }).focus();
   await page.keyboard.press('Shift+Tab');
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'Shift+Tab from the first control wraps to the last');
+  assert.is(await focusOn(page, 'Cancel', 'text'), 'Cancel', 'Shift+Tab from the first control wraps to the last');
   await page.keyboard.press('Tab');
-  assert.is(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Close', 'Tab from the last control wraps to the first');
+  assert.is(await focusOn(page, 'Close', 'label'), 'Close', 'Tab from the last control wraps to the first');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'New profile', 'focus returns to the opener');
+  assert.is(await focusOn(page, 'New profile', 'text'), 'New profile', 'focus returns to the opener');
 
   await opener.click();
   await dialog.waitFor();
@@ -94,7 +107,7 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   await page.locator('#new-slug-error').waitFor();
   assert.is(await slugInput.getAttribute('aria-invalid'), 'true');
   assert.match((await slugInput.getAttribute('aria-describedby'))!, /new-slug-error/);
-  assert.is(await focusedId(page), 'new-slug');
+  assert.is(await focusOn(page, 'new-slug'), 'new-slug');
   await axeClean(page, 'new profile dialog with an error');
   await screenshots(page, 'profile-create-dialog');
   // A server 400 lands on the field it names. The client checks the server's rules, so no form
@@ -105,13 +118,13 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   await slugInput.fill('server-says-no');
   await dialog.getByRole('button', { name: 'Create profile' }).click();
   await page.locator('#new-max_tokens-error').getByText('Too big: expected number to be <=200000').waitFor();
-  assert.is(await focusedId(page), 'new-max_tokens');
+  assert.is(await focusOn(page, 'new-max_tokens'), 'new-max_tokens');
   assert.is(await page.locator('#new-slug-error').count(), 0);
   // The server's refusal (409 slug_taken) lands on the slug too.
   await slugInput.fill('taken-bot');
   await dialog.getByRole('button', { name: 'Create profile' }).click();
   await page.locator('#new-slug-error').getByText(/taken|exists/i).waitFor();
-  assert.is(await focusedId(page), 'new-slug');
+  assert.is(await focusOn(page, 'new-slug'), 'new-slug');
 
   await slugInput.fill('browser-bot');
   await dialog.getByLabel('Security tier').selectOption('2');
@@ -190,7 +203,7 @@ test('knowledge: add (counters count code points), filter, edit, ranked search, 
   await page.getByRole('button', { name: 'Add snippet' }).click();
   const dialog = page.getByRole('dialog', { name: 'Add a snippet' });
   await dialog.waitFor();
-  assert.is(await focusedId(page), 'snippet-title');
+  assert.is(await focusOn(page, 'snippet-title'), 'snippet-title');
   await dialog.getByLabel('Title').fill('Refunds ☕ 😀');
   // 11 code points (the emoji is two UTF-16 units, counted once).
   await dialog.getByText('11 of 200 characters.').waitFor();
@@ -245,7 +258,7 @@ test('knowledge: add (counters count code points), filter, edit, ranked search, 
   await page.getByRole('button', { name: 'Delete Opening hours' }).click();
   const confirm = page.getByRole('dialog', { name: 'Delete this snippet?' });
   await confirm.waitFor();
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Keep it');
+  assert.is(await focusOn(page, 'Keep it', 'text'), 'Keep it');
   await axeClean(page, 'delete snippet dialog');
   await confirm.getByRole('button', { name: 'Delete' }).click();
   await page.getByText('1 snippet.').waitFor();
@@ -321,10 +334,10 @@ test('keyboard only: create a profile by Tab, typing and Enter, no pointer event
   await tabTo(page, '.page-head button');
   await page.keyboard.press('Enter');
   await page.getByRole('dialog', { name: 'New profile' }).waitFor();
-  assert.is(await focusedId(page), 'new-slug');
+  assert.is(await focusOn(page, 'new-slug'), 'new-slug');
   await page.keyboard.type('keyboard-bot');
   await page.keyboard.press('Tab');
-  assert.is(await focusedId(page), 'new-name');
+  assert.is(await focusOn(page, 'new-name'), 'new-name');
   await page.keyboard.type('Keyboard bot');
   await tabTo(page, '#new-rate_limit_rpm');
   await page.keyboard.type('7');

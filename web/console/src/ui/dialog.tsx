@@ -24,6 +24,11 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
       // Back to the opener; if it is gone (its row was deleted), to the page's heading.
       const target = opener?.isConnected && opener !== document.body ? opener : document.querySelector<HTMLElement>('main h1');
       target?.focus();
+      // The browser may still move focus once the dialog leaves the page (its own restore after a
+      // native close): put it back where it belongs if it ended on nothing.
+      requestAnimationFrame(() => {
+        if (document.activeElement === document.body || document.activeElement === null) target?.focus();
+      });
     };
   }, []);
 

@@ -87,10 +87,8 @@ function Compare(props: { slug: string; entries: Entry[] }) {
     setMessage(null);
     const at = (rev: string) => entries.find((e) => String(e.revision) === rev)!.at;
     const [a, b] = await Promise.all([asOf(props.slug, at(from)), asOf(props.slug, at(to))]);
-    if ('error' in a || 'error' in b) {
-      setMessage(('error' in a ? a : b as { error: ApiErrorBody }).error.message);
-      return;
-    }
+    if ('error' in a) return setMessage(a.error.message);
+    if ('error' in b) return setMessage(b.error.message);
     const fields = Object.keys(b.profile).filter((f) => !NOISE.has(f)) as (keyof Profile)[];
     setDiff(fields.filter((f) => shown(a.profile[f]) !== shown(b.profile[f])).map((f) => ({ field: f, before: a.profile[f], after: b.profile[f] })));
   }
