@@ -313,9 +313,11 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   const confirm = page.getByRole('dialog', { name: 'Stop docs-bot?' });
   await confirm.waitFor();
   assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'the safe answer has focus');
-  // Tab stays inside the dialog: Cancel, Stop agent, then Cancel again.
+  // Tab stays inside the dialog: Cancel, Stop agent, the heading's Close, then Cancel again.
   await page.keyboard.press('Tab');
   assert.is(await page.evaluate('document.activeElement?.textContent'), 'Stop agent');
+  await page.keyboard.press('Tab');
+  assert.is(await page.evaluate('document.activeElement?.getAttribute("aria-label")'), 'Close');
   await page.keyboard.press('Tab');
   assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'focus is trapped in the dialog');
   await axeClean(page, 'stop confirmation');

@@ -9,11 +9,12 @@ import { connected, listen } from '../live.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
 import { Confirm } from '../ui/dialog.tsx';
-import { Field, serverErrors, type FieldErrors } from '../ui/field.tsx';
+import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
+import { FieldFrame } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import { loadProjects } from './projects.tsx';
 import { applyAgentEvent, applyProjectEvent } from './work-events.ts';
-import { ENDED, problem, readAll, type Agent, type Project } from './work.ts';
+import { ENDED, readAll, type Agent, type Project } from './work.ts';
 
 type Spawn = Schemas['SpawnRequest'];
 const ROLES: Spawn['role'][] = ['coordinator', 'builder', 'reviewer', 'auditor', 'security', 'researcher', 'tester', 'deliberator', 'planner', 'custom'];
@@ -85,45 +86,45 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
     <form class="form spawn" onSubmit={submit} noValidate aria-labelledby="spawn-heading">
       <h2 id="spawn-heading">Spawn an agent</h2>
       {formError && <p class="form-error" role="alert">{formError}</p>}
-      <Field id="spawn-name" label="Name" hint="Letters, digits, dashes and underscores" error={errors.name}>
+      <FieldFrame id="spawn-name" label="Name" hint="Letters, digits, dashes and underscores" error={errors.name}>
         {(aria) => <input {...aria} value={name} required onInput={(e) => setName(e.currentTarget.value)} />}
-      </Field>
-      <Field id="spawn-role" label="Role" error={errors.role}>
+      </FieldFrame>
+      <FieldFrame id="spawn-role" label="Role" error={errors.role}>
         {(aria) => (
           <select {...aria} value={agentRole} onChange={(e) => setAgentRole(e.currentTarget.value as Spawn['role'])}>
             {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
           </select>
         )}
-      </Field>
-      <Field id="spawn-project_id" label="Project" error={errors.project_id}>
+      </FieldFrame>
+      <FieldFrame id="spawn-project_id" label="Project" error={errors.project_id}>
         {(aria) => (
           <select {...aria} value={projectId} onChange={(e) => setProjectId(e.currentTarget.value)}>
             {props.projects.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
           </select>
         )}
-      </Field>
-      <Field id="spawn-initial_prompt" label="Initial prompt (optional)" error={errors.initial_prompt}>
+      </FieldFrame>
+      <FieldFrame id="spawn-initial_prompt" label="Initial prompt (optional)" error={errors.initial_prompt}>
         {(aria) => <textarea {...aria} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />}
-      </Field>
-      <Field id="spawn-template" label="Template" error={errors.template}>
+      </FieldFrame>
+      <FieldFrame id="spawn-template" label="Template" error={errors.template}>
         {(aria) => (
           <select {...aria} value={template} onChange={(e) => setTemplate(e.currentTarget.value as Spawn['template'] | '')}>
             <option value="">The role's own ({roleTemplate(agentRole)})</option>
             {TEMPLATES.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
         )}
-      </Field>
+      </FieldFrame>
       {effectiveTemplate === 'custom' && (
-        <Field id="spawn-custom_agent_md" label="Custom instructions" hint="The agent's instructions, used by the custom template" error={errors.custom_agent_md}>
+        <FieldFrame id="spawn-custom_agent_md" label="Custom instructions" hint="The agent's instructions, used by the custom template" error={errors.custom_agent_md}>
           {(aria) => <textarea {...aria} value={customMd} required onInput={(e) => setCustomMd(e.currentTarget.value)} />}
-        </Field>
+        </FieldFrame>
       )}
-      <Field id="spawn-model" label="Model (optional)" hint="The server's default model when empty" error={errors.model}>
+      <FieldFrame id="spawn-model" label="Model (optional)" hint="The server's default model when empty" error={errors.model}>
         {(aria) => <input {...aria} value={model} onInput={(e) => setModel(e.currentTarget.value)} />}
-      </Field>
-      <Field id="spawn-base_branch" label="Base branch (optional)" hint="main when empty" error={errors.base_branch}>
+      </FieldFrame>
+      <FieldFrame id="spawn-base_branch" label="Base branch (optional)" hint="main when empty" error={errors.base_branch}>
         {(aria) => <input {...aria} value={baseBranch} onInput={(e) => setBaseBranch(e.currentTarget.value)} />}
-      </Field>
+      </FieldFrame>
       <div class="field check">
         <input id="spawn-persistent" type="checkbox" checked={persistent} aria-describedby="spawn-persistent-hint" onChange={(e) => setPersistent(e.currentTarget.checked)} />
         <label for="spawn-persistent">Persistent</label>

@@ -9,10 +9,11 @@ import { listen } from '../live.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, serverErrors, type FieldErrors } from '../ui/field.tsx';
+import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
+import { FieldFrame } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import { applyProjectEvent } from './work-events.ts';
-import { problem, readAll, type Project } from './work.ts';
+import { readAll, type Project } from './work.ts';
 
 const MAX_AGENTS = { min: 1, max: 50 };
 
@@ -73,17 +74,17 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
     <Dialog title={editing ? `Edit project ${editing.name}` : 'New project'} onClose={props.onClose}>
       <form class="form" onSubmit={submit} noValidate>
         {formError && <p class="form-error" role="alert">{formError}</p>}
-        <Field id="project-name" label="Name" error={errors.name}>
+        <FieldFrame id="project-name" label="Name" error={errors.name}>
           {(aria) => <input {...aria} value={name} data-autofocus required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
-        </Field>
+        </FieldFrame>
         {admin && (
-          <Field id="project-repo_path" label="Repository path (optional)" hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only." error={errors.repo_path}>
+          <FieldFrame id="project-repo_path" label="Repository path (optional)" hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only." error={errors.repo_path}>
             {(aria) => <input {...aria} value={repoPath} onInput={(e) => setRepoPath(e.currentTarget.value)} />}
-          </Field>
+          </FieldFrame>
         )}
-        <Field id="project-max_concurrent_agents" label="Agents running at once" hint={`${MAX_AGENTS.min} to ${MAX_AGENTS.max}`} error={errors.max_concurrent_agents}>
+        <FieldFrame id="project-max_concurrent_agents" label="Agents running at once" hint={`${MAX_AGENTS.min} to ${MAX_AGENTS.max}`} error={errors.max_concurrent_agents}>
           {(aria) => <input {...aria} type="number" inputMode="numeric" min={MAX_AGENTS.min} max={MAX_AGENTS.max} value={maxAgents} onInput={(e) => setMaxAgents(e.currentTarget.value)} />}
-        </Field>
+        </FieldFrame>
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
           <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create project'}</button>

@@ -4,8 +4,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, serverErrors, type FieldErrors } from '../ui/field.tsx';
-import { COLUMNS, PRIORITIES, problem, readAll, type Agent, type Task, type TaskStatus } from './work.ts';
+import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
+import { FieldFrame } from '../ui/field.tsx';
+import { COLUMNS, PRIORITIES, readAll, type Agent, type Task, type TaskStatus } from './work.ts';
 
 const TITLE_MAX = 500;
 const TASK_FIELDS = ['title', 'priority', 'status', 'description', 'branch_name'];
@@ -55,31 +56,31 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
     <Dialog title={editing ? 'Edit task' : 'New task'} onClose={props.onClose}>
       <form class="form" onSubmit={submit} noValidate>
         {formError && <p class="form-error" role="alert">{formError}</p>}
-        <Field id="task-title" label="Title" error={errors.title}>
+        <FieldFrame id="task-title" label="Title" error={errors.title}>
           {(aria) => <input {...aria} value={title} data-autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />}
-        </Field>
-        <Field id="task-priority" label="Priority" error={errors.priority}>
+        </FieldFrame>
+        <FieldFrame id="task-priority" label="Priority" error={errors.priority}>
           {(aria) => (
             <select {...aria} value={priority} onChange={(e) => setPriority(e.currentTarget.value as Task['priority'])}>
               {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
             </select>
           )}
-        </Field>
+        </FieldFrame>
         {!editing && (
-          <Field id="task-status" label="Column" error={errors.status}>
+          <FieldFrame id="task-status" label="Column" error={errors.status}>
             {(aria) => (
               <select {...aria} value={status} onChange={(e) => setStatus(e.currentTarget.value as TaskStatus)}>
                 {COLUMNS.map((c) => <option key={c.status} value={c.status}>{c.label}</option>)}
               </select>
             )}
-          </Field>
+          </FieldFrame>
         )}
-        <Field id="task-description" label="Description (optional)" error={errors.description}>
+        <FieldFrame id="task-description" label="Description (optional)" error={errors.description}>
           {(aria) => <textarea {...aria} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
-        </Field>
-        <Field id="task-branch_name" label="Git branch (optional)" error={errors.branch_name}>
+        </FieldFrame>
+        <FieldFrame id="task-branch_name" label="Git branch (optional)" error={errors.branch_name}>
           {(aria) => <input {...aria} value={branch} onInput={(e) => setBranch(e.currentTarget.value)} />}
-        </Field>
+        </FieldFrame>
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
           <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create task'}</button>
@@ -125,13 +126,13 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
         {!agents ? <p class="muted" role="status">Loading the project's agents…</p> : agents.length === 0 ? (
           <p>No agents in this project yet. <a href="/agents">Spawn one on the Agents page</a>.</p>
         ) : (
-          <Field id="assign-agent" label="Agent">
+          <FieldFrame id="assign-agent" label="Agent">
             {(aria) => (
               <select {...aria} value={agentId} data-autofocus onChange={(e) => setAgentId(e.currentTarget.value)}>
                 {agents.map((a) => <option key={a.id} value={a.id}>{a.name} ({a.role}, {a.status})</option>)}
               </select>
             )}
-          </Field>
+          </FieldFrame>
         )}
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
