@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, disallowed, focusOn, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-profiles-admin-key-00000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -48,20 +48,6 @@ async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserC
 const api = (ctx: Ctx, path: string) => http(`${ctx.s.orch}${path}`, { headers: admin });
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
-/**
- * What has focus (its id, text or aria-label), polled until it is `want` or a second has passed:
- * a page moves focus in the animation frame after a render, so a read right after a click can be
- * early. (Polled here: the page's CSP refuses waitForFunction's string predicates.)
- */
-async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'label' = 'id'): Promise<string> {
-  const read = { id: 'document.activeElement?.id', text: 'document.activeElement?.textContent', label: 'document.activeElement?.getAttribute("aria-label")' }[of];
-  let got = '';
-  for (let i = 0; i < 20 && got !== want; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 50));
-    got = String((await page.evaluate(read)) ?? '');
-  }
-  return got;
-}
 const toastSays = (page: Page, text: string | RegExp) => page.locator('.toasts').getByText(text).waitFor();
 
 /** The JSON bodies of the page's writes to `path` (method and body), from now on. */

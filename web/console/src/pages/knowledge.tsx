@@ -8,7 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
-import { Dialog } from '../ui/dialog.tsx';
+import { Confirm, Dialog } from '../ui/dialog.tsx';
 import { codePoints, problem, serverErrors } from '../ui/errors.ts';
 import { Field, FormError, focusFirstError } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
@@ -258,13 +258,7 @@ function DeleteDialog(props: { profileId: string; snippet: Snippet; onClose: () 
     } else setError(problem(refused).message);
   }
   return (
-    <Dialog title="Delete this snippet?" onClose={props.onClose} describedBy="delete-what">
-      <p id="delete-what">“{props.snippet.title}” goes from this bot's knowledge; replies stop using it. The log keeps its history.</p>
-      <FormError id="delete-error" message={error} />
-      <div class="actions">
-        <button type="button" class="danger" disabled={busy} onClick={remove}>Delete</button>
-        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>Keep it</button>
-      </div>
-    </Dialog>
+    <Confirm title="Delete this snippet?" question={`“${props.snippet.title}” goes from this bot's knowledge; replies stop using it. The log keeps its history.`}
+      confirm="Delete" cancel="Keep it" busy={busy} error={error} onConfirm={remove} onClose={props.onClose} />
   );
 }

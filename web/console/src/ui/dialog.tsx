@@ -82,14 +82,14 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   );
 }
 
-/** A yes/no question (stop an agent, kill one): the safe answer has focus first. */
-export function Confirm(props: { title: string; question: string; confirm: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void }) {
+/** A yes/no question (stop an agent, kill one, delete a snippet): the safe answer has focus first. */
+export function Confirm(props: { title: string; question: string; confirm: string; cancel?: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void }) {
   return (
     <Dialog title={props.title} onClose={props.onClose} describedBy="confirm-question">
       <p id="confirm-question">{props.question}</p>
       {props.error && <p class="form-error" role="alert">{props.error}</p>}
       <div class="dialog-actions">
-        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>Cancel</button>
+        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>{props.cancel ?? 'Cancel'}</button>
         <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirm}</button>
       </div>
     </Dialog>
