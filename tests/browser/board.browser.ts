@@ -22,7 +22,7 @@ import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, disallowed, focusOn, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 interface Ctx {
   s: TestServices; keys: AgentKeys; browser: Browser; owner: Account; stranger: Account; reader: Account;
@@ -113,7 +113,7 @@ test('projects: create and edit through the dialog; a missing name is an error t
   await opener.click();
   const dialog = page.getByRole('dialog', { name: 'New project' });
   await dialog.waitFor();
-  assert.is(await page.evaluate('document.activeElement?.id'), 'project-name');
+  assert.is(await focusOn(page, 'project-name'), 'project-name');
   await dialog.getByRole('button', { name: 'Create project' }).click();
   const name = dialog.getByLabel('Name');
   assert.is(await name.getAttribute('aria-invalid'), 'true');
@@ -125,7 +125,7 @@ test('projects: create and edit through the dialog; a missing name is an error t
   await dialog.getByLabel('Agents running at once').fill('4');
   await dialog.getByRole('button', { name: 'Create project' }).click();
   await dialog.waitFor({ state: 'detached' });
-  assert.ok(await opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement), 'focus back on the opener');
+  await until('focus back on the opener', () => opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement));
   await page.getByRole('link', { name: 'Website relaunch' }).waitFor();
   const list = await http(`${ctx.s.orch}/api/v1/projects?limit=200`, { headers: key(ctx) });
   const made = list.body.projects.find((p: { name: string }) => p.name === 'Website relaunch');
@@ -217,7 +217,7 @@ test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each
   await a.page.keyboard.press('Space');
   await a.page.keyboard.press('ArrowRight');
   await a.page.keyboard.press('ArrowRight');
-  assert.is(await a.page.evaluate('document.activeElement?.id'), `card-${id}`, 'focus stays on the carried card');
+  assert.is(await focusOn(a.page, `card-${id}`), `card-${id}`, 'focus stays on the carried card');
   await a.page.keyboard.press('Space');
   await until('the drop announced', async () => (await liveRegion(a.page).textContent())!.includes('Moved “Keyboard task” to In review'));
   await until('the second browser sees it in review', async () => (await columnOf(b.page, id)) === 'in_review');
@@ -272,7 +272,7 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   const { page, close } = await signedIn(ctx, ctx.owner, '/agents');
   await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
   await page.getByText('Live: up to date').waitFor();
-  await page.getByLabel('Name', { exact: true }).fill('docs-bot');
+  await page.getByLabel('Name (required)', { exact: true }).fill('docs-bot');
   await page.getByLabel('Role').selectOption('custom');
   await page.getByLabel('Project').selectOption(ctx.project);
   await page.getByLabel('Initial prompt (optional)').fill('Start with the README');
@@ -312,12 +312,14 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   await stopButton.click();
   const confirm = page.getByRole('dialog', { name: 'Stop docs-bot?' });
   await confirm.waitFor();
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'the safe answer has focus');
-  // Tab stays inside the dialog: Cancel, Stop agent, then Cancel again.
+  assert.is(await focusOn(page, 'Cancel', 'text'), 'Cancel', 'the safe answer has focus');
+  // Tab stays inside the dialog: Cancel, Stop agent, the heading's Close, then Cancel again.
   await page.keyboard.press('Tab');
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Stop agent');
+  assert.is(await focusOn(page, 'Stop agent', 'text'), 'Stop agent');
   await page.keyboard.press('Tab');
-  assert.is(await page.evaluate('document.activeElement?.textContent'), 'Cancel', 'focus is trapped in the dialog');
+  assert.is(await focusOn(page, 'Close', 'label'), 'Close');
+  await page.keyboard.press('Tab');
+  assert.is(await focusOn(page, 'Cancel', 'text'), 'Cancel', 'focus is trapped in the dialog');
   await axeClean(page, 'stop confirmation');
   await screenshots(page, 'agents-stop-dialog');
   await confirm.getByRole('button', { name: 'Stop agent' }).click();

@@ -98,3 +98,18 @@ export async function tabTo(page: Page, selector: string, max = 25): Promise<voi
   }
   throw new Error(`${selector} not reached by Tab within ${max} presses`);
 }
+
+/**
+ * What has focus (its id, text or aria-label), polled until it is `want` or a second has passed:
+ * a page moves focus in the animation frame after a render, so a read right after a click can be
+ * early. (Polled here: the page's CSP refuses waitForFunction's string predicates.)
+ */
+export async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'label' = 'id'): Promise<string> {
+  const read = { id: 'document.activeElement?.id', text: 'document.activeElement?.textContent', label: 'document.activeElement?.getAttribute("aria-label")' }[of];
+  let got = '';
+  for (let i = 0; i < 20 && got !== want; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 50));
+    got = String((await page.evaluate(read)) ?? '');
+  }
+  return got;
+}

@@ -258,6 +258,46 @@ const routes = [
     name: 'DELETE /api/v1/bots/{profile_id}/knowledge/{id}', method: 'DELETE',
     path: (w) => `/api/v1/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.deletable.pop(), 'snippet to delete')}`,
   },
+  // The web console's mirrors of the profile, bot knowledge and private-chat routes: browser sessions only, then the routes' own checks.
+  { name: 'GET /api/agent-chat/profiles', method: 'GET', path: () => '/api/agent-chat/profiles', check: (r) => assert.ok(Array.isArray(r.body)) },
+  {
+    name: 'POST /api/agent-chat/profiles', method: 'POST', path: () => '/api/agent-chat/profiles',
+    body: (w) => ({ slug: `web-matrix-${++w.seq}`, name: 'Made on the web by the matrix' }), check: (r) => assert.match(r.body.slug, /^web-matrix-/),
+  },
+  { name: 'GET /api/agent-chat/profiles/{slug}', method: 'GET', path: (w) => `/api/agent-chat/profiles/${need(w.profile, 'profile').slug}`, check: (r, w) => assert.is(r.body.id, w.profile!.id) },
+  {
+    name: 'PUT /api/agent-chat/profiles/{slug}', method: 'PUT', path: (w) => `/api/agent-chat/profiles/${need(w.profile, 'profile').slug}`,
+    body: (w) => ({ max_tokens: 1000 + ++w.seq }), check: (r, w) => assert.is(r.body.max_tokens, 1000 + w.seq),
+  },
+  {
+    name: 'GET /api/agent-chat/profiles/{slug}/history', method: 'GET', path: (w) => `/api/agent-chat/profiles/${need(w.profile, 'profile').slug}/history`,
+    check: (r) => assert.is(r.body[0].event_type, 'ProfileCreated'),
+  },
+  { name: 'GET /api/bots/{profile_id}/knowledge', method: 'GET', path: (w) => `/api/bots/${need(w.profile, 'profile').id}/knowledge`, check: (r) => assert.ok(r.body.length > 0) },
+  {
+    name: 'POST /api/bots/{profile_id}/knowledge', method: 'POST', path: (w) => `/api/bots/${need(w.profile, 'profile').id}/knowledge`,
+    body: () => ({ title: 'Matrix on the web', content: 'Written by the matrix.' }), check: (r, w) => assert.is(r.body.profile_id, w.profile!.id),
+  },
+  {
+    name: 'GET /api/bots/{profile_id}/knowledge/search', method: 'GET', path: (w) => `/api/bots/${need(w.profile, 'profile').id}/knowledge/search?q=matrix`,
+    check: (r) => assert.ok(r.body.length > 0),
+  },
+  {
+    name: 'GET /api/bots/{profile_id}/knowledge/{id}', method: 'GET', path: (w) => `/api/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.snippet, 'snippet')}`,
+    check: (r, w) => assert.is(r.body.id, w.snippet),
+  },
+  {
+    name: 'PATCH /api/bots/{profile_id}/knowledge/{id}', method: 'PATCH', path: (w) => `/api/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.snippet, 'snippet')}`,
+    body: (w) => ({ title: `Matrix ${++w.seq}` }), check: (r, w) => assert.is(r.body.title, `Matrix ${w.seq}`),
+  },
+  {
+    name: 'DELETE /api/bots/{profile_id}/knowledge/{id}', method: 'DELETE',
+    path: (w) => `/api/bots/${need(w.profile, 'profile').id}/knowledge/${need(w.deletable.pop(), 'snippet to delete')}`,
+  },
+  {
+    name: 'POST /api/agent-chat/chat/{slug}', method: 'POST', path: (w) => `/api/agent-chat/chat/${need(w.profile, 'profile').slug}`,
+    body: () => ({ message: 'Hello from the matrix on the web' }), check: (r) => assert.is(r.body.visitor_token, undefined),
+  },
   { name: 'GET /api/v1/templates', method: 'GET', path: () => '/api/v1/templates', check: (r) => assert.is(r.body.length, 5) },
   { name: 'GET /api/v1/templates/{slug}', method: 'GET', path: () => '/api/v1/templates/sales-sdr', check: (r) => assert.is(r.body.slug, 'sales-sdr') },
   {
@@ -486,6 +526,19 @@ const nonAdminKey = {
   'GET /api/v1/bots/{profile_id}/knowledge/{id}': OK,
   'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
   'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+  // The web console's mirrors serve browser sessions only.
+  'GET /api/agent-chat/profiles': SESSION_ONLY,
+  'POST /api/agent-chat/profiles': SESSION_ONLY,
+  'GET /api/agent-chat/profiles/{slug}': SESSION_ONLY,
+  'PUT /api/agent-chat/profiles/{slug}': SESSION_ONLY,
+  'GET /api/agent-chat/profiles/{slug}/history': SESSION_ONLY,
+  'GET /api/bots/{profile_id}/knowledge': SESSION_ONLY,
+  'POST /api/bots/{profile_id}/knowledge': SESSION_ONLY,
+  'GET /api/bots/{profile_id}/knowledge/search': SESSION_ONLY,
+  'GET /api/bots/{profile_id}/knowledge/{id}': SESSION_ONLY,
+  'PATCH /api/bots/{profile_id}/knowledge/{id}': SESSION_ONLY,
+  'DELETE /api/bots/{profile_id}/knowledge/{id}': SESSION_ONLY,
+  'POST /api/agent-chat/chat/{slug}': SESSION_ONLY,
   'GET /api/v1/templates': OK,
   'GET /api/v1/templates/{slug}': OK,
   'POST /api/v1/templates/{slug}/instantiate': ADMIN_ONLY,
@@ -661,6 +714,19 @@ const nonAdminSession = {
   'POST /api/agents/{id}/kill': NO_AGENT_AUTHORITY,
   'POST /api/assistant-user/chat': OK,
   'GET /api/assistant-user/conversations': OK,
+  // The mirrors: profiles are the admin's (the route's own check); knowledge reads are open, writes the admin's.
+  'GET /api/agent-chat/profiles': ADMIN_ONLY,
+  'POST /api/agent-chat/profiles': ADMIN_ONLY,
+  'GET /api/agent-chat/profiles/{slug}': ADMIN_ONLY,
+  'PUT /api/agent-chat/profiles/{slug}': ADMIN_ONLY,
+  'GET /api/agent-chat/profiles/{slug}/history': ADMIN_ONLY,
+  'GET /api/bots/{profile_id}/knowledge': OK,
+  'POST /api/bots/{profile_id}/knowledge': ADMIN_ONLY,
+  'GET /api/bots/{profile_id}/knowledge/search': OK,
+  'GET /api/bots/{profile_id}/knowledge/{id}': OK,
+  'PATCH /api/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+  'DELETE /api/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+  'POST /api/agent-chat/chat/{slug}': OK,
 } as const satisfies Record<RouteName, Cell>;
 
 const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
@@ -699,6 +765,18 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
     'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
     'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': MISSING,
+    'GET /api/agent-chat/profiles': MISSING,
+    'POST /api/agent-chat/profiles': MISSING,
+    'GET /api/agent-chat/profiles/{slug}': MISSING,
+    'PUT /api/agent-chat/profiles/{slug}': MISSING,
+    'GET /api/agent-chat/profiles/{slug}/history': MISSING,
+    'GET /api/bots/{profile_id}/knowledge': MISSING,
+    'POST /api/bots/{profile_id}/knowledge': MISSING,
+    'GET /api/bots/{profile_id}/knowledge/search': MISSING,
+    'GET /api/bots/{profile_id}/knowledge/{id}': MISSING,
+    'PATCH /api/bots/{profile_id}/knowledge/{id}': MISSING,
+    'DELETE /api/bots/{profile_id}/knowledge/{id}': MISSING,
+    'POST /api/agent-chat/chat/{slug}': MISSING,
     'GET /api/v1/templates': MISSING,
     'GET /api/v1/templates/{slug}': MISSING,
     'POST /api/v1/templates/{slug}/instantiate': MISSING,
@@ -810,6 +888,18 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
     'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
     'DELETE /api/v1/bots/{profile_id}/knowledge/{id}': INVALID,
+    'GET /api/agent-chat/profiles': INVALID,
+    'POST /api/agent-chat/profiles': INVALID,
+    'GET /api/agent-chat/profiles/{slug}': INVALID,
+    'PUT /api/agent-chat/profiles/{slug}': INVALID,
+    'GET /api/agent-chat/profiles/{slug}/history': INVALID,
+    'GET /api/bots/{profile_id}/knowledge': INVALID,
+    'POST /api/bots/{profile_id}/knowledge': INVALID,
+    'GET /api/bots/{profile_id}/knowledge/search': INVALID,
+    'GET /api/bots/{profile_id}/knowledge/{id}': INVALID,
+    'PATCH /api/bots/{profile_id}/knowledge/{id}': INVALID,
+    'DELETE /api/bots/{profile_id}/knowledge/{id}': INVALID,
+    'POST /api/agent-chat/chat/{slug}': INVALID,
     'GET /api/v1/templates': INVALID,
     'GET /api/v1/templates/{slug}': INVALID,
     'POST /api/v1/templates/{slug}/instantiate': INVALID,
@@ -932,6 +1022,18 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/agents/{id}': OK,
     'POST /api/agents/{id}/stop': OK,
     'POST /api/agents/{id}/kill': OK,
+    'GET /api/agent-chat/profiles': OK,
+    'POST /api/agent-chat/profiles': CREATED,
+    'GET /api/agent-chat/profiles/{slug}': OK,
+    'PUT /api/agent-chat/profiles/{slug}': OK,
+    'GET /api/agent-chat/profiles/{slug}/history': OK,
+    'GET /api/bots/{profile_id}/knowledge': OK,
+    'POST /api/bots/{profile_id}/knowledge': CREATED,
+    'GET /api/bots/{profile_id}/knowledge/search': OK,
+    'GET /api/bots/{profile_id}/knowledge/{id}': OK,
+    'PATCH /api/bots/{profile_id}/knowledge/{id}': OK,
+    'DELETE /api/bots/{profile_id}/knowledge/{id}': NO_CONTENT,
+    'POST /api/agent-chat/chat/{slug}': OK,
   },
 };
 
@@ -984,6 +1086,10 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'POST /api/templates/{slug}/instantiate': ADMIN_ONLY,
     'PUT /api/v1/agent-chat/profiles/{slug}': ADMIN_ONLY,
     'PATCH /api/v1/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
+    // Their web-UI mirrors keep the routes' own admin checks.
+    'GET /api/agent-chat/profiles': ADMIN_ONLY,
+    'PUT /api/agent-chat/profiles/{slug}': ADMIN_ONLY,
+    'POST /api/bots/{profile_id}/knowledge': ADMIN_ONLY,
   },
 };
 
@@ -1076,7 +1182,8 @@ async function buildWorld(s: TestServices, roles: { keys: Array<keyof World['acc
     return r.body.id as string;
   };
   w.snippet = await snippet();
-  for (let i = 0; i < principals.length; i++) w.deletable.push(await snippet());
+  // Two DELETE routes (/api/v1/ and its mirror): two snippets per row.
+  for (let i = 0; i < 2 * principals.length; i++) w.deletable.push(await snippet());
   const stored = await http(`${s.orch}/api/v1/knowledge/ingest`, {
     headers: keyed(ADMIN_KEY), json: { documents: [{ source_repo: 'matrix', path: 'stays/here.md', content: 'matrix document that stays' }] },
   });

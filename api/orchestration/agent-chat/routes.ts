@@ -7,7 +7,8 @@
 //   ORCH_CORS_ALLOWED_ORIGINS is set.
 // - `POST /api/v1/agent-chat/chat/{slug}` (key or session): any tier, enabled profiles; the
 //   conversation belongs to the calling account (and `visitor_id`); the personal assistant is
-//   refused (403 `personal_assistant_forbidden`).
+//   refused (403 `personal_assistant_forbidden`). Mirrored at /api/agent-chat/chat/{slug} for
+//   the web console's try-it panel.
 // - `POST /api/assistant-user/chat` and `GET /api/assistant-user/conversations` (browser
 //   session): the personal assistant, and the caller's own conversations with it.
 // - `GET /api/v1/agent-chat/usage/summary` (key), `.../conversations` and
@@ -26,7 +27,7 @@ import { jsonBody, ok } from '../../shared/openapi.ts';
 import { peerAddress } from '../../shared/peer.ts';
 import { actorOf, principalUser, requireAdmin, requireKey, requireSession } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { clientKey } from './client-key.ts';
 import { runTurn, type TurnResult } from './pipeline.ts';
 import {
@@ -123,7 +124,7 @@ export function agentChatRoutes(deps: OrchDeps) {
     return profile;
   };
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/agent-chat/chat/{slug}', tags, summary: 'Chat with any enabled profile (key or session)',
     description: 'The public chat\'s pipeline and answer, for any tier. A conversation belongs to the calling account; `visitor_id` separates conversations within one caller; another caller\'s conversation id starts a new one. The personal assistant is refused here (its surface is POST /api/assistant-user/chat).',
     middleware: requireKey(),

@@ -1,7 +1,8 @@
 // Bot knowledge (spec: "Bot knowledge"), under /api/v1/bots/{profile_id}/knowledge, where
 // profile_id is the profile's uuid. Reads need a key (any role); writes need an admin, checked by
 // the route itself whatever ORCH_ENFORCE_ADMIN_ROLE says. Snippets are events on their profile's
-// stream (domain/orchestration/knowledge), found through the profile's slug.
+// stream (domain/orchestration/knowledge), found through the profile's slug. Each route has its
+// web-UI mirror under /api/bots/{profile_id}/knowledge (browser sessions).
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { CreateSnippetBody, ListQuery, PatchSnippetBody, ProfileIdParam, SearchHit, SearchQuery, Snippet, SnippetParams } from './schemas.ts';
 
 const tags = ['bot knowledge'];
@@ -51,7 +52,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
   const run = (profile: ProfileRow, command: KnowledgeCommand, context: CommandContext) =>
     deps.commands.run(profileStream(profile.slug), knowledgeDecider, command, context);
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: BASE, tags, summary: 'A bot\'s knowledge snippets, newest first',
     middleware: requireKey(),
     request: { params: ProfileIdParam, query: ListQuery },
@@ -61,7 +62,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     return c.json((await listSnippets(deps.db, profile.id, c.req.valid('query').title_contains)).map(snippetView), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: BASE, tags, summary: 'Add a knowledge snippet (the first one turns knowledge_search_enabled on)',
     middleware: requireAdmin(true),
     request: { params: ProfileIdParam, body: jsonBody(CreateSnippetBody) },
@@ -82,7 +83,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
   });
 
   // Declared before /{id}, so `search` is never taken for a snippet id.
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: `${BASE}/search`, tags, summary: 'Ranked knowledge search (the retrieval chat grounding uses)',
     description: 'The query\'s words are ORed with English stemming; titles weigh more than content; hits below the relevance floor (score 0.075) are not returned. Any text is a safe query.',
     middleware: requireKey(),
@@ -98,7 +99,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     return c.json(hits.map((h) => ({ ...snippetView(h), score: h.score })), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: `${BASE}/{id}`, tags, summary: 'One knowledge snippet',
     middleware: requireKey(),
     request: { params: SnippetParams },
@@ -108,7 +109,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     return c.json(snippetView(await existingSnippet(await profileOf(profile_id), id)), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'patch', path: `${BASE}/{id}`, tags, summary: 'Change a snippet (fields not sent stay as they are)',
     middleware: requireAdmin(true),
     request: { params: SnippetParams, body: jsonBody(PatchSnippetBody) },
@@ -125,7 +126,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     return c.json(snippetView(await existingSnippet(profile, id)), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'delete', path: `${BASE}/{id}`, tags, summary: 'Delete a snippet',
     middleware: requireAdmin(true),
     request: { params: SnippetParams },

@@ -3,6 +3,7 @@
 // update, and the change history auditors read from the log. No delete route exists; `enabled`
 // false keeps the history. The admin check is the route's own, whatever ORCH_ENFORCE_ADMIN_ROLE
 // says (the spec lists profile reads and writes among the role checks beside require_admin).
+// Each route has its web-UI mirror under /api/agent-chat/profiles (browser sessions).
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { listProfiles, profileBySlug } from '../../../projections/orchestration/profiles.ts';
@@ -10,7 +11,7 @@ import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { AsOfQuery, CreateProfileBody, HistoryEntry, Profile, SlugParam, UpdateProfileBody } from './schemas.ts';
 import { createProfile, newSettings, profileAsOf, profileHistory, profileView, updateProfile } from './use-cases.ts';
 
@@ -23,13 +24,13 @@ export const notFound = () => new ApiError(404, 'profile_not_found', 'no such pr
 export function profileRoutes(deps: OrchDeps) {
   const app = orchRouter();
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/profiles', tags, summary: 'Every profile, every column flattened, plus integrations',
     middleware: adminOnly(),
     responses: { 200: ok(z.array(Profile), 'a bare array of profiles'), ...orchErrors(ADMIN_ERRORS) },
   }), async (c) => c.json((await listProfiles(deps.db)).map(profileView), 200));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/agent-chat/profiles', tags, summary: 'Create a profile',
     description: 'Accepts exactly the spec\'s create fields; fields not sent take the documented defaults.',
     middleware: adminOnly(),
@@ -44,7 +45,7 @@ export function profileRoutes(deps: OrchDeps) {
     return c.json(profileView(profile), 201);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/profiles/{slug}', tags, summary: 'One profile, now or as it was at an instant',
     middleware: adminOnly(),
     request: { params: SlugParam, query: AsOfQuery },
@@ -61,7 +62,7 @@ export function profileRoutes(deps: OrchDeps) {
     return c.json(profileView(profile), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'put', path: '/api/v1/agent-chat/profiles/{slug}', tags, summary: 'Change a profile (only the fields sent)',
     description: 'A partial update: only sent fields change, and a request that changes nothing appends nothing. `slug` cannot be renamed and `channel_reply_mode` is set by an operator (400).',
     middleware: adminOnly(),
@@ -77,7 +78,7 @@ export function profileRoutes(deps: OrchDeps) {
     return c.json(profileView(await updateProfile(deps, slug, changes, actorOf(c))), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/profiles/{slug}/history', tags, summary: 'Every change of a profile, oldest first, from its stream',
     description: 'Read from the profile\'s stream in the log, not from a read model. The profile\'s knowledge events are not profile changes and are left out.',
     middleware: adminOnly(),

@@ -17,6 +17,11 @@ const SignedOut = lazy(() => import('./pages/signed-out.tsx').then((m) => m.Sign
 const Projects = lazy(() => import('./pages/projects.tsx').then((m) => m.Projects));
 const Board = lazy(() => import('./pages/board.tsx').then((m) => m.Board));
 const Agents = lazy(() => import('./pages/agents.tsx').then((m) => m.Agents));
+const Profiles = lazy(() => import('./pages/profiles.tsx').then((m) => m.Profiles));
+const ProfilePage = lazy(() => import('./pages/profile.tsx').then((m) => m.ProfilePage));
+const Knowledge = lazy(() => import('./pages/knowledge.tsx').then((m) => m.Knowledge));
+const Templates = lazy(() => import('./pages/templates.tsx').then((m) => m.Templates));
+const TemplatePage = lazy(() => import('./pages/template.tsx').then((m) => m.TemplatePage));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
@@ -25,6 +30,8 @@ const NAV: NavItem[] = [
   { href: '/', label: 'Cockpit' },
   { href: '/projects', label: 'Projects' },
   { href: '/agents', label: 'Agents' },
+  { href: '/profiles', label: 'Profiles', admin: true },
+  { href: '/templates', label: 'Templates', admin: true },
   { href: '/admin', label: 'Administration', admin: true },
 ];
 
@@ -92,6 +99,11 @@ function Routes() {
       <Route path="/projects" component={Projects} />
       <Route path="/projects/:id" component={Board} />
       <Route path="/agents" component={Agents} />
+      <Route path="/profiles" component={Profiles} />
+      <Route path="/profiles/:slug" component={ProfilePage} />
+      <Route path="/bots/:profileId/knowledge" component={Knowledge} />
+      <Route path="/templates" component={Templates} />
+      <Route path="/templates/:slug" component={TemplatePage} />
       <Route default component={NotFound} />
     </Router>
   );

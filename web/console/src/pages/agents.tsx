@@ -9,11 +9,12 @@ import { connected, listen } from '../live.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
 import { Confirm } from '../ui/dialog.tsx';
-import { Field, serverErrors, type FieldErrors } from '../ui/field.tsx';
+import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
+import { Field, FormError, focusFirstError } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import { loadProjects } from './projects.tsx';
 import { applyAgentEvent, applyProjectEvent } from './work-events.ts';
-import { ENDED, problem, readAll, type Agent, type Project } from './work.ts';
+import { ENDED, readAll, type Agent, type Project } from './work.ts';
 
 type Spawn = Schemas['SpawnRequest'];
 const ROLES: Spawn['role'][] = ['coordinator', 'builder', 'reviewer', 'auditor', 'security', 'researcher', 'tester', 'deliberator', 'planner', 'custom'];
@@ -54,8 +55,9 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
     const found = check();
     setErrors(found);
     setFormError(null);
+    const form = event.currentTarget as HTMLFormElement;
     if (Object.keys(found).length) {
-      document.getElementById(`spawn-${Object.keys(found)[0]}`)?.focus();
+      focusFirstError(form, 'spawn-error');
       return;
     }
     const body: Spawn = {
@@ -79,56 +81,30 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
     const mapped = serverErrors(problem(error), SPAWN_FIELDS);
     setErrors(mapped.fields);
     setFormError(mapped.form);
+    focusFirstError(form, 'spawn-error');
   }
 
   return (
     <form class="form spawn" onSubmit={submit} noValidate aria-labelledby="spawn-heading">
       <h2 id="spawn-heading">Spawn an agent</h2>
-      {formError && <p class="form-error" role="alert">{formError}</p>}
-      <Field id="spawn-name" label="Name" hint="Letters, digits, dashes and underscores" error={errors.name}>
-        {(aria) => <input {...aria} value={name} required onInput={(e) => setName(e.currentTarget.value)} />}
-      </Field>
-      <Field id="spawn-role" label="Role" error={errors.role}>
-        {(aria) => (
-          <select {...aria} value={agentRole} onChange={(e) => setAgentRole(e.currentTarget.value as Spawn['role'])}>
-            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
-          </select>
-        )}
-      </Field>
-      <Field id="spawn-project_id" label="Project" error={errors.project_id}>
-        {(aria) => (
-          <select {...aria} value={projectId} onChange={(e) => setProjectId(e.currentTarget.value)}>
-            {props.projects.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
-          </select>
-        )}
-      </Field>
-      <Field id="spawn-initial_prompt" label="Initial prompt (optional)" error={errors.initial_prompt}>
-        {(aria) => <textarea {...aria} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />}
-      </Field>
-      <Field id="spawn-template" label="Template" error={errors.template}>
-        {(aria) => (
-          <select {...aria} value={template} onChange={(e) => setTemplate(e.currentTarget.value as Spawn['template'] | '')}>
-            <option value="">The role's own ({roleTemplate(agentRole)})</option>
-            {TEMPLATES.map((t) => <option key={t} value={t}>{t}</option>)}
-          </select>
-        )}
-      </Field>
+      <FormError id="spawn-error" message={formError} />
+      <Field id="spawn-name" label="Name" hint="Letters, digits, dashes and underscores" error={errors.name} required value={name} onInput={setName} />
+      <Field id="spawn-role" label="Role" kind="select" error={errors.role}
+        options={ROLES.map((r) => ({ value: r, label: r }))} value={agentRole} onInput={(v) => setAgentRole(v as Spawn['role'])} />
+      <Field id="spawn-project_id" label="Project" kind="select" error={errors.project_id}
+        options={props.projects.map((p) => ({ value: p.id, label: p.name }))} value={projectId} onInput={setProjectId} />
+      <Field id="spawn-initial_prompt" label="Initial prompt (optional)" kind="textarea" error={errors.initial_prompt} value={prompt} onInput={setPrompt} />
+      <Field id="spawn-template" label="Template" kind="select" error={errors.template}
+        options={[{ value: '', label: `The role's own (${roleTemplate(agentRole)})` }, ...TEMPLATES.map((t) => ({ value: t, label: t }))]}
+        value={template ?? ''} onInput={(v) => setTemplate(v as Spawn['template'] | '')} />
       {effectiveTemplate === 'custom' && (
-        <Field id="spawn-custom_agent_md" label="Custom instructions" hint="The agent's instructions, used by the custom template" error={errors.custom_agent_md}>
-          {(aria) => <textarea {...aria} value={customMd} required onInput={(e) => setCustomMd(e.currentTarget.value)} />}
-        </Field>
+        <Field id="spawn-custom_agent_md" label="Custom instructions" kind="textarea" hint="The agent's instructions, used by the custom template" error={errors.custom_agent_md}
+          required value={customMd} onInput={setCustomMd} />
       )}
-      <Field id="spawn-model" label="Model (optional)" hint="The server's default model when empty" error={errors.model}>
-        {(aria) => <input {...aria} value={model} onInput={(e) => setModel(e.currentTarget.value)} />}
-      </Field>
-      <Field id="spawn-base_branch" label="Base branch (optional)" hint="main when empty" error={errors.base_branch}>
-        {(aria) => <input {...aria} value={baseBranch} onInput={(e) => setBaseBranch(e.currentTarget.value)} />}
-      </Field>
-      <div class="field check">
-        <input id="spawn-persistent" type="checkbox" checked={persistent} aria-describedby="spawn-persistent-hint" onChange={(e) => setPersistent(e.currentTarget.checked)} />
-        <label for="spawn-persistent">Persistent</label>
-        <span id="spawn-persistent-hint" class="hint">Keep the working directory when the agent ends, and resume there.</span>
-      </div>
+      <Field id="spawn-model" label="Model (optional)" hint="The server's default model when empty" error={errors.model} value={model} onInput={setModel} />
+      <Field id="spawn-base_branch" label="Base branch (optional)" hint="main when empty" error={errors.base_branch} value={baseBranch} onInput={setBaseBranch} />
+      <Field id="spawn-persistent" label="Persistent" kind="checkbox" hint="Keep the working directory when the agent ends, and resume there."
+        checked={persistent} onChange={setPersistent} />
       <button type="submit" disabled={busy}>{busy ? 'Spawning…' : 'Spawn agent'}</button>
     </form>
   );

@@ -15,10 +15,11 @@ import { api } from '../api/client.ts';
 import { connected, listen, type LogEvent } from '../live.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
+import { problem } from '../ui/errors.ts';
 import { announce, toast } from '../ui/toast.tsx';
 import { AssignDialog, TaskDialog } from './task-dialogs.tsx';
 import { applyProjectEvent, applyTaskEvent } from './work-events.ts';
-import { COLUMNS, problem, readAll, statusLabel, type Project, type Task, type TaskStatus } from './work.ts';
+import { COLUMNS, readAll, statusLabel, type Project, type Task, type TaskStatus } from './work.ts';
 import './board.css';
 
 interface Lifted { id: string; from: TaskStatus; at: TaskStatus }

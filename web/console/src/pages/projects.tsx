@@ -9,10 +9,11 @@ import { listen } from '../live.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, serverErrors, type FieldErrors } from '../ui/field.tsx';
+import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
+import { Field, FieldFrame, FormError, focusFirstError } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import { applyProjectEvent } from './work-events.ts';
-import { problem, readAll, type Project } from './work.ts';
+import { readAll, type Project } from './work.ts';
 
 const MAX_AGENTS = { min: 1, max: 50 };
 
@@ -47,8 +48,9 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
     const found = check();
     setErrors(found);
     setFormError(null);
+    const form = event.currentTarget as HTMLFormElement;
     if (Object.keys(found).length) {
-      document.getElementById(`project-${Object.keys(found)[0]}`)?.focus();
+      focusFirstError(form, 'project-error');
       return;
     }
     const fields = { name: name.trim(), max_concurrent_agents: Number(maxAgents), ...(admin && repoPath.trim() ? { repo_path: repoPath.trim() } : {}) };
@@ -67,23 +69,23 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
     const mapped = serverErrors(problem(result.error), ['name', 'repo_path', 'max_concurrent_agents']);
     setErrors(mapped.fields);
     setFormError(mapped.form);
+    focusFirstError(form, 'project-error');
   }
 
   return (
     <Dialog title={editing ? `Edit project ${editing.name}` : 'New project'} onClose={props.onClose}>
       <form class="form" onSubmit={submit} noValidate>
-        {formError && <p class="form-error" role="alert">{formError}</p>}
-        <Field id="project-name" label="Name" error={errors.name}>
+        <FormError id="project-error" message={formError} />
+        <FieldFrame id="project-name" label="Name" error={errors.name}>
           {(aria) => <input {...aria} value={name} data-autofocus required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
-        </Field>
+        </FieldFrame>
         {admin && (
-          <Field id="project-repo_path" label="Repository path (optional)" hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only." error={errors.repo_path}>
-            {(aria) => <input {...aria} value={repoPath} onInput={(e) => setRepoPath(e.currentTarget.value)} />}
-          </Field>
+          <Field id="project-repo_path" label="Repository path (optional)" hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only." error={errors.repo_path}
+            value={repoPath} onInput={setRepoPath} />
         )}
-        <Field id="project-max_concurrent_agents" label="Agents running at once" hint={`${MAX_AGENTS.min} to ${MAX_AGENTS.max}`} error={errors.max_concurrent_agents}>
+        <FieldFrame id="project-max_concurrent_agents" label="Agents running at once" hint={`${MAX_AGENTS.min} to ${MAX_AGENTS.max}`} error={errors.max_concurrent_agents}>
           {(aria) => <input {...aria} type="number" inputMode="numeric" min={MAX_AGENTS.min} max={MAX_AGENTS.max} value={maxAgents} onInput={(e) => setMaxAgents(e.currentTarget.value)} />}
-        </Field>
+        </FieldFrame>
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
           <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create project'}</button>

@@ -4,8 +4,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, serverErrors, type FieldErrors } from '../ui/field.tsx';
-import { COLUMNS, PRIORITIES, problem, readAll, type Agent, type Task, type TaskStatus } from './work.ts';
+import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
+import { Field, FieldFrame, FormError, focusFirstError } from '../ui/field.tsx';
+import { COLUMNS, PRIORITIES, readAll, type Agent, type Task, type TaskStatus } from './work.ts';
 
 const TITLE_MAX = 500;
 const TASK_FIELDS = ['title', 'priority', 'status', 'description', 'branch_name'];
@@ -29,8 +30,9 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
     if (branch && !branch.trim()) found.branch_name = 'A branch name, or nothing.';
     setErrors(found);
     setFormError(null);
+    const form = event.currentTarget as HTMLFormElement;
     if (Object.keys(found).length) {
-      document.getElementById(`task-${Object.keys(found)[0]}`)?.focus();
+      focusFirstError(form, 'task-error');
       return;
     }
     const fields = { title: title.trim(), priority, description: description.trim() || null, branch_name: branch.trim() || null };
@@ -49,37 +51,24 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
     const mapped = serverErrors(problem(result.error), TASK_FIELDS);
     setErrors(mapped.fields);
     setFormError(mapped.form);
+    focusFirstError(form, 'task-error');
   }
 
   return (
     <Dialog title={editing ? 'Edit task' : 'New task'} onClose={props.onClose}>
       <form class="form" onSubmit={submit} noValidate>
-        {formError && <p class="form-error" role="alert">{formError}</p>}
-        <Field id="task-title" label="Title" error={errors.title}>
+        <FormError id="task-error" message={formError} />
+        <FieldFrame id="task-title" label="Title" error={errors.title}>
           {(aria) => <input {...aria} value={title} data-autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />}
-        </Field>
-        <Field id="task-priority" label="Priority" error={errors.priority}>
-          {(aria) => (
-            <select {...aria} value={priority} onChange={(e) => setPriority(e.currentTarget.value as Task['priority'])}>
-              {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
-            </select>
-          )}
-        </Field>
+        </FieldFrame>
+        <Field id="task-priority" label="Priority" kind="select" error={errors.priority}
+          options={PRIORITIES.map((p) => ({ value: p, label: p }))} value={priority} onInput={(v) => setPriority(v as Task['priority'])} />
         {!editing && (
-          <Field id="task-status" label="Column" error={errors.status}>
-            {(aria) => (
-              <select {...aria} value={status} onChange={(e) => setStatus(e.currentTarget.value as TaskStatus)}>
-                {COLUMNS.map((c) => <option key={c.status} value={c.status}>{c.label}</option>)}
-              </select>
-            )}
-          </Field>
+          <Field id="task-status" label="Column" kind="select" error={errors.status}
+            options={COLUMNS.map((c) => ({ value: c.status, label: c.label }))} value={status} onInput={(v) => setStatus(v as TaskStatus)} />
         )}
-        <Field id="task-description" label="Description (optional)" error={errors.description}>
-          {(aria) => <textarea {...aria} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
-        </Field>
-        <Field id="task-branch_name" label="Git branch (optional)" error={errors.branch_name}>
-          {(aria) => <input {...aria} value={branch} onInput={(e) => setBranch(e.currentTarget.value)} />}
-        </Field>
+        <Field id="task-description" label="Description (optional)" kind="textarea" error={errors.description} value={description} onInput={setDescription} />
+        <Field id="task-branch_name" label="Git branch (optional)" error={errors.branch_name} value={branch} onInput={setBranch} />
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
           <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create task'}</button>
@@ -121,17 +110,17 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
   return (
     <Dialog title={`Assign “${props.task.title}”`} onClose={props.onClose}>
       <form class="form" onSubmit={submit} noValidate>
-        {error && <p class="form-error" role="alert" id="assign-error">{error}</p>}
+        <FormError id="assign-error" message={error} />
         {!agents ? <p class="muted" role="status">Loading the project's agents…</p> : agents.length === 0 ? (
           <p>No agents in this project yet. <a href="/agents">Spawn one on the Agents page</a>.</p>
         ) : (
-          <Field id="assign-agent" label="Agent">
+          <FieldFrame id="assign-agent" label="Agent">
             {(aria) => (
               <select {...aria} value={agentId} data-autofocus onChange={(e) => setAgentId(e.currentTarget.value)}>
                 {agents.map((a) => <option key={a.id} value={a.id}>{a.name} ({a.role}, {a.status})</option>)}
               </select>
             )}
-          </Field>
+          </FieldFrame>
         )}
         <div class="dialog-actions">
           <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>

@@ -1,7 +1,7 @@
 // What the projects, board and agents pages share: the task statuses in board order with their
-// labels, reading every page of a list, and an error body from a failed call.
+// labels and reading every page of a list (error bodies: ui/errors.ts).
 
-import type { ApiErrorBody, Schemas } from '../api/client.ts';
+import type { Schemas } from '../api/client.ts';
 
 export type Task = Schemas['Task'];
 export type TaskStatus = Task['status'];
@@ -19,12 +19,6 @@ export const COLUMNS: { status: TaskStatus; label: string }[] = [
 export const statusLabel = (status: TaskStatus) => COLUMNS.find((c) => c.status === status)?.label ?? status;
 
 export const PRIORITIES: Task['priority'][] = ['low', 'medium', 'high', 'critical'];
-
-/** The error body of a failed call (a network failure reads as one too). */
-export function problem(error: unknown): ApiErrorBody {
-  const body = error as Partial<ApiErrorBody> | undefined;
-  return { error: body?.error ?? 'network', message: body?.message ?? 'The server did not answer; try again.' };
-}
 
 const PAGE = 200;
 

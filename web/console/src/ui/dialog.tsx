@@ -1,32 +1,51 @@
-// A modal dialog on the native <dialog> (showModal makes the rest of the page inert): labelled by
-// its heading, focus on its first field (or the one marked `data-autofocus`: not `autofocus`,
-// which the browser applies on its own schedule) when it opens, Tab kept inside, Escape or Cancel
-// closes, and focus back on what opened it when it closes, however it closed.
+// A modal dialog on the native <dialog> (showModal: the page behind is inert), labelled by its
+// heading, with a Close button beside it and the content in `.dialog-body`. When it opens, focus
+// goes to the element marked `data-autofocus` (not `autofocus`, which the browser applies on its
+// own schedule), else the first control of the content. Tab and Shift+Tab cycle inside it, Escape
+// (or the browser's own cancel) closes it, and focus returns to what opened it, or to the page's
+// heading when that is gone, however it closed.
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import './ui.css';
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 let ids = 0;
+
+/** Where focus goes back to: the opener while it is in the page, else the main heading. */
+function returnTarget(opener: HTMLElement | null): HTMLElement | null {
+  return opener?.isConnected && opener !== document.body ? opener : document.querySelector<HTMLElement>('main h1');
+}
+
+function giveBack(opener: HTMLElement | null): void {
+  const target = returnTarget(opener);
+  target?.focus();
+  // The browser may still move focus once the dialog leaves the page (its own restore after a
+  // native close): put it back if it ended on nothing.
+  requestAnimationFrame(() => {
+    if (document.activeElement === document.body || document.activeElement === null) returnTarget(opener)?.focus();
+  });
+}
 
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-title-${++ids}`).current;
-  // Taken at the first render, before the dialog (and anything focused in it) is in the page.
+  // What had focus when the dialog was asked for: read while rendering, before the dialog (and
+  // anything focused in it) is in the page.
   const opener = useRef(document.activeElement as HTMLElement | null).current;
   const unmounting = useRef(false);
+
   useEffect(() => {
     const dialog = ref.current!;
     dialog.showModal();
-    (dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+    (dialog.querySelector<HTMLElement>('[data-autofocus]')
+      ?? dialog.querySelector<HTMLElement>(`.dialog-body :is(${FOCUSABLE})`)
+      ?? dialog.querySelector<HTMLElement>(FOCUSABLE))?.focus();
     return () => {
       unmounting.current = true;
       if (dialog.open) dialog.close();
-      // The opener may have been re-rendered away (a moved card): then the main heading.
-      if (opener?.isConnected) opener.focus();
-      else document.querySelector<HTMLElement>('main h1')?.focus();
+      giveBack(opener);
     };
   }, []);
 
@@ -46,28 +65,31 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   }
 
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} aria-describedby={props.describedBy}
-      onKeyDown={onKeyDown} onCancel={(e) => { e.preventDefault(); props.onClose(); }}
+    <dialog ref={ref} class="dialog" aria-labelledby={titleId} aria-describedby={props.describedBy} onKeyDown={onKeyDown}
+      onCancel={(e) => { e.preventDefault(); props.onClose(); }}
       onClose={() => {
         if (unmounting.current) return;
-        // Closed by the browser itself (a cancel it would not let us keep open): give focus back now.
-        if (opener?.isConnected) opener.focus();
+        // Closed by the browser itself (a cancel it would not let us keep open): focus back now.
+        giveBack(opener);
         props.onClose();
       }}>
-      <h2 id={titleId}>{props.title}</h2>
-      {props.children}
+      <div class="dialog-head">
+        <h2 id={titleId}>{props.title}</h2>
+        <button type="button" class="secondary" aria-label="Close" onClick={props.onClose}>×</button>
+      </div>
+      <div class="dialog-body">{props.children}</div>
     </dialog>
   );
 }
 
-/** A yes/no question (stop an agent, kill one): the safe answer has focus first. */
-export function Confirm(props: { title: string; question: string; confirm: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void }) {
+/** A yes/no question (stop an agent, kill one, delete a snippet): the safe answer has focus first. */
+export function Confirm(props: { title: string; question: string; confirm: string; cancel?: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void }) {
   return (
     <Dialog title={props.title} onClose={props.onClose} describedBy="confirm-question">
       <p id="confirm-question">{props.question}</p>
       {props.error && <p class="form-error" role="alert">{props.error}</p>}
       <div class="dialog-actions">
-        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>Cancel</button>
+        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>{props.cancel ?? 'Cancel'}</button>
         <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirm}</button>
       </div>
     </Dialog>

@@ -1,41 +1,95 @@
-// A labelled form field whose error is tied to it by aria-describedby (and aria-invalid), and the
-// mapping of a server 400 (`validation_failed`, "field: problem; other: problem") onto fields.
+// Form fields, in two layers with one wiring. `FieldFrame` is the frame of any control: a visible
+// <label>, an optional hint and error, both tied to the control by aria-describedby (the error also
+// sets aria-invalid); it hands those attributes to its render prop, so a page can put any control
+// in it. `Field` is the standard controls (text, number, multi-line, select, checkbox) in that
+// frame. `FormError` is a form's own error and `focusFirstError` takes focus there after a refusal.
 
 import type { ComponentChildren } from 'preact';
 import './ui.css';
 
-export type FieldErrors = Record<string, string>;
+export interface ControlAria { id: string; 'aria-describedby': string | undefined; 'aria-invalid': true | undefined }
 
-export function Field(props: { id: string; label: string; error?: string; hint?: string; children: (aria: Record<string, string | boolean | undefined>) => ComponentChildren }) {
-  const errorId = `${props.id}-error`;
-  const hintId = `${props.id}-hint`;
-  const describedBy = [props.hint ? hintId : '', props.error ? errorId : ''].filter(Boolean).join(' ') || undefined;
+interface Common {
+  id: string;
+  label: string;
+  hint?: ComponentChildren;
+  error?: string | undefined;
+  /** Said in the label ("(required)"); the control itself gets `required` from its caller. */
+  required?: boolean;
+}
+
+/** The label, hint and error of one control, and the attributes that tie them to it. */
+export function FieldFrame(props: Common & { check?: boolean; children: (aria: ControlAria) => ComponentChildren }) {
+  const hintId = props.hint ? `${props.id}-hint` : undefined;
+  const errorId = props.error ? `${props.id}-error` : undefined;
+  const control = props.children({
+    id: props.id,
+    'aria-describedby': [hintId, errorId].filter(Boolean).join(' ') || undefined,
+    'aria-invalid': props.error ? true : undefined,
+  });
   return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      {props.hint && <span id={hintId} class="hint">{props.hint}</span>}
-      {props.children({ id: props.id, 'aria-describedby': describedBy, 'aria-invalid': props.error ? true : undefined })}
-      {props.error && <span id={errorId} class="field-error">{props.error}</span>}
+    <div class={`field${props.check ? ' field-check' : ''}`}>
+      {props.check ? control : null}
+      <label for={props.id}>{props.label}{props.required ? <span class="required"> (required)</span> : null}</label>
+      {props.check ? null : control}
+      {props.hint && <p id={hintId} class="hint">{props.hint}</p>}
+      {props.error && <p id={errorId} class="field-error">{props.error}</p>}
     </div>
   );
 }
 
-/**
- * A server error body onto the form's fields: each "field: problem" of a validation message that
- * names one of `fields` lands on it; the rest (and any other error) is the form's own message.
- */
-export function serverErrors(body: { error?: string; message?: string } | undefined, fields: string[]): { fields: FieldErrors; form: string | null } {
-  const message = body?.message ?? 'The server did not answer; try again.';
-  const found: FieldErrors = {};
-  const rest: string[] = [];
-  if (body?.error === 'validation_failed' || body?.error === 'invalid_reference') {
-    for (const part of message.split('; ')) {
-      const match = /^([a-z_]+)(?::| must)\s*(.*)$/.exec(part);
-      const name = match?.[1];
-      if (name && fields.includes(name)) found[name] = part.includes(':') ? match[2]! : part;
-      else rest.push(part);
-    }
-    return { fields: found, form: rest.length ? rest.join('; ') : null };
-  }
-  return { fields: found, form: message };
+type Control =
+  | { kind?: 'text' | 'number'; value: string; onInput: (value: string) => void; step?: string; inputMode?: 'numeric' | 'decimal'; autoComplete?: string; type?: 'text' | 'search' | 'datetime-local' }
+  | { kind: 'textarea'; value: string; onInput: (value: string) => void; rows?: number }
+  | { kind: 'select'; value: string; onInput: (value: string) => void; options: { value: string; label: string }[] }
+  | { kind: 'checkbox'; checked: boolean; onChange: (checked: boolean) => void };
+
+export type FieldProps = Common & { disabled?: boolean } & Control;
+
+/** A standard control in the frame. */
+export function Field(props: FieldProps) {
+  const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+  const { disabled, required } = props;
+  return (
+    <FieldFrame id={props.id} label={props.label} hint={props.hint} error={props.error} required={required} check={props.kind === 'checkbox'}>
+      {(aria) => {
+        if (props.kind === 'checkbox') {
+          return <input {...aria} type="checkbox" checked={props.checked} disabled={disabled} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />;
+        }
+        if (props.kind === 'textarea') {
+          return <textarea {...aria} rows={props.rows ?? 4} value={props.value} required={required} disabled={disabled} onInput={(e) => props.onInput(value(e))} />;
+        }
+        if (props.kind === 'select') {
+          return (
+            <select {...aria} value={props.value} disabled={disabled} onChange={(e) => props.onInput(value(e))}>
+              {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+            </select>
+          );
+        }
+        return (
+          // (Preact types `type` as one union per input family; the cast picks one, the value is any of ours.)
+          <input {...aria} {...({ type: props.type ?? 'text' } as { type: 'text' })} step={props.step} value={props.value} required={required} disabled={disabled}
+            inputMode={props.inputMode ?? (props.kind === 'number' ? 'numeric' : undefined)} autoComplete={props.autoComplete ?? 'off'}
+            onInput={(e) => props.onInput(value(e))} />
+        );
+      }}
+    </FieldFrame>
+  );
+}
+
+/** The form's own error (not about one field): an alert that takes focus after a failed submit. */
+export function FormError(props: { id: string; message: string | null }) {
+  return (
+    <div id={props.id} class="form-error" role="alert" tabIndex={-1}>
+      {props.message && <p>{props.message}</p>}
+    </div>
+  );
+}
+
+/** Focus the first invalid control of a form, else its error panel (after a refused submit). */
+export function focusFirstError(form: HTMLElement | null, errorId: string): void {
+  requestAnimationFrame(() => {
+    const invalid = form?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    (invalid ?? document.getElementById(errorId))?.focus();
+  });
 }
