@@ -29,6 +29,7 @@ import { chatBotsFigures } from './chat-bots.ts';
 import { chatFilesFigures } from './chat-files.ts';
 import { scheduleFigures } from './chat-schedule.ts';
 import { connectorFigures } from './connector.ts';
+import { consoleFigures } from './console.ts';
 import { profilesFigures } from './profiles.ts';
 import { registryBench } from './registry.ts';
 import { inProcessChecks, REDIS_IN_FLIGHT, redisChecks } from './ratelimit.ts';
@@ -174,6 +175,12 @@ try {
   {
     // The chat-service connector: encrypted DM round trips to the bot, channel scanning.
     for (const figure of await withBenchDatabase(serverUrl, 'bench_connector', (db) => connectorFigures(db, { progress }))) emit(figure);
+  }
+
+  {
+    // The web console: first page's JS (gzip), a cold load to an interactive cockpit, a board move
+    // seen in a second browser (the browser figures skipped without chromium).
+    for (const figure of await withBenchDatabase(serverUrl, 'bench_console', (db) => consoleFigures(db, progress))) emit(figure);
   }
 
   {
