@@ -444,6 +444,7 @@ const routes = [
   { name: 'GET /api/v1/agent-chat/usage/summary', method: 'GET', path: () => '/api/v1/agent-chat/usage/summary', check: (r) => assert.ok(r.body.length >= 2) },
   { name: 'GET /api/v1/agent-chat/audit', method: 'GET', path: () => '/api/v1/agent-chat/audit', check: (r) => assert.ok(Array.isArray(r.body)) },
   { name: 'GET /api/agent-chat/audit', method: 'GET', path: () => '/api/agent-chat/audit', check: (r) => assert.ok(Array.isArray(r.body)) },
+  { name: 'GET /api/agent-chat/usage/summary', method: 'GET', path: () => '/api/agent-chat/usage/summary', check: (r) => assert.ok(r.body.length >= 2) },
   { name: 'GET /api/v1/agent-chat/conversations', method: 'GET', path: () => '/api/v1/agent-chat/conversations', check: (r) => assert.ok(r.body.length >= 1) },
   {
     name: 'GET /api/v1/agent-chat/conversations/{id}/messages', method: 'GET', path: (w) => `/api/v1/agent-chat/conversations/${need(w.conversation, 'conversation')}/messages`,
@@ -611,6 +612,7 @@ const nonAdminKey = {
   'GET /api/v1/agent-chat/usage/summary': OK,
   'GET /api/v1/agent-chat/audit': ADMIN_ONLY,
   'GET /api/agent-chat/audit': SESSION_ONLY,
+  'GET /api/agent-chat/usage/summary': SESSION_ONLY,
   'GET /api/v1/agent-chat/conversations': ADMIN_ONLY,
   'GET /api/v1/agent-chat/conversations/{id}/messages': ADMIN_ONLY,
 } as const satisfies Record<RouteName, Cell>;
@@ -697,6 +699,8 @@ const nonAdminSession = {
   'GET /api/cockpit/summary': OK,
   'GET /api/cockpit/cost/daily': OK,
   'GET /api/agent-chat/audit': ADMIN_ONLY,
+  // Usage is any account's read (the route has no admin check); its mirror keeps that.
+  'GET /api/agent-chat/usage/summary': OK,
   'POST /api/v1/agents/{id}/credential/rotate': ROTATE_NEEDS_ADMIN,
   'POST /api/projects': CREATED,
   'GET /api/projects': OK,
@@ -849,6 +853,7 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/agent-chat/usage/summary': MISSING,
     'GET /api/v1/agent-chat/audit': MISSING,
     'GET /api/agent-chat/audit': MISSING,
+    'GET /api/agent-chat/usage/summary': MISSING,
     'GET /api/v1/agent-chat/conversations': MISSING,
     'GET /api/v1/agent-chat/conversations/{id}/messages': MISSING,
   },
@@ -972,6 +977,7 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/v1/agent-chat/usage/summary': INVALID,
     'GET /api/v1/agent-chat/audit': INVALID,
     'GET /api/agent-chat/audit': INVALID,
+    'GET /api/agent-chat/usage/summary': INVALID,
     'GET /api/v1/agent-chat/conversations': INVALID,
     'GET /api/v1/agent-chat/conversations/{id}/messages': INVALID,
   },
@@ -1008,6 +1014,7 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/cockpit/summary': OK,
     'GET /api/cockpit/cost/daily': OK,
     'GET /api/agent-chat/audit': OK,
+    'GET /api/agent-chat/usage/summary': OK,
     'POST /api/projects': CREATED,
     'GET /api/projects': OK,
     'GET /api/projects/{id}': OK,

@@ -11,7 +11,8 @@
 //   the web console's try-it panel.
 // - `POST /api/assistant-user/chat` and `GET /api/assistant-user/conversations` (browser
 //   session): the personal assistant, and the caller's own conversations with it.
-// - `GET /api/v1/agent-chat/usage/summary` (key), `.../conversations` and
+// - `GET /api/v1/agent-chat/usage/summary` (key or session; mirrored at
+//   /api/agent-chat/usage/summary for the web console's usage page), `.../conversations` and
 //   `.../conversations/{id}/messages` (admin, the route's own check).
 //
 // Every surface runs the one pipeline (pipeline.ts).
@@ -160,7 +161,7 @@ export function agentChatRoutes(deps: OrchDeps) {
     return c.json(rows.map(conversationView), 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/usage/summary', tags, summary: 'Today\'s (UTC) usage and cost, one row per profile',
     middleware: requireKey(),
     responses: { 200: ok(z.array(UsageRow), 'a bare array, one row per profile'), ...orchErrors(AUTH_ERRORS) },

@@ -93,7 +93,7 @@ test('admin reads: conversations newest first with limit clamps; messages oldest
   assert.is((await http(`${s.orch}/api/v1/agent-chat/conversations`, { headers: { 'X-API-Key': alice.apiKey } })).status, 403);
 });
 
-test('usage summary: one row per profile for today (UTC), any key; cap_pct 0 when the cap is 0', async ({ s, bob }) => {
+test('usage summary: one row per profile for today (UTC), any key; cap_pct 0 when the cap is 0', async ({ s, bob, aliceSession }) => {
   const r = await http(`${s.orch}/api/v1/agent-chat/usage/summary`, { headers: { 'X-API-Key': bob.apiKey } });
   assert.is(r.status, 200);
   const profiles = (await http(`${s.orch}/api/v1/agent-chat/profiles`, { headers: admin })).body;
@@ -108,6 +108,14 @@ test('usage summary: one row per profile for today (UTC), any key; cap_pct 0 whe
   const tomorrow = (await http(`${s.orch}/api/v1/agent-chat/usage/summary`, { headers: admin })).body.find((row: any) => row.profile_slug === 'internal');
   assert.is(tomorrow.today_requests, 0);
   s.clock.advance(-24 * 3_600_000);
+  // The console's mirror: a session reads the same rows; a key is refused, no one is 401.
+  const mirrored = await http(`${s.orch}/api/agent-chat/usage/summary`, { headers: browser(s, aliceSession) });
+  assert.is(mirrored.status, 200, mirrored.text);
+  assert.equal(mirrored.body, (await http(`${s.orch}/api/v1/agent-chat/usage/summary`, { headers: admin })).body);
+  const keyed = await http(`${s.orch}/api/agent-chat/usage/summary`, { headers: admin });
+  assert.is(keyed.status, 403);
+  assert.is(keyed.body.error, 'session_required');
+  assert.is((await http(`${s.orch}/api/agent-chat/usage/summary`)).status, 401);
 });
 
 test('audit: newest first, limit 1-100 (default 30), admin only; identity events too; each entry keeps its log position', async ({ s, alice }) => {

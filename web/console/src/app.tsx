@@ -22,6 +22,8 @@ const ProfilePage = lazy(() => import('./pages/profile.tsx').then((m) => m.Profi
 const Knowledge = lazy(() => import('./pages/knowledge.tsx').then((m) => m.Knowledge));
 const Templates = lazy(() => import('./pages/templates.tsx').then((m) => m.Templates));
 const TemplatePage = lazy(() => import('./pages/template.tsx').then((m) => m.TemplatePage));
+const Usage = lazy(() => import('./pages/usage.tsx').then((m) => m.Usage));
+const Audit = lazy(() => import('./pages/audit.tsx').then((m) => m.Audit));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
@@ -32,6 +34,8 @@ const NAV: NavItem[] = [
   { href: '/agents', label: 'Agents' },
   { href: '/profiles', label: 'Profiles', admin: true },
   { href: '/templates', label: 'Templates', admin: true },
+  { href: '/usage', label: 'Usage', admin: true },
+  { href: '/audit', label: 'Audit', admin: true },
   { href: '/admin', label: 'Administration', admin: true },
 ];
 
@@ -104,6 +108,8 @@ function Routes() {
       <Route path="/bots/:profileId/knowledge" component={Knowledge} />
       <Route path="/templates" component={Templates} />
       <Route path="/templates/:slug" component={TemplatePage} />
+      <Route path="/usage" component={Usage} />
+      <Route path="/audit" component={Audit} />
       <Route default component={NotFound} />
     </Router>
   );
