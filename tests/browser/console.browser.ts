@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, disallowed, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-admin-key-0000000000000000';
 
@@ -29,23 +29,14 @@ test.after(async ({ s, browser }) => {
   await s?.close();
 });
 
-async function fresh(ctx: Ctx): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await ctx.browser.newContext({ baseURL: ctx.s.orch, viewport: { width: 1280, height: 800 } });
-  ctx.settled.push(recordRequests(context, ctx.recorded));
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  return { context, page };
-}
+const fresh = (ctx: Ctx) => openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
 
 const heading = (page: Page) => page.locator('h1').first();
 
 async function signIn(page: Page, account: Account): Promise<void> {
   await page.goto('/');
   await page.waitForURL(/\/sign-in/);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
+  await submitSignIn(page, account);
 }
 
 async function sessionCookie(context: BrowserContext): Promise<string> {

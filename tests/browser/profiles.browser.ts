@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, focusOn, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, disallowed, focusOn, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-profiles-admin-key-00000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -33,16 +33,10 @@ test.after(async ({ s, browser }) => {
 });
 
 async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await ctx.browser.newContext({ baseURL: ctx.s.orch, viewport: { width: 1280, height: 800 } });
-  ctx.settled.push(recordRequests(context, ctx.recorded));
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
-  return { context, page };
+  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
+  await opened.page.goto('/sign-in');
+  await submitSignIn(opened.page, account);
+  return opened;
 }
 
 const api = (ctx: Ctx, path: string) => http(`${ctx.s.orch}${path}`, { headers: admin });

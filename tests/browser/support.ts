@@ -113,3 +113,20 @@ export async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'lab
   }
   return got;
 }
+
+/** A new browser context on `baseURL` (1280×800) whose requests go to the recorder, and its page (page errors printed). */
+export async function openPage(browser: Browser, baseURL: string, recorded: Recorded[], settled: (() => Promise<void>)[]): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 } });
+  settled.push(recordRequests(context, recorded));
+  const page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  return { context, page };
+}
+
+/** Fill and send the sign-in form the page shows, then wait for the cockpit. */
+export async function submitSignIn(page: Page, account: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
+}

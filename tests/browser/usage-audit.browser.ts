@@ -14,7 +14,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { browser, createAccount, login, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, recordRequests, screenshots, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, disallowed, launchBrowser, openPage, screenshots, submitSignIn, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-usage-audit-admin-key-00000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -77,16 +77,10 @@ test.after(async ({ s, browser, dir }) => {
 });
 
 async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await ctx.browser.newContext({ baseURL: ctx.s.orch, viewport: { width: 1280, height: 800 } });
-  ctx.settled.push(recordRequests(context, ctx.recorded));
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
-  return { context, page };
+  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
+  await opened.page.goto('/sign-in');
+  await submitSignIn(opened.page, account);
+  return opened;
 }
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
