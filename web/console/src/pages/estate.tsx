@@ -347,7 +347,7 @@ function IngestSection(props: { onDone: () => void }) {
       <form ref={form} class="form" onSubmit={submit} noValidate>
         <FormError id="ingest-error" message={formError} />
         <FieldFrame id="ingest-folder" label="Folder" error={filesError} hint={files.length ? `${plural(files.length, 'file')} picked.` : 'Every file under the folder.'}>
-          {(aria) => <input {...aria} type="file" {...({ webkitdirectory: '' } as object)} multiple onChange={picked} disabled={busy} />}
+          {(aria) => <input {...aria} type="file" {...({ webkitdirectory: true } as object)} multiple onChange={picked} disabled={busy} />}
         </FieldFrame>
         <FieldFrame id="ingest-files" label="Or files" hint="Several files, each at the top level (its name is its path).">
           {(aria) => <input {...aria} type="file" multiple onChange={picked} disabled={busy} />}
