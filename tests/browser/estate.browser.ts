@@ -220,12 +220,14 @@ test('folder ingest: batches with a result per document; failures on the server 
   await axeClean(page, 'estate (after an ingest)');
   await screenshots(page, 'estate-ingested');
 
-  // The plain multiple-file picker: files at the top level, re-sent unchanged.
+  // The plain multiple-file picker: each file's path is its name, under the path given.
   await page.getByLabel('Or files').setInputFiles([path.join(folder, 'runbooks', 'uploaded.md')]);
+  await page.getByLabel('Under the path').fill('/handouts/');
   await page.getByRole('button', { name: 'Ingest', exact: true }).click();
   await page.locator('#ingest-progress').getByText('Ingest finished: 1 stored, 0 failed, 0 skipped.').waitFor();
-  assert.equal(await page.locator('#ingest-results tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-path'), tr.getAttribute('data-status')])), [['uploaded.md', 'created']]);
-  assert.ok((await api(ctx, '/knowledge/corpus/paths?source_repo=uploads')).body.paths.some((p: { path: string }) => p.path === 'uploaded.md'));
+  assert.equal(await page.locator('#ingest-results tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-path'), tr.getAttribute('data-status')])), [['handouts/uploaded.md', 'created']]);
+  const handout = (await api(ctx, '/knowledge/docs?category=handouts')).body.documents;
+  assert.equal(handout.map((d: { path: string; source_repo: string }) => [d.source_repo, d.path]), [['uploads', 'handouts/uploaded.md']]);
   await context.close();
 });
 

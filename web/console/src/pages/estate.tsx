@@ -265,6 +265,7 @@ const readBytes = (file: File) => file.arrayBuffer().then((b) => new Uint8Array(
 function IngestSection(props: { onDone: () => void }) {
   const [files, setFiles] = useState<File[]>([]);
   const [sourceRepo, setSourceRepo] = useState('');
+  const [prefix, setPrefix] = useState('');
   const [repoError, setRepoError] = useState<string | undefined>();
   const [filesError, setFilesError] = useState<string | undefined>();
   const [formError, setFormError] = useState<string | null>(null);
@@ -296,10 +297,12 @@ function IngestSection(props: { onDone: () => void }) {
       return;
     }
     setBusy(true);
+    const under = prefix.trim().replace(/^\/+|\/+$/g, '');
+    const pathOf = (file: File) => (under ? `${under}/${relativePath(file)}` : relativePath(file));
     const results: Outcome[] = [];
     const sendable = files.filter((f) => {
       const why = skipBeforeReading(f);
-      if (why) results.push({ path: relativePath(f), status: 'skipped', chunks: 0, detail: why });
+      if (why) results.push({ path: pathOf(f), status: 'skipped', chunks: 0, detail: why });
       return !why;
     });
     const planned = batches(sendable, (f) => f.size);
@@ -310,8 +313,8 @@ function IngestSection(props: { onDone: () => void }) {
         const documents: { source_repo: string; path: string; content: string }[] = [];
         for (const file of batch) {
           const text = textOf(await readBytes(file));
-          if (text === null) results.push({ path: relativePath(file), status: 'skipped', chunks: 0, detail: 'not text (binary or not UTF-8)' });
-          else documents.push({ source_repo: repo, path: relativePath(file), content: text });
+          if (text === null) results.push({ path: pathOf(file), status: 'skipped', chunks: 0, detail: 'not text (binary or not UTF-8)' });
+          else documents.push({ source_repo: repo, path: pathOf(file), content: text });
         }
         if (documents.length === 0) continue;
         const { data, error } = await api.POST('/api/knowledge/ingest', { body: { documents } });
@@ -349,10 +352,12 @@ function IngestSection(props: { onDone: () => void }) {
         <FieldFrame id="ingest-folder" label="Folder" error={filesError} hint={files.length ? `${plural(files.length, 'file')} picked.` : 'Every file under the folder.'}>
           {(aria) => <input {...aria} type="file" {...({ webkitdirectory: true } as object)} multiple onChange={picked} disabled={busy} />}
         </FieldFrame>
-        <FieldFrame id="ingest-files" label="Or files" hint="Several files, each at the top level (its name is its path).">
+        <FieldFrame id="ingest-files" label="Or files" hint="Several files; each one's path is its name (under the path below, if given).">
           {(aria) => <input {...aria} type="file" multiple onChange={picked} disabled={busy} />}
         </FieldFrame>
         <Field id="ingest-repo" label="Source repository" required value={sourceRepo} onInput={setSourceRepo} error={repoError} hint="The folder's name unless you change it." disabled={busy} />
+        <Field id="ingest-prefix" label="Under the path" value={prefix} onInput={setPrefix} disabled={busy}
+          hint="Optional: a folder put before every path (its first segment is then the category), such as docs for files picked on their own." />
         <div class="actions"><button type="submit" disabled={busy}>{busy ? 'Ingesting…' : 'Ingest'}</button></div>
         <p id="ingest-progress" role="status" class="muted">{progress}</p>
       </form>
