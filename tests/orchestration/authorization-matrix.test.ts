@@ -340,6 +340,33 @@ const routes = [
     name: 'GET /api/v1/knowledge/ingest/status', method: 'GET', path: () => '/api/v1/knowledge/ingest/status',
     check: (r) => assert.ok(Array.isArray(r.body.runs)),
   },
+  // Their web-UI mirrors (browser sessions, then the same role checks); the mirror's ingest writes the document its DELETE removes.
+  {
+    name: 'POST /api/knowledge/ingest', method: 'POST', path: () => '/api/knowledge/ingest',
+    body: (w) => ({ documents: [{ source_repo: 'matrix', path: `web/${++w.seq}.md`, content: 'a matrix cell on the web' }] }),
+    check: (r, w) => {
+      assert.is(r.body.status, 'ok');
+      w.lastIngested = r.body.results[0].document_id;
+    },
+  },
+  {
+    name: 'POST /api/knowledge/vault', method: 'POST', path: () => '/api/knowledge/vault',
+    body: (w) => ({ documents: [{ path: `web/${++w.seq}.md`, content: 'a vault cell on the web' }] }), check: (r) => assert.is(r.body.status, 'ok'),
+  },
+  { name: 'GET /api/knowledge/search', method: 'GET', path: () => '/api/knowledge/search?q=matrix', check: (r) => assert.ok(r.body.total_matches >= 1) },
+  { name: 'GET /api/knowledge/corpus', method: 'GET', path: () => '/api/knowledge/corpus', check: (r) => assert.ok(r.body.documents >= 1) },
+  { name: 'GET /api/knowledge/corpus/paths', method: 'GET', path: () => '/api/knowledge/corpus/paths', check: (r) => assert.ok(Array.isArray(r.body.paths)) },
+  { name: 'GET /api/knowledge/docs', method: 'GET', path: () => '/api/knowledge/docs', check: (r) => assert.ok(Array.isArray(r.body.documents)) },
+  {
+    name: 'GET /api/knowledge/doc/{id}', method: 'GET', path: (w) => `/api/knowledge/doc/${need(w.estateDocument, 'estate document')}`,
+    check: (r, w) => assert.is(r.body.document.id, w.estateDocument),
+  },
+  {
+    name: 'DELETE /api/knowledge/doc/{id}', method: 'DELETE',
+    path: (w) => `/api/knowledge/doc/${w.lastIngested ?? '00000000-0000-4000-8000-0000000000ff'}`,
+    check: (_r, w) => { w.lastIngested = undefined; },
+  },
+  { name: 'GET /api/knowledge/ingest/status', method: 'GET', path: () => '/api/knowledge/ingest/status', check: (r) => assert.ok(Array.isArray(r.body.runs)) },
   { name: 'GET /api/v1/admin/events', method: 'GET', path: () => '/api/v1/admin/events?limit=5', check: (r) => assert.is(r.body.events.length, 5) },
   { name: 'GET /api/v1/admin/events/proof', method: 'GET', path: () => '/api/v1/admin/events/proof?position=1/1', check: (r) => assert.type(r.body.ok, 'boolean') },
   {
@@ -448,6 +475,11 @@ const routes = [
   { name: 'GET /api/v1/agent-chat/conversations', method: 'GET', path: () => '/api/v1/agent-chat/conversations', check: (r) => assert.ok(r.body.length >= 1) },
   {
     name: 'GET /api/v1/agent-chat/conversations/{id}/messages', method: 'GET', path: (w) => `/api/v1/agent-chat/conversations/${need(w.conversation, 'conversation')}/messages`,
+    check: (r) => assert.is(r.body.length, 2),
+  },
+  { name: 'GET /api/agent-chat/conversations', method: 'GET', path: () => '/api/agent-chat/conversations', check: (r) => assert.ok(r.body.length >= 1) },
+  {
+    name: 'GET /api/agent-chat/conversations/{id}/messages', method: 'GET', path: (w) => `/api/agent-chat/conversations/${need(w.conversation, 'conversation')}/messages`,
     check: (r) => assert.is(r.body.length, 2),
   },
 ] as const satisfies readonly Route[];
@@ -615,6 +647,17 @@ const nonAdminKey = {
   'GET /api/agent-chat/usage/summary': SESSION_ONLY,
   'GET /api/v1/agent-chat/conversations': ADMIN_ONLY,
   'GET /api/v1/agent-chat/conversations/{id}/messages': ADMIN_ONLY,
+  'POST /api/knowledge/ingest': SESSION_ONLY,
+  'POST /api/knowledge/vault': SESSION_ONLY,
+  'GET /api/knowledge/search': SESSION_ONLY,
+  'GET /api/knowledge/corpus': SESSION_ONLY,
+  'GET /api/knowledge/corpus/paths': SESSION_ONLY,
+  'GET /api/knowledge/docs': SESSION_ONLY,
+  'GET /api/knowledge/doc/{id}': SESSION_ONLY,
+  'DELETE /api/knowledge/doc/{id}': SESSION_ONLY,
+  'GET /api/knowledge/ingest/status': SESSION_ONLY,
+  'GET /api/agent-chat/conversations': SESSION_ONLY,
+  'GET /api/agent-chat/conversations/{id}/messages': SESSION_ONLY,
 } as const satisfies Record<RouteName, Cell>;
 
 /** A readonly account reads the estate but does not write it. */
@@ -639,6 +682,9 @@ const readonlyMirrorWrites = {
   'PATCH /api/tasks/{id}': READONLY,
   'POST /api/tasks/{id}/assign': READONLY,
   'POST /api/spawn': READONLY,
+  'POST /api/knowledge/ingest': READONLY,
+  'POST /api/knowledge/vault': READONLY,
+  'DELETE /api/knowledge/doc/{id}': READONLY,
 } as const;
 
 const adminKey = {
@@ -731,6 +777,18 @@ const nonAdminSession = {
   'PATCH /api/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
   'DELETE /api/bots/{profile_id}/knowledge/{id}': ADMIN_ONLY,
   'POST /api/agent-chat/chat/{slug}': OK,
+  // Estate knowledge: any account reads, role user writes (readonly: readonlyMirrorWrites); conversations are the admin's.
+  'POST /api/knowledge/ingest': OK,
+  'POST /api/knowledge/vault': OK,
+  'GET /api/knowledge/search': OK,
+  'GET /api/knowledge/corpus': OK,
+  'GET /api/knowledge/corpus/paths': OK,
+  'GET /api/knowledge/docs': OK,
+  'GET /api/knowledge/doc/{id}': OK,
+  'DELETE /api/knowledge/doc/{id}': NO_CONTENT,
+  'GET /api/knowledge/ingest/status': OK,
+  'GET /api/agent-chat/conversations': ADMIN_ONLY,
+  'GET /api/agent-chat/conversations/{id}/messages': ADMIN_ONLY,
 } as const satisfies Record<RouteName, Cell>;
 
 const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
@@ -856,6 +914,17 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/agent-chat/usage/summary': MISSING,
     'GET /api/v1/agent-chat/conversations': MISSING,
     'GET /api/v1/agent-chat/conversations/{id}/messages': MISSING,
+    'POST /api/knowledge/ingest': MISSING,
+    'POST /api/knowledge/vault': MISSING,
+    'GET /api/knowledge/search': MISSING,
+    'GET /api/knowledge/corpus': MISSING,
+    'GET /api/knowledge/corpus/paths': MISSING,
+    'GET /api/knowledge/docs': MISSING,
+    'GET /api/knowledge/doc/{id}': MISSING,
+    'DELETE /api/knowledge/doc/{id}': MISSING,
+    'GET /api/knowledge/ingest/status': MISSING,
+    'GET /api/agent-chat/conversations': MISSING,
+    'GET /api/agent-chat/conversations/{id}/messages': MISSING,
   },
   'invalid key': {
     'GET /api/v1/health': OK,
@@ -980,6 +1049,17 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /api/agent-chat/usage/summary': INVALID,
     'GET /api/v1/agent-chat/conversations': INVALID,
     'GET /api/v1/agent-chat/conversations/{id}/messages': INVALID,
+    'POST /api/knowledge/ingest': INVALID,
+    'POST /api/knowledge/vault': INVALID,
+    'GET /api/knowledge/search': INVALID,
+    'GET /api/knowledge/corpus': INVALID,
+    'GET /api/knowledge/corpus/paths': INVALID,
+    'GET /api/knowledge/docs': INVALID,
+    'GET /api/knowledge/doc/{id}': INVALID,
+    'DELETE /api/knowledge/doc/{id}': INVALID,
+    'GET /api/knowledge/ingest/status': INVALID,
+    'GET /api/agent-chat/conversations': INVALID,
+    'GET /api/agent-chat/conversations/{id}/messages': INVALID,
   },
   'readonly key': { ...nonAdminKey, ...readonlyWrites },
   'user key': nonAdminKey,
@@ -1041,6 +1121,17 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'PATCH /api/bots/{profile_id}/knowledge/{id}': OK,
     'DELETE /api/bots/{profile_id}/knowledge/{id}': NO_CONTENT,
     'POST /api/agent-chat/chat/{slug}': OK,
+    'POST /api/knowledge/ingest': OK,
+    'POST /api/knowledge/vault': OK,
+    'GET /api/knowledge/search': OK,
+    'GET /api/knowledge/corpus': OK,
+    'GET /api/knowledge/corpus/paths': OK,
+    'GET /api/knowledge/docs': OK,
+    'GET /api/knowledge/doc/{id}': OK,
+    'DELETE /api/knowledge/doc/{id}': NO_CONTENT,
+    'GET /api/knowledge/ingest/status': OK,
+    'GET /api/agent-chat/conversations': OK,
+    'GET /api/agent-chat/conversations/{id}/messages': OK,
   },
 };
 
@@ -1097,6 +1188,7 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'GET /api/agent-chat/profiles': ADMIN_ONLY,
     'PUT /api/agent-chat/profiles/{slug}': ADMIN_ONLY,
     'POST /api/bots/{profile_id}/knowledge': ADMIN_ONLY,
+    'GET /api/agent-chat/conversations': ADMIN_ONLY,
   },
 };
 

@@ -13,7 +13,8 @@
 //   session): the personal assistant, and the caller's own conversations with it.
 // - `GET /api/v1/agent-chat/usage/summary` (key or session; mirrored at
 //   /api/agent-chat/usage/summary for the web console's usage page), `.../conversations` and
-//   `.../conversations/{id}/messages` (admin, the route's own check).
+//   `.../conversations/{id}/messages` (admin, the route's own check; both mirrored under
+//   /api/agent-chat/conversations... for the console's conversations page).
 //
 // Every surface runs the one pipeline (pipeline.ts).
 
@@ -167,14 +168,14 @@ export function agentChatRoutes(deps: OrchDeps) {
     responses: { 200: ok(z.array(UsageRow), 'a bare array, one row per profile'), ...orchErrors(AUTH_ERRORS) },
   }), async (c) => c.json(await usageSummary(deps.db, deps.clock.now().toISOString().slice(0, 10)), 200));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/conversations', tags, summary: 'Recent conversations across profiles and callers, newest first',
     middleware: requireAdmin(true),
     request: { query: conversationsQuery },
     responses: { 200: ok(z.array(Conversation), 'a bare array, newest first (by last message)'), ...orchErrors(ADMIN_ERRORS) },
   }), async (c) => c.json((await recentConversations(deps.db, c.req.valid('query').limit)).map(conversationView), 200));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/conversations/{id}/messages', tags, summary: 'A conversation\'s messages, oldest first',
     middleware: requireAdmin(true),
     request: { params: ConversationParam },

@@ -1,5 +1,6 @@
 // Estate knowledge (spec 1, "Estate knowledge"): batch ingest and the customer vault (writes,
-// role user or higher), search, corpus, documents and runs (any signed-in caller).
+// role user or higher), search, corpus, documents and runs (any signed-in caller). Every route
+// has its web-UI mirror under /api/knowledge/... (browser sessions; the same role checks).
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -12,7 +13,7 @@ import { ok } from '../../shared/openapi.ts';
 import { actorOf, principalUser, requireKey, requireRole } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
-import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { batchElements } from './batch-body.ts';
 import { ingestBatch } from './ingest.ts';
 import {
@@ -28,7 +29,8 @@ import {
  * document at a time, so the limit bounds the upload, not the memory used.
  */
 export const KNOWLEDGE_BATCH_BODY_LIMIT = 768 * MiB;
-export const KNOWLEDGE_BATCH_PATHS = ['/api/v1/knowledge/ingest', '/api/v1/knowledge/vault'];
+/** The batch routes and their web-UI mirrors (`/api/knowledge/...`, the console's folder ingest). */
+export const KNOWLEDGE_BATCH_PATHS = ['/api/v1/knowledge/ingest', '/api/v1/knowledge/vault', '/api/knowledge/ingest', '/api/knowledge/vault'];
 /** An element of the array this long cannot be a valid document (content ≤ 500,000 characters, ≤ 6 bytes each escaped). */
 const MAX_ELEMENT_BYTES = 4 * MiB;
 
@@ -73,21 +75,21 @@ export function estateRoutes(deps: OrchDeps) {
     return c.json(outcome, 200);
   };
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/knowledge/ingest', tags, middleware: [requireRole('user')] as const,
     summary: 'Ingest a batch of estate documents (upsert on source_repo and path); each document succeeds or fails alone',
     request: { body: streamedBody(IngestBody, `1-${MAX_DOCUMENTS_PER_BATCH} documents; read as a stream, at most ${KNOWLEDGE_BATCH_BODY_LIMIT} bytes`) },
     responses: { 200: ok(IngestResponse, 'what was stored and what failed, and the run'), ...orchErrors(BATCH_ERRORS) },
   }), (c) => batch(c, 'ingest'));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/knowledge/vault', tags, middleware: [requireRole('user')] as const,
     summary: 'Store customer-vault documents (source_repo `vault`), searchable only with scope=vault',
     request: { body: streamedBody(VaultBody, `1-${MAX_DOCUMENTS_PER_BATCH} documents; read as a stream, at most ${KNOWLEDGE_BATCH_BODY_LIMIT} bytes`) },
     responses: { 200: ok(IngestResponse, 'what was stored and what failed, and the run (kind vault)'), ...orchErrors(BATCH_ERRORS) },
   }), (c) => batch(c, 'vault'));
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/knowledge/search', tags, middleware: [requireKey()] as const,
     summary: 'Ranked full-text search over the estate (or the vault with scope=vault)',
     request: { query: SearchQuery },
@@ -112,7 +114,7 @@ export function estateRoutes(deps: OrchDeps) {
     }, 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/knowledge/corpus', tags, middleware: [requireKey()] as const,
     summary: 'Corpus totals, by source repository and by category; the vault counted apart',
     responses: { 200: ok(CorpusResponse, 'the corpus'), ...orchErrors(AUTH_ERRORS) },
@@ -126,7 +128,7 @@ export function estateRoutes(deps: OrchDeps) {
     }, 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/knowledge/corpus/paths', tags, middleware: [requireKey()] as const,
     summary: 'Every stored (source_repo, path) pair, of one repository or of the whole estate',
     request: { query: PathsQuery },
@@ -136,7 +138,7 @@ export function estateRoutes(deps: OrchDeps) {
     return c.json({ paths: await listPaths(deps.db, sourceRepo === '' ? undefined : sourceRepo) }, 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/knowledge/docs', tags, middleware: [requireKey()] as const,
     summary: 'One row per document, optionally of one category (scope=vault: the vault\'s documents)',
     request: { query: DocsQuery },
@@ -147,7 +149,7 @@ export function estateRoutes(deps: OrchDeps) {
     return c.json({ documents: rows.map(documentView) }, 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/knowledge/doc/{id}', tags, middleware: [requireKey()] as const,
     summary: 'A document and its chunks in order',
     request: { params: DocIdParam },
@@ -166,7 +168,7 @@ export function estateRoutes(deps: OrchDeps) {
     }, 200);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'delete', path: '/api/v1/knowledge/doc/{id}', tags, middleware: [requireRole('user')] as const,
     summary: 'Delete a document and its chunks',
     request: { params: DocIdParam },
@@ -178,7 +180,7 @@ export function estateRoutes(deps: OrchDeps) {
     return c.body(null, 204);
   });
 
-  app.openapi(createRoute({
+  withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/knowledge/ingest/status', tags, middleware: [requireKey()] as const,
     summary: 'Recent ingest and vault runs, newest first, and the latest run that was not ok',
     request: { query: RunsQuery },

@@ -93,6 +93,25 @@ test('admin reads: conversations newest first with limit clamps; messages oldest
   assert.is((await http(`${s.orch}/api/v1/agent-chat/conversations`, { headers: { 'X-API-Key': alice.apiKey } })).status, 403);
 });
 
+test('conversations mirrors (/api/agent-chat/conversations...): an admin session reads as /api/v1/; a key 403 session_required; a non-admin session 403', async ({ s, aliceSession }) => {
+  const adminWeb = browser(s, await login(s, await createAccount(s, ADMIN_KEY, 'admin')));
+  const list = await http(`${s.orch}/api/agent-chat/conversations?limit=5`, { headers: adminWeb });
+  assert.is(list.status, 200, list.text);
+  assert.equal(list.body, (await http(`${s.orch}/api/v1/agent-chat/conversations?limit=5`, { headers: admin })).body);
+  const id = list.body[0].id;
+  const messages = await http(`${s.orch}/api/agent-chat/conversations/${id}/messages`, { headers: adminWeb });
+  assert.is(messages.status, 200, messages.text);
+  assert.equal(messages.body, (await http(`${s.orch}/api/v1/agent-chat/conversations/${id}/messages`, { headers: admin })).body);
+  assert.is((await http(`${s.orch}/api/agent-chat/conversations/not-a-uuid/messages`, { headers: adminWeb })).body.error, 'conversation_not_found');
+  for (const path of ['/api/agent-chat/conversations', `/api/agent-chat/conversations/${id}/messages`]) {
+    const keyed = await http(`${s.orch}${path}`, { headers: admin });
+    assert.equal([keyed.status, keyed.body.error], [403, 'session_required'], path);
+    const user = await http(`${s.orch}${path}`, { headers: browser(s, aliceSession) });
+    assert.equal([user.status, user.body.message], [403, 'admin role required'], path);
+    assert.is((await http(`${s.orch}${path}`)).status, 401, path);
+  }
+});
+
 test('usage summary: one row per profile for today (UTC), any key; cap_pct 0 when the cap is 0', async ({ s, bob, aliceSession }) => {
   const r = await http(`${s.orch}/api/v1/agent-chat/usage/summary`, { headers: { 'X-API-Key': bob.apiKey } });
   assert.is(r.status, 200);

@@ -24,6 +24,10 @@ const Templates = lazy(() => import('./pages/templates.tsx').then((m) => m.Templ
 const TemplatePage = lazy(() => import('./pages/template.tsx').then((m) => m.TemplatePage));
 const Usage = lazy(() => import('./pages/usage.tsx').then((m) => m.Usage));
 const Audit = lazy(() => import('./pages/audit.tsx').then((m) => m.Audit));
+const Estate = lazy(() => import('./pages/estate.tsx').then((m) => m.Estate));
+const EstateDoc = lazy(() => import('./pages/estate-doc.tsx').then((m) => m.EstateDoc));
+const Conversations = lazy(() => import('./pages/conversations.tsx').then((m) => m.Conversations));
+const ConversationPage = lazy(() => import('./pages/conversations.tsx').then((m) => m.ConversationPage));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
@@ -32,10 +36,12 @@ const NAV: NavItem[] = [
   { href: '/', label: 'Cockpit' },
   { href: '/projects', label: 'Projects' },
   { href: '/agents', label: 'Agents' },
+  { href: '/estate', label: 'Estate knowledge' },
   { href: '/profiles', label: 'Profiles', admin: true },
   { href: '/templates', label: 'Templates', admin: true },
   { href: '/usage', label: 'Usage', admin: true },
   { href: '/audit', label: 'Audit', admin: true },
+  { href: '/conversations', label: 'Conversations', admin: true },
   { href: '/admin', label: 'Administration', admin: true },
 ];
 
@@ -110,6 +116,10 @@ function Routes() {
       <Route path="/templates/:slug" component={TemplatePage} />
       <Route path="/usage" component={Usage} />
       <Route path="/audit" component={Audit} />
+      <Route path="/estate" component={Estate} />
+      <Route path="/estate/docs/:id" component={EstateDoc} />
+      <Route path="/conversations" component={Conversations} />
+      <Route path="/conversations/:id" component={ConversationPage} />
       <Route default component={NotFound} />
     </Router>
   );
