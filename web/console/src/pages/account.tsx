@@ -58,7 +58,7 @@ export function Account() {
         <h2 id="key-heading">API key</h2>
         <p>Your API key lets scripts and the command line act as you (the <code>X-API-Key</code> header). It was shown once, when it was made, and is not shown here.</p>
         <p>Rotating makes a new key and shows it once; your current key stops working at that moment. Rotate it when it may have leaked, or when you have lost it.</p>
-        <button type="button" onClick={() => { setError(null); setConfirming(true); }}>Rotate my API key</button>
+        <button type="button" id="rotate-my-key" onClick={() => { setError(null); setConfirming(true); }}>Rotate my API key</button>
       </section>
       {confirming && (
         <Confirm title="Rotate your API key?" confirm="Rotate my key" busy={busy} error={error}
