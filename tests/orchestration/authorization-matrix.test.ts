@@ -211,6 +211,47 @@ const routes = [
     check: (r, w, who) => assert.is(r.body.id, need(who.self?.(w), `identity of ${who.name}`).id),
   },
   { name: 'GET /api/admin/users', method: 'GET', path: () => '/api/admin/users', check: (r) => assert.ok(Array.isArray(r.body.users)) },
+  // The account console's mirrors: create, change, and both key rotations (the rotation routes
+  // refuse and record every non-session caller themselves, as under /api/v1/).
+  {
+    name: 'POST /api/admin/users', method: 'POST', path: () => '/api/admin/users',
+    body: (w) => {
+      const name = `web-made-${++w.seq}-${randomUUID().slice(0, 8)}`;
+      return { username: name, email: `${name}@example.test`, role: 'readonly' };
+    },
+    check: (r) => {
+      assert.is(r.body.role, 'readonly');
+      assert.type(r.body.api_key, 'string');
+      assert.is(r.headers.get('cache-control'), 'no-store');
+    },
+  },
+  {
+    name: 'PATCH /api/admin/users/{id}', method: 'PATCH',
+    path: (w) => `/api/admin/users/${need(w.throwaway, 'throwaway').id}`,
+    body: (w) => ({ role: ++w.seq % 2 ? 'readonly' : 'user' }),
+    check: (r, w) => assert.is(r.body.role, w.seq % 2 ? 'readonly' : 'user'),
+  },
+  {
+    name: 'POST /api/me/api-key/rotate', method: 'POST', path: () => '/api/me/api-key/rotate',
+    check: async (r, w, who) => {
+      const self = need(who.self?.(w), `identity of ${who.name}`);
+      assert.is(r.body.user_id, self.id);
+      assert.is(r.headers.get('cache-control'), 'no-store');
+      await keySwapped(w, self.id, self.apiKey, r.body.api_key);
+      self.update?.(r.body.api_key);
+    },
+  },
+  {
+    name: 'POST /api/admin/users/{id}/api-key/rotate', method: 'POST',
+    path: (w) => `/api/admin/users/${need(w.target, 'target').id}/api-key/rotate`,
+    check: async (r, w) => {
+      const target = need(w.target, 'target');
+      assert.is(r.body.user_id, target.id);
+      assert.is(r.headers.get('cache-control'), 'no-store');
+      await keySwapped(w, target.id, target.apiKey, r.body.api_key);
+      target.apiKey = r.body.api_key;
+    },
+  },
   { name: 'GET /api/admin/{unknown}', method: 'GET', path: () => '/api/admin/no-such-route' },
   { name: 'GET /api/templates', method: 'GET', path: () => '/api/templates', check: (r) => assert.is(r.body.length, 5) },
   { name: 'GET /api/templates/{unknown}', method: 'GET', path: () => '/api/templates/no-such-route' },
@@ -540,6 +581,10 @@ const nonAdminKey = {
   // The web UI's mirrors serve browser sessions; require_admin comes first under /api/admin/*.
   'GET /api/me': SESSION_ONLY,
   'GET /api/admin/users': ADMIN_ONLY,
+  'POST /api/admin/users': ADMIN_ONLY,
+  'PATCH /api/admin/users/{id}': ADMIN_ONLY,
+  'POST /api/me/api-key/rotate': ROTATE_NEEDS_SESSION,
+  'POST /api/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
   'GET /api/admin/{unknown}': ADMIN_ONLY,
   'GET /api/templates': ADMIN_ONLY,
   'GET /api/templates/{unknown}': ADMIN_ONLY,
@@ -697,6 +742,8 @@ const adminKey = {
   // Registration's one 201 was taken by the first test; local password accounts exist anyway.
   'POST /auth/register': REGISTRATION_CLOSED,
   'GET /api/admin/users': SESSION_ONLY,
+  'POST /api/admin/users': SESSION_ONLY,
+  'PATCH /api/admin/users/{id}': SESSION_ONLY,
   'GET /api/admin/{unknown}': NO_ROUTE,
   // The templates mirror serves browser sessions; a keyed admin uses /api/v1/templates.
   'GET /api/templates': SESSION_ONLY,
@@ -739,6 +786,8 @@ const nonAdminSession = {
   // Rotates the session's own key (after every key row has run).
   'POST /api/v1/me/api-key/rotate': OK,
   'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+  'POST /api/me/api-key/rotate': OK,
+  'POST /api/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
   // Registration takes the admin API key header only; a session is not a key.
   'POST /auth/register': MISSING,
   'GET /api/me': OK,
@@ -809,6 +858,10 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /metrics': OK,
     'GET /api/me': MISSING,
     'GET /api/admin/users': MISSING,
+    'POST /api/admin/users': MISSING,
+    'PATCH /api/admin/users/{id}': MISSING,
+    'POST /api/me/api-key/rotate': MISSING,
+    'POST /api/admin/users/{id}/api-key/rotate': MISSING,
     'GET /api/admin/{unknown}': MISSING,
     'GET /api/templates': MISSING,
     'GET /api/templates/{unknown}': MISSING,
@@ -944,6 +997,10 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'GET /metrics': OK,
     'GET /api/me': INVALID,
     'GET /api/admin/users': INVALID,
+    'POST /api/admin/users': INVALID,
+    'PATCH /api/admin/users/{id}': INVALID,
+    'POST /api/me/api-key/rotate': ROTATE_NEEDS_SESSION,
+    'POST /api/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
     'GET /api/admin/{unknown}': INVALID,
     'GET /api/templates': INVALID,
     'GET /api/templates/{unknown}': INVALID,
@@ -1081,6 +1138,10 @@ const expect: Record<PrincipalName, Record<RouteName, Cell>> = {
     'POST /auth/register': MISSING,
     'GET /api/me': OK,
     'GET /api/admin/users': OK,
+    'POST /api/admin/users': CREATED,
+    'PATCH /api/admin/users/{id}': OK,
+    'POST /api/me/api-key/rotate': OK,
+    'POST /api/admin/users/{id}/api-key/rotate': OK,
     'GET /api/templates': OK,
     'GET /api/templates/{unknown}': NO_TEMPLATE,
     'GET /api/templates/{slug}': OK,
@@ -1147,6 +1208,7 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'GET /api/v1/admin/users': OK,
     'GET /api/admin/users': SESSION_ONLY,
     'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
+    'POST /api/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_SESSION,
     'GET /api/admin/{unknown}': NO_ROUTE,
     // Profile routes, knowledge writes and instantiation check the admin role themselves.
     'GET /api/v1/agent-chat/profiles': ADMIN_ONLY,
@@ -1178,6 +1240,9 @@ const optOutExpect: Partial<Record<PrincipalName, Partial<Record<RouteName, Cell
     'GET /api/v1/admin/users': OK,
     'GET /api/admin/users': OK,
     'POST /api/v1/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+    // The rotation mirror keeps its own admin check; account creation follows require_admin.
+    'POST /api/admin/users/{id}/api-key/rotate': ROTATE_NEEDS_ADMIN,
+    'POST /api/admin/users': CREATED,
     'GET /api/admin/{unknown}': NO_ROUTE,
     'GET /api/templates': OK,
     'GET /api/templates/{slug}': OK,

@@ -79,14 +79,30 @@ export function keyRotationRoutes(deps: OrchDeps) {
   }
 
   const app = orchRouter();
-  app.openapi(createRoute({
+  const selfRoute = createRoute({
     method: 'post', path: '/api/v1/me/api-key/rotate', tags, summary: 'Rotate the caller\'s API key (interactive session only)',
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },
-  }), async (c) => rotate(c, await gate(c, 'self', null), 'self_service'));
-  app.openapi(createRoute({
+  });
+  const adminRoute = createRoute({
     method: 'post', path: '/api/v1/admin/users/{user_id}/api-key/rotate', tags, summary: 'Rotate another account\'s API key (admin, interactive session only)',
     request: { params: UserIdParam },
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },
-  }), async (c) => rotate(c, await gate(c, 'admin', c.req.param('user_id')), 'admin'));
+  });
+  const rotateSelf = async (c: Context<OrchEnv>) => rotate(c, await gate(c, 'self', null), 'self_service');
+  const rotateOther = async (c: Context<OrchEnv>) => rotate(c, await gate(c, 'admin', c.req.param('user_id') ?? null), 'admin');
+  app.openapi(selfRoute, rotateSelf);
+  app.openapi(adminRoute, rotateOther);
+  // The web UI's mirrors (/api/me/api-key/rotate, /api/admin/users/{user_id}/api-key/rotate): the
+  // same routes, which already serve interactive sessions only. Not through withWebUiMirror: its
+  // requireSession would turn a keyed caller away before the gate, unrecorded; here the gate
+  // refuses it (403 api_key_rotation_requires_interactive_session) and records the attempt, as
+  // on /api/v1/.
+  for (const route of [selfRoute, adminRoute]) {
+    const path = `/api/${route.path.slice('/api/v1/'.length)}`;
+    app.openapi({
+      ...route, path, tags: [...tags, 'web UI'],
+      description: `${route.summary} (web UI mirror of ${route.path}: browser sessions only; every refusal recorded as there)`,
+    }, route === selfRoute ? rotateSelf : rotateOther);
+  }
   return app;
 }

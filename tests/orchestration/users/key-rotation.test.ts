@@ -130,19 +130,53 @@ test('admin route: rotates another account; its old key is refused at once', asy
   user.apiKey = r.body.api_key;
 });
 
+test('web-UI mirrors /api/me/api-key/rotate and /api/admin/users/{id}/api-key/rotate: a session rotates, a key is refused and recorded, CSRF and role kept', async ({ s, user, userSession, adminSession }) => {
+  const mine = await http(`${s.orch}/api/me/api-key/rotate`, { method: 'POST', headers: browser(s, userSession) });
+  assert.is(mine.status, 200, mine.text);
+  assert.is(mine.headers.get('cache-control'), 'no-store');
+  assert.is(mine.body.user_id, user.id);
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': user.apiKey } })).status, 401);
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': mine.body.api_key } })).status, 200);
+  user.apiKey = mine.body.api_key;
+  const other = await http(`${s.orch}/api/admin/users/${user.id}/api-key/rotate`, { method: 'POST', headers: browser(s, adminSession) });
+  assert.is(other.status, 200, other.text);
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': user.apiKey } })).status, 401);
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': other.body.api_key } })).status, 200);
+  user.apiKey = other.body.api_key;
+  // A key (the admin's included) gets the route's own refusal, recorded like every attempt.
+  for (const path of ['/api/me/api-key/rotate', `/api/admin/users/${user.id}/api-key/rotate`]) {
+    const keyed = await http(`${s.orch}${path}`, { method: 'POST', headers: { 'X-API-Key': ADMIN_KEY } });
+    assert.equal([keyed.status, keyed.body.error], [403, 'api_key_rotation_requires_interactive_session'], path);
+    const noCsrf = await http(`${s.orch}${path}`, { method: 'POST', headers: { cookie: adminSession.cookie, origin: s.orch } });
+    assert.equal([noCsrf.status, noCsrf.body.error], [403, 'api_key_rotation_csrf'], path);
+    assert.is((await http(`${s.orch}${path}`, { method: 'POST' })).status, 401, path);
+  }
+  // The admin route keeps its admin check, and its 409s, under the mirror.
+  const notAdmin = await http(`${s.orch}/api/admin/users/${user.id}/api-key/rotate`, { method: 'POST', headers: browser(s, userSession) });
+  assert.equal([notAdmin.status, notAdmin.body.error], [403, 'api_key_rotation_requires_admin']);
+  const runner = await http(`${s.orch}/api/admin/users/${RUNNER_ID}/api-key/rotate`, { method: 'POST', headers: browser(s, adminSession) });
+  assert.equal([runner.status, runner.body.error], [409, 'api_key_rotation_service_principal']);
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': user.apiKey } })).status, 200, 'refusals changed nothing');
+  const doc = (await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': ADMIN_KEY } })).body;
+  assert.ok(doc.paths['/api/me/api-key/rotate'].post.tags.includes('web UI'));
+  assert.ok(doc.paths['/api/admin/users/{user_id}/api-key/rotate'].post.tags.includes('web UI'));
+});
+
 test('every attempt is a row of api_key_rotations (who, target, outcome, reason, time) and never a key', async ({ s, user, admin, agentId }) => {
   const rows = await rotations(s);
   const by = (reason: string) => rows.filter((r) => r.reason === reason);
-  assert.is(by('api_key_rotation_requires_interactive_session').length, 10);
-  assert.is(by('unauthenticated').length, 1);
-  assert.is(by('api_key_rotation_csrf').length, 7);
-  assert.is(by('api_key_rotation_requires_admin').length, 1);
+  assert.is(by('api_key_rotation_requires_interactive_session').length, 12);
+  assert.is(by('unauthenticated').length, 3);
+  assert.is(by('api_key_rotation_csrf').length, 9);
+  assert.is(by('api_key_rotation_requires_admin').length, 2);
   assert.is(by('api_key_rotation_not_found').length, 2);
-  assert.is(by('api_key_rotation_service_principal')[0].target_user_id, RUNNER_ID);
+  assert.ok(by('api_key_rotation_service_principal').every((r) => r.target_user_id === RUNNER_ID));
+  assert.is(by('api_key_rotation_service_principal').length, 2);
   assert.is(by('api_key_rotation_agent_credential')[0].target_user_id, agentId);
   const done = rows.filter((r) => r.outcome === 'rotated' && r.route !== 'config');
-  assert.equal(done.map((r) => [r.route, r.target_user_id]), [['self', user.id], ['self', user.id], ['admin', user.id]]);
+  assert.equal(done.map((r) => [r.route, r.target_user_id]), [['self', user.id], ['self', user.id], ['admin', user.id], ['self', user.id], ['admin', user.id]]);
   assert.is(done[2].actor_id, admin.id);
+  assert.is(done[4].actor_id, admin.id);
   assert.ok(rows.every((r) => r.at instanceof Date && ['rotated', 'refused'].includes(r.outcome)));
   const text = JSON.stringify(rows) + (await logText(s)) + s.logLines.join('\n');
   for (const key of [ADMIN_KEY, RUNNER_KEY, user.apiKey]) assert.not.ok(text.includes(key));

@@ -1,7 +1,10 @@
 // Registration, login, sessions, logout, account administration and login throttling, end to end.
 
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { keyMaterial } from '../../../api/orchestration/users/keys.ts';
+import { userDecider, userStream } from '../../../domain/orchestration/users/decider.ts';
 import { browser, createAccount, login, setCookies } from '../../support/principals.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 
@@ -183,6 +186,42 @@ test('an admin cannot deactivate or demote their own account', async ({ s }) => 
   const r = await http(`${s.orch}/api/v1/admin/users/${me.body.id}`, { method: 'PATCH', headers: { 'X-API-Key': ADMIN_KEY }, json: { is_active: false } });
   assert.is(r.status, 409);
   assert.is(r.body.error, 'cannot_demote_self');
+});
+
+test('account mirrors (/api/admin/users, /api/admin/users/{id}, /api/me): a session creates, pages, changes; keys get session_required; CSRF kept', async ({ s }) => {
+  const session = await login(s, OWNER);
+  const web = browser(s, session);
+  const made = await http(`${s.orch}/api/admin/users`, { headers: web, json: { username: 'mirror-made', email: 'mirror-made@example.test', role: 'user' } });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.headers.get('cache-control'), 'no-store');
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': made.body.api_key } })).body.username, 'mirror-made');
+  const page = await http(`${s.orch}/api/admin/users?limit=2&offset=1`, { headers: web });
+  assert.equal([page.status, page.body.limit, page.body.offset, page.body.users.length], [200, 2, 1, 2]);
+  assert.equal(page.body, (await http(`${s.orch}/api/v1/admin/users?limit=2&offset=1`, { headers: { 'X-API-Key': ADMIN_KEY } })).body);
+  const changed = await http(`${s.orch}/api/admin/users/${made.body.id}`, { method: 'PATCH', headers: web, json: { role: 'readonly', is_active: false } });
+  assert.equal([changed.status, changed.body.role, changed.body.is_active, changed.body.principal_type], [200, 'readonly', false, 'account']);
+  assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': made.body.api_key } })).status, 401);
+  const me = await http(`${s.orch}/api/me`, { headers: web });
+  assert.is(me.body.username, OWNER.username);
+  const self = await http(`${s.orch}/api/admin/users/${me.body.id}`, { method: 'PATCH', headers: web, json: { role: 'user' } });
+  assert.equal([self.status, self.body.error, self.body.message], [409, 'cannot_demote_self', 'an admin cannot deactivate or demote their own account']);
+  // An agent credential (made through the domain: agents come from spawns) is not an account.
+  const agentId = randomUUID();
+  await s.platform.commands.run(userStream(agentId), userDecider, {
+    type: 'CreateUser', user_id: agentId, username: 'agent-m', email: 'agent-m@agents.invalid', role: 'user', auth_source: 'agent',
+    principal_type: 'agent', key: keyMaterial(s.platform.sealKey, agentId, 'orch_agent-m-key'), password_hash: null, by: null, at: new Date().toISOString(),
+  }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+  const listed = (await http(`${s.orch}/api/admin/users?limit=200`, { headers: web })).body.users.find((u: { id: string }) => u.id === agentId);
+  assert.is(listed.principal_type, 'agent');
+  const service = await http(`${s.orch}/api/admin/users/${agentId}`, { method: 'PATCH', headers: web, json: { is_active: false } });
+  assert.equal([service.status, service.body.error], [409, 'not_an_account']);
+  for (const [method, path, json] of [['POST', '/api/admin/users', { username: 'k', email: 'k@example.test', role: 'user' }], ['PATCH', `/api/admin/users/${made.body.id}`, { role: 'user' }], ['GET', '/api/me', undefined]] as const) {
+    const keyed = await http(`${s.orch}${path}`, { method, headers: { 'X-API-Key': ADMIN_KEY }, ...(json ? { json } : {}) });
+    assert.equal([keyed.status, keyed.body.error], [403, 'session_required'], `${method} ${path}`);
+  }
+  const noCsrf = await http(`${s.orch}/api/admin/users`, { headers: { cookie: session.cookie, origin: s.orch }, json: { username: 'no-csrf', email: 'no-csrf@example.test', role: 'user' } });
+  assert.equal([noCsrf.status, noCsrf.body.error], [403, 'csrf_failed']);
+  assert.is((await s.db.pool.query(`SELECT 1 FROM users WHERE username IN ('k', 'no-csrf')`)).rows.length, 0);
 });
 
 test('ORCH_COOKIE_SECURE marks the session cookies Secure', async ({ s }) => {

@@ -13,6 +13,7 @@ import { loadSession, role, session, sessionError, signedOutLocally } from './se
 import { Toasts } from './ui/toast.tsx';
 
 const Admin = lazy(() => import('./pages/admin.tsx').then((m) => m.Admin));
+const Account = lazy(() => import('./pages/account.tsx').then((m) => m.Account));
 const SignedOut = lazy(() => import('./pages/signed-out.tsx').then((m) => m.SignedOut));
 const Projects = lazy(() => import('./pages/projects.tsx').then((m) => m.Projects));
 const Board = lazy(() => import('./pages/board.tsx').then((m) => m.Board));
@@ -80,7 +81,7 @@ function Banner() {
       <a class="brand" href="/">Orchard</a>
       {state?.authenticated && state.user && (
         <div class="account">
-          <span>Signed in as <strong>{state.user.username}</strong> <span class="role">({state.user.role})</span></span>
+          <span>Signed in as <a href="/account"><strong>{state.user.username}</strong><span class="visually-hidden"> (your account)</span></a> <span class="role">({state.user.role})</span></span>
           <button type="button" onClick={signOut}>Sign out</button>
         </div>
       )}
@@ -106,6 +107,7 @@ function Routes() {
       <Route path="/sign-in" component={SignIn} />
       <Route path="/signed-out" component={SignedOut} />
       <Route path="/admin" component={Admin} />
+      <Route path="/account" component={Account} />
       <Route path="/projects" component={Projects} />
       <Route path="/projects/:id" component={Board} />
       <Route path="/agents" component={Agents} />
