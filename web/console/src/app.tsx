@@ -24,6 +24,7 @@ const Templates = lazy(() => import('./pages/templates.tsx').then((m) => m.Templ
 const TemplatePage = lazy(() => import('./pages/template.tsx').then((m) => m.TemplatePage));
 const Usage = lazy(() => import('./pages/usage.tsx').then((m) => m.Usage));
 const Audit = lazy(() => import('./pages/audit.tsx').then((m) => m.Audit));
+const Activity = lazy(() => import('./pages/activity.tsx').then((m) => m.Activity));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
@@ -32,6 +33,7 @@ const NAV: NavItem[] = [
   { href: '/', label: 'Cockpit' },
   { href: '/projects', label: 'Projects' },
   { href: '/agents', label: 'Agents' },
+  { href: '/activity', label: 'Activity' },
   { href: '/profiles', label: 'Profiles', admin: true },
   { href: '/templates', label: 'Templates', admin: true },
   { href: '/usage', label: 'Usage', admin: true },
@@ -110,6 +112,7 @@ function Routes() {
       <Route path="/templates/:slug" component={TemplatePage} />
       <Route path="/usage" component={Usage} />
       <Route path="/audit" component={Audit} />
+      <Route path="/activity" component={Activity} />
       <Route default component={NotFound} />
     </Router>
   );
