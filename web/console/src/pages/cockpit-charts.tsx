@@ -95,7 +95,8 @@ function categoryOptions(width: number, c: Palette, labels: string[], series: uP
 }
 
 const bars = uPlot.paths.bars!({ size: [0.6, 72] });
-const bar = (label: string, fill: string, stroke: string): uPlot.Series => ({ label, fill, stroke, width: 1, paths: bars, points: { show: false } });
+/** A bar series; a stacked one is outlined in the background colour, so its segments stay apart. */
+const bar = (label: string, fill: string, outline?: string): uPlot.Series => ({ label, fill, stroke: outline ?? fill, width: outline ? 1 : 0, paths: bars, points: { show: false } });
 
 /** Each project's tasks as one bar, stacked: open at the bottom, then in progress, then done. */
 export function TasksChart(props: { projects: Summary['projects'] }) {
@@ -122,7 +123,7 @@ const AGENT_LABELS = ['Configured', 'Active', 'Max concurrent'];
 export function AgentsChart(props: { agents: Summary['agents'] }) {
   const { configured, active, max_concurrent } = props.agents;
   const data = useMemo<uPlot.AlignedData>(() => [[0, 1, 2], [configured, active, max_concurrent]], [configured, active, max_concurrent]);
-  const options = useMemo(() => (width: number, c: Palette) => categoryOptions(width, c, AGENT_LABELS, [bar('Agents', c.bar, c.bg)]), []);
+  const options = useMemo(() => (width: number, c: Palette) => categoryOptions(width, c, AGENT_LABELS, [bar('Agents', c.bar)]), []);
   return (
     <figure class="chart-figure">
       <Chart name="agents" options={options} data={data} />
@@ -150,7 +151,7 @@ export function CostChart(props: { daily: Daily }) {
       { stroke: c.fg, font: FONT, grid: { show: false }, ticks: { stroke: c.grid, width: 1 }, space: 60 },
       { stroke: c.fg, font: FONT, grid: { stroke: c.grid, width: 1 }, ticks: { stroke: c.grid, width: 1 }, size: 70, values: (_u, splits) => splits.map((v) => usdAxis.format(v)) },
     ],
-    series: [{}, bar('Cost', c.bar, c.bg)],
+    series: [{}, bar('Cost', c.bar)],
   }), []);
   return (
     <figure class="chart-figure">
