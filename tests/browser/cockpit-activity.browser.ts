@@ -211,6 +211,12 @@ test('live tiles: tasks created, an agent spawned and a chat turn change them, a
   } finally {
     live.close();
   }
+  // A changed value is highlighted, but not under reduced motion.
+  const animation = `getComputedStyle(document.querySelector('[data-tile="tasks"] .tile-value')).animationName`;
+  assert.is(await page.evaluate(animation), 'tile-changed');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  assert.is(await page.evaluate(animation), 'none');
+  await page.emulateMedia({ reducedMotion: 'no-preference' });
   // One /ws/live socket for the page.
   assert.is(await page.evaluate(`window.openedSockets.filter((s) => new URL(s.url).pathname === '/ws/live').length`), 1);
   await context.close();
@@ -344,6 +350,7 @@ test('a readonly account: the cockpit with its charts and live tiles, Activity i
   await page.locator('#activity-table tbody tr').first().waitFor();
   assert.equal(await page.locator('main button').allTextContents(), ['Pause'], 'only Pause');
   await axeClean(page, 'activity (readonly)');
+  assert.equal(await cspViolations(page), [], 'no CSP violation');
   await context.close();
 });
 
