@@ -4,8 +4,9 @@
 // tasks of each project (open, in progress, done), the agents (configured, active, at most at
 // once) and the cost of each of the last 30 days.
 //
-// The charts (uPlot) are a lazy chunk, imported after the first render: the tiles and tables never
-// wait for it. When the live frame's agent or task counts change, the summary and the daily cost
+// The charts (uPlot) are a lazy chunk, imported once the tiles are up (as are the daily cost and
+// the live socket, so nothing competes with the summary on a first load): the tiles and tables
+// never wait for it. When the live frame's agent or task counts change, the summary and the daily cost
 // are read again, so tiles, tables and charts follow without a reload.
 
 import type { ComponentChildren } from 'preact';
@@ -94,24 +95,35 @@ export function Cockpit() {
   const [daily, setDaily] = useState<Daily | null>(null);
   const [error, setError] = useState<ApiErrorBody | null>(null);
   const [charts, setCharts] = useState<Charts | null>(null);
-  const asked = useRef(0);
+  const asked = useRef({ summary: 0, daily: 0 });
 
-  async function load() {
-    const seq = ++asked.current;
-    const [s, d] = await Promise.all([api.GET('/api/cockpit/summary'), api.GET('/api/cockpit/cost/daily', { params: { query: { days: '30' } } })]);
-    if (seq !== asked.current) return;
-    if (s.data) {
+  async function loadSummary() {
+    const seq = ++asked.current.summary;
+    const { data, error: failed } = await api.GET('/api/cockpit/summary');
+    if (seq !== asked.current.summary) return;
+    if (data) {
       setError(null);
-      setSummary(s.data);
-    } else setError((s.error as ApiErrorBody | undefined) ?? { error: 'network', message: 'no answer' });
-    if (d.data) setDaily(d.data);
+      setSummary(data);
+    } else setError((failed as ApiErrorBody | undefined) ?? { error: 'network', message: 'no answer' });
   }
+  async function loadDaily() {
+    const seq = ++asked.current.daily;
+    const { data } = await api.GET('/api/cockpit/cost/daily', { params: { query: { days: '30' } } });
+    if (seq === asked.current.daily && data) setDaily(data);
+  }
+  const load = () => Promise.all([loadSummary(), loadDaily()]);
   useEffect(() => {
-    void load();
-    const stop = watchStatus();
-    loadCharts().then((m) => setCharts(() => m), () => setCharts(null));
-    return stop;
+    void loadSummary();
   }, []);
+  // Once the tiles are up (nothing before them competes with the summary): the daily cost, the
+  // chart chunk and the live socket.
+  const ready = summary !== null;
+  useEffect(() => {
+    if (!ready) return;
+    void loadDaily();
+    loadCharts().then((m) => setCharts(() => m), () => setCharts(null));
+    return watchStatus();
+  }, [ready]);
 
   // Read the summary again when the live counts move, and once more on the frame after (the
   // cockpit's read model may be a moment behind the counts'); not on the first frame: the load
