@@ -69,8 +69,9 @@ test('password sign-in, the cockpit, sign-out: checked through the API afterward
   const during = await http(`${s.orch}/auth/session`, { headers: { cookie } });
   assert.equal([during.body.authenticated, during.body.user?.username], [true, admin.username]);
   // The cockpit: tiles and the projects' table; admin navigation shows Administration.
-  await page.getByRole('table').waitFor();
-  assert.ok((await page.getByRole('table').textContent())?.includes('Browser project'));
+  const tasks = page.getByRole('table', { name: 'Open, in progress and done tasks of each project' });
+  await tasks.waitFor();
+  assert.ok((await tasks.textContent())?.includes('Browser project'));
   assert.is(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(), 1);
   await axeClean(page, 'cockpit');
   await screenshots(page, 'cockpit');

@@ -29,6 +29,7 @@ const Estate = lazy(() => import('./pages/estate.tsx').then((m) => m.Estate));
 const EstateDoc = lazy(() => import('./pages/estate-doc.tsx').then((m) => m.EstateDoc));
 const Conversations = lazy(() => import('./pages/conversations.tsx').then((m) => m.Conversations));
 const ConversationPage = lazy(() => import('./pages/conversations.tsx').then((m) => m.ConversationPage));
+const Activity = lazy(() => import('./pages/activity.tsx').then((m) => m.Activity));
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
@@ -38,6 +39,7 @@ const NAV: NavItem[] = [
   { href: '/projects', label: 'Projects' },
   { href: '/agents', label: 'Agents' },
   { href: '/estate', label: 'Estate knowledge' },
+  { href: '/activity', label: 'Activity' },
   { href: '/profiles', label: 'Profiles', admin: true },
   { href: '/templates', label: 'Templates', admin: true },
   { href: '/usage', label: 'Usage', admin: true },
@@ -122,6 +124,7 @@ function Routes() {
       <Route path="/estate/docs/:id" component={EstateDoc} />
       <Route path="/conversations" component={Conversations} />
       <Route path="/conversations/:id" component={ConversationPage} />
+      <Route path="/activity" component={Activity} />
       <Route default component={NotFound} />
     </Router>
   );
