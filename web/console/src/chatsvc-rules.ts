@@ -52,7 +52,8 @@ export function checkExpiry(text: string): { value: number | undefined } | { err
 /** A bot username suggested from a profile slug (hyphens become underscores). */
 export function suggestUsername(slug: string): string {
   const base = slug.replace(/-/g, '_').replace(/[^A-Za-z0-9_]/g, '').slice(0, 28);
-  return base.length >= 3 ? `${base}_bot`.slice(0, 32) : 'orchestration_bot';
+  if (base.length < 3) return 'orchestration_bot';
+  return /bot$/i.test(base) ? base : `${base}_bot`;
 }
 
 /**

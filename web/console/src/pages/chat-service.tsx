@@ -13,7 +13,7 @@ import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import {
   checkBotUsername, checkDisplayName, checkExpiry, checkInstanceUrl, checkProvisionToken, EXPIRY_HOURS, nextUsername, suggestUsername,
 } from '../chatsvc-rules.ts';
-import { listen, streamId } from '../live.ts';
+import { connected as live, listen, streamId } from '../live.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { Confirm } from '../ui/dialog.tsx';
 import { problem, serverErrors } from '../ui/errors.ts';
@@ -102,6 +102,11 @@ export function ChatService() {
       if (streamId(event.stream, 'integration') === profile.id) void loadStatus(profile.id);
     });
   }, [profile?.id]);
+  // Events before the socket was open (or while it was down) are not replayed: read the status again when it is.
+  const liveNow = live.value;
+  useEffect(() => {
+    if (liveNow && profile) void loadStatus(profile.id);
+  }, [liveNow]);
   // The bot's socket is not in the log: while an integration is active its state is read again.
   const active = state.kind === 'integration' && state.integration.status === 'active';
   useEffect(() => {
@@ -154,6 +159,7 @@ export function ChatService() {
       </p>
       <section aria-labelledby="chatsvc-status-heading">
         <h2 id="chatsvc-status-heading">Status</h2>
+        <p class="muted">{live.value ? 'Live: up to date' : 'Live: connecting…'}</p>
         {state.kind === 'loading' && <Loading />}
         {state.kind === 'failed' && <LoadFailed error={state.error} retry={() => loadStatus()} />}
         {state.kind === 'key_missing' && <KeyMissing message={state.message} />}
@@ -367,11 +373,15 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
         <Field id={`${prefix}-bot-username`} label="Bot username" required value={username} onInput={setUsername} error={errors.bot_username}
           hint={previous ? '3 to 32 letters, digits or underscores; not the revoked bot\'s name.' : '3 to 32 letters, digits or underscores.'} />
         <Field id={`${prefix}-display-name`} label="Display name" required value={displayName} onInput={setDisplayName} error={errors.display_name} hint="Up to 64 characters." />
-        <Field id={`${prefix}-community`} label="Community to join" kind="select" value={community} onInput={setCommunity} options={communityOptions}
-          error={errors.default_community_id} hint="The bot joins it as a member." />
-        <div class="actions field-actions">
-          <button type="button" class="secondary" disabled={loadingCommunities} onClick={loadCommunities}>{loadingCommunities ? 'Loading communities…' : 'Load communities'}</button>
-        </div>
+        <fieldset class="flags">
+          <legend>Community</legend>
+          <div class="actions">
+            <button type="button" class="secondary" disabled={loadingCommunities} onClick={loadCommunities}>{loadingCommunities ? 'Loading communities…' : 'Load communities'}</button>
+            <span class="muted">with the URL and the token above</span>
+          </div>
+          <Field id={`${prefix}-community`} label="Community to join" kind="select" value={community} onInput={setCommunity} options={communityOptions}
+            error={errors.default_community_id} hint="The bot joins it as a member." />
+        </fieldset>
         <Field id={`${prefix}-expiry`} label="Token lifetime (hours)" kind="number" value={expiry} onInput={setExpiry} error={errors.expires_in_hours}
           hint={`${EXPIRY_HOURS.min} to ${EXPIRY_HOURS.max.toLocaleString('en')}; the bot's token on the chat service expires after it.`} />
         <fieldset class="flags">
