@@ -90,6 +90,12 @@ async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserC
   return opened;
 }
 
+/** Close a context once the recorder has every request's headers (a closing context drops them). */
+async function closed(ctx: Ctx, context: BrowserContext): Promise<void> {
+  for (const settle of ctx.settled) await settle();
+  await context.close();
+}
+
 const statusApi = (ctx: Ctx) => http(`${ctx.s.orch}/api/v1/agents/${ctx.profile.id}/chatsvc`, { headers: admin });
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 /** Wait until the element `selector` says `text` (its own text, searched or matched). */
@@ -119,7 +125,7 @@ test('a readonly account: "needs admin" at the connector page by URL (the server
   const session = await login(ctx.s, ctx.reader);
   const r = await http(`${ctx.s.orch}/api/admin/agents/${ctx.profile.id}/chatsvc`, { headers: browserHeaders(ctx.s, session) });
   assert.is(r.status, 403, r.text);
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('connect: a refused token lands on its field and is emptied; verify_tls off warns; a community picked; connected', async (ctx) => {
@@ -199,7 +205,7 @@ test('connect: a refused token lands on its field and is emptied; verify_tls off
   assert.ok(memberships.communities.some((c: { community_id: string; role: string }) => c.community_id === ctx.community && c.role === 'member'), 'joined as member');
   const log = await logText(ctx.s);
   for (const t of [token, UNKNOWN_TOKEN]) assert.not.ok(log.includes(t), 'no provision token in the log');
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('test succeeds; a human\'s encrypted DM to the bot is answered', async (ctx) => {
@@ -214,7 +220,7 @@ test('test succeeds; a human\'s encrypted DM to the bot is answered', async (ctx
   await ctx.human.subscribe(dm);
   await ctx.human.sendDm(dm, ctx.bot.id, 'When does the Lisbon office open?');
   assert.match(ctx.human.decryptDm((await ctx.human.botMessage(dm, ctx.bot.id)).ciphertext), /half past eight/);
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('revoked on the chat side: the test flips it to revoked_externally; the page offers a reconnect (a new bot, certificate checks off)', async (ctx) => {
@@ -258,7 +264,7 @@ test('revoked on the chat side: the test flips it to revoked_externally; the pag
   const status = await statusApi(ctx);
   assert.equal({ status: status.body.status, bot: status.body.bot_username, verify: status.body.verify_tls }, { status: 'active', bot: `${ctx.bot.username}_2`, verify: false });
   ctx.bot = { id: status.body.bot_user_id, username: status.body.bot_username };
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('disconnect after a confirmation (the safe answer has focus; Escape keeps it); then not connected', async (ctx) => {
@@ -283,7 +289,7 @@ test('disconnect after a confirmation (the safe answer has focus; Escape keeps i
   const gone = await statusApi(ctx);
   assert.is(gone.status, 404, gone.text);
   assert.is(gone.body.error, 'not_configured');
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('live: connected through the API, then revoked on the chat side with the bot\'s socket up; the open page follows without a reload', async (ctx) => {
@@ -307,7 +313,7 @@ test('live: connected through the API, then revoked on the chat side with the bo
   assert.equal(found.rows.map((row) => row.by), ['test', 'socket'], 'this time the bot\'s socket heard it');
   assert.is((await http(`${ctx.s.orch}/api/v1/agents/${ctx.profile.id}/chatsvc`, { method: 'DELETE', headers: admin })).status, 204);
   await stateLine(page, 'Not connected');
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('a server without the integration key: integration_key_missing names the setting, and no form', async (ctx) => {
@@ -327,7 +333,7 @@ test('a server without the integration key: integration_key_missing names the se
   assert.is(await page.locator('#chatsvc-state').count(), 0);
   await axeClean(page, 'chat service (key missing)');
   await screenshots(page, 'chat-service-key-missing');
-  await context.close();
+  await closed(ctx, context);
 });
 
 test('the pages asked only for /auth/* and the /api/* mirrors, every write with its CSRF token', async (ctx) => {

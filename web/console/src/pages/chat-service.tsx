@@ -1,6 +1,6 @@
 // A profile's chat-service connector (admin), /profiles/:slug/chat-service, on the session mirror
 // /api/admin/agents/{profile_id}/chatsvc: the integration's status and its bot's socket (live:
-// the integration's events on /ws, and the socket state read again while connected), connect
+// the integration's events on /ws folded in, and the socket state read again while active), connect
 // (the provision token a password field, emptied once the request is made, whatever the answer;
 // a community picker filled by POST .../communities; verify_tls off warns), test, disconnect
 // after a confirmation. Without the integration key the server answers 503
@@ -13,7 +13,7 @@ import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import {
   checkBotUsername, checkDisplayName, checkExpiry, checkInstanceUrl, checkProvisionToken, EXPIRY_HOURS, nextUsername, suggestUsername,
 } from '../chatsvc-rules.ts';
-import { connected as live, listen, streamId } from '../live.ts';
+import { connected as live, listen, streamId, type LogEvent } from '../live.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { Confirm } from '../ui/dialog.tsx';
 import { problem, serverErrors } from '../ui/errors.ts';
@@ -47,6 +47,27 @@ const SOCKET_WORDS: Record<Integration['socket']['state'], string> = {
   stopped: 'stopped',
 };
 
+/** An integration event applied to the page's state. */
+function fold(state: State, event: LogEvent): State {
+  const d = event.data as Record<string, unknown>;
+  const text = (k: string) => (typeof d[k] === 'string' ? d[k] as string : '');
+  if (event.type === 'ChatIntegrationDeleted') return { kind: 'none' };
+  if (event.type === 'IntegrationRevokedExternally' && state.kind === 'integration') {
+    return { kind: 'integration', integration: { ...state.integration, status: 'revoked_externally', socket: { state: 'stopped', since: null, last_error: null } } };
+  }
+  if (event.type === 'ChatIntegrationConnected') {
+    return {
+      kind: 'integration',
+      integration: {
+        instance_url: text('instance_url'), bot_user_id: text('bot_user_id'), bot_username: text('bot_username'), token_prefix: text('token_prefix'),
+        token_expires_at: typeof d.token_expires_at === 'string' ? d.token_expires_at : null, status: 'active', verify_tls: d.verify_tls !== false,
+        identity_fingerprint: text('identity_fingerprint'), connected_at: text('at') || event.at, socket: { state: 'connecting', since: null, last_error: null },
+      },
+    };
+  }
+  return state;
+}
+
 /** The one-line state: what the status route reports, in words. */
 function headline(state: State): string {
   if (state.kind === 'none') return 'Not connected';
@@ -75,9 +96,15 @@ export function ChatService() {
     else setLoadError({ status: response.status, body: problem(error) });
   }
 
+  // Bumped by every event folded in: a read that started before it may predate it (the read model
+  // can lag the socket), so its answer is dropped.
+  const generation = useRef(0);
+
   async function loadStatus(id = profile?.id) {
     if (!id) return;
+    const started = generation.current;
     const { data, error, response } = await api.GET('/api/admin/agents/{profile_id}/chatsvc', { params: { path: { profile_id: id } } });
+    if (generation.current !== started) return;
     if (data) return setState({ kind: 'integration', integration: data });
     const body = problem(error);
     if (response.status === 404 && body.error === 'not_configured') setState({ kind: 'none' });
@@ -95,11 +122,15 @@ export function ChatService() {
     if (profile) void loadStatus(profile.id);
   }, [profile?.id]);
 
-  // Live: the integration's own events (connected, revoked, deleted) read the status again.
+  // Live: the integration's own events (connected, revoked, deleted) folded into the state as the
+  // projection folds them, rather than read again: the socket can deliver an event before the read
+  // model has it. The bot's socket state then comes with the next read.
   useEffect(() => {
     if (!profile) return;
     return listen((event) => {
-      if (streamId(event.stream, 'integration') === profile.id) void loadStatus(profile.id);
+      if (streamId(event.stream, 'integration') !== profile.id) return;
+      generation.current++;
+      setState((old) => fold(old, event));
     });
   }, [profile?.id]);
   // Events before the socket was open (or while it was down) are not replayed: read the status again when it is.
@@ -138,11 +169,13 @@ export function ChatService() {
       setDisconnecting(false);
       setTested(null);
       toast(`${profile.name} is disconnected from the chat service.`);
-      void loadStatus(profile.id);
+      generation.current++;
+      setState({ kind: 'none' });
     } else setConfirmError(problem(error).message);
   }
 
   function connected(integration: Integration) {
+    generation.current++;
     setState({ kind: 'integration', integration });
     setTested(null);
     toast(`${profile!.name} is connected to the chat service as ${integration.bot_username}.`);
