@@ -192,7 +192,7 @@ export function ChatService() {
       </p>
       <section aria-labelledby="chatsvc-status-heading">
         <h2 id="chatsvc-status-heading">Status</h2>
-        <p class="muted">{live.value ? 'Live: up to date' : 'Live: connecting…'}</p>
+        {state.kind !== 'key_missing' && <p class="muted">{live.value ? 'Live: up to date' : 'Live: connecting…'}</p>}
         {state.kind === 'loading' && <Loading />}
         {state.kind === 'failed' && <LoadFailed error={state.error} retry={() => loadStatus()} />}
         {state.kind === 'key_missing' && <KeyMissing message={state.message} />}
