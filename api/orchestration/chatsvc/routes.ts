@@ -25,7 +25,7 @@ const ADMIN = '/api/admin/agents/{profile_id}/chatsvc';
 const ProfileParam = z.object({ profile_id: z.string().openapi({ param: { name: 'profile_id', in: 'path' }, format: 'uuid' }) });
 const ToolParam = ProfileParam.extend({ tool_name: z.string().openapi({ param: { name: 'tool_name', in: 'path' }, description: TOOL_NAMES.join(', ') }) });
 
-const ConnectBody = z.strictObject({
+export const ConnectBody = z.strictObject({
   instance_url: z.string().min(1).max(2048).openapi({ description: 'the chat service\'s base URL: https, or plain http to a loopback address' }),
   provision_token: z.string().regex(/^cb_[0-9a-f]{64}$/, 'provision_token must be cb_ followed by 64 lowercase hex characters')
     .openapi({ description: 'a bot:provision token of the chat service; used once, never stored' }),

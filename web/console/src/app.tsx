@@ -20,6 +20,7 @@ const Board = lazy(() => import('./pages/board.tsx').then((m) => m.Board));
 const Agents = lazy(() => import('./pages/agents.tsx').then((m) => m.Agents));
 const Profiles = lazy(() => import('./pages/profiles.tsx').then((m) => m.Profiles));
 const ProfilePage = lazy(() => import('./pages/profile.tsx').then((m) => m.ProfilePage));
+const ChatService = lazy(() => import('./pages/chat-service.tsx').then((m) => m.ChatService));
 const Knowledge = lazy(() => import('./pages/knowledge.tsx').then((m) => m.Knowledge));
 const Templates = lazy(() => import('./pages/templates.tsx').then((m) => m.Templates));
 const TemplatePage = lazy(() => import('./pages/template.tsx').then((m) => m.TemplatePage));
@@ -115,6 +116,7 @@ function Routes() {
       <Route path="/agents" component={Agents} />
       <Route path="/profiles" component={Profiles} />
       <Route path="/profiles/:slug" component={ProfilePage} />
+      <Route path="/profiles/:slug/chat-service" component={ChatService} />
       <Route path="/bots/:profileId/knowledge" component={Knowledge} />
       <Route path="/templates" component={Templates} />
       <Route path="/templates/:slug" component={TemplatePage} />

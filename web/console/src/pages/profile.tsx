@@ -1,6 +1,6 @@
 // One profile (admin), /profiles/:slug: its settings (a change sends only the fields that
-// changed), enable and disable, a link to its knowledge, its history, and a try-it panel on the
-// private chat.
+// changed), enable and disable, links to its knowledge and its chat-service connector, its
+// history, and a try-it panel on the private chat.
 
 import { useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
@@ -57,6 +57,7 @@ export function ProfilePage() {
     <Page title={`Profile ${profile.name}`} actions={
       <div class="actions">
         <a class="button-link" href={`/bots/${profile.id}/knowledge`}>Knowledge</a>
+        <a class="button-link" href={`/profiles/${profile.slug}/chat-service`}>Chat service</a>
         <button type="button" class={profile.enabled ? 'secondary' : undefined} disabled={busy} onClick={toggle}>{profile.enabled ? 'Disable' : 'Enable'}</button>
       </div>
     }>
