@@ -20,7 +20,7 @@ import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { RUNNER_ID, userDecider, userStream } from '../../domain/orchestration/users/decider.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = `orch_accounts-admin-${randomUUID()}`;
 const RUNNER_KEY = `orch_accounts-runner-${randomUUID()}`;
@@ -67,14 +67,6 @@ const accountOf = async (ctx: Ctx, id: string) => {
 /** A new context signed in as `account` (the sign-in form), on `path`, allowed the clipboard. */
 const signedInOn = (ctx: Ctx, account: Account, path: string) =>
   signedIn(ctx, account, { path, prepare: ({ context }) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.s.orch }) });
-
-async function countPointerEvents(page: Page): Promise<void> {
-  // Written as a string: this file is type-checked without the DOM library.
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
-}
 
 /** The key is nowhere in the page (DOM, attributes, input values) nor in storage. */
 async function keyGone(page: Page, key: string): Promise<void> {

@@ -22,7 +22,7 @@ import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 interface Ctx {
   s: TestServices; keys: AgentKeys; browser: Browser; owner: Account; stranger: Account; reader: Account;
@@ -67,14 +67,6 @@ async function until(what: string, check: () => Promise<boolean>, ms = 5000): Pr
   }
 }
 const liveRegion = (page: Page) => page.locator('.toasts');
-
-async function countPointerEvents(page: Page): Promise<void> {
-  // Written as a string: this file is type-checked without the DOM library.
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click', 'dragstart']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
-}
 
 test('projects: create and edit through the dialog; a missing name is an error tied to its field; axe on the page and the dialog', async (ctx) => {
   const { page, close } = await signedIn(ctx, ctx.owner, { path: '/' });
@@ -177,7 +169,7 @@ test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each
   const id = made.body.id as string;
   const a = await openBoard(ctx, ctx.owner);
   const b = await openBoard(ctx, ctx.reader);
-  await countPointerEvents(a.page);
+  await countPointerEvents(a.page, ['dragstart']);
   await tabTo(a.page, `#card-${id}`, 60);
   // Lift, carry one column right, cancel: it stays.
   await a.page.keyboard.press('Space');

@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, disallowed, focusOn, h1, launchBrowser, nav, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, h1, launchBrowser, nav, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-profiles-admin-key-00000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -294,11 +294,7 @@ test('keyboard only: create a profile by Tab, typing and Enter, no pointer event
   await page.goto('/profiles');
   await h1(page, 'Profiles');
   await page.getByRole('table').waitFor();
-  // Count pointer-made events (a keyboard Enter's synthetic click has detail 0).
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
+  await countPointerEvents(page);
   await tabTo(page, '.page-head button');
   await page.keyboard.press('Enter');
   await page.getByRole('dialog', { name: 'New profile' }).waitFor();

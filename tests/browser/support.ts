@@ -100,6 +100,18 @@ export async function tabTo(page: Page, selector: string, max = 25): Promise<voi
 }
 
 /**
+ * Count pointer-made events in the page from now on, in `window.pointerEvents` (a keyboard Enter's
+ * synthetic click has detail 0 and is not counted): pointerdown, mousedown, click and `also`.
+ * Written as a string: these files are type-checked without the DOM library.
+ */
+export async function countPointerEvents(page: Page, also: string[] = []): Promise<void> {
+  await page.evaluate(`window.pointerEvents = 0;
+    for (const type of ${JSON.stringify(['pointerdown', 'mousedown', 'click', ...also])}) {
+      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
+    }`);
+}
+
+/**
  * What has focus (its id, text or aria-label), polled until it is `want` or a second has passed:
  * a page moves focus in the animation frame after a render, so a read right after a click can be
  * early. (Polled here: the page's CSP refuses waitForFunction's string predicates.)
