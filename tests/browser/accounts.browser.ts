@@ -10,17 +10,17 @@
 // CSRF header on every write).
 
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { RUNNER_ID, userDecider, userStream } from '../../domain/orchestration/users/decider.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, focusOn, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = `orch_accounts-admin-${randomUUID()}`;
 const RUNNER_KEY = `orch_accounts-runner-${randomUUID()}`;
@@ -56,11 +56,7 @@ test.before(async (ctx) => {
   ctx.recorded = [];
   ctx.settled = [];
 });
-test.after(async ({ s, browser, dir }) => {
-  await browser?.close();
-  await s?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+test.after(closeSuite);
 
 const me = (ctx: Ctx, key: string) => http(`${ctx.s.orch}/api/v1/me`, { headers: { 'X-API-Key': key } });
 const accountOf = async (ctx: Ctx, id: string) => {
@@ -68,36 +64,9 @@ const accountOf = async (ctx: Ctx, id: string) => {
   return list.body.users.find((u: { id: string }) => u.id === id);
 };
 
-interface Opened { context: BrowserContext; page: Page; close: () => Promise<void> }
-
-/** A new context signed in as `account` (the sign-in form), on `path`. */
-async function signedIn(ctx: Ctx, account: Account, path: string): Promise<Opened> {
-  const context = await ctx.browser.newContext({ baseURL: ctx.s.orch, viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.s.orch });
-  const settle = recordRequests(context, ctx.recorded);
-  ctx.settled.push(settle);
-  const close = async () => {
-    await settle();
-    await context.close();
-  };
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  await page.goto(path);
-  await page.waitForURL(/\/sign-in/);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname === path);
-  return { context, page, close };
-}
-
-async function countPointerEvents(page: Page): Promise<void> {
-  // Written as a string: this file is type-checked without the DOM library.
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
-}
+/** A new context signed in as `account` (the sign-in form), on `path`, allowed the clipboard. */
+const signedInOn = (ctx: Ctx, account: Account, path: string) =>
+  signedIn(ctx, account, { path, prepare: ({ context }) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.s.orch }) });
 
 /** The key is nowhere in the page (DOM, attributes, input values) nor in storage. */
 async function keyGone(page: Page, key: string): Promise<void> {
@@ -113,7 +82,7 @@ const row = (page: Page, username: string) => page.locator(`tr[data-account="${u
 const range = (page: Page, text: string) => page.locator('#accounts-range', { hasText: text });
 
 test('your account, keyboard only: rotate my key (confirm, shown once, copied, dropped on close); the old key 401 at once, the new one works', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.user, '/');
+  const { page, close } = await signedInOn(ctx, ctx.user, '/');
   // The banner's name links to the account page.
   await page.getByRole('banner').getByRole('link', { name: /acc-user/ }).click();
   await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
@@ -166,7 +135,7 @@ test('your account, keyboard only: rotate my key (confirm, shown once, copied, d
 });
 
 test('administration: the accounts paged as the route pages them; the runner and an agent credential by type, without controls', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.admin, '/admin');
+  const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
   await page.getByRole('heading', { level: 1, name: 'Administration' }).waitFor();
   const total = (await http(`${ctx.s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY } })).body.total as number;
   assert.ok(total > 20);
@@ -200,7 +169,7 @@ test('administration: the accounts paged as the route pages them; the runner and
 });
 
 test('administration: create an account (client errors, a taken username, the key shown once works), change its role, deactivate it', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.admin, '/admin');
+  const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
   await page.getByRole('heading', { level: 1, name: 'Administration' }).waitFor();
   const opener = page.getByRole('button', { name: 'New account' });
   await opener.click();
@@ -276,7 +245,7 @@ test('administration: create an account (client errors, a taken username, the ke
 });
 
 test('administration: demoting oneself is refused, in words and with the server\'s message; nothing changes', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.admin, '/admin');
+  const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
   await row(page, ctx.admin.username).getByRole('button', { name: `Change ${ctx.admin.username}` }).click();
   const change = page.getByRole('dialog', { name: `Change ${ctx.admin.username} (you)` });
   await change.waitFor();
@@ -294,7 +263,7 @@ test('administration: demoting oneself is refused, in words and with the server\
 });
 
 test('administration: rotate another account\'s key (confirm, then shown once); its old key 401, the new one works', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.admin, '/admin');
+  const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
   const opener = row(page, ctx.other.username).getByRole('button', { name: `Rotate key of ${ctx.other.username}` });
   await opener.click();
   const confirm = page.getByRole('dialog', { name: `Rotate the API key of ${ctx.other.username}?` });
@@ -320,7 +289,7 @@ test('administration: rotate another account\'s key (confirm, then shown once); 
 });
 
 test('a readonly account: no Administration in the navigation, the "needs admin" page at /admin; its own account page works', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.reader, '/');
+  const { page, close } = await signedInOn(ctx, ctx.reader, '/');
   await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
   assert.is(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(), 0);
   await page.goto('/admin');

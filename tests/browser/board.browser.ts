@@ -13,7 +13,7 @@
 // - axe on every page and open dialog, screenshots, and the request recorder (allowed paths only,
 //   a CSRF header on every write).
 
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,7 +22,7 @@ import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, focusOn, launchBrowser, recordRequests, screenshots, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 interface Ctx {
   s: TestServices; keys: AgentKeys; browser: Browser; owner: Account; stranger: Account; reader: Account;
@@ -40,39 +40,14 @@ test.before(async (ctx) => {
   ctx.recorded = [];
   ctx.settled = [];
 });
-test.after(async ({ s, browser }) => {
-  await browser?.close();
-  await s?.close();
-});
+test.after(closeSuite);
 
 const key = (ctx: Ctx) => ({ 'X-API-Key': ctx.keys.adminKey });
 const task = async (ctx: Ctx, id: string) => (await http(`${ctx.s.orch}/api/v1/tasks/${id}`, { headers: key(ctx) })).body;
 const agent = async (ctx: Ctx, id: string) => (await http(`${ctx.s.orch}/api/v1/agents/${id}`, { headers: key(ctx) })).body;
 
-interface Opened { context: BrowserContext; page: Page; close: () => Promise<void> }
-
-async function signedIn(ctx: Ctx, account: Account, path: string): Promise<Opened> {
-  const context = await ctx.browser.newContext({ baseURL: ctx.s.orch, viewport: { width: 1280, height: 800 } });
-  const settle = recordRequests(context, ctx.recorded);
-  ctx.settled.push(settle);
-  // The recorder reads each request's headers as sent: let it finish before the context goes.
-  const close = async () => {
-    await settle();
-    await context.close();
-  };
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  await page.goto(path);
-  await page.waitForURL(/\/sign-in/);
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname === path);
-  return { context, page, close };
-}
-
 async function openBoard(ctx: Ctx, account: Account) {
-  const opened = await signedIn(ctx, account, `/projects/${ctx.project}`);
+  const opened = await signedIn(ctx, account, { path: `/projects/${ctx.project}` });
   await opened.page.getByRole('heading', { level: 1, name: /^Board: / }).waitFor();
   await opened.page.getByText('Live: up to date').waitFor();
   return opened;
@@ -93,16 +68,8 @@ async function until(what: string, check: () => Promise<boolean>, ms = 5000): Pr
 }
 const liveRegion = (page: Page) => page.locator('.toasts');
 
-async function countPointerEvents(page: Page): Promise<void> {
-  // Written as a string: this file is type-checked without the DOM library.
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click', 'dragstart']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
-}
-
 test('projects: create and edit through the dialog; a missing name is an error tied to its field; axe on the page and the dialog', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.owner, '/');
+  const { page, close } = await signedIn(ctx, ctx.owner, { path: '/' });
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
   await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
   await page.getByRole('link', { name: 'Board project' }).waitFor();
@@ -202,7 +169,7 @@ test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each
   const id = made.body.id as string;
   const a = await openBoard(ctx, ctx.owner);
   const b = await openBoard(ctx, ctx.reader);
-  await countPointerEvents(a.page);
+  await countPointerEvents(a.page, ['dragstart']);
   await tabTo(a.page, `#card-${id}`, 60);
   // Lift, carry one column right, cancel: it stays.
   await a.page.keyboard.press('Space');
@@ -269,7 +236,7 @@ test('a move refused for a dependency blocker (409) rolls back with the server\'
 });
 
 test('agents: spawn with every field, status live, stop and kill after a confirmation; axe on the page and the dialog', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.owner, '/agents');
+  const { page, close } = await signedIn(ctx, ctx.owner, { path: '/agents' });
   await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
   await page.getByText('Live: up to date').waitFor();
   await page.getByLabel('Name (required)', { exact: true }).fill('docs-bot');
@@ -345,7 +312,7 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
 });
 
 test('a readonly account: the agents page without the spawn form or stop and kill', async (ctx) => {
-  const { page, close } = await signedIn(ctx, ctx.reader, '/agents');
+  const { page, close } = await signedIn(ctx, ctx.reader, { path: '/agents' });
   await page.getByRole('rowheader', { name: 'docs-bot' }).waitFor();
   assert.is(await page.getByRole('button', { name: 'Spawn agent' }).count(), 0);
   assert.is(await page.getByRole('button', { name: /^(Stop|Kill) / }).count(), 0);

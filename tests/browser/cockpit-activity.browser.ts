@@ -14,14 +14,14 @@
 // - a readonly account sees both pages (no write control there); axe light and dark on both
 //   pages; screenshots; the request recorder (only /auth/*, /api/* mirrors, the sockets).
 
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
-import { axeClean, disallowed, launchBrowser, openPage, screenshots, submitSignIn, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, disallowed, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Opened, type Recorded } from './support.ts';
 
 interface Ctx {
   s: TestServices; keys: AgentKeys; browser: Browser; admin: Account; owner: Account; reader: Account;
@@ -49,15 +49,7 @@ async function report(ctx: Ctx, agent: string, body: Record<string, unknown>): P
   assert.is(r.status, 200, r.text);
 }
 
-// A failure in the set-up is printed here: uvu's report of a failed `before` hook has no message.
-test.before(async (ctx) => {
-  try {
-    await seed(ctx);
-  } catch (error) {
-    console.error(error);
-    throw error;
-  }
-});
+test.before(setUp(seed));
 
 async function seed(ctx: Ctx): Promise<void> {
   ({ s: ctx.s, keys: ctx.keys } = await startAgentApps('browser_cockpit', {}, { sockets: true }));
@@ -88,34 +80,29 @@ async function seed(ctx: Ctx): Promise<void> {
   ctx.settled = [];
   ctx.sockets = [];
 }
-test.after(async ({ s, browser }) => {
-  await browser?.close();
-  await s?.close();
-});
+test.after(closeSuite);
 
 /** A signed-in page; CSP violations and console errors are collected in `problems`. */
-async function signedIn(ctx: Ctx, account: Account, problems: string[] = []): Promise<{ context: BrowserContext; page: Page }> {
-  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
-  // Runs before the page's scripts (DevTools-injected, not subject to the CSP): every CSP violation
-  // is kept, and every WebSocket the page opens, so a test can drop one.
-  await opened.context.addInitScript(`window.cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
-    window.openedSockets = [];
-    const NativeWebSocket = window.WebSocket;
-    window.WebSocket = class extends NativeWebSocket {
-      constructor(url, protocols) { super(url, protocols); window.openedSockets.push(this); }
-    };`);
-  opened.page.on('websocket', (socket) => ctx.sockets.push(socket.url()));
-  opened.page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
+function signedInWatched(ctx: Ctx, account: Account, problems: string[] = []): Promise<Opened> {
+  return signedIn(ctx, account, {
+    prepare: async ({ context, page }) => {
+      // Runs before the page's scripts (DevTools-injected, not subject to the CSP): every CSP violation
+      // is kept, and every WebSocket the page opens, so a test can drop one.
+      await context.addInitScript(`window.cspViolations = [];
+        document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
+        window.openedSockets = [];
+        const NativeWebSocket = window.WebSocket;
+        window.WebSocket = class extends NativeWebSocket {
+          constructor(url, protocols) { super(url, protocols); window.openedSockets.push(this); }
+        };`);
+      page.on('websocket', (socket) => ctx.sockets.push(socket.url()));
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+    },
   });
-  await opened.page.goto('/sign-in');
-  await submitSignIn(opened.page, account);
-  return opened;
 }
 
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-const h1 = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
 const cspViolations = async (page: Page) => (await page.evaluate('window.cspViolations')) as string[];
 const usd4 = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
 
@@ -133,7 +120,7 @@ const taskRows = (summary: any): string[][] => summary.projects.map((p: any) => 
 
 test('cockpit: tiles before the chart chunk; three charts, each with a table of the API\'s numbers; no CSP violation', async (ctx) => {
   const problems: string[] = [];
-  const { context, page } = await signedIn(ctx, ctx.owner, problems);
+  const { context, page } = await signedInWatched(ctx, ctx.owner, problems);
   // Hold the chart chunk back: the tiles and tables must not wait for it.
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
@@ -184,7 +171,7 @@ async function tile(page: Page, name: string): Promise<{ value: string; counts: 
 }
 
 test('live tiles: tasks created, an agent spawned and a chat turn change them, as /ws/live says; the table follows', async (ctx) => {
-  const { context, page } = await signedIn(ctx, ctx.owner);
+  const { context, page } = await signedInWatched(ctx, ctx.owner);
   await page.locator('[data-tile="health"]').waitFor();
   const live: WsClient = await connectWs(ctx.s.orch, '/ws/live', key(ctx));
   try {
@@ -242,7 +229,7 @@ async function sameAsReference(page: Page, ws: WsClient, what: string): Promise<
 }
 
 test('activity: events as they happen, type and stream filters, pause keeps and resume shows', async (ctx) => {
-  const { context, page } = await signedIn(ctx, ctx.admin);
+  const { context, page } = await signedInWatched(ctx, ctx.admin);
   await nav(page).getByRole('link', { name: 'Activity' }).click();
   await h1(page, 'Activity');
   await page.getByText('Live: up to date').waitFor();
@@ -306,7 +293,7 @@ test('activity: events as they happen, type and stream filters, pause keeps and 
 });
 
 test('activity: a dropped socket resumes from the last position: every event once, in order', async (ctx) => {
-  const { context, page } = await signedIn(ctx, ctx.admin);
+  const { context, page } = await signedInWatched(ctx, ctx.admin);
   await page.goto('/activity');
   await h1(page, 'Activity');
   await page.getByText('Live: up to date').waitFor();
@@ -347,7 +334,7 @@ test('activity: a dropped socket resumes from the last position: every event onc
 });
 
 test('a readonly account: the cockpit with its charts and live tiles, Activity in the navigation; no write control', async (ctx) => {
-  const { context, page } = await signedIn(ctx, ctx.reader);
+  const { context, page } = await signedInWatched(ctx, ctx.reader);
   await page.locator('.chart[data-chart="tasks"] canvas').first().waitFor();
   await page.locator('[data-tile="tasks"]').waitFor();
   assert.is(await page.locator('main button').count(), 0, 'no button on the cockpit');

@@ -23,7 +23,7 @@ import { BOOTSTRAP_SECRET, Human, INTEGRATION_KEY, provisionToken, uniqueBotName
 import { browser as browserHeaders, createAccount, login, type Account } from '../support/principals.ts';
 import { http, logText, startTestServices, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
-import { axeClean, disallowed, focusOn, launchBrowser, openPage, screenshots, submitSignIn, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, disallowed, focusOn, h1, launchBrowser, screenshots, setUp, signedIn, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-connector-admin-key-0000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -37,15 +37,7 @@ interface Ctx {
 }
 const test = suite<Ctx>('console: chat-service connector');
 
-// A failure in the set-up is printed here: uvu's report of a failed `before` hook has no message.
-test.before(async (ctx) => {
-  try {
-    await seed(ctx);
-  } catch (error) {
-    console.error(error);
-    throw error;
-  }
-});
+test.before(setUp(seed));
 
 async function seed(ctx: Ctx): Promise<void> {
   ctx.s = await startTestServices('browser_connector', {
@@ -77,18 +69,10 @@ async function seed(ctx: Ctx): Promise<void> {
   ctx.recorded = [];
   ctx.settled = [];
 }
-test.after(async ({ s, browser, human }) => {
-  human?.ws.close();
-  await browser?.close();
-  await s?.close();
+test.after(async (ctx) => {
+  ctx.human?.ws.close();
+  await closeSuite(ctx);
 });
-
-async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserContext; page: Page }> {
-  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
-  await opened.page.goto('/sign-in');
-  await submitSignIn(opened.page, account);
-  return opened;
-}
 
 /** Close a context once the recorder has every request's headers (a closing context drops them). */
 async function closed(ctx: Ctx, context: BrowserContext): Promise<void> {
@@ -97,7 +81,6 @@ async function closed(ctx: Ctx, context: BrowserContext): Promise<void> {
 }
 
 const statusApi = (ctx: Ctx) => http(`${ctx.s.orch}/api/v1/agents/${ctx.profile.id}/chatsvc`, { headers: admin });
-const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 /** Wait until the element `selector` says `text` (its own text, searched or matched). */
 const says = (page: Page, selector: string, text: string | RegExp, timeout = 15_000) => page.locator(selector, { hasText: text }).waitFor({ timeout });
 const stateLine = (page: Page, text: string | RegExp) => says(page, '#chatsvc-state', text, 30_000);

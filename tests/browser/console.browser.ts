@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-admin-key-0000000000000000';
 
@@ -24,10 +24,7 @@ test.before(async (ctx) => {
   ctx.recorded = [];
   ctx.settled = [];
 });
-test.after(async ({ s, browser }) => {
-  await browser?.close();
-  await s?.close();
-});
+test.after(closeSuite);
 
 const fresh = (ctx: Ctx) => openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
 
@@ -96,12 +93,7 @@ test('password sign-in, the cockpit, sign-out: checked through the API afterward
 test('keyboard only: sign-in by Tab, typing and Enter, no pointer event', async (ctx) => {
   const { context, page } = await fresh(ctx);
   await page.goto('/sign-in');
-  // Count pointer-made events (a keyboard Enter's synthetic click has detail 0). The page's code
-  // runs in the browser: written as a string, this file is type-checked without the DOM library.
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
+  await countPointerEvents(page);
   // The skip link comes first and moves focus to the main content.
   await page.keyboard.press('Tab');
   assert.is(await page.evaluate('document.activeElement?.textContent'), 'Skip to content');

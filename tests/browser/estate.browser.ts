@@ -9,15 +9,15 @@
 // conversation's messages oldest first, as the API has them; a non-admin gets "needs admin".
 // axe on every page and the open dialog, light and dark; screenshots; the request recorder.
 
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, focusOn, launchBrowser, openPage, screenshots, submitSignIn, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, disallowed, focusOn, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-estate-admin-key-0000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -29,14 +29,7 @@ interface Ctx {
 }
 const test = suite<Ctx>('console: estate knowledge and conversations');
 
-test.before(async (ctx) => {
-  try {
-    await seed(ctx);
-  } catch (error) {
-    console.error(error);
-    throw error;
-  }
-});
+test.before(setUp(seed));
 
 async function seed(ctx: Ctx): Promise<void> {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-estate-'));
@@ -69,21 +62,8 @@ async function seed(ctx: Ctx): Promise<void> {
   ctx.recorded = [];
   ctx.settled = [];
 }
-test.after(async ({ s, browser, dir }) => {
-  await browser?.close();
-  await s?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+test.after(closeSuite);
 
-async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserContext; page: Page }> {
-  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
-  await opened.page.goto('/sign-in');
-  await submitSignIn(opened.page, account);
-  return opened;
-}
-
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 const api = (ctx: Ctx, p: string) => http(`${ctx.s.orch}/api/v1${p}`, { headers: admin });
 
 async function searchApi(ctx: Ctx, params: Record<string, string>) {

@@ -7,12 +7,12 @@
 // pointer event); dialogs that trap and return focus; axe on every page and open dialog;
 // screenshots; the request recorder (only /auth/* and /api/* mirrors, CSRF on every write).
 
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, focusOn, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, h1, launchBrowser, nav, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-profiles-admin-key-00000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -27,21 +27,9 @@ test.before(async (ctx) => {
   ctx.recorded = [];
   ctx.settled = [];
 });
-test.after(async ({ s, browser }) => {
-  await browser?.close();
-  await s?.close();
-});
-
-async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserContext; page: Page }> {
-  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
-  await opened.page.goto('/sign-in');
-  await submitSignIn(opened.page, account);
-  return opened;
-}
+test.after(closeSuite);
 
 const api = (ctx: Ctx, path: string) => http(`${ctx.s.orch}${path}`, { headers: admin });
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 const toastSays = (page: Page, text: string | RegExp) => page.locator('.toasts').getByText(text).waitFor();
 
 /** The JSON bodies of the page's writes to `path` (method and body), from now on. */
@@ -306,11 +294,7 @@ test('keyboard only: create a profile by Tab, typing and Enter, no pointer event
   await page.goto('/profiles');
   await h1(page, 'Profiles');
   await page.getByRole('table').waitFor();
-  // Count pointer-made events (a keyboard Enter's synthetic click has detail 0).
-  await page.evaluate(`window.pointerEvents = 0;
-    for (const type of ['pointerdown', 'mousedown', 'click']) {
-      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
-    }`);
+  await countPointerEvents(page);
   await tabTo(page, '.page-head button');
   await page.keyboard.press('Enter');
   await page.getByRole('dialog', { name: 'New profile' }).waitFor();

@@ -3,7 +3,7 @@
 // every request a page makes.
 
 import { AxeBuilder } from '@axe-core/playwright';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
@@ -100,6 +100,18 @@ export async function tabTo(page: Page, selector: string, max = 25): Promise<voi
 }
 
 /**
+ * Count pointer-made events in the page from now on, in `window.pointerEvents` (a keyboard Enter's
+ * synthetic click has detail 0 and is not counted): pointerdown, mousedown, click and `also`.
+ * Written as a string: these files are type-checked without the DOM library.
+ */
+export async function countPointerEvents(page: Page, also: string[] = []): Promise<void> {
+  await page.evaluate(`window.pointerEvents = 0;
+    for (const type of ${JSON.stringify(['pointerdown', 'mousedown', 'click', ...also])}) {
+      document.addEventListener(type, (e) => { if (type !== 'click' || e.detail > 0) window.pointerEvents++; }, true);
+    }`);
+}
+
+/**
  * What has focus (its id, text or aria-label), polled until it is `want` or a second has passed:
  * a page moves focus in the animation frame after a render, so a read right after a click can be
  * early. (Polled here: the page's CSP refuses waitForFunction's string predicates.)
@@ -114,19 +126,91 @@ export async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'lab
   return got;
 }
 
+/** A new context and its page; `close` closes the context once the recorder has its requests' headers. */
+export interface Opened { context: BrowserContext; page: Page; close: () => Promise<void> }
+
 /** A new browser context on `baseURL` (1280×800) whose requests go to the recorder, and its page (page errors printed). */
-export async function openPage(browser: Browser, baseURL: string, recorded: Recorded[], settled: (() => Promise<void>)[]): Promise<{ context: BrowserContext; page: Page }> {
+export async function openPage(browser: Browser, baseURL: string, recorded: Recorded[], settled: (() => Promise<void>)[]): Promise<Opened> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 } });
-  settled.push(recordRequests(context, recorded));
+  const settle = recordRequests(context, recorded);
+  settled.push(settle);
   const page = await context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  return { context, page };
+  // The recorder reads each request's headers as sent: let it finish before the context goes.
+  const close = async () => {
+    await settle();
+    await context.close();
+  };
+  return { context, page, close };
+}
+
+/** Fill and send the sign-in form the page shows. */
+async function sendSignIn(page: Page, account: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** Fill and send the sign-in form the page shows, then wait for the cockpit. */
 export async function submitSignIn(page: Page, account: { email: string; password: string }): Promise<void> {
-  await page.getByLabel('Email').fill(account.email);
-  await page.getByLabel('Password').fill(account.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await sendSignIn(page, account);
   await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
+}
+
+/** What a browser suite's context holds for its pages: the services (the console's address), the browser, the recorder. */
+export interface BrowserSuite { s: { orch: string }; browser: Browser; recorded: Recorded[]; settled: (() => Promise<void>)[] }
+
+export interface SignInOptions {
+  /**
+   * The page to ask for first: the console sends the browser to sign-in and, once signed in, back
+   * here. Without it: /sign-in, then the cockpit.
+   */
+  path?: string;
+  /** Runs on the new context and its page before anything loads (permissions, init scripts, listeners). */
+  prepare?: (opened: Opened) => Promise<void>;
+}
+
+/** A new context (openPage) signed in as `account` through the sign-in form. */
+export async function signedIn(ctx: BrowserSuite, account: { email: string; password: string }, options: SignInOptions = {}): Promise<Opened> {
+  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
+  await options.prepare?.(opened);
+  const { page } = opened;
+  const path = options.path;
+  if (path === undefined) {
+    await page.goto('/sign-in');
+    await submitSignIn(page, account);
+  } else {
+    await page.goto(path);
+    await page.waitForURL(/\/sign-in/);
+    await sendSignIn(page, account);
+    await page.waitForURL((url) => url.pathname === path);
+  }
+  return opened;
+}
+
+/** The console's main navigation. */
+export const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
+/** Wait for the page's heading `name`. */
+export const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+/**
+ * A suite's `before` hook that runs `seed` and prints its failure before passing it on: uvu's
+ * report of a failed `before` hook has no message.
+ */
+export function setUp<T>(seed: (ctx: T) => Promise<void>): (ctx: T) => Promise<void> {
+  return async (ctx) => {
+    try {
+      await seed(ctx);
+    } catch (error) {
+      console.error(error);
+      throw error;
+    }
+  };
+}
+
+/** A suite's `after` hook: the browser, the services, then the suite's temporary directory (each only if the set-up got that far). */
+export async function closeSuite({ s, browser, dir }: { s?: { close(): Promise<void> }; browser?: Browser; dir?: string }): Promise<void> {
+  await browser?.close();
+  await s?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
 }

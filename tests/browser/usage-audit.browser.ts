@@ -6,15 +6,15 @@
 // against the API; a non-admin gets "needs admin" by URL and no link to either page; axe on every
 // page; screenshots; the request recorder (only /auth/* and /api/* mirrors).
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { browser, createAccount, login, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, openPage, screenshots, submitSignIn, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, disallowed, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-usage-audit-admin-key-00000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -30,15 +30,7 @@ async function profile(s: TestServices, body: Record<string, unknown>): Promise<
 const chat = (s: TestServices, slug: string, message: string, key: string) =>
   http(`${s.orch}/api/v1/agent-chat/chat/${slug}`, { method: 'POST', json: { message }, headers: { 'X-API-Key': key } });
 
-// A failure in the set-up is printed here: uvu's report of a failed `before` hook has no message.
-test.before(async (ctx) => {
-  try {
-    await seed(ctx);
-  } catch (error) {
-    console.error(error);
-    throw error;
-  }
-});
+test.before(setUp(seed));
 
 async function seed(ctx: Ctx): Promise<void> {
   // Priced models (the local model answers them: no provider is configured), so turns cost.
@@ -70,21 +62,8 @@ async function seed(ctx: Ctx): Promise<void> {
   ctx.recorded = [];
   ctx.settled = [];
 }
-test.after(async ({ s, browser, dir }) => {
-  await browser?.close();
-  await s?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+test.after(closeSuite);
 
-async function signedIn(ctx: Ctx, account: Account): Promise<{ context: BrowserContext; page: Page }> {
-  const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
-  await opened.page.goto('/sign-in');
-  await submitSignIn(opened.page, account);
-  return opened;
-}
-
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
-const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name }).waitFor();
 const count = new Intl.NumberFormat('en');
 const usd = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', maximumFractionDigits: 4 });
 const pctText = (pct: number) => `${pct < 10 && pct > 0 ? pct.toFixed(1) : count.format(Math.round(pct))} %`;

@@ -10,18 +10,11 @@ import { chatTurnsSince } from '../../../projections/orchestration/agent-chat.ts
 import { agentCountsByStatus } from '../../../projections/orchestration/agents.ts';
 import { taskCountsByStatus } from '../../../projections/orchestration/tasks.ts';
 import type { OrchDeps } from '../deps.ts';
+import type { StatusFrame } from './status-frame.ts';
 
 export const LAG_CAP = 100_000;
 
-export interface StatusFrame {
-  type: 'status';
-  at: string;
-  service: { status: 'ok' | 'degraded'; version: string; database: 'ok' | 'unreachable' };
-  projections: Record<string, { lag_events: number }>;
-  agents_by_status: Record<string, number>;
-  tasks_by_status: Record<string, number>;
-  chat_turns_per_minute: number;
-}
+export type { StatusFrame };
 
 type StatusDeps = Pick<OrchDeps, 'db' | 'events' | 'version' | 'clock'>;
 

@@ -5,17 +5,10 @@
 // snapshots, so nothing needs replaying: the next frame is the whole state again.
 
 import { signal } from '@preact/signals';
+import type { StatusFrame } from '../../../api/orchestration/log/status-frame.ts';
 
-/** A status frame as the server sends it (api/orchestration/log/live-status.ts). */
-export interface StatusFrame {
-  type: 'status';
-  at: string;
-  service: { status: 'ok' | 'degraded'; version: string; database: 'ok' | 'unreachable' };
-  projections: Record<string, { lag_events: number }>;
-  agents_by_status: Record<string, number>;
-  tasks_by_status: Record<string, number>;
-  chat_turns_per_minute: number;
-}
+/** A status frame as the server sends it. */
+export type { StatusFrame };
 
 /** The latest frame (null before the first one, and after the last watcher leaves). */
 export const liveStatus = signal<StatusFrame | null>(null);
