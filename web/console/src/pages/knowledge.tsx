@@ -4,13 +4,14 @@
 // server does.
 
 import { useRoute } from 'preact-iso';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
 import { role } from '../session.ts';
 import { Confirm, Dialog } from '../ui/dialog.tsx';
-import { codePoints, problem, serverErrors } from '../ui/errors.ts';
-import { Field, FormError, focusFirstError } from '../ui/field.tsx';
+import { codePoints, problem } from '../ui/errors.ts';
+import { Field, FormError } from '../ui/field.tsx';
+import { useFormState } from '../ui/form-state.ts';
 import { toast } from '../ui/toast.tsx';
 
 type Snippet = Schemas['KnowledgeSnippet'];
@@ -166,10 +167,7 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
   const [content, setContent] = useState(original?.content ?? '');
   const [source, setSource] = useState(original?.source ?? '');
   const [metadata, setMetadata] = useState(original?.metadata ? JSON.stringify(original.metadata, null, 2) : '');
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const { form, errors, formError, busy, setBusy, passes, refused } = useFormState('snippet-error');
 
   function check(): { body: Record<string, unknown> } | { errors: Record<string, string> } {
     const found: Record<string, string> = {};
@@ -197,14 +195,8 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
   async function submit(event: Event) {
     event.preventDefault();
     if (busy) return;
-    setFormError(null);
     const checked = check();
-    if ('errors' in checked) {
-      setErrors(checked.errors);
-      focusFirstError(form.current, 'snippet-error');
-      return;
-    }
-    setErrors({});
+    if (!passes('errors' in checked ? checked.errors : {}) || !('body' in checked)) return;
     if (original && Object.keys(checked.body).length === 0) {
       props.onClose();
       toast('Nothing changed, nothing sent.');
@@ -220,10 +212,7 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
       props.onSaved(result.data, !original);
       return;
     }
-    const r = serverErrors(problem(result.error), SNIPPET_FIELDS);
-    setErrors(r.fields);
-    setFormError(r.form);
-    focusFirstError(form.current, 'snippet-error');
+    refused(result.error, SNIPPET_FIELDS);
   }
 
   const counter = (n: number, max: number) => `${n.toLocaleString('en')} of ${max.toLocaleString('en')} characters.`;

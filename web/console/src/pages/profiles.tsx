@@ -4,13 +4,14 @@
 // shows as the "needs admin" page.
 
 import { useLocation } from 'preact-iso';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { checkNumber, checkRequiredText, checkSlug, checkLongText, TIERS, type RangedField } from '../profile-rules.ts';
 import { Dialog } from '../ui/dialog.tsx';
-import { problem, serverErrors } from '../ui/errors.ts';
-import { Field, FormError, focusFirstError } from '../ui/field.tsx';
+import { problem } from '../ui/errors.ts';
+import { Field, FormError } from '../ui/field.tsx';
+import { useFormState } from '../ui/form-state.ts';
 import { toast } from '../ui/toast.tsx';
 
 type Profile = Schemas['Profile'];
@@ -72,10 +73,7 @@ const FIELDS = ['slug', 'name', 'security_tier', 'model', 'system_prompt', 'max_
 function CreateProfile(props: { onClose: () => void }) {
   const { route } = useLocation();
   const [values, setValues] = useState<Record<string, string>>({ slug: '', name: '', security_tier: '3', model: '', system_prompt: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const { form, errors, formError, busy, setBusy, passes, refused } = useFormState('create-profile-error');
   const set = (field: string) => (value: string) => setValues((v) => ({ ...v, [field]: value }));
 
   /** The body to send (fields left empty take the server's defaults), or the errors by field. */
@@ -107,16 +105,10 @@ function CreateProfile(props: { onClose: () => void }) {
   async function submit(event: Event) {
     event.preventDefault();
     if (busy) return;
-    setFormError(null);
     const checked = check();
-    if ('errors' in checked) {
-      setErrors(checked.errors);
-      focusFirstError(form.current, 'create-profile-error');
-      return;
-    }
-    setErrors({});
+    if (!passes('errors' in checked ? checked.errors : {}) || !('body' in checked)) return;
     setBusy(true);
-    const { data, error, response } = await api.POST('/api/agent-chat/profiles', { body: checked.body });
+    const { data, error } = await api.POST('/api/agent-chat/profiles', { body: checked.body });
     setBusy(false);
     if (data) {
       toast(`Profile ${data.name} created.`);
@@ -124,10 +116,7 @@ function CreateProfile(props: { onClose: () => void }) {
       route(`/profiles/${data.slug}`);
       return;
     }
-    const r = serverErrors(problem(error), FIELDS);
-    setErrors(r.fields);
-    setFormError(r.form);
-    focusFirstError(form.current, 'create-profile-error');
+    refused(error, FIELDS);
   }
 
   return (

@@ -2,12 +2,13 @@
 // starter memories, and instantiating it with overrides; the new profile's page opens after.
 
 import { useLocation, useRoute } from 'preact-iso';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { checkLongText, checkNumber, checkRequiredText, checkSlug, TIERS, type RangedField } from '../profile-rules.ts';
-import { problem, serverErrors } from '../ui/errors.ts';
-import { Field, FormError, focusFirstError } from '../ui/field.tsx';
+import { problem } from '../ui/errors.ts';
+import { Field, FormError } from '../ui/field.tsx';
+import { useFormState } from '../ui/form-state.ts';
 import { toast } from '../ui/toast.tsx';
 
 type Template = Schemas['BotTemplate'];
@@ -71,10 +72,7 @@ function Instantiate(props: { template: Template }) {
   const { route } = useLocation();
   const [values, setValues] = useState<Record<string, string>>({ slug: '', name: '', description: '', prompt: '', security_tier: '' });
   const [seed, setSeed] = useState(true);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const form = useRef<HTMLFormElement>(null);
+  const { form, errors, formError, busy, setBusy, passes, refused } = useFormState('instantiate-error');
   const set = (f: string) => (v: string) => setValues((old) => ({ ...old, [f]: v }));
 
   function check(): { body: Body } | { errors: Record<string, string> } {
@@ -108,26 +106,17 @@ function Instantiate(props: { template: Template }) {
   async function submit(event: Event) {
     event.preventDefault();
     if (busy) return;
-    setFormError(null);
     const checked = check();
-    if ('errors' in checked) {
-      setErrors(checked.errors);
-      focusFirstError(form.current, 'instantiate-error');
-      return;
-    }
-    setErrors({});
+    if (!passes('errors' in checked ? checked.errors : {}) || !('body' in checked)) return;
     setBusy(true);
-    const { data, error, response } = await api.POST('/api/templates/{slug}/instantiate', { params: { path: { slug: template.slug } }, body: checked.body });
+    const { data, error } = await api.POST('/api/templates/{slug}/instantiate', { params: { path: { slug: template.slug } }, body: checked.body });
     setBusy(false);
     if (data) {
       toast(`Profile ${data.slug} created from ${template.name}, with ${data.seeded_memory_count} starter ${data.seeded_memory_count === 1 ? 'memory' : 'memories'}.`);
       route(`/profiles/${data.slug}`);
       return;
     }
-    const r = serverErrors(problem(error), FIELDS);
-    setErrors(r.fields);
-    setFormError(r.form);
-    focusFirstError(form.current, 'instantiate-error');
+    refused(error, FIELDS);
   }
 
   const d = template.default_security;
