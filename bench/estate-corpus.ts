@@ -6,11 +6,13 @@
 // then 50,000 generated words. A chunk is three "paragraphs" of about 75 words drawn from a pool
 // of 100,000 generated ones, plus one word from a long tail of 200,000 (each of those appears
 // in about 5 chunks: the rare terms of the figures). So that the bulk load costs a minute rather
-// than running to_tsvector over 1.5 GB, a chunk's tsvector is the concatenation (`||`) of its
-// paragraphs' tsvectors, computed once per paragraph; every paragraph ends with a word that is
-// not a stop word, which makes the concatenation exactly to_tsvector('english', content)
-// (positions included). The bench checks that on a sample, and that the search index agrees.
+// than lexing 1.5 GB, a chunk's lexemes are the union of its paragraphs' lexemes, computed once
+// per paragraph (domain/orchestration/estate/lexemes.ts, as the projection does); no word spans
+// two paragraphs, so the union is exactly the lexemes of the chunk's content. The bench checks
+// on a sample that the search index agrees.
 
+import { Lexicon } from '../domain/orchestration/estate/lexemes.ts';
+import { textArray } from '../infra/db/binary-params.ts';
 import type { Pool } from '../infra/db/pool.ts';
 import { chunkIdSql } from '../projections/orchestration/estate.ts';
 import { CONTAINER_SIZE, encodeSorted } from '../projections/orchestration/estate-postings.ts';
@@ -128,6 +130,7 @@ function mix(n: number, seed: number): number {
 export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number, progress: (m: string) => void): Promise<{ chunks: number; documents: number; avgChars: number }> {
   const rand = random(42);
   const draw = zipfSampler(VOCABULARY.length, rand);
+  const lexicon = new Lexicon();
   const lexemeIds = new Map<string, number>();
   const lexemes: string[] = [];
   const idOf = (lexeme: string) => {
@@ -139,9 +142,9 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     return id;
   };
 
-  // Paragraphs and tail words, with their tsvectors and (in memory) their lexemes.
-  await pool.query('CREATE UNLOGGED TABLE bench_paragraphs (id int PRIMARY KEY, text text NOT NULL, tsv tsvector NOT NULL)');
-  await pool.query('CREATE UNLOGGED TABLE bench_tail (id int PRIMARY KEY, text text NOT NULL, tsv tsvector NOT NULL)');
+  // Paragraphs and tail words, and (in memory) their lexemes.
+  await pool.query('CREATE UNLOGGED TABLE bench_paragraphs (id int PRIMARY KEY, text text NOT NULL)');
+  await pool.query('CREATE UNLOGGED TABLE bench_tail (id int PRIMARY KEY, text text NOT NULL)');
   const paragraphLexemes: Int32Array[] = new Array(shape.paragraphs);
   const tailLexemes: Int32Array[] = new Array(shape.tailWords);
   const batch = 2000;
@@ -154,10 +157,10 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
         texts.push(text(id));
       }
       inserts.push(async () => {
-        const { rows } = await pool.query<{ id: number; lexemes: string[] }>(
-          `INSERT INTO ${table} SELECT i, t, to_tsvector('english', t) FROM unnest($1::int[], $2::text[]) AS u(i, t)
-           RETURNING id, tsvector_to_array(tsv) AS lexemes`, [ids, texts]);
-        for (const row of rows) into[row.id] = Int32Array.from(row.lexemes, idOf);
+        lexicon.trim();
+        const found = texts.map((t) => lexicon.scan(t));
+        ids.forEach((id, i) => (into[id] = Int32Array.from(found[i]!.ids, (l) => idOf(lexicon.lexeme(l)))));
+        await pool.query(`INSERT INTO ${table} SELECT * FROM unnest($1::int[], $2::text[])`, [ids, textArray(texts)]);
       });
     }
   };
@@ -191,9 +194,9 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
         ordinals.push(n); a.push(p.a); b.push(p.b); c.push(p.c); w.push(p.w);
       }
       loads.push(() => pool.query(
-        `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
+        `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
          SELECT ${chunkIdSql('d.id', 'd.content_sha256', 'x.n % $6::int')}, d.id, x.n % $6::int, x.n, false, d.category,
-                p1.text || ' ' || p2.text || ' ' || p3.text || ' ' || t.text, p1.tsv || p2.tsv || p3.tsv || t.tsv
+                p1.text || ' ' || p2.text || ' ' || p3.text || ' ' || t.text
          FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::int[]) AS x(n, a, b, c, w)
          JOIN estate_documents d ON d.id = md5('doc' || (x.n / $6::int))::uuid
          JOIN bench_paragraphs p1 ON p1.id = x.a JOIN bench_paragraphs p2 ON p2.id = x.b JOIN bench_paragraphs p3 ON p3.id = x.c

@@ -2,34 +2,92 @@
 // projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
 // projection in estate.ts), the folding of pending postings beside it, and the search.
 
+import { Lexicon, queryGroups, type TextLexemes } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
 import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
 import type { ProjectionEngine } from '../../infra/projections/engine.ts';
 import type { Logger } from '../../infra/logging.ts';
+import { tsvectorArray } from './estate-tsvector.ts';
 import { and, andNot, changed, CONTAINER_SIZE, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
 
 const ORDINAL_COUNTER = 'chunk_ordinal';
 
 /**
- * Pending postings (estate_postings_pending) are grouped in buckets by the first byte of the
- * lexeme's SHA-256, which SQL computes alike (`get_byte(sha256(...), 0)`), so a search reads
- * only the buckets of its lexemes.
+ * Pending postings (estate_postings_pending) are grouped in buckets by a hash of the lexeme
+ * (FNV-1a of its UTF-8 bytes, low 8 bits), so a search reads only the buckets of its lexemes.
  */
 export const PENDING_BUCKETS = 256;
 /** Pending rows a bucket gathers before a fold takes it (a search reads about this many per word). */
 const FOLD_ROWS = 16;
 /** Buckets folded per transaction: keeps each one short (it holds back the log's readers). */
 const FOLD_BUCKETS = 16;
-export const BUCKET_SQL = (lexeme: string) => `get_byte(sha256(convert_to(${lexeme}, 'UTF8')), 0)`;
+
+export function bucketOf(utf8: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < utf8.length; i++) hash = Math.imul(hash ^ utf8[i]!, 0x01000193);
+  return hash & (PENDING_BUCKETS - 1);
+}
 
 /**
- * The postings of `source` (rows of ordinal, tsv: chunks just written or staged) as one row per
- * bucket, `[[lexeme, [ordinal, ...]], ...]` as JSON (an array of pairs: a lexeme is any text).
- * Grouped in SQL beside to_tsvector: cheaper than shipping every lexeme to the process and back.
+ * The postings of these chunks (`items[i]` is the lexemes of the chunk numbered `ordinals[i]`,
+ * ascending) as pending rows: per bucket, the entries of its lexemes, each the lexeme's length
+ * in UTF-8 bytes (uint16), those bytes, the number of chunks (uint32) and their ordinals
+ * (uint32, ascending); all big-endian.
  */
-export const POSTINGS_BY_BUCKET_SQL = (source: string) =>
-  `SELECT ${BUCKET_SQL('l')} AS bucket, json_agg(json_build_array(l, ordinals))::text AS entries
-   FROM (SELECT l, array_agg(ordinal) AS ordinals FROM ${source}, unnest(tsvector_to_array(tsv)) AS l GROUP BY l) AS p GROUP BY 1`;
+export function pendingRows(lexicon: Lexicon, items: TextLexemes[], ordinals: number[]): { buckets: number[]; rows: Buffer[] } {
+  // Invert: per lexeme id, its chunks (a counting sort by id).
+  const starts = new Int32Array(lexicon.size + 1);
+  for (const { ids } of items) for (let k = 0; k < ids.length; k++) starts[ids[k]! + 1]!++;
+  for (let id = 0; id < lexicon.size; id++) starts[id + 1]! += starts[id]!;
+  const fill = starts.slice(0, lexicon.size);
+  const chunks = new Int32Array(starts[lexicon.size]!);
+  items.forEach(({ ids }, i) => {
+    for (let k = 0; k < ids.length; k++) chunks[fill[ids[k]!]!++] = ordinals[i]!;
+  });
+  // Per bucket: its lexemes and its size.
+  const bucketOfId = new Int16Array(lexicon.size).fill(-1);
+  const sizes = new Int32Array(PENDING_BUCKETS);
+  for (let id = 0; id < lexicon.size; id++) {
+    const count = starts[id + 1]! - starts[id]!;
+    if (count === 0) continue;
+    const bytes = lexicon.utf8(id);
+    const bucket = bucketOf(bytes);
+    bucketOfId[id] = bucket;
+    sizes[bucket]! += 6 + bytes.length + 4 * count;
+  }
+  const rows = new Map<number, { out: Buffer; at: number }>();
+  for (let id = 0; id < lexicon.size; id++) {
+    const bucket = bucketOfId[id]!;
+    if (bucket < 0) continue;
+    let row = rows.get(bucket);
+    if (!row) rows.set(bucket, (row = { out: Buffer.allocUnsafe(sizes[bucket]!), at: 0 }));
+    const bytes = lexicon.utf8(id);
+    const { out } = row;
+    let at = out.writeUInt16BE(bytes.length, row.at);
+    at += bytes.copy(out, at);
+    at = out.writeUInt32BE(starts[id + 1]! - starts[id]!, at);
+    for (let c = starts[id]!; c < starts[id + 1]!; c++) at = out.writeUInt32BE(chunks[c]!, at);
+    row.at = at;
+  }
+  const buckets = [...rows.keys()].sort((x, y) => x - y);
+  return { buckets, rows: buckets.map((b) => rows.get(b)!.out) };
+}
+
+/** Each entry of a pending row: the lexeme, and where its ordinals are (decoded on demand). */
+export function* pendingEntries(row: Buffer): Generator<{ lexeme: string; ordinals: () => number[] }> {
+  let at = 0;
+  while (at < row.length) {
+    const length = row.readUInt16BE(at);
+    const lexeme = row.toString('utf8', at + 2, at + 2 + length);
+    const count = row.readUInt32BE(at + 2 + length);
+    const first = at + 6 + length;
+    yield {
+      lexeme,
+      ordinals: () => Array.from({ length: count }, (_, i) => row.readUInt32BE(first + 4 * i)),
+    };
+    at = first + 4 * count;
+  }
+}
 
 /** The highest pending row number; new rows are numbered after it. */
 export const LAST_PENDING_SQL = '(SELECT coalesce(max(seq), 0) FROM estate_postings_pending)';
@@ -122,15 +180,15 @@ async function lockIndex(tx: PoolClient): Promise<number> {
 
 /** Fold the pending rows of these buckets into the containers. */
 async function mergePending(tx: PoolClient, buckets: number[] | 'all'): Promise<void> {
-  const { rows } = await tx.query<{ entries: string }>(
+  const { rows } = await tx.query<{ entries: Buffer }>(
     buckets === 'all' ? 'DELETE FROM estate_postings_pending RETURNING entries'
       : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING entries', buckets === 'all' ? [] : [buckets]);
   const postings = new Map<string, number[]>();
   for (const row of rows) {
-    for (const [lexeme, ordinals] of JSON.parse(row.entries) as Array<[string, number[]]>) {
-      const list = postings.get(lexeme);
-      if (list) for (const o of ordinals) list.push(o);
-      else postings.set(lexeme, ordinals);
+    for (const entry of pendingEntries(row.entries)) {
+      const list = postings.get(entry.lexeme);
+      if (list) for (const o of entry.ordinals()) list.push(o);
+      else postings.set(entry.lexeme, entry.ordinals());
     }
   }
   await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(postings));
@@ -253,23 +311,13 @@ async function rewrite(tx: PoolClient, table: string, column: string, changes: C
 export type MatchMode = 'any' | 'all';
 
 /**
- * A search's words as lexemes, from parameter $1 only: user text is never parsed as tsquery
- * syntax. Lexemes are to_tsvector('english', ...) of the text (English stemming, stop words
- * dropped), the same lexemes plainto_tsquery would make. `all`: one group, every lexeme of the
- * text. `any`: a group per whitespace-separated word (a hyphenated word yields several lexemes,
- * all required, as plainto_tsquery does).
+ * The same query as a tsquery, for ranking and snippets: OR of the groups, AND within one, each
+ * lexeme quoted (so it is taken as it is, never parsed or stemmed again).
  */
-const LEXEME_GROUPS: Record<MatchMode, string> = {
-  all: `SELECT tsvector_to_array(to_tsvector('english', $1)) AS lexemes`,
-  any: `SELECT tsvector_to_array(to_tsvector('english', w)) AS lexemes FROM regexp_split_to_table($1, '\\s+') AS w WHERE w <> ''`,
-};
-
-/** The same query as a tsquery, for ranking and snippets. */
-const TSQUERY: Record<MatchMode, string> = {
-  all: `plainto_tsquery('english', $1)`,
-  any: `(SELECT coalesce(tsquery_or_agg(plainto_tsquery('english', w)), ''::tsquery)
-         FROM regexp_split_to_table($1, '\\s+') AS w WHERE w <> '')`,
-};
+export function tsquery(groups: string[][]): string {
+  const quote = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+  return groups.map((group) => `(${group.map(quote).join(' & ')})`).join(' | ');
+}
 
 /**
  * How many matches are ranked: ts_rank reads each candidate's tsvector, which over every match
@@ -303,23 +351,19 @@ export interface SearchHit {
 const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
 
 /**
- * The search's lexeme groups, and the containers of their lexemes and of the partition, and the
- * pending postings of their buckets, in one statement (one round trip, one snapshot).
+ * The containers of these lexemes and of the partition, and the pending postings of the
+ * lexemes' buckets, in one statement (one round trip, one snapshot).
  */
-async function postingsOf(pool: Pool, o: SearchOptions, partition: string) {
-  const { rows } = await pool.query<{ kind: 'g' | 'l' | 'p' | 'q'; key: string | null; hi: number | null; data: Buffer | null; lexemes: string[] | null; entries: string | null }>(
-    `WITH groups AS MATERIALIZED (${LEXEME_GROUPS[o.match]})
-     SELECT 'g' AS kind, NULL AS key, NULL::int AS hi, NULL::bytea AS data, lexemes, NULL AS entries FROM groups
+async function postingsOf(pool: Pool, groups: string[][], partition: string) {
+  const lexemes = [...new Set(groups.flat())];
+  const buckets = [...new Set(lexemes.map((l) => bucketOf(Buffer.from(l, 'utf8'))))];
+  const { rows } = await pool.query<{ kind: 'l' | 'p' | 'q'; key: string | null; hi: number | null; data: Buffer | null; entries: Buffer | null }>(
+    `SELECT 'l' AS kind, lexeme AS key, hi, data, NULL AS entries FROM estate_postings WHERE lexeme = ANY($1::text[])
      UNION ALL
-     SELECT 'l', lexeme, hi, data, NULL, NULL FROM estate_postings WHERE lexeme IN (SELECT unnest(lexemes) FROM groups)
+     SELECT 'q', NULL, NULL, NULL, entries FROM estate_postings_pending WHERE bucket = ANY($2::int[])
      UNION ALL
-     SELECT 'q', NULL, NULL, NULL, NULL, entries FROM estate_postings_pending
-     WHERE bucket IN (SELECT ${BUCKET_SQL('l')} FROM groups, unnest(lexemes) AS l)
-     UNION ALL
-     SELECT 'p', partition, hi, data, NULL, NULL FROM estate_partitions
-     WHERE partition = $2 AND EXISTS (SELECT 1 FROM groups WHERE cardinality(lexemes) > 0)`, [o.q, partition]);
-  const groups = rows.filter((r) => r.kind === 'g').map((r) => r.lexemes!).filter((g) => g.length > 0);
-  const sets = new Map<string, PostingSet>(groups.flat().map((l) => [l, new Map()]));
+     SELECT 'p', partition, hi, data, NULL FROM estate_partitions WHERE partition = $3`, [lexemes, buckets, partition]);
+  const sets = new Map<string, PostingSet>(lexemes.map((l) => [l, new Map()]));
   const live: PostingSet = new Map();
   for (const row of rows) {
     if (row.kind === 'l') sets.get(row.key!)!.set(row.hi!, toBits(row.data));
@@ -328,10 +372,10 @@ async function postingsOf(pool: Pool, o: SearchOptions, partition: string) {
   // Pending postings, added to the containers' sets.
   for (const row of rows) {
     if (row.kind !== 'q') continue;
-    for (const [lexeme, ordinals] of JSON.parse(row.entries!) as Array<[string, number[]]>) {
-      const set = sets.get(lexeme);
+    for (const entry of pendingEntries(row.entries!)) {
+      const set = sets.get(entry.lexeme);
       if (!set) continue;
-      for (const ordinal of ordinals) {
+      for (const ordinal of entry.ordinals()) {
         let bits = set.get(hiOf(ordinal));
         if (!bits) set.set(hiOf(ordinal), (bits = new Uint32Array(CONTAINER_SIZE / 32)));
         const lo = loOf(ordinal);
@@ -339,13 +383,17 @@ async function postingsOf(pool: Pool, o: SearchOptions, partition: string) {
       }
     }
   }
-  return { groups, sets, live };
+  return { sets, live };
 }
+
+/** Searches' lexicon (ranking lexes the candidates). */
+const rankLexicon = new Lexicon();
 
 export async function search(pool: Pool, o: SearchOptions): Promise<{ total: number; hits: SearchHit[] }> {
   const partition = o.vault ? 'vault' : o.category !== null ? `c:${o.category}` : 'estate';
-  const { groups, sets, live } = await postingsOf(pool, o, partition);
+  const groups = queryGroups(o.q, o.match);
   if (groups.length === 0) return { total: 0, hits: [] };
+  const { sets, live } = await postingsOf(pool, groups, partition);
   // OR of the groups, AND within one; `every`: the chunks holding every group.
   const groupSets = groups.map((group) => group.map((l) => sets.get(l)!).reduce(and));
   const every = and(groupSets.reduce(and), live);
@@ -354,18 +402,24 @@ export async function search(pool: Pool, o: SearchOptions): Promise<{ total: num
   if (total === 0) return { total, hits: [] };
   const candidates = highest(every, SEARCH_CANDIDATES);
   if (candidates.length < SEARCH_CANDIDATES && o.match === 'any') candidates.push(...highest(andNot(found, every), SEARCH_CANDIDATES - candidates.length));
+  // Rank the candidates with ts_rank over their tsvectors, computed here from their content by
+  // the rule the index was built with (chunks store no tsvector: see estate.ts).
+  const { rows: texts } = await pool.query<{ ordinal: number; content: string }>(
+    'SELECT ordinal, content FROM estate_chunks WHERE ordinal = ANY($1::int[])', [candidates]);
+  rankLexicon.trim();
+  const vectors = tsvectorArray(rankLexicon, texts.map((t) => rankLexicon.scan(t.content)));
   const { rows } = await pool.query<SearchHit>(
-    `WITH q AS MATERIALIZED (SELECT ${TSQUERY[o.match]} AS query),
+    `WITH q AS MATERIALIZED (SELECT $1::tsquery AS query),
      ranked AS (
-       SELECT c.ordinal, ts_rank(c.tsv, (SELECT query FROM q)) AS score
-       FROM estate_chunks c WHERE c.ordinal = ANY($2::int[])
-       ORDER BY score DESC, c.ordinal DESC
-       LIMIT $3)
+       SELECT u.o AS ordinal, ts_rank(u.v, (SELECT query FROM q)) AS score
+       FROM unnest($2::int[], $3::tsvector[]) AS u(o, v)
+       ORDER BY score DESC, u.o DESC
+       LIMIT $4)
      SELECT c.document_id, c.chunk_id, d.source_repo, d.path, d.category, c.chunk_index, r.score, c.content,
             ts_headline('english', c.content, (SELECT query FROM q), '${HEADLINE}') AS snippet
      FROM ranked r
      JOIN estate_chunks c ON c.ordinal = r.ordinal
      JOIN estate_documents d ON d.id = c.document_id
-     ORDER BY r.score DESC, r.ordinal DESC`, [o.q, candidates, o.limit]);
+     ORDER BY r.score DESC, r.ordinal DESC`, [tsquery(groups), texts.map((t) => t.ordinal), vectors, o.limit]);
   return { total, hits: rows.map((h) => ({ ...h, score: Number(h.score) })) };
 }

@@ -6,13 +6,14 @@
 // chunk offsets, and this projection reads the blob back and cuts the chunks, so a rebuild from
 // the log and the blobs writes the same rows.
 
-import { availableParallelism } from 'node:os';
 import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/decider.ts';
 import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
+import { Lexicon } from '../../domain/orchestration/estate/lexemes.ts';
+import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
-import { IndexWriter, LAST_PENDING_SQL, POSTINGS_BY_BUCKET_SQL } from './estate-index.ts';
+import { IndexWriter, LAST_PENDING_SQL, pendingRows } from './estate-index.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across
@@ -24,16 +25,25 @@ export const chunkIdSql = (documentId: string, contentSha: string, index: string
 
 /** Blobs read back per statement group: bounds the projection's memory on a large batch. */
 const GROUP_CHARS = 8_000_000;
-/** Connections a large group's tsvectors are computed on at once (one per core, at most 4). */
-const STAGE_PARTS = Math.max(1, Math.min(4, availableParallelism()));
-/** Below this many chunks a group is indexed inline: the stage's round trips would cost more. */
-const STAGE_MIN_CHUNKS = 32;
 /** Chunks the projection writes per transaction (a batch of events stops growing there). */
 export const ESTATE_BATCH_CHUNKS = 1000;
 
 type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIngested' }>>;
 
-async function insertDocuments(tx: PoolClient, pool: Pool | null, index: IndexWriter, events: Ingested[]): Promise<void> {
+/** The projection's lexicon (words it has seen, with their lexemes): kept across batches. */
+const lexicon = new Lexicon();
+
+/**
+ * Write these documents, their chunks, and the postings of the chunks' lexemes (computed here,
+ * see domain/orchestration/estate/lexemes.ts) as pending rows of the search index
+ * (estate-index.ts), in one statement. Chunk texts and pending rows go as binary parameters:
+ * the server stores them without parsing them.
+ *
+ * A chunk stores no tsvector: its lexemes are in the search index, and ranking computes the
+ * tsvectors of a search's candidates from their content (search, in estate-index.ts). Storing one
+ * per chunk cost about as much database CPU as all the rest of an ingest.
+ */
+async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Ingested[]): Promise<void> {
   const d = events.map((e) => e.data);
   await tx.query(
     `INSERT INTO estate_documents (id, source_repo, path, category, is_vault, commit_sha, metadata, content_sha256, content_chars, chunks, run_id, ingested_at)
@@ -42,79 +52,34 @@ async function insertDocuments(tx: PoolClient, pool: Pool | null, index: IndexWr
       d.map((x) => x.commit_sha), d.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))), d.map((x) => x.content_sha256),
       d.map((x) => x.content_chars), d.map((x) => x.chunks.length / 2), d.map((x) => x.run_id), d.map((x) => x.at)]);
   const blobs = await readBlobs(tx, d.map((x) => x.content_sha256));
-  const ids: string[] = [], shas: string[] = [], indexes: number[] = [], ordinals: number[] = [], vault: boolean[] = [], categories: string[] = [], texts: string[] = [];
-  for (const x of d) {
-    const texts_ = chunkTexts(blobs.get(x.content_sha256)!, x.chunks);
-    const first = index.take(texts_.length);
-    texts_.forEach((text, i) => {
-      ids.push(x.document_id); shas.push(x.content_sha256); indexes.push(i); ordinals.push(first + i); vault.push(x.is_vault);
-      categories.push(x.category); texts.push(text);
+  // Per chunk: its document (1-based, into d), index in it, ordinal and text.
+  const docs: number[] = [], indexes: number[] = [], ordinals: number[] = [], texts: string[] = [];
+  d.forEach((x, doc) => {
+    const cut = chunkTexts(blobs.get(x.content_sha256)!, x.chunks);
+    const first = index.take(cut.length);
+    cut.forEach((text, i) => {
+      docs.push(doc + 1); indexes.push(i); ordinals.push(first + i); texts.push(text);
       index.setLive(first + i, x.is_vault, x.category, true);
     });
-  }
-  const columns = [ids, shas, indexes, ordinals, vault, categories, texts];
-  const parts = pool && texts.length >= STAGE_MIN_CHUNKS ? await stage(pool, ordinals, texts) : null;
-  if (parts) {
-    // Move what the other connections computed into the read model; delete it from the stage.
-    const { rows } = await tx.query<{ n: number }>(
-      `WITH staged AS (DELETE FROM estate_stage_vectors WHERE ordinal = ANY($4::int[]) RETURNING ordinal, tsv),
-       chunks AS (
-         INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
-         SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, s.tsv
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
-         JOIN staged s ON s.ordinal = u.o
-         RETURNING 1),
-       postings AS (DELETE FROM estate_stage_postings WHERE first_ordinal = ANY($8::int[]) RETURNING bucket, entries),
-       pending AS (
-         INSERT INTO estate_postings_pending (bucket, seq, entries)
-         -- One row per bucket, as inline: the parts' JSON arrays joined as text.
-         SELECT bucket, ${LAST_PENDING_SQL} + 1, '[' || string_agg(substr(entries, 2, length(entries) - 2), ',') || ']'
-         FROM postings GROUP BY bucket)
-       SELECT (SELECT count(*) FROM chunks)::int AS n`, [...columns, parts]);
-    if (rows[0]!.n !== texts.length) throw new Error(`estate_documents: ${texts.length - rows[0]!.n} staged chunk vectors missing`);
-    return;
-  }
-  // Inline: the chunks, and their postings appended to the search index's pending rows (one
-  // per bucket of lexemes, see estate-index.ts) in the same statement.
+  });
+  // Lexemes, then their postings, with no await between: lexeme ids stay valid throughout.
+  lexicon.trim();
+  const pending = pendingRows(lexicon, texts.map((text) => lexicon.scan(text)), ordinals);
   await tx.query(
-    `WITH chunks AS (
-       INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content, tsv)
-       SELECT ${chunkIdSql('u.d', 'u.sha', 'u.i')}, u.d, u.i, u.o, u.v, u.c, u.t, to_tsvector('english', u.t)
-       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::bool[], $6::text[], $7::text[]) AS u(d, sha, i, o, v, c, t)
-       RETURNING ordinal, tsv)
+    `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n)),
+     chunks AS (
+       INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
+       SELECT ${chunkIdSql('d.id', 'd.sha', 'u.i')}, d.id, u.i, u.o, d.vault, d.category, u.t
+       FROM unnest($5::int[], $6::int[], $7::int[], $8::text[]) AS u(doc, i, o, t)
+       JOIN docs d ON d.n = u.doc)
      INSERT INTO estate_postings_pending (bucket, seq, entries)
-     SELECT bucket, ${LAST_PENDING_SQL} + 1, entries FROM (${POSTINGS_BY_BUCKET_SQL('chunks')}) AS b`, columns);
-}
-
-/**
- * Compute the tsvectors of these chunks and their postings by bucket on several connections at
- * once, into the stage tables (022_estate_ingest.sql); the first ordinal of each part, or null
- * when that failed (the caller then computes inline). One transaction runs on one core, and
- * to_tsvector with the grouping of postings is most of what an ingest costs; the stage rows are
- * keyed by ordinal, and a retried batch rewrites them.
- */
-async function stage(pool: Pool, ordinals: number[], texts: string[]): Promise<number[] | null> {
-  const size = Math.ceil(texts.length / STAGE_PARTS);
-  const starts = Array.from({ length: Math.ceil(texts.length / size) }, (_, p) => p * size);
-  try {
-    await Promise.all(starts.map((start) => pool.query(
-      `WITH v AS (
-         INSERT INTO estate_stage_vectors (ordinal, tsv)
-         SELECT o, to_tsvector('english', t) FROM unnest($1::int[], $2::text[]) AS u(o, t)
-         ON CONFLICT (ordinal) DO UPDATE SET tsv = excluded.tsv
-         RETURNING ordinal, tsv)
-       INSERT INTO estate_stage_postings (first_ordinal, bucket, entries)
-       SELECT ($1::int[])[1], bucket, entries FROM (${POSTINGS_BY_BUCKET_SQL('v')}) AS b
-       ON CONFLICT (first_ordinal, bucket) DO UPDATE SET entries = excluded.entries`,
-      [ordinals.slice(start, start + size), texts.slice(start, start + size)])));
-    return starts.map((start) => ordinals[start]!);
-  } catch {
-    return null;
-  }
+     SELECT b, ${LAST_PENDING_SQL} + 1, e FROM unnest($9::int[], $10::bytea[]) AS p(b, e)`,
+    [d.map((x) => x.document_id), d.map((x) => x.content_sha256), d.map((x) => x.is_vault), d.map((x) => x.category),
+      docs, indexes, ordinals, textArray(texts), pending.buckets, byteaArray(pending.rows)]);
 }
 
 /** A stretch of a batch in which no document appears twice: its writes can be grouped. */
-async function applyRun(tx: PoolClient, pool: Pool | null, index: IndexWriter, events: Recorded<EstateDocumentEvent>[]): Promise<void> {
+async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<EstateDocumentEvent>[]): Promise<void> {
   const touched = events.map((e) => e.data.document_id);
   const removed = await tx.query<{ ordinal: number; is_vault: boolean; category: string }>(
     'DELETE FROM estate_chunks WHERE document_id = ANY($1::uuid[]) RETURNING ordinal, is_vault, category', [touched]);
@@ -123,7 +88,7 @@ async function applyRun(tx: PoolClient, pool: Pool | null, index: IndexWriter, e
   let group: Ingested[] = [];
   let chars = 0;
   const write = async () => {
-    if (group.length) await insertDocuments(tx, pool, index, group);
+    if (group.length) await insertDocuments(tx, index, group);
     group = [];
     chars = 0;
   };
@@ -138,30 +103,30 @@ async function applyRun(tx: PoolClient, pool: Pool | null, index: IndexWriter, e
 
 // Events are applied in log order (chunk ordinals follow it, so a rebuild numbers chunks as the
 // live projection did), grouped into multi-row statements where no document repeats.
-async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: PoolClient, pool: Pool | null = null): Promise<void> {
+async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: PoolClient): Promise<void> {
   const index = new IndexWriter(tx);
   await index.start();
   let run: Recorded<EstateDocumentEvent>[] = [];
   const inRun = new Set<string>();
   for (const event of events) {
     if (inRun.has(event.data.document_id)) {
-      await applyRun(tx, pool, index, run);
+      await applyRun(tx, index, run);
       run = [];
       inRun.clear();
     }
     run.push(event);
     inRun.add(event.data.document_id);
   }
-  await applyRun(tx, pool, index, run);
+  await applyRun(tx, index, run);
   await index.flush();
 }
 
 export const estateDocumentsProjection = defineProjection<EstateDocumentEvent>({
   name: 'estate_documents',
   handles: ['EstateDocumentIngested', 'EstateDocumentDeleted'],
-  tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_postings_pending', 'estate_partitions', 'estate_counters', 'estate_stage_vectors', 'estate_stage_postings'],
+  tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_postings_pending', 'estate_partitions', 'estate_counters'],
   apply: (event, tx) => applyDocumentEvents([event], tx),
-  applyBatch: (events, tx, pool) => applyDocumentEvents(events, tx, pool ?? null),
+  applyBatch: (events, tx) => applyDocumentEvents(events, tx),
   // Chunks written per transaction: enough to share the search index's writes among several
   // documents, few enough that the transaction, which holds back every reader of the log while
   // it is open, lasts about a second at most.
