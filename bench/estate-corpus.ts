@@ -158,8 +158,8 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
       }
       inserts.push(async () => {
         lexicon.trim();
-        const found = texts.map((t) => lexicon.scan(t));
-        ids.forEach((id, i) => (into[id] = Int32Array.from(found[i]!.ids, (l) => idOf(lexicon.lexeme(l)))));
+        const found = texts.map((t) => lexicon.distinct(t));
+        ids.forEach((id, i) => (into[id] = Int32Array.from(found[i]!, (l) => idOf(lexicon.lexeme(l)))));
         await pool.query(`INSERT INTO ${table} SELECT * FROM unnest($1::int[], $2::text[])`, [ids, textArray(texts)]);
       });
     }

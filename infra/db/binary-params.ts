@@ -1,7 +1,8 @@
 // Query parameters in PostgreSQL's binary format. node-postgres sends a Buffer parameter as
-// binary, and the server then reads it with the type's receive function instead of parsing
-// text: for an array of long texts, array_in's character-by-character parsing (with quoting and
-// escapes on both sides) costs more than everything else done with them.
+// binary, and the server then reads it with the type's receive function instead of
+// parsing text: for an array of long texts, array_in's character-by-character parsing (with
+// quoting and escapes on both sides) costs more than everything else done with them. (Results
+// stay in text: node-postgres decodes every result field as UTF-8, which would corrupt binary.)
 //
 // The array_recv format: dimensions (1), a has-nulls flag (0), the element type's OID, the
 // length and lower bound (1) of the dimension, then each element as its byte length (int32)
@@ -49,3 +50,4 @@ export function byteaArray(values: Uint8Array[]): Buffer {
   }
   return out;
 }
+

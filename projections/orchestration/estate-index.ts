@@ -2,11 +2,12 @@
 // projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
 // projection in estate.ts), the folding of pending postings beside it, and the search.
 
-import { Lexicon, queryGroups, type TextLexemes } from '../../domain/orchestration/estate/lexemes.ts';
+import { Lexicon, queryGroups } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
 import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
 import type { ProjectionEngine } from '../../infra/projections/engine.ts';
 import type { Logger } from '../../infra/logging.ts';
+import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
 import { tsvectorArray } from './estate-tsvector.ts';
 import { and, andNot, changed, CONTAINER_SIZE, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
 
@@ -18,7 +19,7 @@ const ORDINAL_COUNTER = 'chunk_ordinal';
  */
 export const PENDING_BUCKETS = 256;
 /** Pending rows a bucket gathers before a fold takes it (a search reads about this many per word). */
-const FOLD_ROWS = 16;
+const FOLD_ROWS = Number(process.env.FOLD_ROWS ?? 16);
 /** Buckets folded per transaction: keeps each one short (it holds back the log's readers). */
 const FOLD_BUCKETS = 16;
 
@@ -29,19 +30,19 @@ export function bucketOf(utf8: Uint8Array): number {
 }
 
 /**
- * The postings of these chunks (`items[i]` is the lexemes of the chunk numbered `ordinals[i]`,
+ * The postings of these chunks (`items[i]` is the distinct lexemes of the chunk numbered `ordinals[i]`,
  * ascending) as pending rows: per bucket, the entries of its lexemes, each the lexeme's length
  * in UTF-8 bytes (uint16), those bytes, the number of chunks (uint32) and their ordinals
  * (uint32, ascending); all big-endian.
  */
-export function pendingRows(lexicon: Lexicon, items: TextLexemes[], ordinals: number[]): { buckets: number[]; rows: Buffer[] } {
+export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: number[]): { buckets: number[]; rows: Buffer[] } {
   // Invert: per lexeme id, its chunks (a counting sort by id).
   const starts = new Int32Array(lexicon.size + 1);
-  for (const { ids } of items) for (let k = 0; k < ids.length; k++) starts[ids[k]! + 1]!++;
+  for (const ids of items) for (let k = 0; k < ids.length; k++) starts[ids[k]! + 1]!++;
   for (let id = 0; id < lexicon.size; id++) starts[id + 1]! += starts[id]!;
   const fill = starts.slice(0, lexicon.size);
   const chunks = new Int32Array(starts[lexicon.size]!);
-  items.forEach(({ ids }, i) => {
+  items.forEach((ids, i) => {
     for (let k = 0; k < ids.length; k++) chunks[fill[ids[k]!]!++] = ordinals[i]!;
   });
   // Per bucket: its lexemes and its size.
@@ -73,21 +74,26 @@ export function pendingRows(lexicon: Lexicon, items: TextLexemes[], ordinals: nu
   return { buckets, rows: buckets.map((b) => rows.get(b)!.out) };
 }
 
-/** Each entry of a pending row: the lexeme, and where its ordinals are (decoded on demand). */
-export function* pendingEntries(row: Buffer): Generator<{ lexeme: string; ordinals: () => number[] }> {
+/**
+ * Visit each entry of a pending row: its lexeme, and its `count` ordinals at `row[at...]` (read
+ * them with `ordinalAt`). Plain loops, no allocation per ordinal: a fold reads every pending
+ * posting once.
+ */
+export function forEachPending(row: Buffer, visit: (lexeme: string, at: number, count: number) => void): void {
   let at = 0;
   while (at < row.length) {
-    const length = row.readUInt16BE(at);
+    const length = (row[at]! << 8) | row[at + 1]!;
     const lexeme = row.toString('utf8', at + 2, at + 2 + length);
-    const count = row.readUInt32BE(at + 2 + length);
-    const first = at + 6 + length;
-    yield {
-      lexeme,
-      ordinals: () => Array.from({ length: count }, (_, i) => row.readUInt32BE(first + 4 * i)),
-    };
-    at = first + 4 * count;
+    at += 2 + length;
+    const count = ordinalAt(row, at);
+    if (count < 0 || at + 4 + 4 * count > row.length) throw new Error(`estate: a pending row is malformed at byte ${at}`);
+    visit(lexeme, at + 4, count);
+    at += 4 + 4 * count;
   }
 }
+
+/** The big-endian uint32 at `at` (ordinals stay below 2^31). */
+export const ordinalAt = (row: Buffer, at: number) => (row[at]! << 24) | (row[at + 1]! << 16) | (row[at + 2]! << 8) | row[at + 3]!;
 
 /** The highest pending row number; new rows are numbered after it. */
 export const LAST_PENDING_SQL = '(SELECT coalesce(max(seq), 0) FROM estate_postings_pending)';
@@ -101,6 +107,17 @@ type ContainerChange = { key: string; hi: number; add: number[]; remove: number[
 function postingChanges(postings: Map<string, number[]>): ContainerChange[] {
   const changes: ContainerChange[] = [];
   for (const [lexeme, ordinals] of postings) {
+    // Most lexemes' new postings fall in one container.
+    let low = Infinity, high = -1;
+    for (const o of ordinals) {
+      const hi = hiOf(o);
+      if (hi < low) low = hi;
+      if (hi > high) high = hi;
+    }
+    if (low === high) {
+      changes.push({ key: lexeme, hi: high, add: ordinals.map(loOf), remove: [] });
+      continue;
+    }
     const byHi = new Map<number, number[]>();
     for (const o of ordinals) {
       const hi = hiOf(o);
@@ -182,14 +199,15 @@ async function lockIndex(tx: PoolClient): Promise<number> {
 async function mergePending(tx: PoolClient, buckets: number[] | 'all'): Promise<void> {
   const { rows } = await tx.query<{ entries: Buffer }>(
     buckets === 'all' ? 'DELETE FROM estate_postings_pending RETURNING entries'
-      : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING entries', buckets === 'all' ? [] : [buckets]);
+      : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING entries',
+    buckets === 'all' ? [] : [buckets]);
   const postings = new Map<string, number[]>();
-  for (const row of rows) {
-    for (const entry of pendingEntries(row.entries)) {
-      const list = postings.get(entry.lexeme);
-      if (list) for (const o of entry.ordinals()) list.push(o);
-      else postings.set(entry.lexeme, entry.ordinals());
-    }
+  for (const { entries } of rows) {
+    forEachPending(entries, (lexeme, at, count) => {
+      let list = postings.get(lexeme);
+      if (!list) postings.set(lexeme, (list = []));
+      for (let end = at + 4 * count; at < end; at += 4) list.push(ordinalAt(entries, at));
+    });
   }
   await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(postings));
 }
@@ -284,7 +302,8 @@ async function rewrite(tx: PoolClient, table: string, column: string, changes: C
   // One index lookup per key: as a plain join, the planner hashes the whole table instead.
   const { rows } = await tx.query<{ key: string; hi: number; data: Buffer }>(
     `SELECT k.key, k.hi, t.data FROM unnest($1::text[], $2::int[]) AS k(key, hi)
-     CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`, [keys, his]);
+     CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`,
+    [textArray(keys), his]);
   const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
   const upKeys: string[] = [], upHis: number[] = [], upData: Buffer[] = [], dropKeys: string[] = [], dropHis: number[] = [];
   for (const c of changes) {
@@ -298,7 +317,7 @@ async function rewrite(tx: PoolClient, table: string, column: string, changes: C
   if (upKeys.length) {
     await tx.query(
       `INSERT INTO ${table} (${column}, hi, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bytea[])
-       ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`, [upKeys, upHis, upData]);
+       ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`, [textArray(upKeys), upHis, byteaArray(upData)]);
   }
   if (dropKeys.length) {
     await tx.query(
@@ -358,11 +377,12 @@ async function postingsOf(pool: Pool, groups: string[][], partition: string) {
   const lexemes = [...new Set(groups.flat())];
   const buckets = [...new Set(lexemes.map((l) => bucketOf(Buffer.from(l, 'utf8'))))];
   const { rows } = await pool.query<{ kind: 'l' | 'p' | 'q'; key: string | null; hi: number | null; data: Buffer | null; entries: Buffer | null }>(
-    `SELECT 'l' AS kind, lexeme AS key, hi, data, NULL AS entries FROM estate_postings WHERE lexeme = ANY($1::text[])
+    `SELECT 'l' AS kind, lexeme AS key, hi, data, NULL::bytea AS entries FROM estate_postings WHERE lexeme = ANY($1::text[])
      UNION ALL
      SELECT 'q', NULL, NULL, NULL, entries FROM estate_postings_pending WHERE bucket = ANY($2::int[])
      UNION ALL
-     SELECT 'p', partition, hi, data, NULL FROM estate_partitions WHERE partition = $3`, [lexemes, buckets, partition]);
+     SELECT 'p', partition, hi, data, NULL FROM estate_partitions WHERE partition = $3`,
+    [lexemes, buckets, partition]);
   const sets = new Map<string, PostingSet>(lexemes.map((l) => [l, new Map()]));
   const live: PostingSet = new Map();
   for (const row of rows) {
@@ -372,16 +392,18 @@ async function postingsOf(pool: Pool, groups: string[][], partition: string) {
   // Pending postings, added to the containers' sets.
   for (const row of rows) {
     if (row.kind !== 'q') continue;
-    for (const entry of pendingEntries(row.entries!)) {
-      const set = sets.get(entry.lexeme);
-      if (!set) continue;
-      for (const ordinal of entry.ordinals()) {
+    const entries = row.entries!;
+    forEachPending(entries, (lexeme, at, count) => {
+      const set = sets.get(lexeme);
+      if (!set) return;
+      for (let end = at + 4 * count; at < end; at += 4) {
+        const ordinal = ordinalAt(entries, at);
         let bits = set.get(hiOf(ordinal));
         if (!bits) set.set(hiOf(ordinal), (bits = new Uint32Array(CONTAINER_SIZE / 32)));
         const lo = loOf(ordinal);
         bits[lo >>> 5]! |= 1 << (lo & 31);
       }
-    }
+    });
   }
   return { sets, live };
 }

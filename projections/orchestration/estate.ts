@@ -64,7 +64,7 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
   });
   // Lexemes, then their postings, with no await between: lexeme ids stay valid throughout.
   lexicon.trim();
-  const pending = pendingRows(lexicon, texts.map((text) => lexicon.scan(text)), ordinals);
+  const pending = pendingRows(lexicon, texts.map((text) => lexicon.distinct(text)), ordinals);
   await tx.query(
     `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n)),
      chunks AS (

@@ -78,28 +78,27 @@ const grown = <T extends Int32Array | Uint16Array>(array: T, size: number): T =>
  * Words seen before, each with its lexeme, and the lexemes by id: text repeats its words (Zipf's
  * law), and stemming a word costs a hundred times what looking it up does. A word is found by a
  * hash (FNV-1a) of its characters computed while scanning, compared with the text in place, so a
- * known word is never copied out of the text. Ids stay valid until `trim` starts the Lexicon
- * over (only when it is large); what it holds never changes a text's lexemes.
+ * known word is never copied out of the text. What belongs together is stored together (a slot
+ * holds the hash beside the word; a word its characters' place, length and lexeme), so a lookup
+ * touches few cache lines. Ids stay valid until `trim` starts the Lexicon over (only when it is
+ * large); what it holds never changes a text's lexemes.
  */
 export class Lexicon {
-  private slots = new Int32Array(1 << 16);
-  // Word w: its characters pool[start[w], start[w] + length[w]), its hash, its lexeme id.
+  // Open addressing: slot i is (hash, word + 1) at [2i, 2i + 1]; 0 marks an empty slot.
+  private slots = new Int32Array(1 << 17);
+  // Word w at [3w, 3w + 2]: where its characters start in `pool`, how many, its lexeme id.
+  private wordTable = new Int32Array(3 << 15);
   private pool = new Uint16Array(1 << 18);
   private poolUsed = 0;
-  private start = new Int32Array(1 << 15);
-  private length = new Int32Array(1 << 15);
-  private hash = new Int32Array(1 << 15);
-  private wordLexeme = new Int32Array(1 << 15);
   private words = 0;
   private lexemeIds = new Map<string, number>();
   private lexemes: string[] = [];
   private bytes: Buffer[] = [];
-  // Scratch of one scan: per lexeme id, the scan that last saw it and its index in that scan;
-  // the (index, position) pairs in text order.
-  private seenIn = new Int32Array(1 << 15);
-  private indexIn = new Int32Array(1 << 15);
+  // Scratch of one scan: the lexeme id of each word in text order (NO_LEXEME for a stop word);
+  // per lexeme id at [2id, 2id + 1], the scan that last saw it and its index in that scan.
+  private sequence = new Int32Array(2048);
+  private seen = new Int32Array(1 << 16);
   private scans = 0;
-  private pairs = new Int32Array(4096);
 
   /** Lexeme ids: 0 .. size - 1. */
   get size(): number {
@@ -118,38 +117,83 @@ export class Lexicon {
   /** Start over when large: every id given before is void. */
   trim(): void {
     if (this.words < WORD_LIMIT) return;
-    this.slots = new Int32Array(1 << 16);
+    this.slots = new Int32Array(1 << 17);
     this.words = 0;
     this.poolUsed = 0;
     this.lexemeIds.clear();
     this.lexemes = [];
     this.bytes = [];
-    this.seenIn.fill(0);
+    this.seen.fill(0);
     this.scans = 0;
   }
 
+  /** The distinct lexemes of `text`, in order of first appearance (what the search index needs). */
+  distinct(text: string): Int32Array {
+    const words = this.wordSequence(text);
+    const { sequence, seen } = this;
+    const scan = this.scans;
+    const out = new Int32Array(words);
+    let count = 0;
+    for (let k = 0; k < words; k++) {
+      const id = sequence[k]!;
+      if (id === NO_LEXEME || seen[2 * id] === scan) continue;
+      seen[2 * id] = scan;
+      out[count++] = id;
+    }
+    return out.subarray(0, count);
+  }
+
+  /** The lexemes of `text` with their positions (what ranking needs). */
   scan(text: string): TextLexemes {
+    const words = this.wordSequence(text);
+    const { sequence, seen } = this;
+    const scan = this.scans;
+    const found: number[] = [];
+    const counts: number[] = [];
+    // Words are numbered from 1, stop words included; a lexeme keeps its first 256 positions.
+    // Words past MAX_POSITION all stand at MAX_POSITION, once per lexeme.
+    const late = words > MAX_POSITION ? new Set<number>() : null;
+    for (let k = 0; k < words; k++) {
+      const id = sequence[k]!;
+      if (id === NO_LEXEME) continue;
+      if (seen[2 * id] !== scan) {
+        seen[2 * id] = scan;
+        seen[2 * id + 1] = found.length;
+        found.push(id);
+        counts.push(0);
+      }
+      const index = seen[2 * id + 1]!;
+      const repeated = late !== null && k >= MAX_POSITION && late.has(id);
+      if (late !== null && k >= MAX_POSITION) late.add(id);
+      if (!repeated && counts[index]! < MAX_POSITIONS_PER_LEXEME) counts[index]!++;
+      else sequence[k] = NO_LEXEME;
+    }
+    const offsets = new Int32Array(found.length + 1);
+    for (let k = 0; k < found.length; k++) offsets[k + 1] = offsets[k]! + counts[k]!;
+    const positions = new Int32Array(offsets[found.length]!);
+    const fill = offsets.slice(0, found.length);
+    for (let k = 0; k < words; k++) {
+      const id = sequence[k]!;
+      if (id !== NO_LEXEME) positions[fill[seen[2 * id + 1]!]!++] = Math.min(k + 1, MAX_POSITION);
+    }
+    return { ids: Int32Array.from(found), offsets, positions };
+  }
+
+  /** Fill `sequence` with the lexeme id of each word of `text`; the number of words. */
+  private wordSequence(text: string): number {
     const n = text.length;
     // Room for every word of this text to be new.
     let slotCount = this.slots.length;
-    while (slotCount < (this.words + n) * 2) slotCount *= 2;
+    while (slotCount < (this.words + n) * 4) slotCount *= 2;
     if (slotCount !== this.slots.length) this.rehash(slotCount);
     this.pool = grown(this.pool, this.poolUsed + n);
-    const capacity = this.words + n;
-    this.start = grown(this.start, capacity);
-    this.length = grown(this.length, capacity);
-    this.hash = grown(this.hash, capacity);
-    this.wordLexeme = grown(this.wordLexeme, capacity);
-    this.seenIn = grown(this.seenIn, capacity);
-    this.indexIn = grown(this.indexIn, capacity);
-    this.pairs = grown(this.pairs, 2 * n + 2);
-    const scan = ++this.scans;
-    const { slots, pool, start: wordStart, length: wordLength, hash: wordHash, wordLexeme: lexemeOfWord, seenIn, indexIn, pairs } = this;
-    const mask = slots.length - 1;
-    const found: number[] = [];
-    const counts: number[] = [];
-    let pairCount = 0;
-    let position = 0;
+    this.wordTable = grown(this.wordTable, 3 * (this.words + n));
+    this.seen = grown(this.seen, 2 * (this.lexemes.length + n));
+    this.sequence = grown(this.sequence, n + 1);
+    this.scans++;
+    const { slots, pool, wordTable, sequence } = this;
+    const mask = (slots.length >> 1) - 1;
+    let words = 0;
     let start = -1;
     let hash = 0;
     // One pass; i = n closes a last word.
@@ -168,50 +212,32 @@ export class Lexicon {
       const length = i - start;
       let id = NO_LEXEME;
       for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-        const entry = slots[slot]!;
+        const entry = slots[2 * slot + 1]!;
         if (entry === 0) {
-          id = this.learn(text, start, i, hash);
-          slots[slot] = this.words;
+          id = this.learn(text, start, i);
+          slots[2 * slot] = hash;
+          slots[2 * slot + 1] = this.words;
           break;
         }
-        const w = entry - 1;
-        if (wordHash[w] !== hash || wordLength[w] !== length) continue;
-        const offset = wordStart[w]! - start;
+        if (slots[2 * slot] !== hash) continue;
+        const w = 3 * (entry - 1);
+        if (wordTable[w + 1] !== length) continue;
+        const offset = wordTable[w]! - start;
         let k = start;
         while (k < i && pool[offset + k] === text.charCodeAt(k)) k++;
         if (k === i) {
-          id = lexemeOfWord[w]!;
+          id = wordTable[w + 2]!;
           break;
         }
       }
+      sequence[words++] = id;
       start = -1;
-      if (position < MAX_POSITION) position++;
-      if (id === NO_LEXEME) continue;
-      let index: number;
-      if (seenIn[id] === scan) index = indexIn[id]!;
-      else {
-        seenIn[id] = scan;
-        indexIn[id] = index = found.length;
-        found.push(id);
-        counts.push(0);
-      }
-      if (counts[index]! >= MAX_POSITIONS_PER_LEXEME) continue;
-      counts[index]!++;
-      pairs[pairCount * 2] = index;
-      pairs[pairCount * 2 + 1] = position;
-      pairCount++;
     }
-    // Group the positions by lexeme (each group stays in text order, so ascending).
-    const offsets = new Int32Array(found.length + 1);
-    for (let k = 0; k < found.length; k++) offsets[k + 1] = offsets[k]! + counts[k]!;
-    const positions = new Int32Array(pairCount);
-    const fill = offsets.slice(0, found.length);
-    for (let p = 0; p < pairCount; p++) positions[fill[pairs[p * 2]!]!++] = pairs[p * 2 + 1]!;
-    return { ids: Int32Array.from(found), offsets, positions };
+    return words;
   }
 
   /** Record the word text[start, end) and its lexeme; its lexeme id. */
-  private learn(text: string, start: number, end: number, hash: number): number {
+  private learn(text: string, start: number, end: number): number {
     const word = text.slice(start, end);
     const lexeme = wordLexeme(word);
     let id = NO_LEXEME;
@@ -224,22 +250,23 @@ export class Lexicon {
         this.lexemeIds.set(lexeme, id);
       }
     }
-    const w = this.words++;
-    this.start[w] = this.poolUsed;
-    this.length[w] = end - start;
-    this.hash[w] = hash;
-    this.wordLexeme[w] = id;
+    const w = 3 * this.words++;
+    this.wordTable[w] = this.poolUsed;
+    this.wordTable[w + 1] = end - start;
+    this.wordTable[w + 2] = id;
     for (let k = start; k < end; k++) this.pool[this.poolUsed++] = text.charCodeAt(k);
     return id;
   }
 
   private rehash(size: number): void {
     const slots = new Int32Array(size);
-    const mask = size - 1;
-    for (let w = 0; w < this.words; w++) {
-      let slot = this.hash[w]! & mask;
-      while (slots[slot] !== 0) slot = (slot + 1) & mask;
-      slots[slot] = w + 1;
+    const mask = (size >> 1) - 1;
+    for (let i = 0; i < this.slots.length; i += 2) {
+      if (this.slots[i + 1] === 0) continue;
+      let slot = this.slots[i]! & mask;
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = this.slots[i]!;
+      slots[2 * slot + 1] = this.slots[i + 1]!;
     }
     this.slots = slots;
   }
