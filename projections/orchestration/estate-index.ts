@@ -2,7 +2,7 @@
 // projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
 // projection in estate.ts), the folding of pending postings beside it, and the search.
 
-import { Lexicon, queryGroups } from '../../domain/orchestration/estate/lexemes.ts';
+import { Lexicon, queryGroups, restrict } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
 import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
 import type { ProjectionEngine } from '../../infra/projections/engine.ts';
@@ -19,7 +19,7 @@ const ORDINAL_COUNTER = 'chunk_ordinal';
  */
 export const PENDING_BUCKETS = 256;
 /** Pending rows a bucket gathers before a fold takes it (a search reads about this many per word). */
-const FOLD_ROWS = Number(process.env.FOLD_ROWS ?? 16);
+const FOLD_ROWS = 16;
 /** Buckets folded per transaction: keeps each one short (it holds back the log's readers). */
 const FOLD_BUCKETS = 16;
 
@@ -339,12 +339,12 @@ export function tsquery(groups: string[][]): string {
 }
 
 /**
- * How many matches are ranked: ts_rank reads each candidate's tsvector, which over every match
- * of a common term in a million chunks would take seconds. Candidates are the newest matches
- * holding every word of the query, then (for `any`) the newest holding some; the total is
- * counted exactly apart.
+ * How many matches are ranked: ranking lexes each candidate's content (about 100 µs each), which
+ * over every match of a common term in a million chunks would take minutes. Candidates are the
+ * newest matches holding every word of the query, then (for `any`) the newest holding some:
+ * eight per hit asked for, at least 48 and at most 200. The total is counted exactly apart.
  */
-export const SEARCH_CANDIDATES = 200;
+export const candidatesFor = (limit: number) => Math.min(200, Math.max(48, 8 * limit));
 
 export interface SearchOptions {
   q: string;
@@ -422,14 +422,18 @@ export async function search(pool: Pool, o: SearchOptions): Promise<{ total: num
   const found = o.match === 'all' ? every : and(groupSets.reduce(or), live);
   const total = size(found);
   if (total === 0) return { total, hits: [] };
-  const candidates = highest(every, SEARCH_CANDIDATES);
-  if (candidates.length < SEARCH_CANDIDATES && o.match === 'any') candidates.push(...highest(andNot(found, every), SEARCH_CANDIDATES - candidates.length));
+  const wanted = candidatesFor(o.limit);
+  const candidates = highest(every, wanted);
+  if (candidates.length < wanted && o.match === 'any') candidates.push(...highest(andNot(found, every), wanted - candidates.length));
   // Rank the candidates with ts_rank over their tsvectors, computed here from their content by
   // the rule the index was built with (chunks store no tsvector: see estate.ts).
   const { rows: texts } = await pool.query<{ ordinal: number; content: string }>(
     'SELECT ordinal, content FROM estate_chunks WHERE ordinal = ANY($1::int[])', [candidates]);
+  // ts_rank (normalization 0) reads only the query's lexemes: the tsvectors hold just those.
   rankLexicon.trim();
-  const vectors = tsvectorArray(rankLexicon, texts.map((t) => rankLexicon.scan(t.content)));
+  const queried = new Set(groups.flat());
+  const keep = (id: number) => queried.has(rankLexicon.lexeme(id));
+  const vectors = tsvectorArray(rankLexicon, texts.map((t) => restrict(rankLexicon.scan(t.content), keep)));
   const { rows } = await pool.query<SearchHit>(
     `WITH q AS MATERIALIZED (SELECT $1::tsquery AS query),
      ranked AS (

@@ -280,6 +280,20 @@ function isWordAt(text: string, i: number, c: number): boolean {
   return UNICODE_WORD.test(text[i]!);
 }
 
+/** Only the lexemes `keep` accepts, with their positions. */
+export function restrict(found: TextLexemes, keep: (id: number) => boolean): TextLexemes {
+  const ids: number[] = [];
+  const offsets = [0];
+  const positions: number[] = [];
+  found.ids.forEach((id, i) => {
+    if (!keep(id)) return;
+    ids.push(id);
+    for (let p = found.offsets[i]!; p < found.offsets[i + 1]!; p++) positions.push(found.positions[p]!);
+    offsets.push(positions.length);
+  });
+  return { ids: Int32Array.from(ids), offsets: Int32Array.from(offsets), positions: Int32Array.from(positions) };
+}
+
 const shared = new Lexicon();
 
 /** The lexemes of `text` with their positions (the rule above). */
