@@ -36,42 +36,58 @@ export function bucketOf(utf8: Uint8Array): number {
  * (uint32, ascending); all big-endian.
  */
 export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: number[]): { buckets: number[]; rows: Buffer[] } {
-  // Invert: per lexeme id, its chunks (a counting sort by id).
-  const starts = new Int32Array(lexicon.size + 1);
-  for (const ids of items) for (let k = 0; k < ids.length; k++) starts[ids[k]! + 1]!++;
-  for (let id = 0; id < lexicon.size; id++) starts[id + 1]! += starts[id]!;
-  const fill = starts.slice(0, lexicon.size);
-  const chunks = new Int32Array(starts[lexicon.size]!);
-  items.forEach((ids, i) => {
-    for (let k = 0; k < ids.length; k++) chunks[fill[ids[k]!]!++] = ordinals[i]!;
-  });
-  // Per bucket: its lexemes and its size.
-  const bucketOfId = new Int16Array(lexicon.size).fill(-1);
+  // Invert by a counting sort over the lexeme ids the chunks use.
+  const count = new Int32Array(lexicon.size);
+  const used: number[] = [];
+  for (const ids of items) {
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
+      if (count[id] === 0) used.push(id);
+      count[id]!++;
+    }
+  }
+  const end = new Int32Array(lexicon.size); // after the fill below: the end of each lexeme's run
   const sizes = new Int32Array(PENDING_BUCKETS);
-  for (let id = 0; id < lexicon.size; id++) {
-    const count = starts[id + 1]! - starts[id]!;
-    if (count === 0) continue;
+  const bucket = new Int32Array(used.length);
+  let total = 0;
+  used.forEach((id, u) => {
+    end[id] = total;
+    total += count[id]!;
     const bytes = lexicon.utf8(id);
-    const bucket = bucketOf(bytes);
-    bucketOfId[id] = bucket;
-    sizes[bucket]! += 6 + bytes.length + 4 * count;
-  }
+    bucket[u] = bucketOf(bytes);
+    sizes[bucket[u]!]! += 6 + bytes.length + 4 * count[id]!;
+  });
+  const chunks = new Int32Array(total);
+  items.forEach((ids, i) => {
+    const ordinal = ordinals[i]!;
+    for (let k = 0; k < ids.length; k++) chunks[end[ids[k]!]!++] = ordinal;
+  });
+  // Encode, one buffer per bucket (big-endian by hand: these are most of a batch's bytes).
   const rows = new Map<number, { out: Buffer; at: number }>();
-  for (let id = 0; id < lexicon.size; id++) {
-    const bucket = bucketOfId[id]!;
-    if (bucket < 0) continue;
-    let row = rows.get(bucket);
-    if (!row) rows.set(bucket, (row = { out: Buffer.allocUnsafe(sizes[bucket]!), at: 0 }));
-    const bytes = lexicon.utf8(id);
+  used.forEach((id, u) => {
+    let row = rows.get(bucket[u]!);
+    if (!row) rows.set(bucket[u]!, (row = { out: Buffer.allocUnsafeSlow(sizes[bucket[u]!]!), at: 0 }));
     const { out } = row;
-    let at = out.writeUInt16BE(bytes.length, row.at);
+    const bytes = lexicon.utf8(id);
+    const n = count[id]!;
+    let at = row.at;
+    out[at++] = bytes.length >>> 8;
+    out[at++] = bytes.length & 0xff;
     at += bytes.copy(out, at);
-    at = out.writeUInt32BE(starts[id + 1]! - starts[id]!, at);
-    for (let c = starts[id]!; c < starts[id + 1]!; c++) at = out.writeUInt32BE(chunks[c]!, at);
+    at = writeUint32(out, at, n);
+    for (let c = end[id]! - n; c < end[id]!; c++) at = writeUint32(out, at, chunks[c]!);
     row.at = at;
-  }
+  });
   const buckets = [...rows.keys()].sort((x, y) => x - y);
   return { buckets, rows: buckets.map((b) => rows.get(b)!.out) };
+}
+
+function writeUint32(out: Buffer, at: number, v: number): number {
+  out[at] = v >>> 24;
+  out[at + 1] = (v >>> 16) & 0xff;
+  out[at + 2] = (v >>> 8) & 0xff;
+  out[at + 3] = v & 0xff;
+  return at + 4;
 }
 
 /**

@@ -191,6 +191,7 @@ export class Lexicon {
     this.seen = grown(this.seen, 2 * (this.lexemes.length + n));
     this.sequence = grown(this.sequence, n + 1);
     this.scans++;
+    const units = codeUnits(text);
     const { slots, pool, wordTable, sequence } = this;
     const mask = (slots.length >> 1) - 1;
     let words = 0;
@@ -198,7 +199,7 @@ export class Lexicon {
     let hash = 0;
     // One pass; i = n closes a last word.
     for (let i = 0; i <= n; i++) {
-      const c = i < n ? text.charCodeAt(i) : 32;
+      const c = i < n ? units[i]! : 32;
       if (c < 128 ? ASCII_WORD[c] !== 0 : isWordAt(text, i, c)) {
         if (start < 0) {
           start = i;
@@ -214,7 +215,7 @@ export class Lexicon {
       for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
         const entry = slots[2 * slot + 1]!;
         if (entry === 0) {
-          id = this.learn(text, start, i);
+          id = this.learn(text, units, start, i);
           slots[2 * slot] = hash;
           slots[2 * slot + 1] = this.words;
           break;
@@ -224,7 +225,7 @@ export class Lexicon {
         if (wordTable[w + 1] !== length) continue;
         const offset = wordTable[w]! - start;
         let k = start;
-        while (k < i && pool[offset + k] === text.charCodeAt(k)) k++;
+        while (k < i && pool[offset + k] === units[k]) k++;
         if (k === i) {
           id = wordTable[w + 2]!;
           break;
@@ -237,7 +238,7 @@ export class Lexicon {
   }
 
   /** Record the word text[start, end) and its lexeme; its lexeme id. */
-  private learn(text: string, start: number, end: number): number {
+  private learn(text: string, units: Uint16Array, start: number, end: number): number {
     const word = text.slice(start, end);
     const lexeme = wordLexeme(word);
     let id = NO_LEXEME;
@@ -254,7 +255,8 @@ export class Lexicon {
     this.wordTable[w] = this.poolUsed;
     this.wordTable[w + 1] = end - start;
     this.wordTable[w + 2] = id;
-    for (let k = start; k < end; k++) this.pool[this.poolUsed++] = text.charCodeAt(k);
+    this.pool.set(units.subarray(start, end), this.poolUsed);
+    this.poolUsed += end - start;
     return id;
   }
 
@@ -271,6 +273,23 @@ export class Lexicon {
     this.slots = slots;
   }
 }
+
+/**
+ * The UTF-16 code units of a string as a typed array. Reading a typed array is one fast path;
+ * `charCodeAt` on strings of several representations (flat, sliced out of a larger one, one or
+ * two bytes per character) made the scan's hot loop fall back to generic property lookups.
+ */
+function codeUnits(text: string): Uint16Array {
+  if (LITTLE_ENDIAN) {
+    const bytes = Buffer.from(text, 'utf16le');
+    if (bytes.byteOffset % 2 === 0) return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
+  }
+  const units = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  return units;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Whether the character beyond ASCII at i is a word character (a surrogate pair whole). */
 function isWordAt(text: string, i: number, c: number): boolean {
