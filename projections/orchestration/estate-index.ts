@@ -2,7 +2,7 @@
 // projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
 // projection in estate.ts), the folding of pending postings beside it, and the search.
 
-import { Lexicon, queryGroups, restrict } from '../../domain/orchestration/estate/lexemes.ts';
+import { fnv1a, Lexicon, queryGroups, restrict } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
 import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
 import type { ProjectionEngine } from '../../infra/projections/engine.ts';
@@ -23,11 +23,7 @@ const FOLD_ROWS = 16;
 /** Buckets folded per transaction: keeps each one short (it holds back the log's readers). */
 const FOLD_BUCKETS = 16;
 
-export function bucketOf(utf8: Uint8Array): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < utf8.length; i++) hash = Math.imul(hash ^ utf8[i]!, 0x01000193);
-  return hash & (PENDING_BUCKETS - 1);
-}
+export const bucketOf = (utf8: Uint8Array) => fnv1a(utf8) & (PENDING_BUCKETS - 1);
 
 /**
  * The postings of these chunks (`items[i]` is the distinct lexemes of the chunk numbered `ordinals[i]`,
@@ -53,9 +49,8 @@ export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: num
   used.forEach((id, u) => {
     end[id] = total;
     total += count[id]!;
-    const bytes = lexicon.utf8(id);
-    bucket[u] = bucketOf(bytes);
-    sizes[bucket[u]!]! += 6 + bytes.length + 4 * count[id]!;
+    bucket[u] = lexicon.utf8Hash(id) & (PENDING_BUCKETS - 1);
+    sizes[bucket[u]!]! += 6 + lexicon.utf8Length(id) + 4 * count[id]!;
   });
   const chunks = new Int32Array(total);
   items.forEach((ids, i) => {
@@ -68,12 +63,12 @@ export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: num
     let row = rows.get(bucket[u]!);
     if (!row) rows.set(bucket[u]!, (row = { out: Buffer.allocUnsafeSlow(sizes[bucket[u]!]!), at: 0 }));
     const { out } = row;
-    const bytes = lexicon.utf8(id);
     const n = count[id]!;
+    const length = lexicon.utf8Length(id);
     let at = row.at;
-    out[at++] = bytes.length >>> 8;
-    out[at++] = bytes.length & 0xff;
-    at += bytes.copy(out, at);
+    out[at++] = length >>> 8;
+    out[at++] = length & 0xff;
+    at = lexicon.copyUtf8(id, out, at);
     at = writeUint32(out, at, n);
     for (let c = end[id]! - n; c < end[id]!; c++) at = writeUint32(out, at, chunks[c]!);
     row.at = at;

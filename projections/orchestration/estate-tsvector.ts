@@ -11,7 +11,7 @@ export function tsvectorArray(lexicon: Lexicon, items: TextLexemes[]): Buffer {
   let size = 20;
   for (const { ids, positions } of items) {
     size += 8 + positions.length * 2;
-    for (let k = 0; k < ids.length; k++) size += lexicon.utf8(ids[k]!).length + 3;
+    for (let k = 0; k < ids.length; k++) size += lexicon.utf8Length(ids[k]!) + 3;
   }
   const out = Buffer.allocUnsafe(size);
   let at = arrayHeader(out, OID.tsvector, items.length);
@@ -19,9 +19,7 @@ export function tsvectorArray(lexicon: Lexicon, items: TextLexemes[]): Buffer {
     const lengthAt = at;
     at = out.writeInt32BE(ids.length, at + 4);
     for (let k = 0; k < ids.length; k++) {
-      const bytes = lexicon.utf8(ids[k]!);
-      bytes.copy(out, at);
-      at += bytes.length;
+      at = lexicon.copyUtf8(ids[k]!, out, at);
       out[at++] = 0;
       const from = offsets[k]!;
       const to = offsets[k + 1]!;

@@ -67,7 +67,7 @@ const FNV_PRIME = 0x01000193;
 /** Words a Lexicon holds before `trim` starts it over. */
 const WORD_LIMIT = 1 << 20;
 
-const grown = <T extends Int32Array | Uint16Array>(array: T, size: number): T => {
+const grown = <T extends Int32Array | Uint16Array | Uint8Array>(array: T, size: number): T => {
   if (array.length >= size) return array;
   const next = new (array.constructor as new (n: number) => T)(Math.max(size, array.length * 2));
   next.set(array);
@@ -93,7 +93,11 @@ export class Lexicon {
   private words = 0;
   private lexemeIds = new Map<string, number>();
   private lexemes: string[] = [];
-  private bytes: Buffer[] = [];
+  // Lexeme l's UTF-8 bytes are utf8Pool[utf8At[2l], + utf8At[2l + 1]); its FNV-1a hash utf8Hash[l].
+  private utf8Pool = new Uint8Array(1 << 18);
+  private utf8Used = 0;
+  private utf8At = new Int32Array(1 << 16);
+  private utf8Hashes = new Int32Array(1 << 15);
   // Scratch of one scan: the lexeme id of each word in text order (NO_LEXEME for a stop word);
   // per lexeme id at [2id, 2id + 1], the scan that last saw it and its index in that scan.
   private sequence = new Int32Array(2048);
@@ -109,9 +113,27 @@ export class Lexicon {
     return this.lexemes[id]!;
   }
 
-  /** A lexeme's UTF-8 bytes. */
-  utf8(id: number): Buffer {
-    return this.bytes[id]!;
+  /** A lexeme's UTF-8 bytes (a view, valid until `trim`). */
+  utf8(id: number): Uint8Array {
+    return this.utf8Pool.subarray(this.utf8At[2 * id]!, this.utf8At[2 * id]! + this.utf8At[2 * id + 1]!);
+  }
+
+  utf8Length(id: number): number {
+    return this.utf8At[2 * id + 1]!;
+  }
+
+  /** Copy a lexeme's UTF-8 bytes into `out` at `at`; the offset after them. */
+  copyUtf8(id: number, out: Uint8Array, at: number): number {
+    const from = this.utf8At[2 * id]!;
+    const to = from + this.utf8At[2 * id + 1]!;
+    const pool = this.utf8Pool;
+    for (let i = from; i < to; i++) out[at++] = pool[i]!;
+    return at;
+  }
+
+  /** fnv1a of the lexeme's UTF-8 bytes, computed once. */
+  utf8Hash(id: number): number {
+    return this.utf8Hashes[id]!;
   }
 
   /** Start over when large: every id given before is void. */
@@ -122,7 +144,7 @@ export class Lexicon {
     this.poolUsed = 0;
     this.lexemeIds.clear();
     this.lexemes = [];
-    this.bytes = [];
+    this.utf8Used = 0;
     this.seen.fill(0);
     this.scans = 0;
   }
@@ -247,7 +269,15 @@ export class Lexicon {
       if (id === NO_LEXEME) {
         id = this.lexemes.length;
         this.lexemes.push(lexeme);
-        this.bytes.push(Buffer.from(lexeme, 'utf8'));
+        const bytes = Buffer.from(lexeme, 'utf8');
+        this.utf8Pool = grown(this.utf8Pool, this.utf8Used + bytes.length);
+        this.utf8Pool.set(bytes, this.utf8Used);
+        this.utf8At = grown(this.utf8At, 2 * id + 2);
+        this.utf8At[2 * id] = this.utf8Used;
+        this.utf8At[2 * id + 1] = bytes.length;
+        this.utf8Used += bytes.length;
+        this.utf8Hashes = grown(this.utf8Hashes, id + 1);
+        this.utf8Hashes[id] = fnv1a(bytes);
         this.lexemeIds.set(lexeme, id);
       }
     }
@@ -272,6 +302,13 @@ export class Lexicon {
     }
     this.slots = slots;
   }
+}
+
+/** The 32-bit FNV-1a hash of bytes. */
+export function fnv1a(bytes: Uint8Array): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+  return hash;
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Lexicon, lexemesOf, MAX_POSITION, queryGroups, restrict } from '../../../domain/orchestration/estate/lexemes.ts';
+import { fnv1a, Lexicon, lexemesOf, MAX_POSITION, queryGroups, restrict } from '../../../domain/orchestration/estate/lexemes.ts';
 import { byteaArray, textArray } from '../../../infra/db/binary-params.ts';
 import { bucketOf, forEachPending, ordinalAt, pendingRows } from '../../../projections/orchestration/estate-index.ts';
 import { tsvectorArray } from '../../../projections/orchestration/estate-tsvector.ts';
@@ -68,7 +68,8 @@ test('a Lexicon gives the same lexemes however much it holds, and starts over on
   assert.equal(named(again), named(first));
   assert.equal(again.positions, first.positions);
   assert.equal(Array.from(lexicon.distinct(text), (id) => lexicon.lexeme(id)), named(first));
-  assert.equal(lexicon.utf8(first.ids[0]!).toString(), 'deploy');
+  assert.equal(Buffer.from(lexicon.utf8(first.ids[0]!)).toString(), 'deploy');
+  assert.is(lexicon.utf8Hash(first.ids[0]!), fnv1a(Buffer.from('deploy')));
   const kept = restrict(again, (id) => lexicon.lexeme(id) === 'roll');
   assert.equal(Array.from(kept.ids, (id) => lexicon.lexeme(id)), ['roll']);
   assert.equal(Array.from(kept.positions), [2, 5]);
