@@ -13,7 +13,8 @@ import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
-import { IndexWriter, LAST_PENDING_SQL, pendingRows } from './estate-index.ts';
+import { IndexWriter, LAST_PENDING_SQL } from './estate-index.ts';
+import { chunkPendingRows } from './estate-pending.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across
@@ -36,7 +37,7 @@ const lexicon = new Lexicon();
 /**
  * Write these documents, their chunks, and the postings of the chunks' lexemes (computed here,
  * see domain/orchestration/estate/lexemes.ts) as pending rows of the search index
- * (estate-index.ts), in one statement. Chunk texts and pending rows go as binary parameters:
+ * (estate-pending.ts, estate-index.ts), in one statement. Chunk texts and pending rows go as binary parameters:
  * the server stores them without parsing them.
  *
  * A chunk stores no tsvector: its lexemes are in the search index, and ranking computes the
@@ -62,9 +63,7 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
       index.setLive(first + i, x.is_vault, x.category, true);
     });
   });
-  // Lexemes, then their postings, with no await between: lexeme ids stay valid throughout.
-  lexicon.trim();
-  const pending = pendingRows(lexicon, texts.map((text) => lexicon.distinct(text)), ordinals);
+  const pending = chunkPendingRows(lexicon, texts, ordinals);
   await tx.query(
     `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n)),
      chunks AS (

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fnv1a, Lexicon, lexemesOf, MAX_POSITION, queryGroups, restrict } from '../../../domain/orchestration/estate/lexemes.ts';
 import { byteaArray, textArray } from '../../../infra/db/binary-params.ts';
-import { bucketOf, forEachPending, ordinalAt, pendingRows } from '../../../projections/orchestration/estate-index.ts';
+import { bucketOf, forEachPending, ordinalAt, pendingRows } from '../../../projections/orchestration/estate-pending.ts';
 import { tsvectorArray } from '../../../projections/orchestration/estate-tsvector.ts';
 import { freshDatabase, type TestDatabase } from '../../support/database.ts';
 
