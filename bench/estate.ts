@@ -20,6 +20,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { loadConfig } from '../infra/config.ts';
 import { migrate } from '../infra/db/migrate.ts';
@@ -69,6 +70,42 @@ function serverCpuSeconds(url: string): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The ingest client on a thread of its own, as a real client is a process of its own: sending
+ * 5 MB bodies from the service's event loop held the service back. It times each request itself,
+ * from the first byte sent to the last received, after the body has reached it.
+ */
+function clientThread() {
+  const worker = new Worker(`
+    const { parentPort } = require('node:worker_threads');
+    parentPort.on('message', async ({ id, url, headers, body }) => {
+      try {
+        const t = performance.now();
+        const r = await fetch(url, { method: 'POST', headers, body });
+        const text = await r.text();
+        parentPort.postMessage({ id, status: r.status, text, ms: performance.now() - t });
+      } catch (error) {
+        parentPort.postMessage({ id, error: String(error) });
+      }
+    });`, { eval: true });
+  let next = 0;
+  const waiting = new Map<number, { resolve: (r: { status: number; text: string; ms: number }) => void; reject: (e: Error) => void }>();
+  worker.on('message', (m: { id: number; status: number; text: string; ms: number; error?: string }) => {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.error !== undefined) w?.reject(new Error(m.error));
+    else w?.resolve(m);
+  });
+  return {
+    post: (url: string, headers: Record<string, string>, body: string) => new Promise<{ status: number; text: string; ms: number }>((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, url, headers, body });
+    }),
+    close: () => worker.terminate(),
+  };
 }
 
 /** Frequent words that are not English stop words (so they are indexed). */
@@ -177,6 +214,7 @@ export async function estateFigures(url: string, database: string, options: { pr
       }
 
       // Ingest: batches of 100 markdown documents of 20,000-80,000 characters.
+      const client = clientThread();
       const rand = random(99);
       const draw = zipfSampler(VOCABULARY.length, rand);
       let chunks = 0;
@@ -190,13 +228,12 @@ export async function estateFigures(url: string, database: string, options: { pr
         }));
         const body = JSON.stringify({ documents });
         chars += documents.reduce((n, d) => n + d.content.length, 0);
-        const t = performance.now();
         const cpu = process.cpuUsage();
         const server = serverCpuSeconds(url);
-        const r = await fetch(`${base}/api/v1/knowledge/ingest`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
-        const result = await r.json() as { status: string; total_chunks: number };
-        if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${JSON.stringify(result).slice(0, 300)}`);
-        seconds += (performance.now() - t) / 1000;
+        const r = await client.post(`${base}/api/v1/knowledge/ingest`, { ...headers, 'content-type': 'application/json' }, body);
+        const result = JSON.parse(r.text) as { status: string; total_chunks: number };
+        if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${r.text.slice(0, 300)}`);
+        seconds += r.ms / 1000;
         const used = process.cpuUsage(cpu);
         nodeCpu += (used.user + used.system) / 1e6;
         const after = serverCpuSeconds(url);
@@ -204,9 +241,10 @@ export async function estateFigures(url: string, database: string, options: { pr
         chunks += result.total_chunks;
       }
       progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
-        + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}`);
+        + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process (the client thread included)${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}`);
       figures.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
       figures.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
+      await client.close();
     } finally {
       await orch!.close();
       await platform.close();
