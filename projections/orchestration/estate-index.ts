@@ -2,7 +2,7 @@
 // projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
 // projection in estate.ts), the folding of pending postings beside it, and the search.
 
-import { Lexicon, queryGroups, restrict } from '../../domain/orchestration/estate/lexemes.ts';
+import { Lexicon, queryGroups, restrict, type TextLexemes } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
 import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
 import type { ProjectionEngine } from '../../infra/projections/engine.ts';
@@ -334,6 +334,47 @@ async function postingsOf(pool: Pool, groups: string[][], partition: string) {
 
 /** Searches' lexicon (ranking lexes the candidates). */
 const rankLexicon = new Lexicon();
+/**
+ * Candidates lexed lately, by ordinal, the most recently used last: the newest matches of common
+ * words are candidates of search after search. An ordinal always names the same chunk, so an
+ * entry never goes stale; they are ids of `rankLexicon`, so its starting over empties this.
+ */
+const lexedCache = new Map<number, TextLexemes>();
+const LEXED_CACHE_SIZE = 4096;
+
+/**
+ * The lexemes of these chunks, from the cache or their content. The caller uses them before its
+ * next await: ids are valid until `rankLexicon` starts over, which only happens here.
+ */
+async function lexedCandidates(pool: Pool, ordinals: number[]): Promise<Map<number, TextLexemes>> {
+  const out = new Map<number, TextLexemes>();
+  for (;;) {
+    const missing = ordinals.filter((o) => !lexedCache.has(o));
+    const { rows } = missing.length === 0 ? { rows: [] }
+      : await pool.query<{ ordinal: number; content: string }>('SELECT ordinal, content FROM estate_chunks WHERE ordinal = ANY($1::int[])', [missing]);
+    // From here to the return, no await: the cache and the lexicon's ids hold still.
+    if (rankLexicon.trim()) lexedCache.clear();
+    for (const row of rows) lexedCache.set(row.ordinal, rankLexicon.scan(row.content));
+    let complete = true;
+    for (const o of ordinals) {
+      const found = lexedCache.get(o);
+      if (!found) {
+        // Deleted meanwhile (no row), or dropped by a concurrent search's start-over: look again.
+        if (missing.includes(o)) out.set(o, EMPTY);
+        else complete = false;
+        continue;
+      }
+      lexedCache.delete(o);
+      lexedCache.set(o, found);
+      out.set(o, found);
+    }
+    while (lexedCache.size > LEXED_CACHE_SIZE) lexedCache.delete(lexedCache.keys().next().value!);
+    if (complete) return out;
+    out.clear();
+  }
+}
+
+const EMPTY: TextLexemes = { ids: new Int32Array(0), offsets: new Int32Array(1), positions: new Int32Array(0) };
 
 export async function search(pool: Pool, o: SearchOptions): Promise<{ total: number; hits: SearchHit[] }> {
   const partition = o.vault ? 'vault' : o.category !== null ? `c:${o.category}` : 'estate';
@@ -351,13 +392,11 @@ export async function search(pool: Pool, o: SearchOptions): Promise<{ total: num
   if (candidates.length < wanted && o.match === 'any') candidates.push(...highest(andNot(found, every), wanted - candidates.length));
   // Rank the candidates with ts_rank over their tsvectors, computed here from their content by
   // the rule the index was built with (chunks store no tsvector: see estate.ts).
-  const { rows: texts } = await pool.query<{ ordinal: number; content: string }>(
-    'SELECT ordinal, content FROM estate_chunks WHERE ordinal = ANY($1::int[])', [candidates]);
+  const lexed = await lexedCandidates(pool, candidates);
   // ts_rank (normalization 0) reads only the query's lexemes: the tsvectors hold just those.
-  rankLexicon.trim();
   const queried = new Set(groups.flat());
   const keep = (id: number) => queried.has(rankLexicon.lexeme(id));
-  const vectors = tsvectorArray(rankLexicon, texts.map((t) => restrict(rankLexicon.scan(t.content), keep)));
+  const vectors = tsvectorArray(rankLexicon, candidates.map((o) => restrict(lexed.get(o)!, keep)));
   const { rows } = await pool.query<SearchHit>(
     `WITH q AS MATERIALIZED (SELECT $1::tsquery AS query),
      ranked AS (
@@ -370,6 +409,6 @@ export async function search(pool: Pool, o: SearchOptions): Promise<{ total: num
      FROM ranked r
      JOIN estate_chunks c ON c.ordinal = r.ordinal
      JOIN estate_documents d ON d.id = c.document_id
-     ORDER BY r.score DESC, r.ordinal DESC`, [tsquery(groups), texts.map((t) => t.ordinal), vectors, o.limit]);
+     ORDER BY r.score DESC, r.ordinal DESC`, [tsquery(groups), candidates, vectors, o.limit]);
   return { total, hits: rows.map((h) => ({ ...h, score: Number(h.score) })) };
 }

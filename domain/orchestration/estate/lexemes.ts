@@ -136,9 +136,9 @@ export class Lexicon {
     return this.utf8Hashes[id]!;
   }
 
-  /** Start over when large: every id given before is void. */
-  trim(): void {
-    if (this.words < WORD_LIMIT) return;
+  /** Start over when large: every id given before is void; whether it did. */
+  trim(): boolean {
+    if (this.words < WORD_LIMIT) return false;
     this.slots = new Int32Array(1 << 17);
     this.words = 0;
     this.poolUsed = 0;
@@ -147,6 +147,7 @@ export class Lexicon {
     this.utf8Used = 0;
     this.seen.fill(0);
     this.scans = 0;
+    return true;
   }
 
   /** The distinct lexemes of `text`, in order of first appearance (what the search index needs). */
