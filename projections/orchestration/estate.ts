@@ -35,10 +35,10 @@ type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIng
 const lexicon = new Lexicon();
 
 /**
- * Write these documents, their chunks, and the postings of the chunks' lexemes (computed here,
- * see domain/orchestration/estate/lexemes.ts) as pending rows of the search index
- * (estate-pending.ts, estate-index.ts), in one statement. Chunk texts and pending rows go as binary parameters:
- * the server stores them without parsing them.
+ * Write these documents; then their chunks, with the postings of the chunks' lexemes (computed
+ * here, see domain/orchestration/estate/lexemes.ts) as pending rows of the search index
+ * (estate-pending.ts, estate-index.ts), in one statement. Chunk texts and pending rows go as
+ * binary parameters: the server stores them without parsing them.
  *
  * A chunk stores no tsvector: its lexemes are in the search index, and ranking computes the
  * tsvectors of a search's candidates from their content (search, in estate-index.ts). Storing one
