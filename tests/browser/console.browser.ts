@@ -125,6 +125,10 @@ test('a readonly account: no Administration in the navigation, the "needs admin"
 test('a session ended elsewhere: the next call\'s 401 returns to sign-in, remembering the page', async (ctx) => {
   const { context, page } = await fresh(ctx);
   await signIn(page, ctx.admin);
+  // From a page that calls nothing in the background: on the cockpit, a refresh of its own could
+  // meet the 401 first and return to sign-in remembering the cockpit instead.
+  await page.goto('/account');
+  await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
   const cookie = await sessionCookie(context);
   assert.is((await http(`${ctx.s.orch}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 204);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).click();
