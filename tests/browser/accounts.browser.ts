@@ -20,7 +20,7 @@ import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { RUNNER_ID, userDecider, userStream } from '../../domain/orchestration/users/decider.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, until, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = `orch_accounts-admin-${randomUUID()}`;
 const RUNNER_KEY = `orch_accounts-runner-${randomUUID()}`;
@@ -279,7 +279,7 @@ test('administration: rotate another account\'s key (confirm, then shown once); 
   await screenshots(page, 'administration-key-once');
   await page.keyboard.press('Escape');
   await once.waitFor({ state: 'detached' });
-  assert.is(await opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement), true, 'focus back on the row\'s button');
+  await until('focus back on the row\'s button', () => opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement));
   await keyGone(page, key);
   assert.is((await me(ctx, ctx.other.apiKey)).status, 401);
   const fresh = await me(ctx, key);

@@ -22,7 +22,7 @@ import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, until, writesWithoutCsrf, type Recorded } from './support.ts';
 
 interface Ctx {
   s: TestServices; keys: AgentKeys; browser: Browser; owner: Account; stranger: Account; reader: Account;
@@ -59,12 +59,6 @@ const card = (page: Page, id: string) => page.locator(`li[data-task-id="${id}"]`
 async function columnOf(page: Page, id: string): Promise<string> {
   await card(page, id).waitFor();
   return card(page, id).evaluate((el) => (el.closest('section') as unknown as { dataset: { status: string } }).dataset.status);
-}
-async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check());) {
-    assert.ok(Date.now() < deadline, what);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 const liveRegion = (page: Page) => page.locator('.toasts');
 

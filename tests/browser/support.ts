@@ -214,3 +214,11 @@ export async function closeSuite({ s, browser, dir }: { s?: { close(): Promise<v
   await s?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 }
+
+/** Wait until `check` holds (polling), failing with `what` after `ms`: for what settles a frame or two later. */
+export async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await check());) {
+    if (Date.now() >= deadline) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
