@@ -1,6 +1,7 @@
 // The estate search index (see estate-postings.ts for the containers): its writes within one
-// projection batch (IndexWriter and APPEND_PENDING_SQL, used by the `estate_documents`
-// projection in estate.ts), the folding of pending postings beside it, and the search.
+// projection batch (IndexWriter and LAST_PENDING_SQL, used by the `estate_documents` projection
+// in estate.ts; the pending rows' format is estate-pending.ts), the folding of pending postings
+// beside it, and the search.
 
 import { Lexicon, queryGroups, restrict, type TextLexemes } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
@@ -56,7 +57,7 @@ function postingChanges(postings: Map<string, number[]>): ContainerChange[] {
 
 /**
  * The search index's writes within one projection batch besides the postings (which the chunk
- * insert appends, APPEND_PENDING_SQL): new chunk ordinals, partition membership (added and
+ * insert appends, estate-pending.ts): new chunk ordinals, partition membership (added and
  * removed), held in memory and written at `flush`.
  *
  * Lexeme postings are never written into their containers by the projection: a batch touches
@@ -359,7 +360,8 @@ async function lexedCandidates(pool: Pool, ordinals: number[]): Promise<Map<numb
     for (const o of ordinals) {
       const found = lexedCache.get(o);
       if (!found) {
-        // Deleted meanwhile (no row), or dropped by a concurrent search's start-over: look again.
+        // Deleted meanwhile (no row); or dropped by a concurrent search (evicted, or the lexicon
+        // started over) while this one waited: look again.
         if (missing.includes(o)) out.set(o, EMPTY);
         else complete = false;
         continue;

@@ -10,7 +10,8 @@ import { fnv1a } from '../../domain/orchestration/estate/lexemes.ts';
  */
 export const PENDING_BUCKETS = 256;
 
-export const bucketOf = (utf8: Uint8Array) => fnv1a(utf8) & (PENDING_BUCKETS - 1);
+const bucketOfHash = (hash: number) => hash & (PENDING_BUCKETS - 1);
+export const bucketOf = (utf8: Uint8Array) => bucketOfHash(fnv1a(utf8));
 
 /**
  * The postings of these chunks (`items[i]` is the distinct lexemes of the chunk numbered `ordinals[i]`,
@@ -36,7 +37,7 @@ export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: num
   used.forEach((id, u) => {
     end[id] = total;
     total += count[id]!;
-    bucket[u] = lexicon.utf8Hash(id) & (PENDING_BUCKETS - 1);
+    bucket[u] = bucketOfHash(lexicon.utf8Hash(id));
     sizes[bucket[u]!]! += 6 + lexicon.utf8Length(id) + 4 * count[id]!;
   });
   const chunks = new Int32Array(total);

@@ -15,7 +15,7 @@
 //    UTF-8 form is over 2,047 bytes gives no lexeme (PostgreSQL's limit for one).
 //
 // Why not to_tsvector in PostgreSQL: its parser costs about 200 µs of database CPU per
-// 1,500-character chunk, more than the rest of an ingest together; this costs a few µs.
+// 1,500-character chunk, more than the rest of an ingest together; this costs 40-100 µs.
 
 import stem from 'wink-porter2-stemmer';
 
@@ -36,7 +36,7 @@ export type Lexemes = Map<string, number[]>;
 
 // Word characters: a table for ASCII, the Unicode classes beyond.
 const ASCII_WORD = new Uint8Array(128);
-for (let c = 48; c <= 57; c++) ASCII_WORD[c] = 2; // digit
+for (let c = 48; c <= 57; c++) ASCII_WORD[c] = 1;
 for (let c = 65; c <= 90; c++) ASCII_WORD[c] = 1;
 for (let c = 97; c <= 122; c++) ASCII_WORD[c] = 1;
 const UNICODE_WORD = /^[\p{L}\p{N}\p{M}]$/u;

@@ -16,3 +16,6 @@ ALTER TABLE estate_postings_pending ALTER COLUMN entries SET STORAGE EXTERNAL;
 -- Chunks store no tsvector: ranking computes the tsvectors of a search's candidates from their
 -- content (projections/orchestration/estate-index.ts, `search`).
 ALTER TABLE estate_chunks DROP COLUMN tsv;
+
+-- Searches build their tsquery in the service from the same lexemes: 007's OR aggregate is unused.
+DROP AGGREGATE tsquery_or_agg(tsquery);
