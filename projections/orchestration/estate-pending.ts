@@ -93,9 +93,3 @@ export function forEachPending(row: Buffer, visit: (lexeme: string, at: number, 
 
 /** The big-endian uint32 at `at` (ordinals stay below 2^31). */
 export const ordinalAt = (row: Buffer, at: number) => (row[at]! << 24) | (row[at + 1]! << 16) | (row[at + 2]! << 8) | row[at + 3]!;
-
-/** The pending rows of these chunks' postings, lexed with `lexicon` (ids stay valid throughout). */
-export function chunkPendingRows(lexicon: Lexicon, texts: string[], ordinals: number[]): { buckets: number[]; rows: Buffer[] } {
-  lexicon.trim();
-  return pendingRows(lexicon, texts.map((text) => lexicon.distinct(text)), ordinals);
-}

@@ -14,7 +14,8 @@ import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 import { IndexWriter, LAST_PENDING_SQL } from './estate-index.ts';
-import { chunkPendingRows } from './estate-pending.ts';
+import { pendingRows } from './estate-pending.ts';
+import { Pipeline } from '../../infra/db/pipeline.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across
@@ -34,11 +35,30 @@ type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIng
 /** The projection's lexicon (words it has seen, with their lexemes): kept across batches. */
 const lexicon = new Lexicon();
 
+/** Chunks per insert statement: the next part is lexed while the server stores this one. */
+const PART_CHUNKS = 250;
+
+/** Chunks of whole documents for one insert statement. */
+class ChunkPart {
+  docs: { id: string; sha: string; vault: boolean; category: string }[] = [];
+  /** Per chunk: its document (1-based, into `docs`), index in it, ordinal and text. */
+  doc: number[] = [];
+  index: number[] = [];
+  ordinal: number[] = [];
+  text: string[] = [];
+}
+
 /**
  * Write these documents; then their chunks, with the postings of the chunks' lexemes (computed
  * here, see domain/orchestration/estate/lexemes.ts) as pending rows of the search index
- * (estate-pending.ts, estate-index.ts), in one statement. Chunk texts and pending rows go as
- * binary parameters: the server stores them without parsing them.
+ * (estate-pending.ts, estate-index.ts). Chunk texts and pending rows go as binary parameters:
+ * the server stores them without parsing them.
+ *
+ * The work is pipelined over one connection: chunks go in parts of about PART_CHUNKS, and while
+ * the server stores one part this process lexes the next (lexing is about a third of the CPU an
+ * ingest costs here, storing most of the rest there). The pending rows of the whole group go
+ * last, in one statement: rows per statement are what a search reads and a fold merges, so they
+ * are not multiplied by the parts.
  *
  * A chunk stores no tsvector: its lexemes are in the search index, and ranking computes the
  * tsvectors of a search's candidates from their content (search, in estate-index.ts). Storing one
@@ -53,28 +73,43 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
       d.map((x) => x.commit_sha), d.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))), d.map((x) => x.content_sha256),
       d.map((x) => x.content_chars), d.map((x) => x.chunks.length / 2), d.map((x) => x.run_id), d.map((x) => x.at)]);
   const blobs = await readBlobs(tx, d.map((x) => x.content_sha256));
-  // Per chunk: its document (1-based, into d), index in it, ordinal and text.
-  const docs: number[] = [], indexes: number[] = [], ordinals: number[] = [], texts: string[] = [];
-  d.forEach((x, doc) => {
+  const pipeline = new Pipeline();
+  lexicon.trim(); // before any lexing: ids stay valid until the pending rows are encoded
+  const lexemes: Int32Array[] = [], ordinals: number[] = [];
+  let part = new ChunkPart();
+  for (const x of d) {
     const cut = chunkTexts(blobs.get(x.content_sha256)!, x.chunks);
     const first = index.take(cut.length);
+    part.docs.push({ id: x.document_id, sha: x.content_sha256, vault: x.is_vault, category: x.category });
     cut.forEach((text, i) => {
-      docs.push(doc + 1); indexes.push(i); ordinals.push(first + i); texts.push(text);
+      part.doc.push(part.docs.length); part.index.push(i); part.ordinal.push(first + i); part.text.push(text);
+      lexemes.push(lexicon.distinct(text));
+      ordinals.push(first + i);
       index.setLive(first + i, x.is_vault, x.category, true);
     });
-  });
-  const pending = chunkPendingRows(lexicon, texts, ordinals);
-  await tx.query(
-    `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n)),
-     chunks AS (
-       INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
-       SELECT ${chunkIdSql('d.id', 'd.sha', 'u.i')}, d.id, u.i, u.o, d.vault, d.category, u.t
-       FROM unnest($5::int[], $6::int[], $7::int[], $8::text[]) AS u(doc, i, o, t)
-       JOIN docs d ON d.n = u.doc)
-     INSERT INTO estate_postings_pending (bucket, seq, entries)
-     SELECT b, ${LAST_PENDING_SQL} + 1, e FROM unnest($9::int[], $10::bytea[]) AS p(b, e)`,
-    [d.map((x) => x.document_id), d.map((x) => x.content_sha256), d.map((x) => x.is_vault), d.map((x) => x.category),
-      docs, indexes, ordinals, textArray(texts), pending.buckets, byteaArray(pending.rows)]);
+    if (part.text.length >= PART_CHUNKS) {
+      await pipeline.send(insertChunks(tx, part));
+      part = new ChunkPart();
+    }
+  }
+  if (part.text.length > 0) await pipeline.send(insertChunks(tx, part));
+  const pending = pendingRows(lexicon, lexemes, ordinals);
+  await pipeline.send(tx.query(
+    `INSERT INTO estate_postings_pending (bucket, seq, entries) SELECT b, ${LAST_PENDING_SQL} + 1, e FROM unnest($1::int[], $2::bytea[]) AS p(b, e)`,
+    [pending.buckets, byteaArray(pending.rows)]));
+  await pipeline.drain();
+}
+
+function insertChunks(tx: PoolClient, part: ChunkPart) {
+  const { docs } = part;
+  return tx.query(
+    `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n))
+     INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
+     SELECT ${chunkIdSql('d.id', 'd.sha', 'u.i')}, d.id, u.i, u.o, d.vault, d.category, u.t
+     FROM unnest($5::int[], $6::int[], $7::int[], $8::text[]) AS u(doc, i, o, t)
+     JOIN docs d ON d.n = u.doc`,
+    [docs.map((x) => x.id), docs.map((x) => x.sha), docs.map((x) => x.vault), docs.map((x) => x.category),
+      part.doc, part.index, part.ordinal, textArray(part.text)]);
 }
 
 /** A stretch of a batch in which no document appears twice: its writes can be grouped. */
