@@ -10,11 +10,17 @@
 // per paragraph (domain/orchestration/estate/lexemes.ts, as the projection does); no word spans
 // two paragraphs, so the union is exactly the lexemes of the chunk's content. The bench checks
 // on a sample that the search index agrees.
+//
+// The newest chunks' postings are left pending, as a live projection leaves them: in rows of a
+// projection batch (ESTATE_BATCH_CHUNKS chunks) each, one fewer per bucket than starts a fold
+// (FOLD_ROWS), so the searches read the most pending rows a live index holds.
 
 import { Lexicon } from '../domain/orchestration/estate/lexemes.ts';
 import { textArray } from '../infra/db/binary-params.ts';
 import type { Pool } from '../infra/db/pool.ts';
-import { chunkIdSql } from '../projections/orchestration/estate.ts';
+import { chunkIdSql, ESTATE_BATCH_CHUNKS } from '../projections/orchestration/estate.ts';
+import { appendPending, FOLD_ROWS } from '../projections/orchestration/estate-index.ts';
+import { pendingRows } from '../projections/orchestration/estate-pending.ts';
 import { CONTAINER_SIZE, encodeSorted } from '../projections/orchestration/estate-postings.ts';
 
 /** Common English words, most frequent first (stop words included, as in real text). */
@@ -127,7 +133,9 @@ function mix(n: number, seed: number): number {
  * ordinals 0..n-1 in order, and the search index (postings, partitions, the ordinal counter) is
  * written with the projection's own container encoding, a container at a time.
  */
-export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number, progress: (m: string) => void): Promise<{ chunks: number; documents: number; avgChars: number }> {
+export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number, progress: (m: string) => void): Promise<{ chunks: number; documents: number; avgChars: number; pendingFrom: number }> {
+  // Chunks from this ordinal on have their postings pending (at most half the corpus).
+  const pendingFrom = shape.chunks - Math.min(Math.floor(shape.chunks / 2 / ESTATE_BATCH_CHUNKS), FOLD_ROWS - 1) * ESTATE_BATCH_CHUNKS;
   const rand = random(42);
   const draw = zipfSampler(VOCABULARY.length, rand);
   const lexicon = new Lexicon();
@@ -212,7 +220,7 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     const lexemeCount = lexemes.length;
     const counts = new Uint32Array(lexemeCount + 1);
     const lastSeen = new Int32Array(lexemeCount).fill(-1);
-    const picks = Array.from({ length: last - first }, (_, i) => pick(first + i));
+    const picks = Array.from({ length: Math.max(0, Math.min(last, pendingFrom) - first) }, (_, i) => pick(first + i));
     const lists = (p: ReturnType<typeof pick>) => [paragraphLexemes[p.a]!, paragraphLexemes[p.b]!, paragraphLexemes[p.c]!, tailLexemes[p.w]!];
     picks.forEach((p, i) => {
       for (const list of lists(p)) for (const id of list) if (lastSeen[id] !== i) { lastSeen[id] = i; counts[id + 1]!++; }
@@ -249,9 +257,17 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     await inParallel(writes, workers);
     progress(`${last} chunks (rows ${Math.round(inserted - loadStart)} ms, index ${Math.round(computed - inserted)} + ${Math.round(performance.now() - computed)} ms)`);
   }
+  // The newest chunks' postings, pending: lexed from their content as the projection does.
+  for (let from = pendingFrom; from < shape.chunks; from += ESTATE_BATCH_CHUNKS) {
+    const { rows } = await pool.query<{ ordinal: number; content: string }>(
+      'SELECT ordinal, content FROM estate_chunks WHERE ordinal >= $1 AND ordinal < $2 ORDER BY ordinal', [from, from + ESTATE_BATCH_CHUNKS]);
+    lexicon.trim();
+    await appendPending(pool, pendingRows(lexicon, rows.map((r) => lexicon.distinct(r.content)), rows.map((r) => r.ordinal)));
+  }
+  progress(`postings of chunks ${pendingFrom}-${shape.chunks - 1} pending, ${(shape.chunks - pendingFrom) / ESTATE_BATCH_CHUNKS} rows per bucket`);
   await pool.query(`INSERT INTO estate_counters (name, value) VALUES ('chunk_ordinal', $1)`, [shape.chunks]);
   const stats = (await pool.query<{ avg: string }>('SELECT avg(length(content)) AS avg FROM estate_chunks TABLESAMPLE SYSTEM (1)')).rows[0]!;
-  return { chunks: shape.chunks, documents, avgChars: Math.round(Number(stats.avg)) };
+  return { chunks: shape.chunks, documents, avgChars: Math.round(Number(stats.avg)), pendingFrom };
 }
 
 async function inParallel(tasks: Array<() => Promise<unknown>>, workers: number): Promise<void> {

@@ -7,8 +7,9 @@ import { estateFigures } from './estate.ts';
 import { benchServer, withBenchDatabase } from './server.ts';
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
-// The corpus is built in bulk and thrown away: no fsync on an embedded server.
-const server = await benchServer(progress, { durable: false });
+// A durable server (fsync, full page writes), as in production and in bench/run.ts: the ingest
+// figure includes making its writes durable.
+const server = await benchServer(progress);
 try {
   const figures = await withBenchDatabase(server.url, 'bench_estate', (url, name) => estateFigures(url, name, { progress }));
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');

@@ -30,6 +30,7 @@ import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
 import { lexemesOf } from '../domain/orchestration/estate/lexemes.ts';
 import { hiOf, loOf, toBits } from '../projections/orchestration/estate-postings.ts';
+import { forEachPending, ordinalAt } from '../projections/orchestration/estate-pending.ts';
 import { loadCorpus, MILLION, paragraph, random, tailWord, VOCABULARY, zipfSampler } from './estate-corpus.ts';
 import { percentile } from './http.ts';
 import type { Figure } from './figure.ts';
@@ -140,25 +141,36 @@ function markdown(draw: () => number, rand: () => number, chars: number): string
 
 /**
  * The bulk load agrees with the projection's definitions on a sample: the search index holds
- * each sampled chunk under each lexeme of its content (domain/orchestration/estate/lexemes.ts)
- * and in its partitions.
+ * each sampled chunk under each lexeme of its content (domain/orchestration/estate/lexemes.ts),
+ * in a container or, from `pendingFrom` on, in a pending row; and in its partitions.
  */
-async function checkSample(pool: Pool, chunks: number): Promise<void> {
-  // Every n-th chunk, about 300 of them: a TABLESAMPLE of a small corpus could sample none.
+async function checkSample(pool: Pool, chunks: number, pendingFrom: number): Promise<void> {
+  // Every n-th chunk, about 300 of them, and the newest: a TABLESAMPLE of a small corpus could sample none.
   const { rows: sampled } = await pool.query<{ ordinal: number; category: string; content: string }>(
-    'SELECT ordinal, category, content FROM estate_chunks WHERE ordinal % $1 = 0 LIMIT 300', [Math.max(1, Math.floor(chunks / 300))]);
+    'SELECT ordinal, category, content FROM estate_chunks WHERE ordinal % $1 = 0 OR ordinal = $2 LIMIT 301', [Math.max(1, Math.floor(chunks / 300)), chunks - 1]);
   const rows = sampled.map((r) => ({ ...r, lexemes: [...lexemesOf(r.content).keys()] }));
   const keys = rows.flatMap((r) => [...r.lexemes.map((l) => ['l', l, r.ordinal] as const), ['p', 'estate', r.ordinal] as const, ['p', `c:${r.category}`, r.ordinal] as const]);
+  const inContainers = keys.filter((k) => k[0] === 'p' || k[2] < pendingFrom);
   const { rows: containers } = await pool.query<{ kind: string; key: string; hi: number; data: Buffer }>(
     `SELECT 'l' AS kind, lexeme AS key, hi, data FROM estate_postings WHERE (lexeme, hi) IN (SELECT * FROM unnest($1::text[], $2::int[]))
      UNION ALL SELECT 'p', partition, hi, data FROM estate_partitions`,
-    [keys.filter((k) => k[0] === 'l').map((k) => k[1]), keys.filter((k) => k[0] === 'l').map((k) => hiOf(k[2]))]);
+    [inContainers.filter((k) => k[0] === 'l').map((k) => k[1]), inContainers.filter((k) => k[0] === 'l').map((k) => hiOf(k[2]))]);
   const bits = new Map(containers.map((c) => [`${c.kind} ${c.key} ${c.hi}`, toBits(c.data)]));
+  const pendingSampled = new Set(rows.filter((r) => r.ordinal >= pendingFrom).map((r) => r.ordinal));
+  const pending = new Set<string>();
+  for (const { entries } of (await pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending')).rows) {
+    forEachPending(entries, (lexeme, at, count) => {
+      for (let end = at + 4 * count; at < end; at += 4) if (pendingSampled.has(ordinalAt(entries, at))) pending.add(`${lexeme} ${ordinalAt(entries, at)}`);
+    });
+  }
   const missing = keys.filter(([kind, key, o]) => {
+    if (kind === 'l' && o >= pendingFrom) return !pending.has(`${key} ${o}`);
     const set = bits.get(`${kind} ${key} ${hiOf(o)}`);
     return !set || !(set[loOf(o) >>> 5]! & (1 << (loOf(o) & 31)));
   }).length;
-  if (rows.length === 0 || rows.every((r) => r.lexemes.length === 0) || missing > 0) throw new Error(`bulk load check: ${rows.length} sampled, ${missing} index entries missing`);
+  if (rows.length === 0 || rows.every((r) => r.lexemes.length === 0) || pendingSampled.size === 0 || missing > 0) {
+    throw new Error(`bulk load check: ${rows.length} sampled (${pendingSampled.size} pending), ${missing} index entries missing`);
+  }
 }
 
 /** The figures on a fresh database `database` at `url` (bench/server.ts makes one). */
@@ -176,7 +188,7 @@ export async function estateFigures(url: string, database: string, options: { pr
     const loaded = await loadCorpus(pool, shape, 2, progress);
     await pool.query('VACUUM ANALYZE estate_chunks, estate_documents, estate_postings, estate_partitions');
     progress(`loaded ${loaded.chunks} chunks of ${loaded.avgChars} characters on average in ${round((performance.now() - started) / 1000)} s`);
-    await checkSample(pool, loaded.chunks);
+    await checkSample(pool, loaded.chunks, loaded.pendingFrom);
     const sizes = (await pool.query<{ chunks: string; postings: string; rows: string }>(
       `SELECT pg_size_pretty(pg_total_relation_size('estate_chunks')) AS chunks,
               pg_size_pretty(pg_total_relation_size('estate_postings')) AS postings, (SELECT count(*) FROM estate_postings) AS rows`)).rows[0]!;

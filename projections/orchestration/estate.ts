@@ -9,11 +9,11 @@
 import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/decider.ts';
 import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { Lexicon } from '../../domain/orchestration/estate/lexemes.ts';
-import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
+import { textArray } from '../../infra/db/binary-params.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
-import { IndexWriter, LAST_PENDING_SQL } from './estate-index.ts';
+import { appendPending, IndexWriter } from './estate-index.ts';
 import { pendingRows } from './estate-pending.ts';
 import { Pipeline } from '../../infra/db/pipeline.ts';
 
@@ -94,9 +94,7 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
   }
   if (part.text.length > 0) await pipeline.send(insertChunks(tx, part));
   const pending = pendingRows(lexicon, lexemes, ordinals);
-  await pipeline.send(tx.query(
-    `INSERT INTO estate_postings_pending (bucket, seq, entries) SELECT b, ${LAST_PENDING_SQL} + 1, e FROM unnest($1::int[], $2::bytea[]) AS p(b, e)`,
-    [pending.buckets, byteaArray(pending.rows)]));
+  await pipeline.send(appendPending(tx, pending));
   await pipeline.drain();
 }
 

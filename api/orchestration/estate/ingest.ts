@@ -5,8 +5,8 @@
 // Two phases, and no transaction held across either:
 // 1. Read. The body streams in one document at a time (batch-body.ts). Each is checked, its
 //    content hashed and chunked, and its content stored as a blob (idempotent, invisible until
-//    an event names it). What is kept is the document's key, hash and chunk offsets, never the
-//    content. A refusal of the whole batch (too many documents, malformed JSON, too large) can
+//    an event names it), a group of documents per statement. What is kept once a group is
+//    stored is each document's key, hash and chunk offsets, never the content. A refusal of the whole batch (too many documents, malformed JSON, too large) can
 //    still happen here, and nothing is in the log yet.
 // 2. Write. Each checked document goes through its own aggregate (one short append each, a few
 //    at a time, without waiting for the projection after each, so that it applies them in
@@ -21,7 +21,7 @@ import {
 } from '../../../domain/orchestration/estate/decider.ts';
 import { chunkBounds } from '../../../domain/orchestration/estate/chunking.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
-import { blobKey, putBlob } from '../../../infra/blobs.ts';
+import { blobKey, putBlobs } from '../../../infra/blobs.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
 import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/projections/engine.ts';
@@ -72,8 +72,12 @@ interface Checked {
   chunks: number[];
 }
 
-/** Blob writes in flight while the body is read; appends in flight while writing. */
-const BLOB_CONCURRENCY = 4;
+/**
+ * Contents stored per statement (a group of documents, read in order), and such statements in
+ * flight while the body is read; appends in flight while writing.
+ */
+const BLOB_GROUP_CHARS = 1_000_000;
+const BLOB_CONCURRENCY = 3;
 const WRITE_CONCURRENCY = 8;
 /** Chunks appended before waiting for the projection to catch up. */
 const WAIT_CHUNKS = 20_000;
@@ -160,10 +164,24 @@ export async function ingestBatch(
     results[index] = { index, path, status: 'failed', document_id: null, chunks: 0 };
   };
 
-  // Phase 1: read, check, store blobs.
+  // Phase 1: read, check, store blobs (in groups: one statement, one commit per group).
   const checked: Checked[] = [];
   const seen = new Set<string>();
   const storing = new Set<Promise<void>>();
+  let group: { entry: Checked; content: string }[] = [];
+  let groupChars = 0;
+  const store = () => {
+    const stored = group;
+    group = [];
+    groupChars = 0;
+    const task: Promise<void> = storeGroup(deps, stored, runId).then((failed) => {
+      for (const { entry } of stored) {
+        if (failed.has(entry)) fail(entry.index, entry.path, 'store_failed', 'the content could not be stored');
+        else checked.push(entry);
+      }
+    }).finally(() => storing.delete(task));
+    storing.add(task);
+  };
   let submitted = 0;
   for await (const element of elements) {
     submitted++;
@@ -177,17 +195,14 @@ export async function ingestBatch(
       continue;
     }
     const { content, ...rest } = doc;
-    const entry: Checked = { ...rest, content_sha256: blobKey(content) };
-    const task: Promise<void> = putBlob(deps.db, content, entry.content_sha256).then(
-      () => { checked.push(entry); },
-      (error: Error) => {
-        deps.log.error('estate_blob_write_failed', { run_id: runId, error: error.message });
-        fail(entry.index, entry.path, 'store_failed', 'the content could not be stored');
-      },
-    ).finally(() => storing.delete(task));
-    storing.add(task);
-    if (storing.size >= BLOB_CONCURRENCY) await Promise.race(storing);
+    group.push({ entry: { ...rest, content_sha256: blobKey(content) }, content });
+    groupChars += content.length;
+    if (groupChars >= BLOB_GROUP_CHARS) {
+      store();
+      if (storing.size >= BLOB_CONCURRENCY) await Promise.race(storing);
+    }
   }
+  if (group.length > 0) store();
   await Promise.all(storing);
   checked.sort((a, b) => a.index - b.index);
 
@@ -271,6 +286,30 @@ async function settle(deps: EstateDeps, position: Position, runId: string): Prom
       return;
     }
   }
+}
+
+/**
+ * Store a group's contents in one statement; the entries whose content could not be stored. When
+ * the group's statement fails, each is tried alone, so one content the database refuses fails
+ * only its own document.
+ */
+async function storeGroup(deps: EstateDeps, group: { entry: Checked; content: string }[], runId: string): Promise<Set<Checked>> {
+  const failed = new Set<Checked>();
+  try {
+    await putBlobs(deps.db, group.map((g) => ({ key: g.entry.content_sha256, text: g.content })));
+    return failed;
+  } catch {
+    // Each alone, below (their errors are logged there).
+  }
+  for (const { entry, content } of group) {
+    try {
+      await putBlobs(deps.db, [{ key: entry.content_sha256, text: content }]);
+    } catch (error) {
+      deps.log.error('estate_blob_write_failed', { run_id: runId, document_id: entry.document_id, error: (error as Error).message });
+      failed.add(entry);
+    }
+  }
+  return failed;
 }
 
 function statusOf(events: EstateDocumentEvent[]): ResultStatus {

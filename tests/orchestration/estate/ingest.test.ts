@@ -144,6 +144,30 @@ test('a document too large to be valid is skipped unread (document_too_large), t
   assert.is(r.body.results[1].status, 'created');
 });
 
+test('content the database refuses to store fails its own document only (store_failed), logged without the content', async ({ s }) => {
+  // Contents are stored a group per statement; the group's failure must not fail its neighbours.
+  await s.db.pool.query(`CREATE FUNCTION refuse_blob() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    IF NEW.content LIKE '%refuse me%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+    CREATE TRIGGER refuse_blob BEFORE INSERT ON blobs FOR EACH ROW EXECUTE FUNCTION refuse_blob()`);
+  try {
+    const batch = ['stored/a.md', 'refused/b.md', 'stored/c.md'].map((path) => ({
+      source_repo: 'store', path, content: path.startsWith('refused') ? 'please refuse me' : `the content of ${path}`,
+    }));
+    const before = await eventCount(s, 'EstateDocumentIngested');
+    const r = await ingest(s, batch);
+    assert.is(r.status, 200, r.text);
+    assert.equal([r.body.status, r.body.documents, r.body.failed], ['partial', 2, 1]);
+    assert.equal(r.body.failures.map((f: { index: number; path: string; error: string }) => [f.index, f.path, f.error]), [[1, 'refused/b.md', 'store_failed']]);
+    assert.equal(r.body.results.map((x: { status: string }) => x.status), ['created', 'failed', 'created']);
+    assert.is(await eventCount(s, 'EstateDocumentIngested'), before + 2);
+    const logged = s.logLines.filter((l) => l.includes('estate_blob_write_failed'));
+    assert.is(logged.length, 1);
+    assert.not.match(logged[0]!, /please refuse me/);
+  } finally {
+    await s.db.pool.query('DROP TRIGGER refuse_blob ON blobs; DROP FUNCTION refuse_blob()');
+  }
+});
+
 test('all failing: status failed, nothing stored, and it becomes the last incomplete run', async ({ s }) => {
   const r = await ingest(s, [{ source_repo: 'x', path: 'a.md', content: '' }, { source_repo: 'x', path: '../b.md', content: 'b' }]);
   assert.is(r.status, 200);
