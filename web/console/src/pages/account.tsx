@@ -65,7 +65,7 @@ export function Account() {
           question="A new key is made and shown once. Your current key stops working immediately: scripts and tools using it get 401 until they have the new one."
           onConfirm={rotate} onClose={() => setConfirming(false)} />
       )}
-      {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} />}
+      {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} returnTo={() => document.getElementById('rotate-my-key')} />}
     </Page>
   );
 }

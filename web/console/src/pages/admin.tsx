@@ -42,6 +42,12 @@ export function changeRefusal(body: ApiErrorBody): string {
   return body.message;
 }
 
+/** The Rotate key button of an account's row (found anew: the list may have been re-rendered). */
+const rotateButtonOf = (username: string) => () =>
+  document.querySelector<HTMLElement>(`tr[data-account="${CSS.escape(username)}"] button[data-action="rotate"]`);
+
+const newAccountButton = () => document.querySelector<HTMLElement>('button[data-action="new-account"]');
+
 export function Admin() {
   const [offset, setOffset] = useState(0);
   const [list, setList] = useState<Schemas['AccountPage'] | null>(null);
@@ -97,7 +103,7 @@ export function Admin() {
   const first = (list?.offset ?? 0) + 1;
   const last = (list?.offset ?? 0) + (accounts?.length ?? 0);
   return (
-    <Page title="Administration" actions={list && <button type="button" onClick={() => setCreating(true)}>New account</button>}>
+    <Page title="Administration" actions={list && <button type="button" data-action="new-account" onClick={() => setCreating(true)}>New account</button>}>
       {error ? <LoadFailed error={error.body} retry={() => load(offset)} /> : !accounts || !list ? <Loading /> : (
         <section aria-labelledby="accounts-heading">
           <h2 id="accounts-heading">Accounts</h2>
@@ -120,7 +126,7 @@ export function Admin() {
                       {a.principal_type === 'account' ? (
                         <div class="row-actions">
                           <button type="button" class="secondary small" onClick={() => setEditing(a)}>Change<span class="visually-hidden"> {a.username}</span></button>
-                          <button type="button" class="secondary small" onClick={() => { setRotateError(null); setRotating(a); }}>Rotate key<span class="visually-hidden"> of {a.username}</span></button>
+                          <button type="button" class="secondary small" data-action="rotate" onClick={() => { setRotateError(null); setRotating(a); }}>Rotate key<span class="visually-hidden"> of {a.username}</span></button>
                         </div>
                       ) : <span class="muted">{MANAGED_ELSEWHERE[a.principal_type]}</span>}
                     </td>
@@ -147,9 +153,9 @@ export function Admin() {
       {rotating && (
         <Confirm title={`Rotate the API key of ${rotating.username}?`} confirm="Rotate key" busy={busy} error={rotateError}
           question={`A new key is made and shown once. The current key of ${rotating.username} stops working immediately: whatever uses it gets 401 until it has the new one.`}
-          onConfirm={rotate} onClose={() => setRotating(null)} />
+          onConfirm={rotate} onClose={() => setRotating(null)} returnTo={rotateButtonOf(rotating.username)} />
       )}
-      {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} />}
+      {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} returnTo={shown.kind === 'other' ? rotateButtonOf(shown.username) : newAccountButton} />}
     </Page>
   );
 }

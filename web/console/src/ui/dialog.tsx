@@ -3,7 +3,10 @@
 // goes to the element marked `data-autofocus` (not `autofocus`, which the browser applies on its
 // own schedule), else the first control of the content. Tab and Shift+Tab cycle inside it, Escape
 // (or the browser's own cancel) closes it, and focus returns to what opened it, or to the page's
-// heading when that is gone, however it closed.
+// heading when that is gone, however it closed. A dialog opened by another one (a key shown
+// once after its confirmation) was not opened by whatever has focus at that moment: its caller
+// names the control to return to (`returnTo`, looked up when the dialog closes, so a list
+// re-rendered meanwhile still gives the right one).
 
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
@@ -13,22 +16,26 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), selec
 
 let ids = 0;
 
-/** Where focus goes back to: the opener while it is in the page, else the main heading. */
-function returnTarget(opener: HTMLElement | null): HTMLElement | null {
+/** The control a dialog gives focus back to, found when it closes. */
+export type ReturnTo = () => HTMLElement | null;
+
+/** Where focus goes back to: the named control, else the opener while it is in the page, else the main heading. */
+function returnTarget(opener: HTMLElement | null, returnTo?: ReturnTo): HTMLElement | null {
+  const named = returnTo?.();
+  if (named?.isConnected) return named;
   return opener?.isConnected && opener !== document.body ? opener : document.querySelector<HTMLElement>('main h1');
 }
 
-function giveBack(opener: HTMLElement | null): void {
-  const target = returnTarget(opener);
-  target?.focus();
+function giveBack(opener: HTMLElement | null, returnTo?: ReturnTo): void {
+  returnTarget(opener, returnTo)?.focus();
   // The browser may still move focus once the dialog leaves the page (its own restore after a
   // native close): put it back if it ended on nothing.
   requestAnimationFrame(() => {
-    if (document.activeElement === document.body || document.activeElement === null) returnTarget(opener)?.focus();
+    if (document.activeElement === document.body || document.activeElement === null) returnTarget(opener, returnTo)?.focus();
   });
 }
 
-export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string }) {
+export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string; returnTo?: ReturnTo }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-title-${++ids}`).current;
   // What had focus when the dialog was asked for: read while rendering, before the dialog (and
@@ -45,7 +52,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
     return () => {
       unmounting.current = true;
       if (dialog.open) dialog.close();
-      giveBack(opener);
+      giveBack(opener, props.returnTo);
     };
   }, []);
 
@@ -70,7 +77,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
       onClose={() => {
         if (unmounting.current) return;
         // Closed by the browser itself (a cancel it would not let us keep open): focus back now.
-        giveBack(opener);
+        giveBack(opener, props.returnTo);
         props.onClose();
       }}>
       <div class="dialog-head">
@@ -83,9 +90,9 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 }
 
 /** A yes/no question (stop an agent, kill one, delete a snippet): the safe answer has focus first. */
-export function Confirm(props: { title: string; question: string; confirm: string; cancel?: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void }) {
+export function Confirm(props: { title: string; question: string; confirm: string; cancel?: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void; returnTo?: ReturnTo }) {
   return (
-    <Dialog title={props.title} onClose={props.onClose} describedBy="confirm-question">
+    <Dialog title={props.title} onClose={props.onClose} describedBy="confirm-question" returnTo={props.returnTo}>
       <p id="confirm-question">{props.question}</p>
       {props.error && <p class="form-error" role="alert">{props.error}</p>}
       <div class="dialog-actions">

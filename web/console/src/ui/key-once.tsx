@@ -5,10 +5,10 @@
 // dialog closes nothing in the page holds it, and it is never put in storage.
 
 import { useState } from 'preact/hooks';
-import { Dialog } from './dialog.tsx';
+import { Dialog, type ReturnTo } from './dialog.tsx';
 import { FieldFrame } from './field.tsx';
 
-/** After closing the dialog before it (a confirmation, a form): let it give focus back to its opener, which the next dialog then reads as its own opener. */
+/** After closing the dialog before it (a confirmation, a form): let it leave the page and give focus back before the next one opens (one modal at a time). */
 export const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 
 export interface ShownKey {
@@ -25,7 +25,7 @@ const TITLES: Record<ShownKey['kind'], (username: string) => string> = {
   created: (username) => `Account ${username} created`,
 };
 
-export function KeyOnce(props: { shown: ShownKey; onClose: () => void }) {
+export function KeyOnce(props: { shown: ShownKey; onClose: () => void; returnTo?: ReturnTo }) {
   const { username, apiKey, kind } = props.shown;
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
 
@@ -42,7 +42,7 @@ export function KeyOnce(props: { shown: ShownKey; onClose: () => void }) {
   }
 
   return (
-    <Dialog title={TITLES[kind](username)} onClose={props.onClose} describedBy="once-key-warning">
+    <Dialog title={TITLES[kind](username)} onClose={props.onClose} describedBy="once-key-warning" returnTo={props.returnTo}>
       <div id="once-key-warning">
         <p><strong>This key is shown only this once.</strong> Copy it now and keep it somewhere safe; it cannot be shown again.</p>
         {kind === 'created'
