@@ -225,38 +225,7 @@ export async function estateFigures(url: string, database: string, options: { pr
         }
       }
 
-      // Ingest: batches of 100 markdown documents of 20,000-80,000 characters.
-      const client = clientThread();
-      const rand = random(99);
-      const draw = zipfSampler(VOCABULARY.length, rand);
-      let chunks = 0;
-      let chars = 0;
-      let seconds = 0;
-      let nodeCpu = 0;
-      let serverCpu: number | null = 0;
-      for (let b = 0; b < INGEST_BATCHES; b++) {
-        const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
-          source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
-        }));
-        const body = JSON.stringify({ documents });
-        chars += documents.reduce((n, d) => n + d.content.length, 0);
-        const cpu = process.cpuUsage();
-        const server = serverCpuSeconds(url);
-        const r = await client.post(`${base}/api/v1/knowledge/ingest`, { ...headers, 'content-type': 'application/json' }, body);
-        const result = JSON.parse(r.text) as { status: string; total_chunks: number };
-        if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${r.text.slice(0, 300)}`);
-        seconds += r.ms / 1000;
-        const used = process.cpuUsage(cpu);
-        nodeCpu += (used.user + used.system) / 1e6;
-        const after = serverCpuSeconds(url);
-        serverCpu = server === null || after === null || serverCpu === null ? null : serverCpu + after - server;
-        chunks += result.total_chunks;
-      }
-      progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
-        + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process (the client thread included)${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}`);
-      figures.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
-      figures.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
-      await client.close();
+      figures.push(...await ingestFigures(base, url, progress));
     } finally {
       await orch!.close();
       await platform.close();
@@ -266,4 +235,48 @@ export async function estateFigures(url: string, database: string, options: { pr
     await pool.end();
   }
   return figures;
+}
+
+/**
+ * `estate_ingest` and `estate_ingest_characters`: INGEST_BATCHES batches of 100 markdown
+ * documents of 20,000-80,000 characters, one at a time, through the service at `base` (its
+ * database at `url`, for the server's CPU).
+ */
+export async function ingestFigures(base: string, url: string, progress: (m: string) => void): Promise<Figure[]> {
+  const out: Figure[] = [];
+  const client = clientThread();
+  try {
+    const rand = random(99);
+    const draw = zipfSampler(VOCABULARY.length, rand);
+    let chunks = 0;
+    let chars = 0;
+    let seconds = 0;
+    let nodeCpu = 0;
+    let serverCpu: number | null = 0;
+    for (let b = 0; b < INGEST_BATCHES; b++) {
+      const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
+        source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
+      }));
+      const body = JSON.stringify({ documents });
+      chars += documents.reduce((n, d) => n + d.content.length, 0);
+      const cpu = process.cpuUsage();
+      const server = serverCpuSeconds(url);
+      const r = await client.post(`${base}/api/v1/knowledge/ingest`, { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' }, body);
+      const result = JSON.parse(r.text) as { status: string; total_chunks: number };
+      if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${r.text.slice(0, 300)}`);
+      seconds += r.ms / 1000;
+      const used = process.cpuUsage(cpu);
+      nodeCpu += (used.user + used.system) / 1e6;
+      const after = serverCpuSeconds(url);
+      serverCpu = server === null || after === null || serverCpu === null ? null : serverCpu + after - server;
+      chunks += result.total_chunks;
+    }
+    progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
+      + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process (the client thread included)${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}`);
+    out.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
+    out.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
+  } finally {
+    await client.close();
+  }
+  return out;
 }

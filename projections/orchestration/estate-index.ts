@@ -9,7 +9,7 @@ import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.t
 import type { ProjectionEngine } from '../../infra/projections/engine.ts';
 import type { Logger } from '../../infra/logging.ts';
 import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
-import { bucketOf, forEachPending, ordinalAt } from './estate-pending.ts';
+import { bucketOf, forEachPending, ordinalAt, pendingRow } from './estate-pending.ts';
 import { tsvectorArray } from './estate-tsvector.ts';
 import { and, andNot, changed, CONTAINER_SIZE, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
 
@@ -131,21 +131,53 @@ async function lockIndex(tx: PoolClient): Promise<number> {
   return Number(rows[0]!.value);
 }
 
-/** Fold the pending rows of these buckets into the containers. */
-async function mergePending(tx: PoolClient, buckets: number[] | 'all'): Promise<void> {
-  const { rows } = await tx.query<{ entries: Buffer }>(
-    buckets === 'all' ? 'DELETE FROM estate_postings_pending RETURNING entries'
-      : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING entries',
+/**
+ * A fold leaves a lexeme's postings pending while it has fewer than this many (the long tail:
+ * most lexemes of a fold, and each would cost a container write) ...
+ */
+const RARE_POSTINGS = 4;
+/** ... in one row per bucket of at most this many bytes (a search reads it with the bucket). */
+const RARE_ROW_BYTES = 16_384;
+
+/**
+ * Fold the pending rows of these buckets into the containers. `keepRare`: the postings of rare
+ * lexemes go back as one pending row per bucket instead (see RARE_POSTINGS), unless that row
+ * would outgrow RARE_ROW_BYTES; then the bucket is folded whole. The row takes the smallest
+ * number of the bucket's rows just deleted, which no other writer can take: the projection
+ * numbers its rows after the largest it sees.
+ */
+async function mergePending(tx: PoolClient, buckets: number[] | 'all', keepRare: boolean): Promise<void> {
+  const { rows } = await tx.query<{ bucket: number; seq: string; entries: Buffer }>(
+    buckets === 'all' ? 'DELETE FROM estate_postings_pending RETURNING bucket, seq, entries'
+      : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING bucket, seq, entries',
     buckets === 'all' ? [] : [buckets]);
-  const postings = new Map<string, number[]>();
-  for (const { entries } of rows) {
+  const byBucket = new Map<number, { seq: bigint; postings: Map<string, number[]> }>();
+  for (const { bucket, seq, entries } of rows) {
+    let b = byBucket.get(bucket);
+    if (!b) byBucket.set(bucket, (b = { seq: BigInt(seq), postings: new Map() }));
+    if (BigInt(seq) < b.seq) b.seq = BigInt(seq);
     forEachPending(entries, (lexeme, at, count) => {
-      let list = postings.get(lexeme);
-      if (!list) postings.set(lexeme, (list = []));
+      let list = b.postings.get(lexeme);
+      if (!list) b.postings.set(lexeme, (list = []));
       for (let end = at + 4 * count; at < end; at += 4) list.push(ordinalAt(entries, at));
     });
   }
-  await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(postings));
+  const folded = new Map<string, number[]>();
+  const kept: { bucket: number; seq: bigint; row: Buffer }[] = [];
+  for (const [bucket, { seq, postings }] of byBucket) {
+    const rare = keepRare ? [...postings].filter(([, ordinals]) => ordinals.length < RARE_POSTINGS) : [];
+    const row = rare.length > 0 ? pendingRow(rare) : null;
+    if (row && row.length <= RARE_ROW_BYTES) {
+      kept.push({ bucket, seq, row });
+      for (const [lexeme] of rare) postings.delete(lexeme);
+    }
+    for (const [lexeme, ordinals] of postings) folded.set(lexeme, ordinals);
+  }
+  await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(folded));
+  if (kept.length > 0) {
+    await tx.query('INSERT INTO estate_postings_pending (bucket, seq, entries) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])',
+      [kept.map((k) => k.bucket), kept.map((k) => k.seq.toString()), byteaArray(kept.map((k) => k.row))]);
+  }
 }
 
 /**
@@ -153,16 +185,17 @@ async function mergePending(tx: PoolClient, buckets: number[] | 'all'): Promise<
  * into the containers, in one short transaction; the number of buckets folded. Safe beside the
  * projection: it only adds pending rows, which a fold that did not see them leaves pending, and
  * a search's one statement sees a bucket's postings either pending or folded, never neither.
- * One folder at a time (a transaction lock; a second one returns 0).
+ * One folder at a time (a transaction lock; a second one returns 0). `among`: only these buckets.
  */
-export async function foldPending(pool: Pool, minRows = FOLD_ROWS): Promise<number> {
+export async function foldPending(pool: Pool, minRows = FOLD_ROWS, among: number[] | null = null): Promise<number> {
   return inTransaction(pool, async (tx) => {
     const lock = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1::bigint) AS got', [FOLD_LOCK]);
     if (!lock.rows[0]!.got) return 0;
     const { rows } = await tx.query<{ bucket: number }>(
-      `SELECT bucket FROM estate_postings_pending GROUP BY bucket HAVING count(*) >= $1 ORDER BY count(*) DESC, bucket LIMIT $2`,
-      [minRows, FOLD_BUCKETS]);
-    if (rows.length > 0) await mergePending(tx, rows.map((r) => r.bucket));
+      `SELECT bucket FROM estate_postings_pending WHERE $3::int[] IS NULL OR bucket = ANY($3::int[])
+       GROUP BY bucket HAVING count(*) >= $1 ORDER BY count(*) DESC, bucket LIMIT $2`,
+      [minRows, FOLD_BUCKETS, among]);
+    if (rows.length > 0) await mergePending(tx, rows.map((r) => r.bucket), true);
     return rows.length;
   });
 }
@@ -218,7 +251,7 @@ export async function compactSearchIndex(pool: Pool): Promise<void> {
     await tx.query('BEGIN');
     await lockIndex(tx);
     await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [FOLD_LOCK]);
-    await mergePending(tx, 'all');
+    await mergePending(tx, 'all', false);
     await tx.query('COMMIT');
   } catch (error) {
     await tx.query('ROLLBACK').catch(() => {});

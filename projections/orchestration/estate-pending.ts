@@ -65,6 +65,21 @@ export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: num
   return { buckets, rows: buckets.map((b) => rows.get(b)!.out) };
 }
 
+/** One pending row of these lexemes' postings (each list of ordinals distinct, in any order). */
+export function pendingRow(entries: [lexeme: string, ordinals: number[]][]): Buffer {
+  const encoded = entries.map(([lexeme, ordinals]) => ({ utf8: Buffer.from(lexeme, 'utf8'), ordinals: [...ordinals].sort((a, b) => a - b) }));
+  const out = Buffer.allocUnsafe(encoded.reduce((n, e) => n + 6 + e.utf8.length + 4 * e.ordinals.length, 0));
+  let at = 0;
+  for (const { utf8, ordinals } of encoded) {
+    out[at++] = utf8.length >>> 8;
+    out[at++] = utf8.length & 0xff;
+    at += utf8.copy(out, at);
+    at = writeUint32(out, at, ordinals.length);
+    for (const o of ordinals) at = writeUint32(out, at, o);
+  }
+  return out;
+}
+
 function writeUint32(out: Buffer, at: number, v: number): number {
   out[at] = v >>> 24;
   out[at + 1] = (v >>> 16) & 0xff;

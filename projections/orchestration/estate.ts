@@ -32,8 +32,13 @@ export const ESTATE_BATCH_CHUNKS = 1000;
 
 type Ingested = Recorded<Extract<EstateDocumentEvent, { type: 'EstateDocumentIngested' }>>;
 
-/** The projection's lexicon (words it has seen, with their lexemes): kept across batches. */
-const lexicon = new Lexicon();
+/**
+ * Lexicons (words seen, with their lexemes) kept across batches, each used by one write at a
+ * time: a write awaits the server between parts while its lexeme ids must stay valid, and two
+ * projections in one process (tests run several platforms) must not start one over under the
+ * other.
+ */
+const idleLexicons: Lexicon[] = [];
 
 /** Chunks per insert statement: the next part is lexed while the server stores this one. */
 const PART_CHUNKS = 250;
@@ -73,6 +78,15 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
       d.map((x) => x.commit_sha), d.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))), d.map((x) => x.content_sha256),
       d.map((x) => x.content_chars), d.map((x) => x.chunks.length / 2), d.map((x) => x.run_id), d.map((x) => x.at)]);
   const blobs = await readBlobs(tx, d.map((x) => x.content_sha256));
+  const lexicon = idleLexicons.pop() ?? new Lexicon();
+  try {
+    await writeChunks(tx, index, d, blobs, lexicon);
+  } finally {
+    idleLexicons.push(lexicon);
+  }
+}
+
+async function writeChunks(tx: PoolClient, index: IndexWriter, d: Ingested['data'][], blobs: Map<string, string>, lexicon: Lexicon): Promise<void> {
   const pipeline = new Pipeline();
   lexicon.trim(); // before any lexing: ids stay valid until the pending rows are encoded
   const lexemes: Int32Array[] = [], ordinals: number[] = [];

@@ -8,8 +8,9 @@ import * as assert from 'uvu/assert';
 import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
 import { forgetRecentBlobs } from '../../../infra/blobs.ts';
 import { estateProjections } from '../../../projections/orchestration/estate.ts';
-import { Lexicon, queryGroups } from '../../../domain/orchestration/estate/lexemes.ts';
-import { compactSearchIndex, tsquery } from '../../../projections/orchestration/estate-index.ts';
+import { Lexicon, lexemesOf, queryGroups } from '../../../domain/orchestration/estate/lexemes.ts';
+import { appendPending, compactSearchIndex, foldPending, tsquery } from '../../../projections/orchestration/estate-index.ts';
+import { bucketOf, forEachPending, PENDING_BUCKETS, pendingRow } from '../../../projections/orchestration/estate-pending.ts';
 import { tsvectorArray } from '../../../projections/orchestration/estate-tsvector.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 import { admin, ADMIN_KEY, ingest, searchFor, vault } from './helpers.ts';
@@ -115,6 +116,52 @@ test('the search index agrees with tsvector @@ tsquery: totals of any and all, i
     }
   }
   assert.is(compared, 320);
+});
+
+test('a fold leaves rare lexemes pending, one row per bucket, and folds a bucket whole when that row grows too large', async ({ s }) => {
+  await compactSearchIndex(s.db.pool);
+  const rare = ['quokkaone', 'quokkatwo', 'quokkathree'];
+  const rareLexemes = rare.map((word) => [...lexemesOf(word).keys()][0]!);
+  const docs = Array.from({ length: 8 }, (_, i) => ({
+    source_repo: 'folds', path: `runbooks/fold-${i}.md`, content: `${text(rng(40 + i), 3)}${i < rare.length ? ` ${rare[i]}` : ''}`,
+  }));
+  for (const half of [docs.slice(0, 4), docs.slice(4)]) assert.is((await ingest(s, half)).body.status, 'ok');
+  const queries = [...rare, 'alpha', 'deploying services', 'quokkaone bravo'];
+  const totals = async () => Promise.all(queries.map(async (q) => (await searchFor(s, { q, limit: '100' })).body.total_matches as number));
+  const before = await totals();
+  assert.equal(before.slice(0, 3), [1, 1, 1]);
+  /** Pending postings: lexeme -> how many. */
+  const pending = async () => {
+    const found = new Map<string, number>();
+    for (const { entries } of (await s.db.pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending')).rows) {
+      forEachPending(entries, (lexeme, _at, count) => found.set(lexeme, (found.get(lexeme) ?? 0) + count));
+    }
+    return found;
+  };
+  assert.ok((await pending()).has('alpha'));
+
+  // Every bucket folded once: the common lexemes go to containers, the rare ones stay pending.
+  for (let b = 0; b < PENDING_BUCKETS; b += 16) await foldPending(s.db.pool, 1, Array.from({ length: 16 }, (_, i) => b + i));
+  const left = await pending();
+  for (const lexeme of rareLexemes) assert.is(left.get(lexeme), 1, `${lexeme} stays pending`);
+  assert.not.ok(left.has('alpha') || left.has('servic'), 'common lexemes are folded');
+  assert.ok([...left.values()].every((n) => n < 4), 'only lexemes with fewer than 4 postings stay');
+  const perBucket = (await s.db.pool.query<{ n: number }>('SELECT max(n)::int AS n FROM (SELECT count(*) AS n FROM estate_postings_pending GROUP BY bucket) c')).rows[0]!.n;
+  assert.is(perBucket, 1, 'one row per bucket left');
+  assert.equal(await totals(), before, 'the same sets, folded or pending');
+
+  // A bucket whose rare postings would outgrow a row is folded whole.
+  const bucket = bucketOf(Buffer.from(rareLexemes[0]!, 'utf8'));
+  const many: [string, number[]][] = [];
+  for (let n = 0; many.length < 1200; n++) if (bucketOf(Buffer.from(`zz${n}`, 'utf8')) === bucket) many.push([`zz${n}`, [9_000_000 + n]]);
+  await appendPending(s.db.pool, { buckets: [bucket], rows: [pendingRow(many)] });
+  assert.is(await foldPending(s.db.pool, 1, [bucket]), 1);
+  assert.is((await s.db.pool.query('SELECT 1 FROM estate_postings_pending WHERE bucket = $1', [bucket])).rowCount, 0);
+  const folded = await s.db.pool.query('SELECT 1 FROM estate_postings WHERE lexeme = $1', [rareLexemes[0]]);
+  assert.is(folded.rowCount, 1, 'the rare lexeme of that bucket is folded too');
+  assert.equal(await totals(), before);
+  await compactSearchIndex(s.db.pool);
+  assert.equal(await totals(), before);
 });
 
 test('events stay far below 1 MB and hold no content: the worst-case document', async ({ s }) => {
