@@ -3,6 +3,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { chunkBounds, chunkTexts } from '../../../domain/orchestration/estate/chunking.ts';
 import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
 import { createAccount, type Account } from '../../support/principals.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
@@ -143,6 +144,20 @@ test('reads need a key (any role); deleting needs role user', async ({ s, readon
   assert.is((await http(`${s.orch}/api/v1/knowledge/doc/${id}`, { method: 'DELETE' })).status, 401);
   assert.is(await eventCount(s), before);
   assert.is((await get(s, `/api/v1/knowledge/doc/${id}`)).status, 200);
+});
+
+test('chunks are the exact slices of the content in any script: 2-, 3- and 4-byte characters, at chunk edges too', async ({ s }) => {
+  // Chunk content is cut from the blob in the database by UTF-8 byte offsets (estate.ts): every
+  // width of character, on and around the edges of chunks, read back exactly.
+  const words = ['naïve', 'café', 'Größe', '日本語のテキスト', 'emoji 🧭🚀', 'é́ combining', 'plain', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', 'Ελληνικά'];
+  const paragraphs = Array.from({ length: 40 }, (_, p) => Array.from({ length: 30 + (p % 7) * 9 }, (_, w) => words[(p + w) % words.length]).join(' '));
+  const content = `# Scripts\n\n${paragraphs.join('\n\n')}\n\n${'🧭'.repeat(1500)}`;
+  const r = await ingest(s, [{ source_repo: 'scripts', path: 'runbooks/scripts.md', content }]);
+  assert.is(r.body.status, 'ok', r.text);
+  const expected = chunkTexts(content, chunkBounds(content).flat());
+  assert.ok(expected.length > 5);
+  const doc = await get(s, `/api/v1/knowledge/doc/${documentIdOf('scripts', 'runbooks/scripts.md')}`);
+  assert.equal(doc.body.chunks.map((c: { content: string }) => c.content), expected);
 });
 
 test.run();
