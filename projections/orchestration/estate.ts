@@ -9,6 +9,7 @@
 import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/decider.ts';
 import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { Lexicon } from '../../domain/orchestration/estate/lexemes.ts';
+import { textArray } from '../../infra/db/binary-params.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
@@ -45,28 +46,11 @@ const PART_CHUNKS = 250;
 /** Chunks of whole documents for one insert statement. */
 class ChunkPart {
   docs: { id: string; sha: string; vault: boolean; category: string }[] = [];
-  /** Per chunk: its document (1-based, into `docs`), index in it, ordinal, and its UTF-8 bytes in the content (start, length). */
+  /** Per chunk: its document (1-based, into `docs`), index in it, ordinal and text. */
   doc: number[] = [];
   index: number[] = [];
   ordinal: number[] = [];
-  start: number[] = [];
-  length: number[] = [];
-}
-
-/**
- * The UTF-8 byte offsets of these UTF-16 offsets into `text` (the bounds of its chunks, in
- * order). A chunk never ends inside a surrogate pair, and stored content has no lone surrogate.
- */
-export function utf8Offsets(text: string, bounds: ReadonlyArray<number>): number[] {
-  const out: number[] = [];
-  let chars = 0, bytes = 0;
-  for (const bound of bounds) {
-    if (bound < chars) chars = bytes = 0; // out of order: count from the start
-    bytes += Buffer.byteLength(text.slice(chars, bound), 'utf8');
-    chars = bound;
-    out.push(bytes);
-  }
-  return out;
+  text: string[] = [];
 }
 
 /**
@@ -108,46 +92,36 @@ async function writeChunks(tx: PoolClient, index: IndexWriter, d: Ingested['data
   const lexemes: Int32Array[] = [], ordinals: number[] = [];
   let part = new ChunkPart();
   for (const x of d) {
-    const content = blobs.get(x.content_sha256)!;
-    const cut = chunkTexts(content, x.chunks);
-    const offsets = utf8Offsets(content, x.chunks);
+    const cut = chunkTexts(blobs.get(x.content_sha256)!, x.chunks);
     const first = index.take(cut.length);
     part.docs.push({ id: x.document_id, sha: x.content_sha256, vault: x.is_vault, category: x.category });
     cut.forEach((text, i) => {
-      part.doc.push(part.docs.length); part.index.push(i); part.ordinal.push(first + i);
-      part.start.push(offsets[2 * i]!); part.length.push(offsets[2 * i + 1]! - offsets[2 * i]!);
+      part.doc.push(part.docs.length); part.index.push(i); part.ordinal.push(first + i); part.text.push(text);
       lexemes.push(lexicon.distinct(text));
       ordinals.push(first + i);
       index.setLive(first + i, x.is_vault, x.category, true);
     });
-    if (part.doc.length >= PART_CHUNKS) {
+    if (part.text.length >= PART_CHUNKS) {
       await pipeline.send(insertChunks(tx, part));
       part = new ChunkPart();
     }
   }
-  if (part.doc.length > 0) await pipeline.send(insertChunks(tx, part));
+  if (part.text.length > 0) await pipeline.send(insertChunks(tx, part));
   const pending = pendingRows(lexicon, lexemes, ordinals);
   await pipeline.send(appendPending(tx, pending));
   await pipeline.drain();
 }
 
-/**
- * Insert a part's chunks, their content cut from the documents' blobs in the database (by UTF-8
- * byte offsets: the content is not sent a second time). A chunk whose blob is missing, or whose
- * bytes are not whole characters, fails the statement.
- */
-async function insertChunks(tx: PoolClient, part: ChunkPart): Promise<void> {
+function insertChunks(tx: PoolClient, part: ChunkPart) {
   const { docs } = part;
-  const { rowCount } = await tx.query(
-    `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n)),
-     utf8 AS MATERIALIZED (SELECT d.n, convert_to(b.content, 'UTF8') AS bytes FROM docs d JOIN blobs b ON b.sha256 = d.sha)
+  return tx.query(
+    `WITH docs AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::text[]) WITH ORDINALITY AS d(id, sha, vault, category, n))
      INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
-     SELECT ${chunkIdSql('d.id', 'd.sha', 'u.i')}, d.id, u.i, u.o, d.vault, d.category, convert_from(substring(x.bytes FROM u.s + 1 FOR u.len), 'UTF8')
-     FROM unnest($5::int[], $6::int[], $7::int[], $8::int[], $9::int[]) AS u(doc, i, o, s, len)
-     JOIN docs d ON d.n = u.doc JOIN utf8 x ON x.n = u.doc`,
+     SELECT ${chunkIdSql('d.id', 'd.sha', 'u.i')}, d.id, u.i, u.o, d.vault, d.category, u.t
+     FROM unnest($5::int[], $6::int[], $7::int[], $8::text[]) AS u(doc, i, o, t)
+     JOIN docs d ON d.n = u.doc`,
     [docs.map((x) => x.id), docs.map((x) => x.sha), docs.map((x) => x.vault), docs.map((x) => x.category),
-      part.doc, part.index, part.ordinal, part.start, part.length]);
-  if (rowCount !== part.doc.length) throw new Error(`estate: ${part.doc.length - (rowCount ?? 0)} chunk(s) found no blob`);
+      part.doc, part.index, part.ordinal, textArray(part.text)]);
 }
 
 /** A stretch of a batch in which no document appears twice: its writes can be grouped. */
