@@ -78,6 +78,17 @@ function serverCpuSeconds(url: string): number | null {
   }
 }
 
+/** WAL written by the server so far (pg_stat_wal): bytes and full-page images. */
+async function walSoFar(url: string): Promise<{ bytes: number; fpi: number }> {
+  const pool = createPool(url, { max: 1, application: 'orchard-bench' });
+  try {
+    const { rows } = await pool.query<{ bytes: string; fpi: string }>('SELECT wal_bytes::text AS bytes, wal_fpi::text AS fpi FROM pg_stat_wal');
+    return { bytes: Number(rows[0]!.bytes), fpi: Number(rows[0]!.fpi) };
+  } finally {
+    await pool.end();
+  }
+}
+
 /**
  * The ingest client on a thread of its own, as a real client is a process of its own: sending
  * 5 MB bodies from the service's event loop held the service back. It times each request itself,
@@ -191,7 +202,10 @@ export async function estateFigures(url: string, database: string, options: { pr
 
     let started = performance.now();
     const loaded = await loadCorpus(pool, shape, 2, progress);
-    await pool.query('VACUUM ANALYZE estate_chunks, estate_documents, estate_postings, estate_partitions');
+    await pool.query('VACUUM ANALYZE estate_chunks, estate_documents, estate_postings, estate_partitions, estate_postings_pending, blobs');
+    // The load's own dirty pages are written now, not by a checkpoint running beside the ingest
+    // measured below (a role without pg_checkpoint skips it).
+    await pool.query('CHECKPOINT').catch((error: Error) => progress(`no CHECKPOINT after the load: ${error.message}`));
     progress(`loaded ${loaded.chunks} chunks of ${loaded.avgChars} characters on average in ${round((performance.now() - started) / 1000)} s`);
     await checkSample(pool, loaded.chunks, loaded.pendingFrom);
     const sizes = (await pool.query<{ chunks: string; postings: string; rows: string }>(
@@ -258,6 +272,7 @@ export async function ingestFigures(base: string, url: string, progress: (m: str
     let seconds = 0;
     let nodeCpu = 0;
     let serverCpu: number | null = 0;
+    const wal = await walSoFar(url);
     for (let b = 0; b < INGEST_BATCHES; b++) {
       const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
         source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
@@ -276,8 +291,10 @@ export async function ingestFigures(base: string, url: string, progress: (m: str
       serverCpu = server === null || after === null || serverCpu === null ? null : serverCpu + after - server;
       chunks += result.total_chunks;
     }
+    const walAfter = await walSoFar(url);
     progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
-      + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process (the client thread included)${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}`);
+      + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process (the client thread included)${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}; `
+      + `WAL per chunk: ${round((walAfter.bytes - wal.bytes) / chunks / 1000)} kB, ${round((walAfter.fpi - wal.fpi) / chunks, 2)} full-page images`);
     out.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
     out.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
   } finally {
