@@ -6,8 +6,9 @@
 // 1. Read. The body streams in one document at a time (batch-body.ts). Each is checked, its
 //    content hashed and chunked, and its content stored as a blob (idempotent, invisible until
 //    an event names it), a group of documents per statement. What is kept once a group is
-//    stored is each document's key, hash and chunk offsets, never the content. A refusal of the whole batch (too many documents, malformed JSON, too large) can
-//    still happen here, and nothing is in the log yet.
+//    stored is each document's key, hash and chunk offsets, never the content. A refusal of
+//    the whole batch (too many documents, malformed JSON, too large) can still happen here,
+//    and nothing is in the log yet.
 // 2. Write. Each checked document goes through its own aggregate (one short append each, a few
 //    at a time, without waiting for the projection after each, so that it applies them in
 //    multi-document transactions), then the run is recorded.
