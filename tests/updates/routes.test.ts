@@ -12,7 +12,7 @@ import { bearer, registerChat, type ChatAccount } from '../support/chat.ts';
 import { browser, createAccount, login, type Account, type Session } from '../support/principals.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 import { startSidecar, stopSidecar, StubRuntime, type Sidecar } from '../support/stub-runtime.ts';
-import { FakeServices, payload, releaseKeys, sign, StaticHost, type ReleaseKeys } from '../support/updates.ts';
+import { FakeServices, payload, releaseKeys, sign, StaticHost, until, type ReleaseKeys } from '../support/updates.ts';
 
 const ADMIN_KEY = 'orch_updates-admin-key-000000000000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -130,6 +130,9 @@ test('apply the head: 202, audit update_applied, the sidecar runs it, progress l
   assert.equal([list.body.total, list.body.applies[0].apply_id, list.body.applies[0].outcome], [1, r.body.apply_id, 'success']);
   const maintenance = await s.db.pool.query(`SELECT type FROM events WHERE type LIKE 'Maintenance%' ORDER BY position`);
   assert.equal(maintenance.rows.map((e) => e.type), ['MaintenanceStarted', 'MaintenanceEnded']);
+  // The write gate follows the log: it opens once its subscription delivers MaintenanceEnded
+  // (the next tests write; a check run before that is refused 503 maintenance).
+  await until('the write gate open again', async () => (await status(s)).body.maintenance.active === false, 10_000, 20);
   assert.is((await http(`${s.orch}/api/v1/admin/updates/apply/${randomUUID()}`, { headers: admin })).status, 404);
   assert.is((await http(`${s.orch}/api/v1/admin/updates/apply/nope`, { headers: admin })).status, 404);
 });
