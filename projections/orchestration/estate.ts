@@ -11,11 +11,11 @@ import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { Lexicon } from '../../domain/orchestration/estate/lexemes.ts';
 import { textArray } from '../../infra/db/binary-params.ts';
 import { readBlobs } from '../../infra/blobs.ts';
+import { Pipeline } from '../../infra/db/pipeline.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 import { appendPending, IndexWriter } from './estate-index.ts';
 import { pendingRows } from './estate-pending.ts';
-import { Pipeline } from '../../infra/db/pipeline.ts';
 
 /**
  * A chunk's id, from its document, the content it was cut from and its index: stable across

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import * as assert from 'uvu/assert';
+import { until as poll } from '../support/until.ts';
 
 export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
 
@@ -215,10 +216,5 @@ export async function closeSuite({ s, browser, dir }: { s?: { close(): Promise<v
   if (dir) await rm(dir, { recursive: true, force: true });
 }
 
-/** Wait until `check` holds (polling), failing with `what` after `ms`: for what settles a frame or two later. */
-export async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  for (const deadline = Date.now() + ms; !(await check());) {
-    if (Date.now() >= deadline) throw new Error(`timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Wait until `check` holds, polling every 50 ms: for what settles a frame or two later. */
+export const until = (what: string, check: () => Promise<boolean>, ms = 5000) => poll(what, check, ms, 50);
