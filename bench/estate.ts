@@ -52,11 +52,13 @@ const DOCUMENTS_PER_BATCH = 100;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
 /**
- * CPU seconds used so far by the local PostgreSQL server listening on `url`'s port (its
- * postmaster and every child, from /proc), or null where that cannot be read. With other work on
- * the machine, wall time says little; CPU time per chunk says where the cost is.
+ * CPU seconds and minor page faults so far of the local PostgreSQL server listening on `url`'s
+ * port (its postmaster and every child, from /proc), or null where that cannot be read. With
+ * other work on the machine, wall time says little; CPU time per chunk says where the cost is.
+ * Faults count because on a virtual machine a page of memory the server touches afresh can cost
+ * several microseconds (bench/README.md).
  */
-function serverCpuSeconds(url: string): number | null {
+function serverUsage(url: string): { cpu: number; faults: number } | null {
   try {
     const port = new URL(url).port;
     const ticks = 100; // USER_HZ on Linux
@@ -64,15 +66,22 @@ function serverCpuSeconds(url: string): number | null {
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return [{ pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') }];
+        return [{
+          pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]),
+          faults: Number(fields[7]), childFaults: Number(fields[8]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+        }];
       } catch {
         return [];
       }
     });
     const master = stats.find((s) => s.cmd.startsWith('/') && s.cmd.includes('postgres') && s.cmd.split('\0').includes(port));
     if (!master) return null;
-    // Live children, and (in the postmaster's children times) those that exited meanwhile.
-    return (master.children + stats.filter((s) => s.pid === master.pid || s.ppid === master.pid).reduce((n, s) => n + s.cpu, 0)) / ticks;
+    // Live children, and (in the postmaster's children counts) those that exited meanwhile.
+    const live = stats.filter((s) => s.pid === master.pid || s.ppid === master.pid);
+    return {
+      cpu: (master.children + live.reduce((n, s) => n + s.cpu, 0)) / ticks,
+      faults: master.childFaults + live.reduce((n, s) => n + s.faults, 0),
+    };
   } catch {
     return null;
   }
@@ -271,7 +280,8 @@ export async function ingestFigures(base: string, url: string, progress: (m: str
     let chars = 0;
     let seconds = 0;
     let nodeCpu = 0;
-    let serverCpu: number | null = 0;
+    let nodeFaults = 0;
+    let server: { cpu: number; faults: number } | null = { cpu: 0, faults: 0 };
     const wal = await walSoFar(url);
     for (let b = 0; b < INGEST_BATCHES; b++) {
       const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
@@ -280,20 +290,25 @@ export async function ingestFigures(base: string, url: string, progress: (m: str
       const body = JSON.stringify({ documents });
       chars += documents.reduce((n, d) => n + d.content.length, 0);
       const cpu = process.cpuUsage();
-      const server = serverCpuSeconds(url);
+      const faults = process.resourceUsage().minorPageFault;
+      const before = serverUsage(url);
       const r = await client.post(`${base}/api/v1/knowledge/ingest`, { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' }, body);
       const result = JSON.parse(r.text) as { status: string; total_chunks: number };
       if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${r.text.slice(0, 300)}`);
       seconds += r.ms / 1000;
       const used = process.cpuUsage(cpu);
       nodeCpu += (used.user + used.system) / 1e6;
-      const after = serverCpuSeconds(url);
-      serverCpu = server === null || after === null || serverCpu === null ? null : serverCpu + after - server;
+      nodeFaults += process.resourceUsage().minorPageFault - faults;
+      const after = serverUsage(url);
+      server = server === null || before === null || after === null ? null
+        : { cpu: server.cpu + after.cpu - before.cpu, faults: server.faults + after.faults - before.faults };
       chunks += result.total_chunks;
     }
     const walAfter = await walSoFar(url);
+    const perChunk = (n: number, digits = 0) => round(n / chunks, digits);
     progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
-      + `CPU per chunk: ${Math.round(nodeCpu / chunks * 1e6)} µs in this process (the client thread included)${serverCpu === null ? '' : `, ${Math.round(serverCpu / chunks * 1e6)} µs in PostgreSQL`}; `
+      + `per chunk: ${perChunk(nodeCpu * 1e6)} µs CPU and ${perChunk(nodeFaults, 1)} page faults in this process (the client thread included)`
+      + `${server === null ? '' : `, ${perChunk(server.cpu * 1e6)} µs CPU and ${perChunk(server.faults, 1)} page faults in PostgreSQL`}; `
       + `WAL per chunk: ${round((walAfter.bytes - wal.bytes) / chunks / 1000)} kB, ${round((walAfter.fpi - wal.fpi) / chunks, 2)} full-page images`);
     out.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
     out.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });

@@ -118,7 +118,7 @@ export class IndexWriter {
       }
       for (const [hi, { add, remove }] of byHi) partitionKeys.push({ key: partition, hi, add, remove });
     }
-    await rewrite(this.tx, 'estate_partitions', 'partition', partitionKeys);
+    await write(this.tx, await rewritten(this.tx, 'estate_partitions', 'partition', partitionKeys));
     await this.tx.query('UPDATE estate_counters SET value = $2 WHERE name = $1', [ORDINAL_COUNTER, this.next]);
     this.live = new Map();
   }
@@ -140,16 +140,24 @@ const RARE_POSTINGS = 4;
 const RARE_ROW_BYTES = 16_384;
 
 /**
- * Fold the pending rows of these buckets into the containers. `keepRare`: the postings of rare
- * lexemes go back as one pending row per bucket instead (see RARE_POSTINGS), unless that row
- * would outgrow RARE_ROW_BYTES; then the bucket is folded whole. The row takes the smallest
- * number of the bucket's rows just deleted, which no other writer can take: the projection
+ * Plan the fold of these buckets' pending rows into the containers (`applyFold` writes it).
+ * `keepRare`: the postings of rare lexemes go back as one pending row per bucket instead (see
+ * RARE_POSTINGS), unless that row would outgrow RARE_ROW_BYTES; then the bucket is folded whole. The row takes the smallest
+ * number of the bucket's rows the fold deletes, which no other writer can take: the projection
  * numbers its rows after the largest it sees.
+ *
+ * Everything is read and computed before the first write, and the writes go last, together: a
+ * transaction holds back every reader of the log from its first write to its commit
+ * (infra/eventstore/postgres.ts reads the events below the oldest open writer), and folds run
+ * back to back during an ingest, so a fold that wrote first held the log back most of the time
+ * (the ingest waited on it). The caller holds the fold lock: nothing else changes the containers
+ * or deletes pending rows meanwhile, and the projection only appends rows, which a fold that did
+ * not read them leaves alone.
  */
-async function mergePending(tx: PoolClient, buckets: number[] | 'all', keepRare: boolean): Promise<void> {
+export async function planFold(tx: PoolClient, buckets: number[] | 'all', keepRare: boolean): Promise<FoldPlan> {
   const { rows } = await tx.query<{ bucket: number; seq: string; entries: Buffer }>(
-    buckets === 'all' ? 'DELETE FROM estate_postings_pending RETURNING bucket, seq, entries'
-      : 'DELETE FROM estate_postings_pending WHERE bucket = ANY($1::int[]) RETURNING bucket, seq, entries',
+    buckets === 'all' ? 'SELECT bucket, seq, entries FROM estate_postings_pending'
+      : 'SELECT bucket, seq, entries FROM estate_postings_pending WHERE bucket = ANY($1::int[])',
     buckets === 'all' ? [] : [buckets]);
   const byBucket = new Map<number, { seq: bigint; postings: Map<string, number[]> }>();
   for (const { bucket, seq, entries } of rows) {
@@ -173,7 +181,24 @@ async function mergePending(tx: PoolClient, buckets: number[] | 'all', keepRare:
     }
     for (const [lexeme, ordinals] of postings) folded.set(lexeme, ordinals);
   }
-  await rewrite(tx, 'estate_postings', 'lexeme', postingChanges(folded));
+  const containers = await rewritten(tx, 'estate_postings', 'lexeme', postingChanges(folded));
+  return { read: rows.map(({ bucket, seq }) => ({ bucket, seq })), containers, kept };
+}
+
+/** A fold's writes, computed by `planFold`. */
+export interface FoldPlan {
+  /** The pending rows read (and deleted by the fold). */
+  read: { bucket: number; seq: string }[];
+  containers: Rewritten;
+  /** Rare postings going back, a row per bucket. */
+  kept: { bucket: number; seq: bigint; row: Buffer }[];
+}
+
+/** Write a fold: the last statements of its transaction. */
+export async function applyFold(tx: PoolClient, { read, containers, kept }: FoldPlan): Promise<void> {
+  await tx.query('DELETE FROM estate_postings_pending p USING unnest($1::int[], $2::bigint[]) AS d(b, s) WHERE p.bucket = d.b AND p.seq = d.s',
+    [read.map((r) => r.bucket), read.map((r) => r.seq)]);
+  await write(tx, containers);
   if (kept.length > 0) {
     await tx.query('INSERT INTO estate_postings_pending (bucket, seq, entries) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])',
       [kept.map((k) => k.bucket), kept.map((k) => k.seq.toString()), byteaArray(kept.map((k) => k.row))]);
@@ -195,7 +220,7 @@ export async function foldPending(pool: Pool, minRows = FOLD_ROWS, among: number
       `SELECT bucket FROM estate_postings_pending WHERE $3::int[] IS NULL OR bucket = ANY($3::int[])
        GROUP BY bucket HAVING count(*) >= $1 ORDER BY count(*) DESC, bucket LIMIT $2`,
       [minRows, FOLD_BUCKETS, among]);
-    if (rows.length > 0) await mergePending(tx, rows.map((r) => r.bucket), true);
+    if (rows.length > 0) await applyFold(tx, await planFold(tx, rows.map((r) => r.bucket), true));
     return rows.length;
   });
 }
@@ -251,7 +276,7 @@ export async function compactSearchIndex(pool: Pool): Promise<void> {
     await tx.query('BEGIN');
     await lockIndex(tx);
     await tx.query('SELECT pg_advisory_xact_lock($1::bigint)', [FOLD_LOCK]);
-    await mergePending(tx, 'all', false);
+    await applyFold(tx, await planFold(tx, 'all', false));
     await tx.query('COMMIT');
   } catch (error) {
     await tx.query('ROLLBACK').catch(() => {});
@@ -261,36 +286,49 @@ export async function compactSearchIndex(pool: Pool): Promise<void> {
   }
 }
 
-/** Read the touched containers, apply the changes, write them back (or drop emptied ones). */
-async function rewrite(tx: PoolClient, table: string, column: string, changes: ContainerChange[]): Promise<void> {
-  if (changes.length === 0) return;
+/** Containers to write back (`data`) or drop (null: emptied), of one table. */
+interface Rewritten {
+  table: string;
+  column: string;
+  keys: string[];
+  his: number[];
+  data: (Buffer | null)[];
+}
+
+/** Read the touched containers and apply the changes (written by `write`). */
+async function rewritten(tx: PoolClient, table: string, column: string, changes: ContainerChange[]): Promise<Rewritten> {
+  const out: Rewritten = { table, column, keys: [], his: [], data: [] };
+  if (changes.length === 0) return out;
   // In index order: neighbouring lookups share pages.
   changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.hi - b.hi));
-  const keys = changes.map((c) => c.key);
-  const his = changes.map((c) => c.hi);
   // One index lookup per key: as a plain join, the planner hashes the whole table instead.
   const { rows } = await tx.query<{ key: string; hi: number; data: Buffer }>(
     `SELECT k.key, k.hi, t.data FROM unnest($1::text[], $2::int[]) AS k(key, hi)
      CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`,
-    [textArray(keys), his]);
+    [textArray(changes.map((c) => c.key)), changes.map((c) => c.hi)]);
   const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
-  const upKeys: string[] = [], upHis: number[] = [], upData: Buffer[] = [], dropKeys: string[] = [], dropHis: number[] = [];
   for (const c of changes) {
-    const data = changed(current.get(`${c.hi}\u0000${c.key}`) ?? null, c.add, c.remove);
-    if (data) {
-      upKeys.push(c.key); upHis.push(c.hi); upData.push(data);
-    } else {
-      dropKeys.push(c.key); dropHis.push(c.hi);
-    }
+    out.keys.push(c.key);
+    out.his.push(c.hi);
+    out.data.push(changed(current.get(`${c.hi}\u0000${c.key}`) ?? null, c.add, c.remove));
   }
-  if (upKeys.length) {
+  return out;
+}
+
+/** Write back the containers `rewritten` computed, dropping the emptied ones. */
+async function write(tx: PoolClient, { table, column, keys, his, data }: Rewritten): Promise<void> {
+  const up = data.flatMap((d, i) => (d ? [i] : []));
+  const drop = data.flatMap((d, i) => (d ? [] : [i]));
+  if (up.length) {
     await tx.query(
       `INSERT INTO ${table} (${column}, hi, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bytea[])
-       ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`, [textArray(upKeys), upHis, byteaArray(upData)]);
+       ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`,
+      [textArray(up.map((i) => keys[i]!)), up.map((i) => his[i]!), byteaArray(up.map((i) => data[i]!))]);
   }
-  if (dropKeys.length) {
+  if (drop.length) {
     await tx.query(
-      `DELETE FROM ${table} t USING unnest($1::text[], $2::int[]) AS k(key, hi) WHERE t.${column} = k.key AND t.hi = k.hi`, [dropKeys, dropHis]);
+      `DELETE FROM ${table} t USING unnest($1::text[], $2::int[]) AS k(key, hi) WHERE t.${column} = k.key AND t.hi = k.hi`,
+      [drop.map((i) => keys[i]!), drop.map((i) => his[i]!)]);
   }
 }
 

@@ -9,7 +9,7 @@ import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
 import { forgetRecentBlobs } from '../../../infra/blobs.ts';
 import { estateProjections } from '../../../projections/orchestration/estate.ts';
 import { Lexicon, lexemesOf, queryGroups } from '../../../domain/orchestration/estate/lexemes.ts';
-import { appendPending, compactSearchIndex, foldPending, tsquery } from '../../../projections/orchestration/estate-index.ts';
+import { appendPending, applyFold, compactSearchIndex, foldPending, planFold, tsquery } from '../../../projections/orchestration/estate-index.ts';
 import { bucketOf, forEachPending, PENDING_BUCKETS, pendingRow } from '../../../projections/orchestration/estate-pending.ts';
 import { tsvectorArray } from '../../../projections/orchestration/estate-tsvector.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
@@ -160,6 +160,42 @@ test('a fold leaves rare lexemes pending, one row per bucket, and folds a bucket
   const folded = await s.db.pool.query('SELECT 1 FROM estate_postings WHERE lexeme = $1', [rareLexemes[0]]);
   assert.is(folded.rowCount, 1, 'the rare lexeme of that bucket is folded too');
   assert.equal(await totals(), before);
+  await compactSearchIndex(s.db.pool);
+  assert.equal(await totals(), before);
+});
+
+test('a fold reads and computes before its first write, and leaves the rows appended meanwhile pending', async ({ s }) => {
+  await compactSearchIndex(s.db.pool);
+  const docs = Array.from({ length: 4 }, (_, i) => ({ source_repo: 'folds', path: `runbooks/late-${i}.md`, content: text(rng(60 + i), 3) }));
+  assert.is((await ingest(s, docs)).body.status, 'ok');
+  const bucket = bucketOf(Buffer.from('alpha', 'utf8'));
+  const queries = ['alpha', 'alpha bravo', 'deploying services'];
+  const totals = async () => Promise.all(queries.map(async (q) => (await searchFor(s, { q, limit: '100' })).body.total_matches as number));
+  const before = await totals();
+  assert.ok(before[0]! > 0);
+  let late = '';
+  for (let n = 0; !late; n++) if (bucketOf(Buffer.from(`zzlate${n}`, 'utf8')) === bucket) late = `zzlate${n}`;
+
+  const tx = await s.db.pool.connect();
+  try {
+    await tx.query('BEGIN');
+    const plan = await planFold(tx, [bucket], false);
+    assert.ok(plan.read.length > 0 && plan.containers.keys.includes('alpha'));
+    // No transaction id yet: until the writes, this fold holds back no reader of the log.
+    assert.is((await tx.query('SELECT pg_current_xact_id_if_assigned() AS xid')).rows[0].xid, null);
+    // Meanwhile a projection batch appends a row to the same bucket.
+    await appendPending(s.db.pool, { buckets: [bucket], rows: [pendingRow([[late, [8_000_000]]])] });
+    await applyFold(tx, plan);
+    await tx.query('COMMIT');
+  } finally {
+    tx.release();
+  }
+  const left = (await s.db.pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending WHERE bucket = $1', [bucket])).rows;
+  const lexemes: string[] = [];
+  for (const { entries } of left) forEachPending(entries, (lexeme) => lexemes.push(lexeme));
+  assert.equal(lexemes, [late], 'only the row appended after the fold read the bucket is left');
+  assert.ok((await s.db.pool.query('SELECT 1 FROM estate_postings WHERE lexeme = $1', ['alpha'])).rowCount! > 0);
+  assert.equal(await totals(), before, 'the same sets once folded');
   await compactSearchIndex(s.db.pool);
   assert.equal(await totals(), before);
 });
