@@ -17,17 +17,15 @@
 // embedded server in a temporary directory (deleted at the end). ESTATE_BENCH_CHUNKS shrinks the
 // corpus for a quick run (the figure names keep saying 1m; the progress line says what ran).
 
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import path from 'node:path';
-import { loadConfig } from '../infra/config.ts';
+import { freePort } from '../infra/db/embedded.ts';
 import { migrate } from '../infra/db/migrate.ts';
 import { createPool, type Pool } from '../infra/db/pool.ts';
-import { createLogger } from '../infra/logging.ts';
-import { openPlatform } from '../main/platform.ts';
-import { startServices } from '../main/serve.ts';
+import { BIN } from '../tests/support/cli.ts';
 import { lexemesOf } from '../domain/orchestration/estate/lexemes.ts';
 import { hiOf, loOf, toBits } from '../projections/orchestration/estate-postings.ts';
 import { forEachPending, ordinalAt } from '../projections/orchestration/estate-pending.ts';
@@ -51,35 +49,52 @@ const DOCUMENTS_PER_BATCH = 100;
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 
+/** CPU seconds and minor page faults so far (from /proc; every thread of a process). */
+interface Usage {
+  cpu: number;
+  faults: number;
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** Every process's /proc/<pid>/stat fields of interest (those readable). */
+function processes() {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return [{
+        pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]),
+        faults: Number(fields[7]), childFaults: Number(fields[8]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+      }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The usage of process `pid`, or null where it cannot be read. */
+function processUsage(pid: number): Usage | null {
+  const found = processes().find((p) => p.pid === String(pid));
+  return found ? { cpu: found.cpu / TICKS, faults: found.faults } : null;
+}
+
 /**
- * CPU seconds and minor page faults so far of the local PostgreSQL server listening on `url`'s
- * port (its postmaster and every child, from /proc), or null where that cannot be read. With
- * other work on the machine, wall time says little; CPU time per chunk says where the cost is.
- * Faults count because on a virtual machine a page of memory the server touches afresh can cost
- * several microseconds (bench/README.md).
+ * The usage of the local PostgreSQL server listening on `url`'s port (its postmaster and every
+ * child), or null where that cannot be read. With other work on the machine, wall time says
+ * little; CPU time per chunk says where the cost is. Faults count because on a virtual machine a
+ * page of memory touched afresh can cost several microseconds (the README's estate section).
  */
-function serverUsage(url: string): { cpu: number; faults: number } | null {
+function serverUsage(url: string): Usage | null {
   try {
     const port = new URL(url).port;
-    const ticks = 100; // USER_HZ on Linux
-    const stats = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return [{
-          pid, ppid: fields[1]!, cpu: Number(fields[11]) + Number(fields[12]), children: Number(fields[13]) + Number(fields[14]),
-          faults: Number(fields[7]), childFaults: Number(fields[8]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
-        }];
-      } catch {
-        return [];
-      }
-    });
+    const stats = processes();
     const master = stats.find((s) => s.cmd.startsWith('/') && s.cmd.includes('postgres') && s.cmd.split('\0').includes(port));
     if (!master) return null;
     // Live children, and (in the postmaster's children counts) those that exited meanwhile.
     const live = stats.filter((s) => s.pid === master.pid || s.ppid === master.pid);
     return {
-      cpu: (master.children + live.reduce((n, s) => n + s.cpu, 0)) / ticks,
+      cpu: (master.children + live.reduce((n, s) => n + s.cpu, 0)) / TICKS,
       faults: master.childFaults + live.reduce((n, s) => n + s.faults, 0),
     };
   } catch {
@@ -99,39 +114,44 @@ async function walSoFar(url: string): Promise<{ bytes: number; fpi: number }> {
 }
 
 /**
- * The ingest client on a thread of its own, as a real client is a process of its own: sending
- * 5 MB bodies from the service's event loop held the service back. It times each request itself,
- * from the first byte sent to the last received, after the body has reached it.
+ * The orchestration service in a process of its own, as it is deployed (`orchard serve orch` on
+ * the database at `url`): this process, which loaded the corpus and is the client, shares
+ * neither its heap nor its event loop (a service in the loader's process measured up to a third
+ * slower, its garbage collections marking what the load left in the heap).
  */
-function clientThread() {
-  const worker = new Worker(`
-    const { parentPort } = require('node:worker_threads');
-    parentPort.on('message', async ({ id, url, headers, body }) => {
-      try {
-        const t = performance.now();
-        const r = await fetch(url, { method: 'POST', headers, body });
-        const text = await r.text();
-        parentPort.postMessage({ id, status: r.status, text, ms: performance.now() - t });
-      } catch (error) {
-        parentPort.postMessage({ id, error: String(error) });
-      }
-    });`, { eval: true });
-  let next = 0;
-  const waiting = new Map<number, { resolve: (r: { status: number; text: string; ms: number }) => void; reject: (e: Error) => void }>();
-  worker.on('message', (m: { id: number; status: number; text: string; ms: number; error?: string }) => {
-    const w = waiting.get(m.id);
-    waiting.delete(m.id);
-    if (m.error !== undefined) w?.reject(new Error(m.error));
-    else w?.resolve(m);
+export async function serviceProcess(url: string): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve', 'orch'], {
+    env: {
+      ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY,
+      ORCH_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  return {
-    post: (url: string, headers: Record<string, string>, body: string) => new Promise<{ status: number; text: string; ms: number }>((resolve, reject) => {
-      const id = next++;
-      waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, url, headers, body });
-    }),
-    close: () => worker.terminate(),
+  let stderr = '';
+  child.stderr!.on('data', (data: Buffer) => (stderr = (stderr + data.toString()).slice(-2000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
   };
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`the service exited (${child.exitCode}): ${stderr}`);
+    }
+    const up = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
+    if (up) return { base, pid: child.pid!, stop };
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the service did not answer within 120 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Frequent words that are not English stop words (so they are indexed). */
@@ -222,15 +242,9 @@ export async function estateFigures(url: string, database: string, options: { pr
               pg_size_pretty(pg_total_relation_size('estate_postings')) AS postings, (SELECT count(*) FROM estate_postings) AS rows`)).rows[0]!;
     progress(`sizes: chunks ${sizes.chunks}, search index ${sizes.postings} in ${sizes.rows} containers`);
 
-    const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-'));
-    const config = loadConfig({
-      DATABASE_URL: url, DATA_DIR: dataDir,
-      ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
-    });
-    const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
-    const [orch] = await startServices(platform, ['orch']);
+    const service = await serviceProcess(url);
     try {
-      const base = orch!.url;
+      const base = service.base;
       const headers = { 'X-API-Key': ADMIN_KEY };
       for (const kind of ['common', 'rare'] as const) {
         for (const mode of ['any', 'all'] as const) {
@@ -253,11 +267,9 @@ export async function estateFigures(url: string, database: string, options: { pr
         }
       }
 
-      figures.push(...await ingestFigures(base, url, progress));
+      figures.push(...await ingestFigures(base, service.pid, url, progress));
     } finally {
-      await orch!.close();
-      await platform.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await service.stop();
     }
   } finally {
     await pool.end();
@@ -267,53 +279,45 @@ export async function estateFigures(url: string, database: string, options: { pr
 
 /**
  * `estate_ingest` and `estate_ingest_characters`: INGEST_BATCHES batches of 100 markdown
- * documents of 20,000-80,000 characters, one at a time, through the service at `base` (its
- * database at `url`, for the server's CPU).
+ * documents of 20,000-80,000 characters, one at a time, through the service at `base` (process
+ * `servicePid`, for its CPU; its database at `url`, for the server's). A request is timed from
+ * its first byte sent to the last received.
  */
-export async function ingestFigures(base: string, url: string, progress: (m: string) => void): Promise<Figure[]> {
-  const out: Figure[] = [];
-  const client = clientThread();
-  try {
-    const rand = random(99);
-    const draw = zipfSampler(VOCABULARY.length, rand);
-    let chunks = 0;
-    let chars = 0;
-    let seconds = 0;
-    let nodeCpu = 0;
-    let nodeFaults = 0;
-    let server: { cpu: number; faults: number } | null = { cpu: 0, faults: 0 };
-    const wal = await walSoFar(url);
-    for (let b = 0; b < INGEST_BATCHES; b++) {
-      const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
-        source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
-      }));
-      const body = JSON.stringify({ documents });
-      chars += documents.reduce((n, d) => n + d.content.length, 0);
-      const cpu = process.cpuUsage();
-      const faults = process.resourceUsage().minorPageFault;
-      const before = serverUsage(url);
-      const r = await client.post(`${base}/api/v1/knowledge/ingest`, { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' }, body);
-      const result = JSON.parse(r.text) as { status: string; total_chunks: number };
-      if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${r.text.slice(0, 300)}`);
-      seconds += r.ms / 1000;
-      const used = process.cpuUsage(cpu);
-      nodeCpu += (used.user + used.system) / 1e6;
-      nodeFaults += process.resourceUsage().minorPageFault - faults;
-      const after = serverUsage(url);
-      server = server === null || before === null || after === null ? null
-        : { cpu: server.cpu + after.cpu - before.cpu, faults: server.faults + after.faults - before.faults };
-      chunks += result.total_chunks;
-    }
-    const walAfter = await walSoFar(url);
-    const perChunk = (n: number, digits = 0) => round(n / chunks, digits);
-    progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
-      + `per chunk: ${perChunk(nodeCpu * 1e6)} µs CPU and ${perChunk(nodeFaults, 1)} page faults in this process (the client thread included)`
-      + `${server === null ? '' : `, ${perChunk(server.cpu * 1e6)} µs CPU and ${perChunk(server.faults, 1)} page faults in PostgreSQL`}; `
-      + `WAL per chunk: ${round((walAfter.bytes - wal.bytes) / chunks / 1000)} kB, ${round((walAfter.fpi - wal.fpi) / chunks, 2)} full-page images`);
-    out.push({ name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' });
-    out.push({ name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' });
-  } finally {
-    await client.close();
+export async function ingestFigures(base: string, servicePid: number, url: string, progress: (m: string) => void): Promise<Figure[]> {
+  const rand = random(99);
+  const draw = zipfSampler(VOCABULARY.length, rand);
+  let chunks = 0;
+  let chars = 0;
+  let seconds = 0;
+  const used = { service: { cpu: 0, faults: 0 } as Usage | null, server: { cpu: 0, faults: 0 } as Usage | null };
+  const add = (sum: Usage | null, before: Usage | null, after: Usage | null) =>
+    (sum === null || before === null || after === null ? null : { cpu: sum.cpu + after.cpu - before.cpu, faults: sum.faults + after.faults - before.faults });
+  const wal = await walSoFar(url);
+  for (let b = 0; b < INGEST_BATCHES; b++) {
+    const documents = Array.from({ length: DOCUMENTS_PER_BATCH }, (_, i) => ({
+      source_repo: 'bench-ingest', path: `ingested/batch-${b}/doc-${i}.md`, content: markdown(draw, rand, 20_000 + Math.floor(rand() * 60_000)),
+    }));
+    const body = JSON.stringify({ documents });
+    chars += documents.reduce((n, d) => n + d.content.length, 0);
+    const before = { service: processUsage(servicePid), server: serverUsage(url) };
+    const t = performance.now();
+    const r = await fetch(`${base}/api/v1/knowledge/ingest`, { method: 'POST', headers: { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' }, body });
+    const text = await r.text();
+    seconds += (performance.now() - t) / 1000;
+    used.service = add(used.service, before.service, processUsage(servicePid));
+    used.server = add(used.server, before.server, serverUsage(url));
+    const result = JSON.parse(text) as { status: string; total_chunks: number };
+    if (r.status !== 200 || result.status !== 'ok') throw new Error(`ingest: ${r.status} ${text.slice(0, 300)}`);
+    chunks += result.total_chunks;
   }
-  return out;
+  const walAfter = await walSoFar(url);
+  const perChunk = (n: number, digits = 0) => round(n / chunks, digits);
+  const usage = (u: Usage | null, where: string) => (u === null ? '' : `${perChunk(u.cpu * 1e6)} µs CPU and ${perChunk(u.faults, 1)} page faults in ${where}`);
+  progress(`estate_ingest (load average ${loadavg()[0]!.toFixed(1)}): ${chunks} chunks (${Math.round(chars / chunks)} characters on average) in ${round(seconds)} s, ${round(chars / seconds / 1e6, 2)} M characters/s; `
+    + `per chunk: ${[usage(used.service, 'the service'), usage(used.server, 'PostgreSQL')].filter(Boolean).join(', ')}; `
+    + `WAL per chunk: ${round((walAfter.bytes - wal.bytes) / chunks / 1000)} kB, ${round((walAfter.fpi - wal.fpi) / chunks, 2)} full-page images`);
+  return [
+    { name: 'estate_ingest', value: Math.round(chunks / seconds), unit: 'chunks/s' },
+    { name: 'estate_ingest_characters', value: Math.round(chars / seconds), unit: 'characters/s' },
+  ];
 }
