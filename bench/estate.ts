@@ -117,12 +117,13 @@ async function walSoFar(url: string): Promise<{ bytes: number; fpi: number }> {
  * The orchestration service in a process of its own, as it is deployed (`orchard serve orch` on
  * the database at `url`): this process, which loaded the corpus and is the client, shares
  * neither its heap nor its event loop (a service in the loader's process measured up to a third
- * slower, its garbage collections marking what the load left in the heap).
+ * slower, its garbage collections marking what the load left in the heap). `nodeArgs`: for
+ * Node itself (`--cpu-prof`, say).
  */
-export async function serviceProcess(url: string): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
+export async function serviceProcess(url: string, nodeArgs: string[] = []): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', 'orch'], {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', 'orch'], {
     env: {
       ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY,
       ORCH_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'error',

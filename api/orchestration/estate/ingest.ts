@@ -9,21 +9,22 @@
 //    stored is each document's key, hash and chunk offsets, never the content. A refusal of
 //    the whole batch (too many documents, malformed JSON, too large) can still happen here,
 //    and nothing is in the log yet.
-// 2. Write. Each checked document goes through its own aggregate (one short append each, a few
-//    at a time, without waiting for the projection after each, so that it applies them in
-//    multi-document transactions), then the run is recorded.
+// 2. Write. Each checked document goes through its own aggregate, its stream guarded by its own
+//    expectation, with the events of APPEND_GROUP documents in one log transaction (`runMany`)
+//    and no wait for the projection after each (so that it applies them in multi-document
+//    transactions); then the run is recorded.
 
 import { randomUUID } from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
 import {
   documentIdOf, estateDocumentDecider, estateDocumentStream, ingestRunDecider, ingestRunStream, isReservedRepo,
   MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO,
-  type EstateDocumentEvent, type RunFailure, type RunKind,
+  type EstateDocumentEvent, type EstateDocumentState, type RunFailure, type RunKind,
 } from '../../../domain/orchestration/estate/decider.ts';
 import { chunkBounds } from '../../../domain/orchestration/estate/chunking.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { blobKey, putBlobs } from '../../../infra/blobs.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
+import type { CommandContext, RunManyOutcome } from '../../../infra/commands.ts';
 import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
 import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/projections/engine.ts';
 import { estateDocumentsProjection } from '../../../projections/orchestration/estate.ts';
@@ -79,7 +80,13 @@ interface Checked {
  */
 const BLOB_GROUP_CHARS = 1_000_000;
 const BLOB_CONCURRENCY = 3;
-const WRITE_CONCURRENCY = 8;
+/**
+ * Documents whose events go in one log transaction (`runMany`), and such transactions in flight:
+ * an append per document made a hundred synchronous commits per batch, each waiting on a WAL
+ * flush.
+ */
+const APPEND_GROUP = 25;
+const APPEND_CONCURRENCY = 2;
 /** Chunks appended before waiting for the projection to catch up. */
 const WAIT_CHUNKS = 20_000;
 
@@ -207,28 +214,31 @@ export async function ingestBatch(
   await Promise.all(storing);
   checked.sort((a, b) => a.index - b.index);
 
-  // Phase 2: one append per document, without waiting for the projection after each (it then
-  // applies many documents per transaction); every WAIT_CHUNKS chunks, and at the end, wait
-  // for it to catch up (read-your-writes, and a bound on how far it lags).
+  // Phase 2: the documents' events, APPEND_GROUP documents per log transaction, without waiting
+  // for the projection after each (it then applies many documents per transaction); every
+  // WAIT_CHUNKS chunks, and at the end, wait for it to catch up (read-your-writes, and a bound on
+  // how far it lags).
   let lastPosition: Position | null = null;
   let unsettled = 0;
-  await pooled(checked, WRITE_CONCURRENCY, async (doc) => {
-    const chunks = doc.chunks.length / 2;
-    try {
-      const { events, appended } = await deps.commands.run(estateDocumentStream(doc.document_id), estateDocumentDecider, {
-        type: 'IngestDocument', document_id: doc.document_id, run_id: runId, source_repo: doc.source_repo, path: doc.path,
-        is_vault: kind === 'vault', commit_sha: doc.commit_sha, metadata: doc.metadata, content_sha256: doc.content_sha256,
-        content_chars: doc.content_chars, chunks: doc.chunks, at: deps.clock.now().toISOString(),
-      }, context, { awaitProjections: false });
+  const groups: Checked[][] = [];
+  for (let i = 0; i < checked.length; i += APPEND_GROUP) groups.push(checked.slice(i, i + APPEND_GROUP));
+  await pooled(groups, APPEND_CONCURRENCY, async (group) => {
+    for (const [doc, outcome] of await appendDocuments(deps, kind, runId, group, context)) {
+      if (!outcome.ok) {
+        if (outcome.error instanceof DomainError) fail(doc.index, doc.path, outcome.error.code, outcome.error.message);
+        else {
+          deps.log.error('estate_ingest_write_failed', { run_id: runId, document_id: doc.document_id, error: (outcome.error as Error).message });
+          fail(doc.index, doc.path, 'store_failed', 'the document could not be stored');
+        }
+        continue;
+      }
+      const { events, appended } = outcome.result;
+      const chunks = doc.chunks.length / 2;
       results[doc.index] = { index: doc.index, path: doc.path, status: statusOf(events), document_id: doc.document_id, chunks };
       if (appended) {
         if (!lastPosition || comparePositions(appended.position, lastPosition) > 0) lastPosition = appended.position;
         unsettled += chunks;
       }
-    } catch (error) {
-      if (error instanceof DomainError) return fail(doc.index, doc.path, error.code, error.message);
-      deps.log.error('estate_ingest_write_failed', { run_id: runId, document_id: doc.document_id, error: (error as Error).message });
-      return fail(doc.index, doc.path, 'store_failed', 'the document could not be stored');
     }
     if (unsettled >= WAIT_CHUNKS && lastPosition) {
       unsettled = 0;
@@ -263,6 +273,40 @@ export async function ingestBatch(
     deps.log.error('estate_run_record_failed', { run_id: runId, error: (error as Error).message });
   }
   return outcome;
+}
+
+type Appended = RunManyOutcome<EstateDocumentState, EstateDocumentEvent>;
+
+/**
+ * Append a group of documents' events in one log transaction (each stream still guarded by its
+ * own expectation; `runMany`), each document's outcome beside it. When that transaction fails
+ * (the database refusing one document's event, say), each document is tried alone, so a failure
+ * is its own document's only.
+ */
+async function appendDocuments(deps: EstateDeps, kind: RunKind, runId: string, group: Checked[], context: CommandContext): Promise<[Checked, Appended][]> {
+  const item = (doc: Checked) => ({
+    stream: estateDocumentStream(doc.document_id),
+    command: {
+      type: 'IngestDocument', document_id: doc.document_id, run_id: runId, source_repo: doc.source_repo, path: doc.path,
+      is_vault: kind === 'vault', commit_sha: doc.commit_sha, metadata: doc.metadata, content_sha256: doc.content_sha256,
+      content_chars: doc.content_chars, chunks: doc.chunks, at: deps.clock.now().toISOString(),
+    } as const,
+    context,
+  });
+  try {
+    const outcomes = await deps.commands.runMany(estateDocumentDecider, group.map(item), { awaitProjections: false });
+    return group.map((doc, i) => [doc, outcomes[i]!]);
+  } catch {
+    // Each alone, below.
+  }
+  return Promise.all(group.map(async (doc): Promise<[Checked, Appended]> => {
+    const { stream, command } = item(doc);
+    try {
+      return [doc, { ok: true, result: await deps.commands.run(stream, estateDocumentDecider, command, context, { awaitProjections: false }) }];
+    } catch (error) {
+      return [doc, { ok: false, error }];
+    }
+  }));
 }
 
 /**

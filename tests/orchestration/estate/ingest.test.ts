@@ -168,6 +168,35 @@ test('content the database refuses to store fails its own document only (store_f
   }
 });
 
+test('an event the log refuses fails its own document only (store_failed): the rest of its append group is stored', async ({ s }) => {
+  // Documents' events go in groups of 25 per log transaction; a refused group is retried a
+  // document at a time.
+  await s.db.pool.query(`CREATE FUNCTION refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    IF NEW.data->>'path' = 'refused/e-7.md' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+    CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`);
+  try {
+    const batch = Array.from({ length: 30 }, (_, i) => ({
+      source_repo: 'appends', path: i === 7 ? 'refused/e-7.md' : `stored/e-${i}.md`, content: `the secret content of document ${i}`,
+    }));
+    const before = await eventCount(s, 'EstateDocumentIngested');
+    const r = await ingest(s, batch);
+    assert.is(r.status, 200, r.text);
+    assert.equal([r.body.status, r.body.documents, r.body.failed], ['partial', 29, 1]);
+    assert.equal(r.body.failures.map((f: { index: number; path: string; error: string }) => [f.index, f.path, f.error]), [[7, 'refused/e-7.md', 'store_failed']]);
+    assert.ok(r.body.results.every((x: { index: number; status: string }, i: number) => x.status === (i === 7 ? 'failed' : 'created')));
+    assert.is(await eventCount(s, 'EstateDocumentIngested'), before + 29);
+    // Read-your-writes: the stored documents are listed at once, the refused one is not.
+    const paths = (await get(s, '/api/v1/knowledge/corpus/paths?source_repo=appends')).body.paths.map((p: { path: string }) => p.path);
+    assert.is(paths.length, 29);
+    assert.not.ok(paths.includes('refused/e-7.md'));
+    const logged = s.logLines.filter((l) => l.includes('estate_ingest_write_failed'));
+    assert.is(logged.length, 1);
+    assert.not.match(logged[0]!, /secret content/);
+  } finally {
+    await s.db.pool.query('DROP TRIGGER refuse_event ON events; DROP FUNCTION refuse_event()');
+  }
+});
+
 test('all failing: status failed, nothing stored, and it becomes the last incomplete run', async ({ s }) => {
   const r = await ingest(s, [{ source_repo: 'x', path: 'a.md', content: '' }, { source_repo: 'x', path: '../b.md', content: 'b' }]);
   assert.is(r.status, 200);
