@@ -17,15 +17,11 @@
 // embedded server in a temporary directory (deleted at the end). ESTATE_BENCH_CHUNKS shrinks the
 // corpus for a quick run (the figure names keep saying 1m; the progress line says what ran).
 
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
-import { freePort } from '../infra/db/embedded.ts';
+import { cpus, loadavg } from 'node:os';
 import { migrate } from '../infra/db/migrate.ts';
 import { createPool, type Pool } from '../infra/db/pool.ts';
-import { BIN } from '../tests/support/cli.ts';
+import { startServiceProcess } from '../tests/support/service-process.ts';
 import { lexemesOf } from '../domain/orchestration/estate/lexemes.ts';
 import { hiOf, loOf, toBits } from '../projections/orchestration/estate-postings.ts';
 import { forEachPending, ordinalAt } from '../projections/orchestration/estate-pending.ts';
@@ -110,48 +106,6 @@ async function walSoFar(url: string): Promise<{ bytes: number; fpi: number }> {
     return { bytes: Number(rows[0]!.bytes), fpi: Number(rows[0]!.fpi) };
   } finally {
     await pool.end();
-  }
-}
-
-/**
- * The orchestration service in a process of its own, as it is deployed (`orchard serve orch` on
- * the database at `url`): this process, which loaded the corpus and is the client, shares
- * neither its heap nor its event loop (a service in the loader's process measured up to a third
- * slower, its garbage collections marking what the load left in the heap). `nodeArgs`: for
- * Node itself (`--cpu-prof`, say).
- */
-export async function serviceProcess(url: string, nodeArgs: string[] = []): Promise<{ base: string; pid: number; stop(): Promise<void> }> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-estate-data-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', 'orch'], {
-    env: {
-      ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY,
-      ORCH_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (data: Buffer) => (stderr = (stderr + data.toString()).slice(-2000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`the service exited (${child.exitCode}): ${stderr}`);
-    }
-    const up = await fetch(`${base}/api/v1/health`).then((r) => r.ok, () => false);
-    if (up) return { base, pid: child.pid!, stop };
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the service did not answer within 120 s: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -243,9 +197,13 @@ export async function estateFigures(url: string, database: string, options: { pr
               pg_size_pretty(pg_total_relation_size('estate_postings')) AS postings, (SELECT count(*) FROM estate_postings) AS rows`)).rows[0]!;
     progress(`sizes: chunks ${sizes.chunks}, search index ${sizes.postings} in ${sizes.rows} containers`);
 
-    const service = await serviceProcess(url);
+    // The service in a process of its own, as it is deployed: this process, which loaded the
+    // corpus and is the client, shares neither its heap nor its event loop (a service in the
+    // loader's process measured up to a third slower, its garbage collections marking what the
+    // load left in the heap).
+    const service = await startServiceProcess('orch', url, { ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error' });
     try {
-      const base = service.base;
+      const base = service.url;
       const headers = { 'X-API-Key': ADMIN_KEY };
       for (const kind of ['common', 'rare'] as const) {
         for (const mode of ['any', 'all'] as const) {
@@ -268,7 +226,7 @@ export async function estateFigures(url: string, database: string, options: { pr
         }
       }
 
-      figures.push(...await ingestFigures(base, service.pid, url, progress));
+      figures.push(...await ingestFigures(base, service.child.pid!, url, progress));
     } finally {
       await service.stop();
     }

@@ -23,7 +23,10 @@ const ORDINAL_COUNTER = 'chunk_ordinal';
  * often), and the bench measures its searches with 31 rows pending in every bucket.
  */
 export const FOLD_ROWS = 32;
-/** Buckets folded per transaction: keeps the writes of each one short (they hold back the log's readers; 8 measured a little faster than 16). */
+/**
+ * Buckets folded per transaction: keeps the writes of each one short (they hold back the log's
+ * readers; 8 measured a little faster than 16).
+ */
 const FOLD_BUCKETS = 8;
 
 /** Append pending rows (estate-pending.ts) to the search index, numbered after the last. */
@@ -142,9 +145,9 @@ const RARE_ROW_BYTES = 16_384;
 /**
  * Plan the fold of these buckets' pending rows into the containers (`applyFold` writes it).
  * `keepRare`: the postings of rare lexemes go back as one pending row per bucket instead (see
- * RARE_POSTINGS), unless that row would outgrow RARE_ROW_BYTES; then the bucket is folded whole. The row takes the smallest
- * number of the bucket's rows the fold deletes, which no other writer can take: the projection
- * numbers its rows after the largest it sees.
+ * RARE_POSTINGS), unless that row would outgrow RARE_ROW_BYTES; then the bucket is folded
+ * whole. The row takes the smallest number of the bucket's rows the fold deletes, which no other
+ * writer can take: the projection numbers its rows after the largest it sees.
  *
  * Everything is read and computed before the first write, and the writes go last, together: a
  * transaction holds back every reader of the log from its first write to its commit
