@@ -158,7 +158,19 @@ function filterOf(options: ReadReq.Options): Matcher {
   return (e) => regex.test(field(e));
 }
 
-function createStreamsService(log: MemoryLog, maxAppendSize: number): IStreamsServer {
+/** Hooks a test sets on a running double to make appends fail as an unavailable node would. */
+export interface EsdbFaults {
+  /** When it returns true for an append's stream, that append is refused with UNAVAILABLE and nothing is written. */
+  failAppend?: (stream: string) => boolean;
+}
+
+/** Requests served per write path, so a test can tell which one the client took. */
+export interface EsdbCounters {
+  append: number;
+  batchAppend: number;
+}
+
+function createStreamsService(log: MemoryLog, maxAppendSize: number, faults: EsdbFaults, counters: EsdbCounters): IStreamsServer {
   const unimplemented = (what: string) => ({ code: grpc.status.UNIMPLEMENTED, details: `${what} is not implemented by the test double` });
   // A server-streaming call ends with an error status when 'error' is emitted on it (grpc-js).
   const fail = (call: { emit(event: 'error', error: unknown): boolean }, status: { code: grpc.status; details: string }) =>
@@ -166,6 +178,7 @@ function createStreamsService(log: MemoryLog, maxAppendSize: number): IStreamsSe
 
   return {
     append(call, callback) {
+      counters.append += 1;
       let options: AppendReq.Options | undefined;
       const proposed: AppendReq.ProposedMessage[] = [];
       call.on('data', (req: AppendReq) => {
@@ -176,6 +189,9 @@ function createStreamsService(log: MemoryLog, maxAppendSize: number): IStreamsSe
       call.on('end', () => {
         if (!options) return callback({ code: grpc.status.INVALID_ARGUMENT, details: 'append without options' });
         const stream = streamName(options.getStreamIdentifier());
+        if (faults.failAppend?.(stream)) {
+          return callback({ code: grpc.status.UNAVAILABLE, details: `append to ${stream} refused by the test double's fault hook` });
+        }
         const expected = readExpected(options);
         const incoming = proposed.map((m) => {
           const meta = m.getMetadataMap();
@@ -281,6 +297,7 @@ function createStreamsService(log: MemoryLog, maxAppendSize: number): IStreamsSe
       callback(unimplemented('Streams.Tombstone'));
     },
     batchAppend(call) {
+      counters.batchAppend += 1;
       fail(call, unimplemented('Streams.BatchAppend'));
     },
   };
@@ -291,17 +308,29 @@ export interface EsdbTestServerOptions {
   maxAppendSize?: number;
 }
 
-export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): Promise<{ url: string; stop(): Promise<void> }> {
+export interface EsdbTestServer {
+  url: string;
+  /** Set or clear at any time; read on every append. */
+  faults: EsdbFaults;
+  counters: EsdbCounters;
+  stop(): Promise<void>;
+}
+
+export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): Promise<EsdbTestServer> {
   const log = new MemoryLog();
   seedSystemEvents(log);
+  const faults: EsdbFaults = {};
+  const counters: EsdbCounters = { append: 0, batchAppend: 0 };
   const server = new grpc.Server();
-  server.addService(streamsGrpc.StreamsService, createStreamsService(log, options.maxAppendSize ?? SERVER_DEFAULT_MAX_APPEND_SIZE));
+  server.addService(streamsGrpc.StreamsService, createStreamsService(log, options.maxAppendSize ?? SERVER_DEFAULT_MAX_APPEND_SIZE, faults, counters));
   // ServerFeatures, Gossip and the rest are not registered: grpc-js answers them UNIMPLEMENTED.
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
   return {
     url: `esdb://127.0.0.1:${port}?tls=false`,
+    faults,
+    counters,
     async stop() {
       server.forceShutdown();
     },
