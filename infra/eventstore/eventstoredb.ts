@@ -173,20 +173,22 @@ export class EventStoreDbEventStore implements EventStore {
     const backwards = options.direction === 'backwards';
     const from: ReadRevision = options.from === undefined ? (backwards ? END : START)
       : options.from === 'start' ? START : options.from === 'end' ? END : options.from;
-    const events: RecordedEvent[] = [];
+    const events: EsdbEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(stream, {
         fromRevision: from,
         direction: backwards ? BACKWARDS : FORWARDS,
         maxCount: options.limit ?? Number.MAX_SAFE_INTEGER,
       })) {
-        if (resolved.event) events.push(toRecorded(resolved.event));
+        if (resolved.event) events.push(resolved.event);
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
       throw error;
     }
-    return events;
+    // Converted once the read is over: leaving the loop early (a throw) would leave the call
+    // unread, and the client's dispose() waits for every call to finish.
+    return events.map(toRecorded);
   }
 
   /** One page of raw `$all` records (system events included), so callers can page on positions. */

@@ -56,6 +56,8 @@ export interface EsdbTestServerOptions {
   serverFeatures?: boolean;
   /** Recent event ids remembered for `any` / `stream_exists` retries; small in tests of the bound. */
   idCacheSize?: number;
+  /** false: stream reads carry no log position (Position.End), as on servers before 22.6. Default true. */
+  positionsOnStreamReads?: boolean;
   /** How often the node writes a `$stats-*` event; default 30 s, tests set it short. 0: never. */
   statsIntervalMs?: number;
 }
@@ -85,7 +87,7 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   const streams: IStreamsServer = {
     append: createAppend(log, settings),
     batchAppend: createBatchAppend(log, settings),
-    read: createRead(log),
+    read: createRead(log, options.positionsOnStreamReads ?? true),
     delete: (_call, callback) => callback(unimplemented('Streams.Delete')),
     tombstone: (_call, callback) => callback(unimplemented('Streams.Tombstone')),
   };

@@ -195,6 +195,20 @@ raw('BatchAppend: a message without type is answered, for its correlation, with 
 
 raw.run();
 
+const versions = suite('esdb double: a server older than the adapter supports');
+
+versions('before 22.6, stream reads carry no position: the adapter says so rather than inventing one', async () => {
+  await withDouble({ positionsOnStreamReads: false }, async (_client, store) => {
+    const s = `old-${randomUUID()}`;
+    await store.append(s, [event()], { expected: 'no_stream' });
+    const error = await rejection(store.readStream(s));
+    assert.match((error as Error).message, /older than 22\.6/);
+    assert.is((await store.readAll({ filter: { streamPrefixes: [s] } })).length, 1, '$all reads still carry positions');
+  });
+});
+
+versions.run();
+
 const protocol = suite('esdb double: the subscription protocol, through the official client');
 
 protocol('a filtered $all subscription: confirmation, Checkpoints every interval × window considered events, CaughtUp, then live', async () => {

@@ -41,21 +41,28 @@ function filterOf(options: ReadReq.Options): Matcher {
   return (e) => defaultAllFilter(e) && regex.test(field(e));
 }
 
-/** Grpc/Enumerators.cs: events carry their `$all` position on stream reads too (servers since 22.6). */
-function eventMessage(e: StoredEvent): InstanceType<typeof ReadResp> {
+/** Position.End, what servers before 22.6 put in an event read from a stream (oss-v21.10 Grpc/Enumerators.cs). */
+const POSITION_END = (2n ** 64n - 1n).toString();
+
+/** Grpc/Enumerators.cs: events carry their `$all` position on stream reads too (servers since 22.6, unless `positioned` is false). */
+function eventMessage(e: StoredEvent, positioned = true): InstanceType<typeof ReadResp> {
+  const position = positioned ? e.position.toString() : POSITION_END;
   const record = new ReadResp.ReadEvent.RecordedEvent()
     .setId(new sharedPb.UUID().setString(e.id))
     .setStreamIdentifier(new sharedPb.StreamIdentifier().setStreamName(Buffer.from(e.stream, 'utf8')))
     .setStreamRevision(e.revision.toString())
-    .setCommitPosition(e.position.toString())
-    .setPreparePosition(e.position.toString())
+    .setCommitPosition(position)
+    .setPreparePosition(position)
     .setData(e.data)
     .setCustomMetadata(e.metadata);
   record.getMetadataMap()
     .set('type', e.type)
     .set('content-type', e.isJson ? 'application/json' : 'application/octet-stream')
     .set('created', e.created.toString());
-  return new ReadResp().setEvent(new ReadResp.ReadEvent().setEvent(record).setCommitPosition(e.position.toString()));
+  const read = new ReadResp.ReadEvent().setEvent(record);
+  if (positioned) read.setCommitPosition(e.position.toString());
+  else read.setNoPosition(new sharedPb.Empty());
+  return new ReadResp().setEvent(read);
 }
 
 const checkpointMessage = (position: bigint) =>
@@ -64,7 +71,8 @@ const checkpointMessage = (position: bigint) =>
 const streamName = (identifier: sharedPb.StreamIdentifier | undefined) =>
   Buffer.from(identifier?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
 
-export function createRead(log: MemoryLog): IStreamsServer['read'] {
+/** `positionsOnStreamReads`: false for a server before 22.6. */
+export function createRead(log: MemoryLog, positionsOnStreamReads = true): IStreamsServer['read'] {
   return (call) => {
     // A server-streaming call ends with an error status when 'error' is emitted on it (grpc-js).
     const fail = (code: grpc.status, details: string) => void call.emit('error', { code, details });
@@ -72,8 +80,8 @@ export function createRead(log: MemoryLog): IStreamsServer['read'] {
     if (!options) return fail(grpc.status.INVALID_ARGUMENT, 'read without options');
     const forwards = options.getReadDirection() === FORWARDS;
     const count = options.hasCount() ? BigInt(options.getCount()) : null;
-    const send = (events: StoredEvent[]) => {
-      for (const e of events) call.write(eventMessage(e));
+    const send = (events: StoredEvent[], positioned = true) => {
+      for (const e of events) call.write(eventMessage(e, positioned));
     };
 
     if (options.hasStream()) {
@@ -88,7 +96,7 @@ export function createRead(log: MemoryLog): IStreamsServer['read'] {
       const from = streamOptions.hasRevision() ? Number(streamOptions.getRevision())
         : streamOptions.hasEnd() ? (forwards ? events.length : last) : (forwards ? 0 : last);
       const selected = forwards ? events.slice(from) : events.slice(0, Math.min(from, last) + 1).reverse();
-      send(selected.slice(0, Number(count)));
+      send(selected.slice(0, Number(count)), positionsOnStreamReads);
       return call.end();
     }
 
