@@ -160,15 +160,9 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.is((await store.readStream(s)).length, 4);
   });
 
-  test('a prompt retry of an any append is not duplicated', async ({ store }) => {
-    const s = streamName();
-    const batch = [event(), event()];
-    const first = await store.append(s, batch, { expected: 'any' });
-    const again = await store.append(s, batch, { expected: 'any' });
-    assert.is(again.nextExpectedRevision, first.nextExpectedRevision);
-    assert.is(comparePositions(again.position, first.position), 0);
-    assert.is((await store.readStream(s)).length, 2);
-  });
+  // Retries under `any` / `exists` are not part of the contract: PostgreSQL writes them again, and
+  // EventStoreDB answers them only while its bounded cache of recent event ids still holds them
+  // (tests/infra/eventstore.eventstoredb-server.test.ts). Callers that retry name a revision.
 
   test('event metadata round-trips: id, stream, revision, type, data, metadata with extra fields, creation time', async ({ store }) => {
     const s = streamName();
