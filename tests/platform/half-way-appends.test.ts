@@ -151,4 +151,32 @@ test('registry leads: a capture that failed after reserving its e-mail and slug 
   assert.is(again.body.id, retried.body.id);
 });
 
+test('orchestration accounts: a creation that failed after reserving its username and e-mail is completed by the retry; taken for good afterwards', async ({ server, s }) => {
+  const url = `${s.orch}/api/v1/admin/users`;
+  const body = { username: 'half-way', email: 'half.way@example.test', role: 'user', password: 'a long enough password' };
+  server.faults.failAppend = (stream) => stream.startsWith('user-');
+  const failed = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: body });
+  server.faults.failAppend = undefined;
+  assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
+  const retried = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: body });
+  assert.is(retried.status, 201, retried.text);
+  const username = await s.platform.store.readStream('username_reservation-half-way');
+  assert.equal(username.map((e) => e.data.owner_id), [retried.body.id]);
+  assert.equal(await types(s, `user-${retried.body.id}`), ['UserCreated']);
+  const taken = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: { ...body, email: 'other@example.test' } });
+  assert.is(taken.status, 409, taken.text);
+});
+
+test('chat bots: a bot whose creation failed after its username was reserved is created by the retry', async ({ server, s, sp, owner }) => {
+  server.faults.failAppend = (stream) => stream.startsWith('chat_user-');
+  const failed = await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' });
+  server.faults.failAppend = undefined;
+  assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
+  const bot = await sp.ok(owner, 'POST', '/api/admin/bots', { username: 'halfbot' }, 201);
+  const reservation = await s.platform.store.readStream('chat_username_reservation-halfbot');
+  assert.equal(reservation.map((e) => e.data.owner_id), [bot.id]);
+  assert.equal(await types(s, `chat_user-${bot.id}`), ['BotRegistered']);
+  assert.is((await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' })).status, 409);
+});
+
 test.run();

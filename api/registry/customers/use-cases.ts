@@ -82,7 +82,7 @@ export async function captureLead(deps: Deps, input: { name: string; email: stri
   const email = input.email.trim();
   const existing = await customerByEmail(deps.db, email);
   if (existing) return { customer: existing, created: false };
-  let customerId = randomUUID();
+  let customerId: string = randomUUID();
   const emailStream = reservationStream(LEAD_EMAIL_RESERVATION, hashToken(email.toLowerCase()));
   try {
     await deps.commands.run(emailStream, reservationDecider, { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId }, context);
