@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { documentIdOf } from '../../domain/orchestration/estate/decider.ts';
 import type { ChatBackground } from '../../main/chat-background.ts';
 import { startEsdbTestServer, type EsdbTestServer } from '../doubles/esdb-test-server.ts';
-import type { ChatAccount } from '../support/chat.ts';
+import { clientKeys, registrationBody, uniqueName, type ChatAccount } from '../support/chat.ts';
 import { interactive, REGISTRY_ENV } from '../support/registry.ts';
 import { backgroundOf } from '../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
@@ -177,6 +177,23 @@ test('chat bots: a bot whose creation failed after its username was reserved is 
   assert.equal(reservation.map((e) => e.data.owner_id), [bot.id]);
   assert.equal(await types(s, `chat_user-${bot.id}`), ['BotRegistered']);
   assert.is((await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' })).status, 409);
+});
+
+test('chat registration: a registration that failed after its reservations and keys is completed by the same request again', async ({ server, s }) => {
+  const body = registrationBody(uniqueName('half'), clientKeys());
+  server.faults.failAppend = (stream) => stream.startsWith('chat_user-');
+  const failed = await http(`${s.chat}/api/auth/register`, { json: body });
+  server.faults.failAppend = undefined;
+  assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
+  const retried = await http(`${s.chat}/api/auth/register`, { json: body });
+  assert.is(retried.status, 201, retried.text);
+  const id = retried.body.user.id as string;
+  const username = await s.platform.store.readStream(`chat_username_reservation-${body.username.toLowerCase()}`);
+  assert.equal(username.map((e) => e.data.owner_id), [id]);
+  assert.equal(await types(s, `chat_user-${id}`), ['UserRegistered']);
+  assert.equal((await types(s, `chat_keys-${id}`)).filter((t) => t === 'IdentityKeyRegistered'), ['IdentityKeyRegistered']);
+  const login = await http(`${s.chat}/api/auth/login`, { json: { username: body.username, password: body.password } });
+  assert.is(login.status, 200, login.text);
 });
 
 test.run();
