@@ -1,6 +1,6 @@
 // Positions are ordered pairs of numbers, never text: the feeds that sort and page by position
-// (the registry's `GET /api/v1/events`, the orchestration audit log) stay newest first and page
-// without gaps or repeats when positions grow a digit. Run on both logs: the PostgreSQL one
+// (the registry's `GET /api/v1/events`, the orchestration audit log, a chat channel's messages)
+// stay newest first and page without gaps or repeats when positions grow a digit. Run on both logs: the PostgreSQL one
 // (positions are transaction ids and a sequence: the suite burns transaction ids and advances the
 // sequence past a power of ten) and the EventStoreDB test double (positions are byte offsets:
 // the suite appends a padding event that carries the log past a power of ten).
@@ -10,8 +10,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions, parsePosition } from '../../infra/eventstore/position.ts';
 import { startEsdbTestServer, type EsdbTestServer } from '../doubles/esdb-test-server.ts';
+import type { ChatAccount } from '../support/chat.ts';
 import { interactive, REGISTRY_ENV, type Interactive } from '../support/registry.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
+import { Spaces } from '../support/spaces.ts';
 
 const ADMIN_KEY = `admin-${randomUUID()}`;
 const digits = (position: string) => position.split('/')[0]!.length;
@@ -21,7 +23,7 @@ const nextPowerOfTen = (n: bigint) => 10n ** BigInt(n.toString().length);
  * Move the log so that the next event's position has more digits than the last one's. On
  * PostgreSQL the commit part is the writer's transaction id: burn ids (each subtransaction that
  * inserts takes one) up to the next power of ten, and move the position sequence past its next
- * power of ten too. On the double positions are byte offsets: append one event about as large
+ * power of ten too. On the double positions are byte offsets: append padding as large
  * as the distance to the next power of ten.
  */
 async function crossPowerOfTen(s: TestServices, store: 'postgres' | 'esdb'): Promise<void> {
@@ -38,11 +40,15 @@ async function crossPowerOfTen(s: TestServices, store: 'postgres' | 'esdb'): Pro
     }
     await s.db.pool.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), $1::bigint)`, [nextPowerOfTen(head.prepare).toString()]);
   } else {
-    const size = Number(nextPowerOfTen(head.commit) - head.commit);
-    await s.platform.store.append(`test_padding-${randomUUID()}`, [{
-      id: randomUUID(), type: 'TestPaddingWritten', data: { pad: 'x'.repeat(size) },
-      metadata: { actor: { kind: 'system', id: 'test' }, correlation_id: null, causation_id: null, schema: 1 },
-    }], { expected: 'no_stream' });
+    // In events of at most 500 kB (the server's append limit is 1 MiB).
+    for (let remaining = Number(nextPowerOfTen(head.commit) - head.commit); remaining > 0;) {
+      const size = Math.min(500_000, remaining);
+      await s.platform.store.append(`test_padding-${randomUUID()}`, [{
+        id: randomUUID(), type: 'TestPaddingWritten', data: { pad: 'x'.repeat(size) },
+        metadata: { actor: { kind: 'system', id: 'test' }, correlation_id: null, causation_id: null, schema: 1 },
+      }], { expected: 'no_stream' });
+      remaining -= size;
+    }
   }
 }
 
@@ -54,9 +60,9 @@ function assertNewestFirst(positions: string[]): void {
 }
 
 function positionsSuite(store: 'postgres' | 'esdb') {
-  const test = suite<{ s: TestServices; admin: Interactive; double?: EsdbTestServer }>(`log positions of different lengths (${store})`);
+  const test = suite<{ s: TestServices; admin: Interactive; double?: EsdbTestServer; sp: Spaces; ann: ChatAccount; chid: string; posted: string[] }>(`log positions of different lengths (${store})`);
   test.before(async (ctx) => {
-    const env: Record<string, string> = { ...REGISTRY_ENV, ADMIN_API_KEY: ADMIN_KEY };
+    const env: Record<string, string> = { ...REGISTRY_ENV, ADMIN_API_KEY: ADMIN_KEY, CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
     if (store === 'esdb') {
       ctx.double = await startEsdbTestServer();
       env.EVENTSTORE_URL = ctx.double.url;
@@ -69,11 +75,24 @@ function positionsSuite(store: 'postgres' | 'esdb') {
       const r = await http(`${s.orch}/auth/login`, { json: { email: `nobody-${n}@example.test`, password: 'wrong password' }, peer: `10.0.0.${n}` });
       assert.is(r.status, 401, r.text);
     };
+    // And chat messages in one channel (their order is their MessagePosted's position).
+    const sp = ctx.sp = new Spaces(s);
+    const owner = await sp.register('own');
+    const ann = ctx.ann = await sp.register('ann');
+    const cid = await sp.community(owner);
+    await sp.join(cid, owner, [ann]);
+    const gid = await sp.group(owner, cid);
+    await sp.ok(ann, 'POST', `/api/groups/${gid}/join`);
+    const chid = ctx.chid = await sp.channel(owner, gid, [ann]);
+    ctx.posted = [];
+    const post = async (n: number) => ctx.posted.push((await sp.post(ann, chid, `message ${n}`)).id);
     for (const slug of ['p-one', 'p-two', 'p-three']) await create(slug);
     for (const n of [1, 2, 3]) await failLogin(n);
+    for (const n of [1, 2, 3]) await post(n);
     await crossPowerOfTen(s, store);
     for (const slug of ['p-four', 'p-five']) await create(slug);
     for (const n of [4, 5, 6]) await failLogin(n);
+    for (const n of [4, 5, 6]) await post(n);
     assert.is((await http(`${s.registry}/api/v1/customers/p-two`, { method: 'DELETE', headers: admin.headers })).status, 204);
   });
   test.after(async ({ s, double }) => {
@@ -125,6 +144,22 @@ function positionsSuite(store: 'postgres' | 'esdb') {
       before = `&before=${page.at(-1)!.position}`;
     }
     assert.equal(paged, positions);
+  });
+
+  test('chat messages: newest first and `before` paging across a power of ten', async ({ s, sp, ann, chid, posted }) => {
+    const newest = [...posted].reverse();
+    const all = await sp.ok(ann, 'GET', `/api/channels/${chid}/messages?limit=100`);
+    assert.equal(all.messages.map((m: { id: string }) => m.id), newest);
+    const positions = await Promise.all(newest.map(async (id) => (await s.platform.store.readStream(`chat_message-${id}`))[0]!.position));
+    assert.ok(new Set(positions.map((p) => p.commit.toString().length)).size > 1, 'positions of different lengths');
+    const paged: string[] = [];
+    for (let before = ''; ;) {
+      const page = (await sp.ok(ann, 'GET', `/api/channels/${chid}/messages?limit=2${before}`)).messages as { id: string }[];
+      if (page.length === 0) break;
+      paged.push(...page.map((m) => m.id));
+      before = `&before=${page.at(-1)!.id}`;
+    }
+    assert.equal(paged, newest);
   });
 
   test.run();
