@@ -6,8 +6,12 @@
 // the suite appends a padding event that carries the log past a power of ten).
 
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../../infra/db/embedded.ts';
 import { comparePositions, parsePosition } from '../../infra/eventstore/position.ts';
 import { startEsdbTestServer, type EsdbTestServer } from '../doubles/esdb-test-server.ts';
 import type { ChatAccount } from '../support/chat.ts';
@@ -52,6 +56,22 @@ async function crossPowerOfTen(s: TestServices, store: 'postgres' | 'esdb'): Pro
   }
 }
 
+/** An embedded PostgreSQL server for this suite's databases alone (until `stop`). */
+async function ownServer(): Promise<{ stop(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'orchard-positions-'));
+  const server: EmbeddedServer = await startEmbeddedPostgres(dir, { persistent: false, durable: false });
+  const shared = process.env.ORCHARD_TEST_SERVER_URL;
+  process.env.ORCHARD_TEST_SERVER_URL = server.url;
+  return {
+    async stop() {
+      if (shared === undefined) delete process.env.ORCHARD_TEST_SERVER_URL;
+      else process.env.ORCHARD_TEST_SERVER_URL = shared;
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Newest first, numerically, with no repeats. */
 function assertNewestFirst(positions: string[]): void {
   for (let i = 1; i < positions.length; i++) {
@@ -60,8 +80,12 @@ function assertNewestFirst(positions: string[]): void {
 }
 
 function positionsSuite(store: 'postgres' | 'esdb') {
-  const test = suite<{ s: TestServices; admin: Interactive; double?: EsdbTestServer; sp: Spaces; ann: ChatAccount; chid: string; posted: string[] }>(`log positions of different lengths (${store})`);
+  const test = suite<{ s: TestServices; admin: Interactive; double?: EsdbTestServer; own?: { stop(): Promise<void> }; sp: Spaces; ann: ChatAccount; chid: string; posted: string[] }>(`log positions of different lengths (${store})`);
   test.before(async (ctx) => {
+    // The PostgreSQL log runs on a server of its own: a fresh cluster's transaction ids are small,
+    // so crossing the next power of ten burns a few thousand of them, and the burning transaction
+    // holds back no other suite's readers of the shared test server.
+    if (store === 'postgres') ctx.own = await ownServer();
     const env: Record<string, string> = { ...REGISTRY_ENV, ADMIN_API_KEY: ADMIN_KEY, CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
     if (store === 'esdb') {
       ctx.double = await startEsdbTestServer();
@@ -95,9 +119,10 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     for (const n of [4, 5, 6]) await post(n);
     assert.is((await http(`${s.registry}/api/v1/customers/p-two`, { method: 'DELETE', headers: admin.headers })).status, 204);
   });
-  test.after(async ({ s, double }) => {
+  test.after(async ({ s, double, own }) => {
     await s?.close();
     await double?.stop();
+    await own?.stop();
   });
 
   test('registry events: newest first and `before` paging across a power of ten; a deleted customer\'s history starts with its deletion', async ({ s, admin }) => {
