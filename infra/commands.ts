@@ -14,7 +14,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
-import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent, StreamAppendOutcome } from './eventstore/port.ts';
+import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent, StreamAppend, StreamAppendOutcome } from './eventstore/port.ts';
 import { WrongExpectedRevisionError } from './eventstore/port.ts';
 import { upcast } from './eventstore/upcasters.ts';
 import type { Position } from './eventstore/position.ts';
@@ -156,6 +156,14 @@ export class CommandRunner {
    * (read, decide again, bounded retries), exactly as it would have without the batch. Outcomes
    * come per item, in order; errors are outcomes, not thrown. With `awaitProjections` (default),
    * one wait covers every item.
+   *
+   * When `appendMany` fails outright, the store may have written none of the streams (PostgreSQL:
+   * one statement) or some of them (EventStoreDB: a sequence of appends that stopped half way).
+   * Each item then settles on its own stream: when its events stand there (by id, where its
+   * expectation put them) it was appended by this call, and says so; otherwise it is decided again
+   * on the stream as it is and appended alone. So every decision takes effect at most once, the
+   * streams the failure left unwritten are completed when the store allows, and one stream the
+   * store refuses fails only its own item.
    */
   async runMany<State, Command, Event extends DomainEvent>(
     decider: Decider<State, Command, Event>,
@@ -188,37 +196,58 @@ export class CommandRunner {
     }));
     decided.sort((a, b) => a.index - b.index);
     const written: { type: string; position: Position }[] = [];
+    const settle = async (d: (typeof decided)[number], result: AppendResult) => {
+      this.onAppended(d.events);
+      outcomes[d.index] = { ok: true, result: { events: d.events, state: d.events.reduce(decider.evolve, d.state), appended: result } };
+      written.push(...(await this.positionsOf(items[d.index]!.stream, d.events, result)));
+    };
+    /** Items whose batch failed outright: each read back, its own events found or it is run alone on the stream as read. */
+    const unsettled: { d: (typeof decided)[number]; append: StreamAppend }[] = [];
     if (decided.length) {
+      const appends = decided.map((d) => ({
+        stream: items[d.index]!.stream, expected: d.expected, events: d.events.map((e) => toAppend(e, items[d.index]!.context)),
+      }));
       const leave = this.gate?.enter([...new Set(decided.flatMap((d) => d.events.map((e) => e.type)))]);
-      let appended: StreamAppendOutcome[];
+      let appended: StreamAppendOutcome[] | null = null;
       try {
-        appended = await this.store.appendMany(decided.map((d) => ({
-          stream: items[d.index]!.stream, expected: d.expected, events: d.events.map((e) => toAppend(e, items[d.index]!.context)),
-        })));
+        appended = await this.store.appendMany(appends);
+      } catch {
+        unsettled.push(...decided.map((d, i) => ({ d, append: appends[i]! })));
       } finally {
         leave?.();
       }
-      for (const [i, d] of decided.entries()) {
-        const outcome = appended[i]!;
-        if (!outcome.ok) {
-          alone.push(d.index);
-          continue;
-        }
-        this.onAppended(d.events);
-        outcomes[d.index] = { ok: true, result: { events: d.events, state: d.events.reduce(decider.evolve, d.state), appended: outcome.result } };
-        written.push(...(await this.positionsOf(items[d.index]!.stream, d.events, outcome.result)));
+      for (const [i, d] of (appended ? decided : []).entries()) {
+        const outcome = appended![i]!;
+        if (outcome.ok) await settle(d, outcome.result);
+        else alone.push(d.index);
       }
     }
-    await Promise.all(alone.map(async (index) => {
+    const runAlone = async (index: number, known?: { state: State; revision: bigint | 'no_stream' }) => {
       const item = items[index]!;
       try {
-        const result = await this.run(item.stream, decider, item.command, item.context, { awaitProjections: false });
+        const result = await this.run(item.stream, decider, item.command, item.context, { awaitProjections: false, known });
         outcomes[index] = { ok: true, result };
         if (result.appended) written.push(...(await this.positionsOf(item.stream, result.events, result.appended)));
       } catch (error) {
         outcomes[index] = { ok: false, error };
       }
-    }));
+    };
+    await Promise.all([
+      ...alone.map((index) => runAlone(index)),
+      ...unsettled.map(async ({ d, append }) => {
+        let history: RecordedEvent[];
+        try {
+          history = await this.store.readStream(append.stream);
+        } catch (error) {
+          outcomes[d.index] = { ok: false, error };
+          return;
+        }
+        const mine = ownAppend(history, append);
+        if (mine) return settle(d, mine);
+        const state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
+        await runAlone(d.index, { state, revision: history.at(-1)?.revision ?? 'no_stream' });
+      }),
+    ]);
     if (options.awaitProjections !== false && written.length) await this.waitForProjections(written);
     return outcomes as RunManyOutcome<State, Event>[];
   }
@@ -254,4 +283,16 @@ export class CommandRunner {
     const written = await this.store.readStream(stream, { from, limit: events.length });
     return written.map((e) => ({ type: e.type, position: e.position }));
   }
+}
+
+/**
+ * The append as the stream holds it, when every one of its events stands where its expectation
+ * put them (the ids match, in order): a failed call that wrote this stream before it failed.
+ */
+function ownAppend(history: RecordedEvent[], append: StreamAppend): AppendResult | null {
+  const first = append.expected === 'no_stream' ? 0 : typeof append.expected === 'bigint' ? Number(append.expected) + 1 : -1;
+  if (first < 0) return null;
+  const mine = history.slice(first, first + append.events.length);
+  if (mine.length !== append.events.length || mine.some((e, i) => e.id.toLowerCase() !== append.events[i]!.id.toLowerCase())) return null;
+  return { nextExpectedRevision: mine.at(-1)!.revision, position: mine.at(-1)!.position, positions: mine.map((e) => e.position) };
 }

@@ -108,9 +108,18 @@ export interface EventStore {
    * stream (in the order given): a stream whose expectation fails is refused alone (a conflict
    * outcome, not a thrown error) and the others are still written. Each stream's events are
    * all-or-nothing; a retried call (same event ids, same expectations) duplicates nothing. Any
-   * other failure throws; the call may then be retried as it was.
-   * PostgreSQL writes the accepted streams in one statement (one transaction); EventStoreDB has
-   * no multi-stream transaction, so there it is a sequence of single appends.
+   * other failure throws.
+   *
+   * What a thrown failure leaves differs by store, so callers must be correct under both:
+   * - PostgreSQL: atomic. The accepted streams are written in one statement (one transaction):
+   *   after a throw none of them is.
+   * - EventStoreDB: per stream, in order, possibly partial. It has no transaction across
+   *   streams, so this is a sequence of single appends; a throw stops it half way, with the
+   *   streams before the failing one written (and, when the answer was lost, perhaps that one).
+   * A caller therefore uses explicit expectations (a revision or `no_stream`: the server's
+   * idempotence for `any`/`exists` is only a bounded cache of recent ids) and, after a throw,
+   * either retries the same call (same ids, same expectations: written streams answer with
+   * their original positions) or settles each stream on what it holds (`CommandRunner.runMany`).
    */
   appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]>;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

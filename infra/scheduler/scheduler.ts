@@ -9,6 +9,9 @@
 //   read model, appends once: exactly once comes from the log, not from the lease. A batch handler
 //   takes all the claimed jobs of its kind at once and appends their firings together (one
 //   `appendMany`, each stream still under its own expectation); a plain handler fires one job.
+//   On EventStoreDB that append can stop half way (no transaction across streams): `runMany`
+//   settles each job on its own stream (infra/commands.ts), so a job whose firing landed is done
+//   and one whose firing did not fails alone and is fired again after its back-off.
 // - Done: the projection removes (or moves) the job when it applies the event the firing
 //   appended. A handler that fails keeps its lease for a short back-off and is tried again.
 

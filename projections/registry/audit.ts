@@ -38,8 +38,8 @@ export const auditProjection = defineProjection<AuditedEvent>({
 });
 
 export interface AuditRow {
-  commit_pos: string;
-  prepare_pos: string;
+  /** `<commit>/<prepare>`: the event's log position (the next page's `before`). */
+  position: string;
   type: string;
   stream: string;
   customer_slug: string | null;
@@ -69,9 +69,11 @@ export async function auditEvents(pool: Pool, filter: AuditFilter, limit: number
     params.push(filter.before.commit.toString(), filter.before.prepare.toString());
     sql += ` AND (commit_pos, prepare_pos) < ($${params.length - 1}::bigint, $${params.length}::bigint)`;
   }
+  // Ordered by the bigint columns, named with their table: an output column of the same name
+  // (a ::text cast) would win over a bare name and sort '9' after '10'.
   const { rows } = await pool.query<AuditRow>(
-    `SELECT commit_pos::text AS commit_pos, prepare_pos::text AS prepare_pos, type, stream, customer_slug, actor, ${ts('at')}, changes, data
-     FROM registry_audit ${sql} ORDER BY commit_pos DESC, prepare_pos DESC LIMIT $${params.length + 1}`, [...params, limit]);
+    `SELECT commit_pos::text || '/' || prepare_pos::text AS position, type, stream, customer_slug, actor, ${ts('at')}, changes, data
+     FROM registry_audit ${sql} ORDER BY registry_audit.commit_pos DESC, registry_audit.prepare_pos DESC LIMIT $${params.length + 1}`, [...params, limit]);
   return rows;
 }
 

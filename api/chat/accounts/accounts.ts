@@ -15,6 +15,7 @@ import { keysDecider, keysStream, type PublicPrekey } from '../../../domain/chat
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
+import { reserveOrResume } from '../../shared/reservations.ts';
 import { chatAccountCount, chatUserById, chatUserByUsername, type ChatUserRow } from '../../../projections/chat/accounts.ts';
 import { inviteIdByCodeHash } from '../../../projections/chat/invites.ts';
 import { ApiError } from '../../shared/http-errors.ts';
@@ -63,15 +64,20 @@ export function checkKeys(input: Pick<Registration, 'identity_key' | 'signed_pre
 export const prekeysOf = (list: { key_id: number; public_key: number[] }[]): PublicPrekey[] =>
   list.map((p) => ({ key_id: p.key_id, public_key: toBase64(p.public_key) }));
 
-async function reserve(deps: AccountDeps, kind: 'chat_username' | 'chat_email', value: string, ownerId: string, context: CommandContext): Promise<void> {
+const takenBy = (kind: 'chat_username' | 'chat_email') => new ApiError(409, `${kind.slice(5)}_taken`, `${kind === 'chat_email' ? 'email' : 'username'} is already taken`);
+
+/**
+ * Reserve the value; the id to register the account under: `ownerId`, or that of a reservation
+ * whose account was never registered (a registration that failed half way, completed by its
+ * retry; api/shared/reservations.ts).
+ */
+async function reserve(deps: AccountDeps, kind: 'chat_username' | 'chat_email', value: string, ownerId: string, context: CommandContext): Promise<string> {
   const normal = value.trim().toLowerCase();
   const key = kind === 'chat_email' ? hashToken(normal) : normal;
   try {
-    await deps.commands.run(reservationStream(kind, key), reservationDecider, { type: 'Reserve', kind, owner_id: ownerId }, context);
+    return await reserveOrResume(deps.commands, { kind, key, ownerId, ownerStream: chatUserStream }, context);
   } catch (error) {
-    if (error instanceof DomainError && error.kind === 'conflict') {
-      throw new ApiError(409, `${kind.slice(5)}_taken`, `${kind === 'chat_email' ? 'email' : 'username'} is already taken`);
-    }
+    if (error instanceof DomainError && error.kind === 'conflict') throw takenBy(kind);
     throw error;
   }
 }
@@ -100,11 +106,13 @@ export async function register(deps: AccountDeps, input: Registration, userAgent
   const taken = await chatUserByUsername(deps.db, input.username);
   if (taken) throw new ApiError(409, 'username_taken', 'username is already taken');
 
-  const userId = randomUUID();
-  const ctx = { ...context, actor: { kind: 'visitor' as const, id: userId } };
   const passwordHash = await hashPassword(input.password);
-  await reserve(deps, 'chat_username', input.username, userId, ctx);
-  await reserve(deps, 'chat_email', input.email, userId, ctx);
+  // A registration of this username that failed half way is completed under its id.
+  const fresh = randomUUID();
+  const userId = await reserve(deps, 'chat_username', input.username, fresh, { ...context, actor: { kind: 'visitor' as const, id: fresh } });
+  const ctx = { ...context, actor: { kind: 'visitor' as const, id: userId } };
+  // Reserved by another registration that never finished (under another username): still taken.
+  if ((await reserve(deps, 'chat_email', input.email, userId, ctx)) !== userId) throw takenBy('chat_email');
   if (inviteId) await deps.commands.run(inviteStream(inviteId), inviteDecider, { type: 'Redeem', user_id: userId, at: iso(deps) }, ctx);
   const isOwner = await claimOwnership(deps, userId, ctx);
   await deps.commands.run(keysStream(userId), keysDecider, {
@@ -113,10 +121,16 @@ export async function register(deps: AccountDeps, input: Registration, userAgent
     one_time_prekeys: prekeysOf(input.one_time_prekeys), at: iso(deps),
   }, ctx);
   const recoveryCode = newRecoveryCode();
-  await deps.commands.run(chatUserStream(userId), accountDecider, {
-    type: 'Register', user_id: userId, username: input.username, display_name: input.display_name?.trim() || input.username,
-    email: input.email.trim(), password_hash: passwordHash, recovery_code_hash: hashCode(recoveryCode), is_owner: isOwner, invite_id: inviteId, at: iso(deps),
-  }, ctx);
+  try {
+    await deps.commands.run(chatUserStream(userId), accountDecider, {
+      type: 'Register', user_id: userId, username: input.username, display_name: input.display_name?.trim() || input.username,
+      email: input.email.trim(), password_hash: passwordHash, recovery_code_hash: hashCode(recoveryCode), is_owner: isOwner, invite_id: inviteId, at: iso(deps),
+    }, ctx);
+  } catch (error) {
+    // Another attempt at this username registered first.
+    if (error instanceof DomainError && error.code === 'user_exists') throw takenBy('chat_username');
+    throw error;
+  }
   const user = (await chatUserById(deps.db, userId))!;
   const tokens = await startSession(deps, user, 'register', userAgent, ctx);
   return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user: ownView(user, { totp_enabled: false }), recovery_code: recoveryCode };

@@ -11,11 +11,11 @@ import { channelDecider, channelStream } from '../../../domain/chat/channels/dec
 import { communityDecider, communityStream } from '../../../domain/chat/communities/decider.ts';
 import { groupDecider, groupStream } from '../../../domain/chat/groups/decider.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
-import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { botById, botByUsername, publicSpacesOf, type BotRow } from '../../../projections/chat/bots.ts';
 import { chatUserByUsername } from '../../../projections/chat/accounts.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { reserveOrResume } from '../../shared/reservations.ts';
 import type { ChatDeps } from '../deps.ts';
 
 const iso = (deps: Pick<ChatDeps, 'clock'>) => deps.clock.now().toISOString();
@@ -29,15 +29,16 @@ export async function createBot(
   context: CommandContext,
 ): Promise<BotRow> {
   if (await chatUserByUsername(deps.db, input.username)) throw new ApiError(409, 'username_taken', 'username is already taken');
-  const id = randomUUID();
   try {
-    await deps.commands.run(reservationStream('chat_username', input.username.toLowerCase()), reservationDecider, { type: 'Reserve', kind: 'chat_username', owner_id: id }, context);
+    // A bot whose creation failed after its reservation is completed under its id (api/shared/reservations.ts).
+    const id = await reserveOrResume(deps.commands, { kind: 'chat_username', key: input.username.toLowerCase(), ownerId: randomUUID(), ownerStream: chatUserStream }, context);
+    await deps.commands.run(chatUserStream(id), accountDecider, { type: 'RegisterBot', user_id: id, ...input, at: iso(deps) }, context);
+    return (await botById(deps.db, id))!;
   } catch (error) {
+    // Taken, or created first by another attempt at this username.
     if (error instanceof DomainError && error.kind === 'conflict') throw new ApiError(409, 'username_taken', 'username is already taken');
     throw error;
   }
-  await deps.commands.run(chatUserStream(id), accountDecider, { type: 'RegisterBot', user_id: id, ...input, at: iso(deps) }, context);
-  return (await botById(deps.db, id))!;
 }
 
 /** The integration bot for `label` (`integration-<sanitized label>`), created when missing; a creation race resolves to the winner's bot. */

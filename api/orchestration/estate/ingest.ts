@@ -280,8 +280,9 @@ type Appended = RunManyOutcome<EstateDocumentState, EstateDocumentEvent>;
 /**
  * Append a group of documents' events in one log transaction (each stream still guarded by its
  * own expectation; `runMany`), each document's outcome beside it. When that transaction fails
- * (the database refusing one document's event, say), each document is tried alone, so a failure
- * is its own document's only.
+ * (the database refusing one document's event, say, or EventStoreDB stopping half way through the
+ * group), `runMany` settles each document on its own stream: the ones written say so, the others
+ * are tried alone, so a failure is its own document's only and none is written twice.
  */
 async function appendDocuments(deps: EstateDeps, kind: RunKind, runId: string, group: Checked[], context: CommandContext): Promise<[Checked, Appended][]> {
   const item = (doc: Checked) => ({
@@ -296,17 +297,10 @@ async function appendDocuments(deps: EstateDeps, kind: RunKind, runId: string, g
   try {
     const outcomes = await deps.commands.runMany(estateDocumentDecider, group.map(item), { awaitProjections: false });
     return group.map((doc, i) => [doc, outcomes[i]!]);
-  } catch {
-    // Each alone, below.
+  } catch (error) {
+    // Refused before anything was written (the write gate of a maintenance window): every document fails.
+    return group.map((doc) => [doc, { ok: false, error }]);
   }
-  return Promise.all(group.map(async (doc): Promise<[Checked, Appended]> => {
-    const { stream, command } = item(doc);
-    try {
-      return [doc, { ok: true, result: await deps.commands.run(stream, estateDocumentDecider, command, context, { awaitProjections: false }) }];
-    } catch (error) {
-      return [doc, { ok: false, error }];
-    }
-  }));
 }
 
 /**

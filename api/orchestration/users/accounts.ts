@@ -11,8 +11,8 @@ import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userStream, type AuthSource
 import { REGISTRATION_STREAM, registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
 import { sessionDecider, sessionStream } from '../../../domain/orchestration/users/session.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
-import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
+import { reserveOrResume, takenError } from '../../shared/reservations.ts';
 import { localPasswordAccountExists, userById, userByUsername, type UserRow } from '../../../projections/orchestration/users.ts';
 import type { AccountDeps } from '../deps.ts';
 import { keyMaterial, newApiKey } from './keys.ts';
@@ -29,11 +29,14 @@ export interface NewAccount {
 
 const iso = (deps: AccountDeps) => deps.clock.now().toISOString();
 
-/** Usernames compare as typed (trimmed, lower-cased); emails are personal data, so their streams are named by a hash. */
-async function reserve(deps: AccountDeps, kind: 'username' | 'email', value: string, ownerId: string, context: CommandContext): Promise<void> {
+/**
+ * Usernames compare as typed (trimmed, lower-cased); emails are personal data, so their streams
+ * are named by a hash. The id to create the user under: `ownerId`, or that of a reservation whose
+ * user was never created (a creation that failed half way; api/shared/reservations.ts).
+ */
+async function reserve(deps: AccountDeps, kind: 'username' | 'email', value: string, ownerId: string, context: CommandContext): Promise<string> {
   const normal = value.trim().toLowerCase();
-  const stream = reservationStream(kind, kind === 'email' ? hashToken(normal) : normal);
-  await deps.commands.run(stream, reservationDecider, { type: 'Reserve', kind, owner_id: ownerId }, context);
+  return reserveOrResume(deps.commands, { kind, key: kind === 'email' ? hashToken(normal) : normal, ownerId, ownerStream: userStream }, context);
 }
 
 /** Create an account with a fresh API key; the key is returned once, here. */
@@ -42,17 +45,25 @@ export async function createAccount(
   input: NewAccount,
   context: CommandContext,
   beforeCreate: (userId: string) => Promise<void> = async () => {},
-  userId: string = randomUUID(),
+  newUserId: string = randomUUID(),
 ): Promise<{ user: UserRow; apiKey: string }> {
-  await reserve(deps, 'username', input.username, userId, context);
-  await reserve(deps, 'email', input.email, userId, context);
+  // A creation that failed after its reservations is completed under its id (same username).
+  const userId = await reserve(deps, 'username', input.username, newUserId, context);
+  // Reserved by another creation that never finished (under another username): still taken.
+  if ((await reserve(deps, 'email', input.email, userId, context)) !== userId) throw takenError('email');
   await beforeCreate(userId);
   const apiKey = newApiKey();
-  await deps.commands.run(userStream(userId), userDecider, {
-    type: 'CreateUser', user_id: userId, username: input.username, email: input.email, role: input.role,
-    auth_source: input.auth_source, principal_type: input.principal_type, key: keyMaterial(deps.sealKey, userId, apiKey),
-    password_hash: input.password ? await hashPassword(input.password) : null, by: context.actor.id, at: iso(deps),
-  }, context);
+  try {
+    await deps.commands.run(userStream(userId), userDecider, {
+      type: 'CreateUser', user_id: userId, username: input.username, email: input.email, role: input.role,
+      auth_source: input.auth_source, principal_type: input.principal_type, key: keyMaterial(deps.sealKey, userId, apiKey),
+      password_hash: input.password ? await hashPassword(input.password) : null, by: context.actor.id, at: iso(deps),
+    }, context);
+  } catch (error) {
+    // Another attempt at this username created the user first.
+    if (error instanceof DomainError && error.code === 'user_exists') throw takenError('username');
+    throw error;
+  }
   return { user: (await userById(deps.db, userId))!, apiKey };
 }
 

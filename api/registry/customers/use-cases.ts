@@ -10,6 +10,7 @@ import { reservationDecider, reservationStream } from '../../../domain/shared/re
 import type { CommandContext } from '../../../infra/commands.ts';
 import { customerByEmail, customerById, customerBySlug, type CustomerRow } from '../../../projections/registry/customers.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { reserveOrResume, takenError } from '../../shared/reservations.ts';
 import type { RegistryDeps } from '../deps.ts';
 
 type Deps = Pick<RegistryDeps, 'commands' | 'db' | 'clock'>;
@@ -27,11 +28,22 @@ async function reserveSlug(deps: Deps, slug: string, customerId: string, context
   await deps.commands.run(reservationStream(SLUG_RESERVATION, slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }, context);
 }
 
-export async function createCustomer(deps: Deps, slug: string, fields: CustomerFields, via: 'api' | 'lead', context: CommandContext, customerId = randomUUID()): Promise<CustomerRow> {
-  await reserveSlug(deps, slug, customerId, context);
-  await deps.commands.run(customerStream(customerId), customerDecider, {
-    type: 'CreateCustomer', customer_id: customerId, slug, fields, via, at: deps.clock.now().toISOString(),
-  }, context);
+/**
+ * Reserve the slug, then create the customer. A slug reserved by a creation that never created
+ * its customer (it failed between the two appends) is taken over: the customer is created under
+ * that reservation's id (api/shared/reservations.ts), so retrying a failed creation completes it.
+ */
+export async function createCustomer(deps: Deps, slug: string, fields: CustomerFields, via: 'api' | 'lead', context: CommandContext): Promise<CustomerRow> {
+  const customerId = await reserveOrResume(deps.commands, { kind: SLUG_RESERVATION, key: slug, ownerId: randomUUID(), ownerStream: customerStream }, context);
+  try {
+    await deps.commands.run(customerStream(customerId), customerDecider, {
+      type: 'CreateCustomer', customer_id: customerId, slug, fields, via, at: deps.clock.now().toISOString(),
+    }, context);
+  } catch (error) {
+    // Another attempt at this slug created the customer first.
+    if (error instanceof DomainError && error.code === 'customer_exists') throw takenError(SLUG_RESERVATION);
+    throw error;
+  }
   return (await customerById(deps.db, customerId))!;
 }
 
@@ -70,7 +82,7 @@ export async function captureLead(deps: Deps, input: { name: string; email: stri
   const email = input.email.trim();
   const existing = await customerByEmail(deps.db, email);
   if (existing) return { customer: existing, created: false };
-  const customerId = randomUUID();
+  let customerId: string = randomUUID();
   const emailStream = reservationStream(LEAD_EMAIL_RESERVATION, hashToken(email.toLowerCase()));
   try {
     await deps.commands.run(emailStream, reservationDecider, { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId }, context);
@@ -79,8 +91,12 @@ export async function captureLead(deps: Deps, input: { name: string; email: stri
     // Someone captured this e-mail before: answer their customer while it lives (waiting for a
     // capture still in flight); after its deletion the e-mail may come in again as a new lead.
     const [reservation] = await deps.commands.store.readStream(emailStream, { limit: 1 });
-    const owner = reservation ? await ownerOf(deps, String(reservation.data.owner_id)) : null;
+    const ownerId = reservation ? String(reservation.data.owner_id) : null;
+    const owner = ownerId ? await ownerOf(deps, ownerId) : null;
     if (owner) return { customer: owner, created: false };
+    // A capture that failed before creating its customer: complete it, under its id (its slug
+    // reservation, if it made one, is then its own; see api/shared/reservations.ts).
+    if (ownerId && (await deps.commands.store.readStream(customerStream(ownerId), { limit: 1 })).length === 0) customerId = ownerId;
   }
   const base = leadSlugBase(input.name, email);
   const fields: CustomerFields = {
@@ -94,9 +110,16 @@ export async function captureLead(deps: Deps, input: { name: string; email: stri
       if (error instanceof DomainError && error.kind === 'conflict') continue;
       throw error;
     }
-    await deps.commands.run(customerStream(customerId), customerDecider, {
-      type: 'CreateCustomer', customer_id: customerId, slug, fields, via: 'lead', at: deps.clock.now().toISOString(),
-    }, context);
+    try {
+      await deps.commands.run(customerStream(customerId), customerDecider, {
+        type: 'CreateCustomer', customer_id: customerId, slug, fields, via: 'lead', at: deps.clock.now().toISOString(),
+      }, context);
+    } catch (error) {
+      // The capture this one completes finished first after all: answer its customer.
+      const first = error instanceof DomainError && error.code === 'customer_exists' ? await ownerOf(deps, customerId) : null;
+      if (first) return { customer: first, created: false };
+      throw error;
+    }
     return { customer: (await customerById(deps.db, customerId))!, created: true };
   }
   throw new ApiError(409, 'customer_slug_taken', `no free slug derived from ${base}`);

@@ -213,7 +213,7 @@ export function rollupRoutes(deps: RegistryDeps) {
     const before: Position | undefined = q.before ? parsePosition(q.before) : undefined;
     const rows = await auditEvents(deps.db, { before, customer: q.customer, type: q.type }, q.limit);
     const items = rows.map((r) => ({
-      position: `${r.commit_pos}/${r.prepare_pos}`, type: r.type, stream: r.stream, customer_slug: r.customer_slug,
+      position: r.position, type: r.type, stream: r.stream, customer_slug: r.customer_slug,
       actor: r.actor, at: r.at, changes: r.changes, data: r.data,
     }));
     return c.json({ items, next_before: items.length === q.limit ? items.at(-1)!.position : null }, 200);

@@ -40,6 +40,8 @@ export const inviteDecider: Decider<InviteState, InviteCommand, InviteEvent> = {
         if (state.invite_id) throw new DomainError('conflict', 'invite_exists', 'invite already exists');
         return [{ type: 'RegistrationInviteCreated', data: { invite_id: command.invite_id, code_hash: command.code_hash, created_by: command.created_by, expires_at: command.expires_at, at: command.at } }];
       case 'Redeem':
+        // The same registration again (it failed after redeeming, before its account): done already.
+        if (state.invite_id && !state.revoked && state.redeemed_by === command.user_id) return [];
         if (!state.invite_id || state.revoked || state.redeemed_by) throw invalidInvite();
         if (state.expires_at && Date.parse(state.expires_at) <= Date.parse(command.at)) throw invalidInvite();
         return [{ type: 'RegistrationInviteRedeemed', data: { invite_id: state.invite_id, user_id: command.user_id, at: command.at } }];

@@ -85,6 +85,8 @@ function checkBatch(state: KeysState, prekeys: PublicPrekey[], unconsumed: numbe
 function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
   switch (command.type) {
     case 'RegisterKeys': {
+      // The same registration again (it failed after its keys, before its account): done already.
+      if (state.user_id === command.user_id && state.identity_key === command.identity_key) return [];
       if (state.user_id) throw new DomainError('conflict', 'keys_exist', 'keys already registered');
       checkBatch(state, command.one_time_prekeys, 0);
       const { user_id, at } = command;

@@ -15,6 +15,8 @@ export const registrationDecider: Decider<{ claimed_by: string | null }, { type:
   initialState: () => ({ claimed_by: null }),
   evolve: (_state, event) => ({ claimed_by: event.data.user_id }),
   decide(command, state) {
+    // The same user again: a registration that failed after its claim, completed by its retry.
+    if (state.claimed_by === command.user_id) return [];
     if (state.claimed_by) throw registrationClosed();
     return [{ type: 'LocalRegistrationClaimed', data: { user_id: command.user_id } }];
   },

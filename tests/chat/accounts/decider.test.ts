@@ -77,6 +77,9 @@ test('keys: uploads keep ids unique per account and the store bounded; a prekey 
   const signed = { key_id: 1, public_key: 'spk', signature: 'sig' };
   const history: KeysEvent[] = keysDecider.decide({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [{ key_id: 1, public_key: 'a' }, { key_id: 2, public_key: 'b' }], at }, keysDecider.initialState());
   assert.equal(history.map((e) => e.type), ['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded']);
+  // The same registration again (it failed before its account) registers nothing more; other keys are refused.
+  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [], at }).then([]);
+  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik2', signed_prekey: signed, one_time_prekeys: [], at }).thenError('keys_exist');
   keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'c' }], unconsumed: 2, at })
     .then([{ type: 'PrekeysUploaded', data: { user_id: U, prekeys: [{ key_id: 3, public_key: 'c' }], at } }]);
   keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 1, public_key: 'z' }], unconsumed: 0, at }).thenError('prekey_id_in_use');
@@ -110,7 +113,9 @@ test('blocks and invites', () => {
   const created: InviteEvent = { type: 'RegistrationInviteCreated', data: { invite_id: S, code_hash: 'c', created_by: U, expires_at: '2030-01-02T00:00:00.000Z', at } };
   const redeemed: InviteEvent = { type: 'RegistrationInviteRedeemed', data: { invite_id: S, user_id: U, at } };
   invites([created]).when({ type: 'Redeem', user_id: U, at }).then([redeemed]);
-  invites([created, redeemed]).when({ type: 'Redeem', user_id: U, at }).thenError(invalidInvite().code);
+  invites([created, redeemed]).when({ type: 'Redeem', user_id: S, at }).thenError(invalidInvite().code);
+  // The same registration again (it failed after redeeming, before its account): nothing more.
+  invites([created, redeemed]).when({ type: 'Redeem', user_id: U, at }).then([]);
   invites([created]).when({ type: 'Redeem', user_id: U, at: '2030-01-02T00:00:00.000Z' }).thenError('invalid_invite');
   invites([]).when({ type: 'Redeem', user_id: U, at }).thenError('invalid_invite');
   invites([]).when({ type: 'Revoke', by: U, at }).thenError('invite_not_found');
