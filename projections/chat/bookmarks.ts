@@ -3,7 +3,7 @@
 import type { BookmarkEvent } from '../../domain/chat/bookmarks/decider.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
-import type { MessageRow } from './messages.ts';
+import { MESSAGE_COLUMNS, type MessageRow } from './messages.ts';
 
 export const chatBookmarksProjection = defineProjection<BookmarkEvent>({
   name: 'chat_bookmarks',
@@ -30,7 +30,7 @@ export interface BookmarkPage { items: (MessageRow & { bookmarked_at: Date })[];
 export async function bookmarksOf(db: Pool, userId: string, limit: number, offset: number): Promise<BookmarkPage> {
   const [items, counts] = await Promise.all([
     db.query<MessageRow & { bookmarked_at: Date }>(
-      `SELECT m.id, m.channel_id, m.sender_id, m.ciphertext, m.kind, m.thread_root_id, m.via_webhook, m.has_file, m.created_at, m.edited_at, b.created_at AS bookmarked_at
+      `SELECT ${MESSAGE_COLUMNS}, b.created_at AS bookmarked_at
        FROM chat_bookmarks b JOIN chat_messages m ON m.id = b.message_id
        WHERE b.user_id = $1 AND ${READABLE} ORDER BY b.log_commit DESC, b.log_prepare DESC LIMIT $2 OFFSET $3`, [userId, limit, offset]),
     db.query<{ total: string; readable: string }>(

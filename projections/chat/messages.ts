@@ -15,10 +15,10 @@ async function applyOne(event: Recorded<MessageEvent | ReadCursorEvent | PurgeEv
       const e = event.data;
       const { commit, prepare } = event.position;
       await tx.query(`INSERT INTO chat_messages (id, channel_id, sender_id, ciphertext, kind, thread_root_id, mentions, via_webhook, has_file, created_at, log_commit, log_prepare,
-          webhook_username, webhook_avatar_url, file_ids)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`,
+          webhook_username, webhook_avatar_url, file_ids, scheduled_for)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING`,
       [e.message_id, e.channel_id, e.sender_id, e.ciphertext, e.kind, e.thread_root_id, e.mentions, e.via_webhook, e.has_file, e.at, commit.toString(), prepare.toString(),
-        e.webhook?.username ?? null, e.webhook?.avatar_url ?? null, e.file_ids ?? []]);
+        e.webhook?.username ?? null, e.webhook?.avatar_url ?? null, e.file_ids ?? [], e.scheduled_for ?? null]);
       await tx.query('INSERT INTO chat_message_versions (message_id, version, ciphertext, created_at) VALUES ($1, 1, $2, $3) ON CONFLICT DO NOTHING', [e.message_id, e.ciphertext, e.at]);
       if (e.mentions.length) {
         await tx.query(`INSERT INTO chat_mentions (message_id, user_id, channel_id, log_commit, log_prepare) SELECT $1, u, $2, $3, $4 FROM unnest($5::uuid[]) AS u ON CONFLICT DO NOTHING`,
@@ -72,7 +72,7 @@ export const chatMessagesProjection = defineProjection<MessageEvent | ReadCursor
   async applyBatch(events, tx) {
     // Posts dominate: a run of them without mentions is two statements.
     const posts = events.filter((e) => e.type === 'MessagePosted') as Recorded<Extract<MessageEvent, { type: 'MessagePosted' }>>[];
-    if (posts.length !== events.length || posts.some((p) => p.data.mentions.length || p.data.webhook || p.data.file_ids?.length)) {
+    if (posts.length !== events.length || posts.some((p) => p.data.mentions.length || p.data.webhook || p.data.file_ids?.length || p.data.scheduled_for)) {
       for (const event of events) await applyOne(event, tx);
       return;
     }
@@ -102,13 +102,17 @@ export interface MessageRow {
   edited_at: Date | null;
   webhook_username: string | null;
   webhook_avatar_url: string | null;
+  /** When a scheduled message was scheduled for (delivered late, it differs from created_at); null for others. */
+  scheduled_for: Date | null;
 }
 
-const COLUMNS = 'm.id, m.channel_id, m.sender_id, m.ciphertext, m.kind, m.thread_root_id, m.via_webhook, m.has_file, m.file_ids, m.created_at, m.edited_at, m.webhook_username, m.webhook_avatar_url';
+/** The columns of a MessageRow, from `chat_messages m` (every query that shows messages selects these). */
+export const MESSAGE_COLUMNS = 'm.id, m.channel_id, m.sender_id, m.ciphertext, m.kind, m.thread_root_id, m.via_webhook, m.has_file, m.file_ids, m.created_at, m.edited_at, '
+  + 'm.webhook_username, m.webhook_avatar_url, m.scheduled_for';
 
 /** A live (not deleted) message of the channel. */
 export async function messageIn(db: Pool, channelId: string, messageId: string): Promise<MessageRow | null> {
-  const { rows } = await db.query<MessageRow>(`SELECT ${COLUMNS} FROM chat_messages m WHERE m.id = $1 AND m.channel_id = $2 AND m.deleted_at IS NULL AND m.quarantined_at IS NULL`, [messageId, channelId]);
+  const { rows } = await db.query<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM chat_messages m WHERE m.id = $1 AND m.channel_id = $2 AND m.deleted_at IS NULL AND m.quarantined_at IS NULL`, [messageId, channelId]);
   return rows[0] ?? null;
 }
 
@@ -123,12 +127,12 @@ export async function messagesPage(db: Pool, channelId: string, before: string |
     const position = at.rows[0];
     if (!position) return undefined;
     const { rows } = await db.query<MessageRow>(
-      `SELECT ${COLUMNS} FROM chat_messages m WHERE m.channel_id = $1 AND (m.log_commit, m.log_prepare) < ($2::bigint, $3::bigint) AND m.deleted_at IS NULL AND m.quarantined_at IS NULL
+      `SELECT ${MESSAGE_COLUMNS} FROM chat_messages m WHERE m.channel_id = $1 AND (m.log_commit, m.log_prepare) < ($2::bigint, $3::bigint) AND m.deleted_at IS NULL AND m.quarantined_at IS NULL
        ORDER BY m.log_commit DESC, m.log_prepare DESC LIMIT $4`, [channelId, position.c, position.p, limit]);
     return rows;
   }
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM chat_messages m WHERE m.channel_id = $1 AND m.deleted_at IS NULL AND m.quarantined_at IS NULL ORDER BY m.log_commit DESC, m.log_prepare DESC LIMIT $2`, [channelId, limit]);
+    `SELECT ${MESSAGE_COLUMNS} FROM chat_messages m WHERE m.channel_id = $1 AND m.deleted_at IS NULL AND m.quarantined_at IS NULL ORDER BY m.log_commit DESC, m.log_prepare DESC LIMIT $2`, [channelId, limit]);
   return rows;
 }
 
@@ -141,7 +145,7 @@ export async function messageVersions(db: Pool, messageId: string): Promise<{ ve
 /** Replies to a root, oldest first. */
 export async function threadReplies(db: Pool, channelId: string, rootId: string): Promise<MessageRow[]> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM chat_messages m WHERE m.thread_root_id = $1 AND m.channel_id = $2 AND m.deleted_at IS NULL AND m.quarantined_at IS NULL ORDER BY m.log_commit, m.log_prepare`, [rootId, channelId]);
+    `SELECT ${MESSAGE_COLUMNS} FROM chat_messages m WHERE m.thread_root_id = $1 AND m.channel_id = $2 AND m.deleted_at IS NULL AND m.quarantined_at IS NULL ORDER BY m.log_commit, m.log_prepare`, [rootId, channelId]);
   return rows;
 }
 
@@ -159,7 +163,7 @@ export interface SearchFilters { q: string | null; sender: string | null; before
  */
 export async function searchMessages(db: Pool, userId: string, channelId: string | null, f: SearchFilters): Promise<MessageRow[]> {
   const { rows } = await db.query<MessageRow>(
-    `SELECT ${COLUMNS} FROM chat_messages m
+    `SELECT ${MESSAGE_COLUMNS} FROM chat_messages m
      WHERE m.channel_id IN (SELECT cm.channel_id FROM chat_channel_members cm JOIN chat_channels ch ON ch.id = cm.channel_id AND ch.deleted_at IS NULL WHERE cm.user_id = $1)
        AND ($2::uuid IS NULL OR m.channel_id = $2) AND m.deleted_at IS NULL AND m.quarantined_at IS NULL
        AND ($3::text IS NULL OR (m.via_webhook AND to_tsvector('english', m.ciphertext) @@ plainto_tsquery('english', $3)))
@@ -171,7 +175,7 @@ export async function searchMessages(db: Pool, userId: string, channelId: string
 
 export async function pinnedMessages(db: Pool, channelId: string): Promise<(MessageRow & { pinned_by: string; pinned_at: Date })[]> {
   const { rows } = await db.query<MessageRow & { pinned_by: string; pinned_at: Date }>(
-    `SELECT ${COLUMNS}, p.pinned_by, p.pinned_at FROM chat_pins p JOIN chat_messages m ON m.id = p.message_id AND m.deleted_at IS NULL AND m.quarantined_at IS NULL
+    `SELECT ${MESSAGE_COLUMNS}, p.pinned_by, p.pinned_at FROM chat_pins p JOIN chat_messages m ON m.id = p.message_id AND m.deleted_at IS NULL AND m.quarantined_at IS NULL
      WHERE p.channel_id = $1 ORDER BY p.pinned_at, p.message_id`, [channelId]);
   return rows;
 }

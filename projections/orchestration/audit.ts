@@ -1,8 +1,9 @@
 // The audit log (spec: "Audit entry"): one row per security event, newest first by the log
 // position of the event it came from, which each row keeps (`commit_pos`, `prepare_pos`) so an
 // entry can be checked against the log (and a hash chain over it). It shows the chat pipeline's
-// events (prompt injections, rate-limit hits, leaks, cost-cap blocks) and the identity slice's
-// (failed logins, key rotations and refused rotation attempts).
+// events (prompt injections, rate-limit hits, leaks, cost-cap blocks), the identity slice's
+// (failed logins, key rotations and refused rotation attempts), and the releases an admin started
+// on this service (`update_applied`; the chat service's own go to its admin audit).
 //
 // `detail` is built here, field by field, for each type: a new field of an event reaches the
 // audit API only when this file names it (a sealed key, a hash or a message never leaks in by
@@ -12,6 +13,7 @@ import { CHAT_SECURITY_EVENT_TYPES, type ChatSecurityEvent } from '../../domain/
 import { CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent } from '../../domain/orchestration/chatsvc/audit.ts';
 import type { SecurityEvent } from '../../domain/orchestration/users/audit.ts';
 import type { UserEvent } from '../../domain/orchestration/users/decider.ts';
+import type { UpdateEvent } from '../../domain/updates/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { Position } from '../../infra/eventstore/position.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
@@ -19,7 +21,8 @@ import { defineProjection, type Recorded } from '../../infra/projections/engine.
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-type AuditedEvent = ChatSecurityEvent | ChatsvcAuditEvent | SecurityEvent | Extract<UserEvent, { type: 'UserApiKeyRotated' }>;
+type AuditedEvent = ChatSecurityEvent | ChatsvcAuditEvent | SecurityEvent | Extract<UserEvent, { type: 'UserApiKeyRotated' }>
+  | Extract<UpdateEvent, { type: 'UpdateApplyRequested' }>;
 
 interface Entry {
   event_type: string;
@@ -29,7 +32,8 @@ interface Entry {
   at: string;
 }
 
-function entryOf(event: Recorded<AuditedEvent>): Entry {
+/** The entry an event makes, or null when it is not this service's (another service's update). */
+function entryOf(event: Recorded<AuditedEvent>): Entry | null {
   switch (event.type) {
     case 'PromptInjectionDetected': {
       const d = event.data;
@@ -80,10 +84,21 @@ function entryOf(event: Recorded<AuditedEvent>): Entry {
       const d = event.data;
       return { event_type: 'api_key_rotated', severity: 'info', profile_slug: null, at: d.at, detail: { user_id: d.user_id, rotated_by: d.rotated_by, reason: d.reason } };
     }
+    case 'UpdateApplyRequested': {
+      // Both services write it (one log); a chat-started release is in the chat's admin audit.
+      const d = event.data;
+      if (d.service !== 'orch') return null;
+      return {
+        event_type: d.action, severity: 'info', profile_slug: null, at: d.at,
+        detail: { apply_id: d.apply_id, target_version: d.target_version, from_version: d.from_version, requested_by: d.requested_by },
+      };
+    }
   }
 }
 
-export const AUDITED_EVENT_TYPES = [...CHAT_SECURITY_EVENT_TYPES, ...CHATSVC_AUDIT_EVENT_TYPES, 'LoginFailed', 'ApiKeyRotationRefused', 'UserApiKeyRotated'] as const satisfies readonly AuditedEvent['type'][];
+export const AUDITED_EVENT_TYPES = [
+  ...CHAT_SECURITY_EVENT_TYPES, ...CHATSVC_AUDIT_EVENT_TYPES, 'LoginFailed', 'ApiKeyRotationRefused', 'UserApiKeyRotated', 'UpdateApplyRequested',
+] as const satisfies readonly AuditedEvent['type'][];
 
 export const auditLogProjection = defineProjection<AuditedEvent>({
   name: 'audit_log',
@@ -91,6 +106,7 @@ export const auditLogProjection = defineProjection<AuditedEvent>({
   tables: ['audit_log'],
   async apply(event, tx) {
     const e = entryOf(event);
+    if (!e) return;
     await tx.query(
       `INSERT INTO audit_log (event_id, commit_pos, prepare_pos, stream_id, event_type, severity, profile_slug, actor, detail, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,

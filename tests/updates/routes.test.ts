@@ -19,7 +19,7 @@ const admin = { 'X-API-Key': ADMIN_KEY };
 
 interface Ctx {
   s: TestServices; keys: ReleaseKeys; host: StaticHost; services: FakeServices; sc: Sidecar;
-  adminSession: Session; user: Account; userSession: Session; chatAdmin: ChatAccount; chatUser: ChatAccount;
+  adminSession: Session; adminAccount: Account; user: Account; userSession: Session; chatAdmin: ChatAccount; chatUser: ChatAccount;
 }
 const test = suite<Ctx>('updates: routes');
 
@@ -37,7 +37,7 @@ test.before(async (ctx) => {
   // Both services reach this sidecar.
   (ctx.s.platform.updates.sidecars.orch as unknown as { baseUrl: string }).baseUrl = ctx.sc.url;
   (ctx.s.platform.updates.sidecars.chat as unknown as { baseUrl: string }).baseUrl = ctx.sc.url;
-  const adminAccount = await createAccount(ctx.s, ADMIN_KEY, 'admin');
+  const adminAccount = ctx.adminAccount = await createAccount(ctx.s, ADMIN_KEY, 'admin');
   ctx.user = await createAccount(ctx.s, ADMIN_KEY, 'user');
   [ctx.adminSession, ctx.userSession] = await Promise.all([login(ctx.s, adminAccount), login(ctx.s, ctx.user)]);
   ctx.chatAdmin = await registerChat(ctx.s.chat);
@@ -106,7 +106,7 @@ test('apply: a key is refused (interactive session only), a user is not admin, t
   assert.is(invalid.status, 400);
 });
 
-test('apply the head: 202, audit update_applied, the sidecar runs it, progress live and then from the log', async ({ s, host, keys, adminSession, sc }) => {
+test('apply the head: 202, audit update_applied, the sidecar runs it, progress live and then from the log', async ({ s, host, keys, adminSession, adminAccount, sc }) => {
   host.channel('stable', sign(keys, payload({ version: '0.2.0', migrations: ['001_events'] })));
   assert.is((await check(s)).body.latest_version, '0.2.0');
   nextMinute(s);
@@ -117,6 +117,10 @@ test('apply the head: 202, audit update_applied, the sidecar runs it, progress l
   assert.is(r.body.state, 'verifying_manifest');
   const audit = await s.db.pool.query(`SELECT data FROM events WHERE type = 'UpdateApplyRequested'`);
   assert.equal([audit.rows[0].data.action, audit.rows[0].data.apply_id, audit.rows[0].data.target_version], ['update_applied', r.body.apply_id, '0.2.0']);
+  // A security event on this service: in its audit log, with who asked and what for.
+  const entries = (await http(`${s.orch}/api/v1/agent-chat/audit`, { headers: admin })).body.filter((e: { event_type: string }) => e.event_type === 'update_applied');
+  assert.equal(entries.map((e: any) => [e.severity, e.profile_slug, e.detail, e.actor]),
+    [['info', null, { apply_id: r.body.apply_id, target_version: '0.2.0', from_version: '0.1.0', requested_by: adminAccount.username }, { kind: 'user', id: adminAccount.id }]]);
   await sc.executor.settled(r.body.apply_id);
   const detail = await http(`${s.orch}/api/v1/admin/updates/apply/${r.body.apply_id}`, { headers: admin });
   assert.is(detail.status, 200);
@@ -190,6 +194,11 @@ test('chat: admin status, check and apply progress; non-admins 403; the same hea
   // The stub runtime now reports 0.4.0 running: from the sidecar's journal, source chat.
   assert.equal([progress.status, progress.body.state, progress.body.outcome], [200, 'succeeded', 'success']);
   assert.is((await http(`${s.chat}/api/admin/updates/apply/${started.body.apply_id}`, { headers: bearer(chatUser) })).status, 403);
+  // The chat's release is in the chat's admin audit, not the orchestration's.
+  const chatAudit = (await http(`${s.chat}/api/admin/audit-log?action=update_applied`, { headers: bearer(chatAdmin) })).body.entries;
+  assert.ok(chatAudit.some((e: { target_id: string }) => e.target_id === started.body.apply_id), JSON.stringify(chatAudit));
+  const orchAudit = (await http(`${s.orch}/api/v1/agent-chat/audit?limit=100`, { headers: admin })).body;
+  assert.not.ok(orchAudit.some((e: { detail: { apply_id?: string } }) => e.detail.apply_id === started.body.apply_id), 'not in the orchestration audit');
 });
 
 test('no manifest host: checks off, status says so, a check is 409', async () => {

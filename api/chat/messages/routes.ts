@@ -37,12 +37,15 @@ export const Message = z.object({
   thread_root_id: z.uuid().nullable(), created_at: z.iso.datetime(), edited_at: z.iso.datetime().nullable(), via_webhook: z.boolean(),
   webhook: z.object({ username: z.string(), avatar_url: z.string().nullable() }).nullable().openapi({ description: 'a webhook post\'s display name and avatar (sender_id is the webhook\'s id)' }),
   file_ids: z.array(z.uuid()).openapi({ description: 'uploaded files the message carries (GET /api/files/{id})' }),
+  scheduled_for: z.iso.datetime().nullable()
+    .openapi({ description: 'a scheduled message\'s send_at (created_at is when it was delivered: later, if the service was down then); null for ordinary messages' }),
 }).openapi('Message');
 
 export const messageView = (m: MessageRow) => ({
   id: m.id, channel_id: m.channel_id, sender_id: m.sender_id, ciphertext: m.ciphertext, thread_root_id: m.thread_root_id,
   created_at: m.created_at.toISOString(), edited_at: m.edited_at?.toISOString() ?? null, via_webhook: m.via_webhook, file_ids: m.file_ids ?? [],
   webhook: m.via_webhook ? { username: m.webhook_username ?? '', avatar_url: m.webhook_avatar_url } : null,
+  scheduled_for: m.scheduled_for?.toISOString() ?? null,
 });
 
 const IdParam = z.object({ id: pathParam('id') });

@@ -29,7 +29,8 @@ export function auditRoutes(deps: OrchDeps) {
   const app = orchRouter();
   withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agent-chat/audit', tags: ['audit'], summary: 'Security events, newest first',
-    description: 'Prompt injections, rate-limit hits (at most one per client and limit a minute), leak-detector triggers, cost-cap blocks, failed logins, key rotations and refused rotation attempts.',
+    description: 'Prompt injections, rate-limit hits (at most one per client and limit a minute), leak-detector triggers, cost-cap blocks, failed logins, key rotations and refused rotation attempts, '
+      + 'chat-service tool calls and tool loops, and the releases an admin started on this service (`update_applied`).',
     middleware: requireAdmin(true),
     request: {
       query: pageQuery({ defaultLimit: 30, maxLimit: 100 }).pick({ limit: true }).extend({

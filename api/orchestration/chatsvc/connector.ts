@@ -57,6 +57,11 @@ const chatRetryAfter = (reply: ChatsvcReply) => Math.min(5, Math.max(1, Math.cei
 export const integrationDisabled = (status: number | null = null) =>
   new ApiError(409, 'integration_disabled', 'the chat service refused this integration\'s bot token; connect again with a fresh provision token', status === null ? {} : { chatsvc_status: status });
 
+/** The name is a bot whose end-to-end identity this profile does not hold: it cannot speak for it. */
+export const botIdentityTaken = (username: string) =>
+  new ApiError(409, 'bot_identity_taken', `the chat-service bot ${username} already registered its end-to-end keys, and this profile does not hold them `
+    + '(they were destroyed when its integration was deleted, or the bot is another integration\'s); choose another bot_username, or have a chat-service admin delete that bot first');
+
 export const mintFailed = (detail: string, status: number | null) =>
   new ApiError(502, 'chatsvc_mint_bot_failed', 'provisioning the bot on the chat service failed', { detail, chatsvc_status: status });
 
@@ -170,36 +175,45 @@ export class ChatsvcConnector {
     const base = this.transient(body.instance_url, verifyTls);
     const provision = base.withProvisionToken(body.provision_token);
     const now = this.deps.clock.now();
-    const integrationId = randomUUID();
+    // A revoked integration keeps its device: the same bot on the same instance comes back with it.
+    const keptKeys = existing && existing.instance_url === base.baseUrl && existing.bot_username === body.bot_username
+      ? await store.keys(existing.integration_id) : null;
+    const reusable = existing && keptKeys ? { botId: existing.bot_user_id, keys: keptKeys } : null;
     let plan;
     try {
-      plan = await this.provision(provision, body, now);
+      plan = await this.provision(provision, body, now, reusable);
     } catch (error) {
       throw this.connectFailure(error);
     }
-    // The chat side is done: store the device, then the fact (nothing is stored on failure above).
+    // The chat side is done: store the device (a new identity only), then the fact (nothing is stored on failure above).
     const at = this.deps.clock.now();
+    const integrationId = plan.reused ? existing!.integration_id : randomUUID();
     try {
-      await store.create(integrationId, profile.id, plan.keys, plan.prekeys, at);
-      for (const [channelId, state] of plan.senderKeys) await store.saveOwnSenderKey(integrationId, channelId, state, at);
+      if (!plan.reused) {
+        await store.create(integrationId, profile.id, plan.keys, plan.prekeys, at);
+        for (const [channelId, state] of plan.senderKeys) await store.saveOwnSenderKey(integrationId, channelId, state, at);
+      }
       await this.deps.commands.run(integrationStream(profile.id), integrationDecider(profile.id), {
         type: 'Connect',
         data: {
           profile_id: profile.id, integration_id: integrationId, instance_url: base.baseUrl, bot_user_id: plan.botId, bot_username: body.bot_username,
           token_prefix: plan.token.slice(0, TOKEN_PREFIX_CHARS), token_sealed: sealSecret(key, plan.token, botTokenSealContext(profile.id, integrationId)),
           token_expires_at: plan.expiresAt, verify_tls: verifyTls, identity_fingerprint: fingerprint(plan.keys.identity.publicKey),
-          default_community_id: body.default_community_id ?? null, at: at.toISOString(),
+          default_community_id: body.default_community_id ?? (plan.reused ? existing!.default_community_id : null), at: at.toISOString(),
         },
       }, context);
     } catch (error) {
-      await store.destroy(integrationId);
+      if (!plan.reused) await store.destroy(integrationId);
       if (error instanceof DomainError && error.code === 'already_connected') throw new ApiError(409, 'already_connected', error.message);
       throw error;
     }
     if (existing) {
+      // The socket of the revoked token goes; a new identity replaces the old device entirely.
       await this.stopBot(profile.id);
-      await store.destroy(existing.integration_id);
-      this.dispatchers.delete(existing.integration_id);
+      if (!plan.reused) {
+        await store.destroy(existing.integration_id);
+        this.dispatchers.delete(existing.integration_id);
+      }
     }
     const row = (await this.integration(profile.id))!;
     if (this.running) this.startBot(row);
@@ -210,10 +224,17 @@ export class ChatsvcConnector {
    * The chat-service side of connect: the bot, its token, its community, a sender key for every
    * member channel, and last its keys (the one step a retry could not repeat: the chat service
    * registers a bot's identity once), so a half-done connect can be retried.
+   *
+   * `reusable`: the bot and device keys of this profile's revoked integration. When the name
+   * still belongs to that bot, the reconnect only mints a token (and joins the community if the
+   * bot is not in it): same identity, sessions and sender keys. A bot of that name with keys
+   * registered but not kept here (deleted, or another profile's) cannot be used: its private
+   * keys are gone or not ours, and the chat service lets a bot register its identity only once.
    */
-  private async provision(provision: ChatsvcClient, body: ConnectRequest, now: Date) {
-    // 1. The bot: created, or the one of that name reused (a half-done connect retried).
+  private async provision(provision: ChatsvcClient, body: ConnectRequest, now: Date, reusable: { botId: string; keys: DeviceKeys } | null) {
+    // 1. The bot: created, or the one of that name reused (a half-done connect retried, or a revoked one reconnected).
     let botId: string | undefined;
+    let reused = false;
     const created = await provision.call('POST', '/api/admin/bots', { username: body.bot_username, display_name: body.display_name });
     if (created.status === 201 || created.status === 200) botId = created.body?.id;
     else if (created.status === 409) {
@@ -222,7 +243,8 @@ export class ChatsvcConnector {
         const bots: { id: string; username: string; has_identity_key?: boolean }[] = list.bots ?? [];
         const found = bots.find((b) => b.username === body.bot_username);
         if (found?.has_identity_key) {
-          throw new StepFailed('reuse bot (it already registered its end-to-end keys in an earlier connect; delete it on the chat service or choose another bot_username)', created);
+          if (found.id !== reusable?.botId) throw botIdentityTaken(body.bot_username);
+          reused = true;
         }
         botId = found?.id;
         if (bots.length < 200) break;
@@ -236,10 +258,14 @@ export class ChatsvcConnector {
     const token: string = minted?.token;
     if (typeof token !== 'string' || !BOT_TOKEN.test(token)) throw new StepFailed('mint bot token (no token in the answer)', { status: 502, headers: new Headers(), body: null, text: '' });
     const expiresAt: string | null = minted.expires_at ?? new Date(now.getTime() + hours * 3_600_000).toISOString();
-    // 3. The community, as member only.
+    // 3. The community, as member only; a reused bot already in it keeps its role (an admin raised it for send_message).
     if (body.default_community_id) {
-      await expect('join community', provision.call('POST', `/api/admin/bots/${botId}/communities`, { community_id: body.default_community_id, role: 'member' }), [200, 201, 204]);
+      const member = reused && ((await expect('list bot communities', provision.call('GET', `/api/admin/bots/${botId}/communities`))).communities ?? [])
+        .some((c: { community_id: string }) => c.community_id === body.default_community_id);
+      if (!member) await expect('join community', provision.call('POST', `/api/admin/bots/${botId}/communities`, { community_id: body.default_community_id, role: 'member' }), [200, 201, 204]);
     }
+    // A reused bot keeps its keys and sender keys; its socket tops up the prekeys once connected.
+    if (reused) return { botId, token, expiresAt, keys: reusable!.keys, prekeys: [], senderKeys: new Map<string, SenderKeyState>(), reused };
     // 4. With the bot token: a sender key for every member channel.
     const bot = provision.withBotToken(token);
     const senderKeys = new Map<string, SenderKeyState>();
@@ -261,7 +287,7 @@ export class ChatsvcConnector {
     const keys: DeviceKeys = {
       bot_user_id: botId, identity, signed: [{ ...signed, created_at: now.toISOString(), retired_at: null }], next_prekey_id: PREKEY_TARGET + 1, next_signed_id: 2,
     };
-    return { botId, token, expiresAt, keys, prekeys, senderKeys };
+    return { botId, token, expiresAt, keys, prekeys, senderKeys, reused };
   }
 
   // --- status, test, delete --------------------------------------------------------------------
@@ -311,7 +337,7 @@ export class ChatsvcConnector {
   /** The first 401 to the bot token: the integration is revoked externally (once). */
   async revoked(row: IntegrationRow, discoveredBy: string, context?: CommandContext): Promise<void> {
     await this.deps.commands.run(integrationStream(row.profile_id), integrationDecider(row.profile_id), {
-      type: 'MarkRevoked', integration_id: row.integration_id, discovered_by: discoveredBy, chatsvc_status: 401, at: this.deps.clock.now().toISOString(),
+      type: 'MarkRevoked', integration_id: row.integration_id, token_prefix: row.token_prefix, discovered_by: discoveredBy, chatsvc_status: 401, at: this.deps.clock.now().toISOString(),
     }, context ?? { actor: { kind: 'system', id: 'chatsvc-connector' }, correlationId: randomUUID() });
     this.deps.log.warn('chatsvc_integration_revoked', { profile_id: row.profile_id, discovered_by: discoveredBy });
     const bot = this.bots.get(row.profile_id);
@@ -478,7 +504,8 @@ export class ChatsvcConnector {
         const wanted = new Map(active.map((r) => [r.profile_id, r]));
         for (const [profileId, bot] of this.bots) {
           const row = wanted.get(profileId);
-          if (!row || row.integration_id !== bot.integration.integration_id) await this.stopBot(profileId);
+          // Another integration, or the same one reconnected with a new token (by another instance).
+          if (!row || row.integration_id !== bot.integration.integration_id || row.token_sealed !== bot.integration.token_sealed) await this.stopBot(profileId);
         }
         for (const row of active) {
           const bot = this.bots.get(row.profile_id);

@@ -92,11 +92,17 @@ export function chatsvcRoutes(deps: OrchDeps) {
     const t = [...tags, ...form.extraTags];
     app.openapi(createRoute({
       method: 'post', path: `${form.base}/connect`, tags: t, summary: 'Provision the profile\'s bot on a chat service and connect it',
+      description: 'From `revoked_externally`, a connect with the same instance and bot_username reuses that bot and its end-to-end identity '
+        + '(same bot_user_id and identity_fingerprint, sessions kept, a new token). A bot_username whose bot registered keys this profile does not hold '
+        + '(its integration was deleted, or it is another profile\'s) is refused with 409 `bot_identity_taken`: the chat service lets a bot register its identity only once.',
       middleware: form.middleware as MiddlewareHandler<OrchEnv>[],
       request: { params: ProfileParam, body: jsonBody(ConnectBody) },
       responses: {
         201: ok(IntegrationStatus, 'connected'),
-        ...orchErrors({ ...BASE_ERRORS, 400: 'validation_failed, insecure_instance_url', 404: 'profile_not_found', 409: 'already_connected', 502: 'chatsvc_mint_bot_failed (detail, chatsvc_status)' }),
+        ...orchErrors({
+          ...BASE_ERRORS, 400: 'validation_failed, insecure_instance_url', 404: 'profile_not_found',
+          409: 'already_connected; bot_identity_taken (the bot of that name registered end-to-end keys this profile does not hold)', 502: 'chatsvc_mint_bot_failed (detail, chatsvc_status)',
+        }),
       },
     }), async (c) => {
       const body = c.req.valid('json');

@@ -90,6 +90,7 @@ export function customerRoutes(deps: RegistryDeps) {
   app.openapi(createRoute({
     method: 'post', path: '/api/v1/leads', tags: ['leads'], middleware: [write] as const,
     summary: 'Capture a lead: slug derived from the name (or the e-mail) and de-duplicated; the same e-mail again answers the existing customer',
+    description: '`name` is optional: without it the slug comes from the e-mail\'s local part (else `lead`) and the customer\'s name is the e-mail.',
     request: { body: jsonBody(LeadBody) },
     responses: {
       201: ok(Customer, 'a new customer with status lead'),

@@ -65,7 +65,12 @@ export const CustomerDetail = Customer.extend({
 export const CustomerPage = z.object({ items: z.array(Customer), ...pageFields }).openapi('CustomerPage');
 export const CustomerListQuery = z.object({ status: z.enum(CUSTOMER_STATUSES).optional() });
 
-export const LeadBody = z.strictObject({ name: text(200), email: z.email().max(320), source: optional(200) }).openapi('LeadRequest');
+export const LeadBody = z.strictObject({
+  // Lead forms often ask only for an e-mail: no name (or a blank one) is allowed.
+  name: z.string().trim().max(200).nullable().optional()
+    .openapi({ description: 'optional; without it (null or blank too) the slug comes from the e-mail\'s local part and the customer\'s name is the e-mail' }),
+  email: z.email().max(320), source: optional(200),
+}).openapi('LeadRequest');
 
 export const ContactBody = z.strictObject({
   name: text(200), email: z.email().max(320), role: z.enum(CONTACT_ROLES).optional(), last_contacted_at: isoTime.nullable().optional(),

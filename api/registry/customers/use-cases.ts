@@ -78,8 +78,9 @@ async function ownerOf(deps: Deps, customerId: string): Promise<CustomerRow | nu
  * one customer), the slug derived and taken with `-2`, `-3`, ... when needed, and the customer
  * created with status `lead`.
  */
-export async function captureLead(deps: Deps, input: { name: string; email: string; source?: string | null }, context: CommandContext): Promise<{ customer: CustomerRow; created: boolean }> {
+export async function captureLead(deps: Deps, input: { name?: string | null; email: string; source?: string | null }, context: CommandContext): Promise<{ customer: CustomerRow; created: boolean }> {
   const email = input.email.trim();
+  const name = input.name?.trim() || null;
   const existing = await customerByEmail(deps.db, email);
   if (existing) return { customer: existing, created: false };
   let customerId: string = randomUUID();
@@ -98,9 +99,9 @@ export async function captureLead(deps: Deps, input: { name: string; email: stri
     // reservation, if it made one, is then its own; see api/shared/reservations.ts).
     if (ownerId && (await deps.commands.store.readStream(customerStream(ownerId), { limit: 1 })).length === 0) customerId = ownerId;
   }
-  const base = leadSlugBase(input.name, email);
+  const base = leadSlugBase(name ?? '', email);
   const fields: CustomerFields = {
-    name: input.name, primary_email: email, status: 'lead', notes: null, pipeline_stage: null, next_action: null, next_action_date: null, source: input.source ?? null,
+    name: name ?? email, primary_email: email, status: 'lead', notes: null, pipeline_stage: null, next_action: null, next_action_date: null, source: input.source ?? null,
   };
   for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n++) {
     const slug = n === 1 ? base : `${base}-${n}`;

@@ -4,6 +4,11 @@
 //   none ──connect──▶ active ──chat 401 to the bot token──▶ revoked_externally ──connect──▶ active
 //   any ──delete──▶ none
 //
+// A connect from revoked_externally with the same bot keeps the integration id (and so the
+// device state hung off it: identity, prekeys, sessions); only the token changes. A 401 is
+// therefore matched to the token that met it (its prefix), so a late refusal of the revoked
+// token cannot revoke the fresh one.
+//
 // The bot token is in the log only sealed (`token_sealed`, under ORCH_INTEGRATION_ENCRYPTION_KEY,
 // bound to the profile and integration ids); the provision token never is. The bot's private
 // keys, ratchet sessions and sender-key states are never in the log: forward secrecy needs old
@@ -16,7 +21,7 @@ export type IntegrationStatusValue = 'active' | 'revoked_externally';
 
 export interface ConnectedData {
   profile_id: string;
-  /** New at every connect: device state, conversations and cursors hang off it. */
+  /** New at every connect of a new bot identity, kept by a reconnect of the same bot: device state, conversations and cursors hang off it. */
   integration_id: string;
   instance_url: string;
   bot_user_id: string;
@@ -50,18 +55,20 @@ export const botTokenSealContext = (profileId: string, integrationId: string) =>
 export interface IntegrationState {
   status: IntegrationStatusValue | null;
   integration_id: string | null;
+  token_prefix: string | null;
 }
 
 export type IntegrationCommand =
   | { type: 'Connect'; data: ConnectedData }
-  | { type: 'MarkRevoked'; integration_id: string; discovered_by: string; chatsvc_status: number; at: string }
+  /** `token_prefix`: of the token the chat service refused. */
+  | { type: 'MarkRevoked'; integration_id: string; token_prefix: string; discovered_by: string; chatsvc_status: number; at: string }
   | { type: 'Delete'; at: string };
 
-const initialState = (): IntegrationState => ({ status: null, integration_id: null });
+const initialState = (): IntegrationState => ({ status: null, integration_id: null, token_prefix: null });
 
 function evolve(state: IntegrationState, event: IntegrationEvent): IntegrationState {
   switch (event.type) {
-    case 'ChatIntegrationConnected': return { status: 'active', integration_id: event.data.integration_id };
+    case 'ChatIntegrationConnected': return { status: 'active', integration_id: event.data.integration_id, token_prefix: event.data.token_prefix };
     case 'IntegrationRevokedExternally': return { ...state, status: 'revoked_externally' };
     case 'ChatIntegrationDeleted': return initialState();
   }
@@ -73,8 +80,8 @@ function decide(command: IntegrationCommand, state: IntegrationState): Integrati
       if (state.status === 'active') throw new DomainError('conflict', 'already_connected', 'this profile already has an active chat-service integration; delete it first');
       return [{ type: 'ChatIntegrationConnected', data: { ...command.data } }];
     case 'MarkRevoked':
-      // Only the integration that met the 401, and only once: a stale discovery changes nothing.
-      if (state.status !== 'active' || state.integration_id !== command.integration_id) return [];
+      // Only the integration and token that met the 401, and only once: a stale discovery changes nothing.
+      if (state.status !== 'active' || state.integration_id !== command.integration_id || state.token_prefix !== command.token_prefix) return [];
       return [{ type: 'IntegrationRevokedExternally', data: { profile_id: '', integration_id: command.integration_id, discovered_by: command.discovered_by, chatsvc_status: command.chatsvc_status, at: command.at } }];
     case 'Delete':
       if (state.status === null) throw new DomainError('not_found', 'not_configured', 'this profile has no chat-service integration');

@@ -76,7 +76,7 @@ test('DMs: shared community needed; blocked users cannot initiate; the same pair
 test('posting: members only; ciphertext limit; slow mode 429 with Retry-After; read-only; archived', async ({ s, sp, owner, ann, bob, out, gid }) => {
   const chid = await sp.channel(owner, gid, [ann, bob]);
   const m = await sp.post(ann, chid, 'opaque-1');
-  assert.equal(Object.keys(m).sort(), ['channel_id', 'ciphertext', 'created_at', 'edited_at', 'file_ids', 'id', 'sender_id', 'thread_root_id', 'via_webhook', 'webhook']);
+  assert.equal(Object.keys(m).sort(), ['channel_id', 'ciphertext', 'created_at', 'edited_at', 'file_ids', 'id', 'scheduled_for', 'sender_id', 'thread_root_id', 'via_webhook', 'webhook']);
   assert.equal([m.ciphertext, m.sender_id, m.via_webhook, m.edited_at, m.thread_root_id], ['opaque-1', ann.id, false, null, null]);
   expectError(await sp.call(out, 'POST', `/api/channels/${chid}/messages`, { ciphertext: 'x' }), 403);
   expectError(await sp.call(ann, 'POST', `/api/channels/${chid}/messages`, { ciphertext: '' }), 400);

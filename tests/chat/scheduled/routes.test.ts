@@ -107,6 +107,27 @@ test('late: past send_at while stopped, delivered once with late: true', async (
   assert.is((await sp.ok(ann, 'GET', `/api/channels/${chid}/messages`)).messages[0].id, m.id);
 });
 
+test('REST shows scheduled_for: a late scheduled message in history, thread, search, edit and bookmarks; null for ordinary messages', async ({ s, sp, bg, owner, ann, gid }) => {
+  const chid = await sp.channel(owner, gid, [ann]);
+  const ordinary = await sp.ok(ann, 'POST', `/api/channels/${chid}/messages`, { ciphertext: 'now' }, 201);
+  assert.is(ordinary.scheduled_for, null, 'the post response');
+  const m = await sp.ok(ann, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: 'was down too', send_at: inSecs(s, 10), thread_root_id: ordinary.id }, 201);
+  s.clock.advance(120_000);
+  await settle(s.platform, bg);
+  const history = (await sp.ok(ann, 'GET', `/api/channels/${chid}/messages`)).messages;
+  assert.equal(history.map((x: { id: string; scheduled_for: string | null }) => [x.id, x.scheduled_for]), [[m.id, m.send_at], [ordinary.id, null]]);
+  const late = history[0];
+  assert.ok(Date.parse(late.created_at) - Date.parse(late.scheduled_for) >= 100_000, `delivered late: created_at ${late.created_at}, scheduled_for ${late.scheduled_for}`);
+  const thread = await sp.ok(ann, 'GET', `/api/channels/${chid}/threads/${ordinary.id}`);
+  assert.equal([thread.root.scheduled_for, thread.replies.map((x: { scheduled_for: string | null }) => x.scheduled_for)], [null, [m.send_at]]);
+  const found = (await sp.ok(ann, 'GET', `/api/channels/${chid}/messages/search?sender=${ann.id}`)).messages;
+  assert.equal(found.map((x: { scheduled_for: string | null }) => x.scheduled_for), [m.send_at, null]);
+  assert.is((await sp.ok(ann, 'PATCH', `/api/channels/${chid}/messages/${m.id}`, { ciphertext: 'was down, edited' })).scheduled_for, m.send_at, 'the single message');
+  await sp.ok(ann, 'POST', `/api/bookmarks/${m.id}`, undefined, 201);
+  const bookmarks = (await sp.ok(ann, 'GET', '/api/bookmarks')).bookmarks;
+  assert.is(bookmarks.find((b: { message_id: string }) => b.message_id === m.id).message.scheduled_for, m.send_at);
+});
+
 test('failed: a sender who can no longer post there; reason listed; DELETE clears it', async ({ s, sp, bg, owner, ann, bob, gid }) => {
   const chid = await sp.channel(owner, gid, [ann, bob]);
   const m = await sp.ok(bob, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: 'bye', send_at: inSecs(s, 10) }, 201);

@@ -191,8 +191,9 @@ test('a half-done connect is retried: the bot made before the failing step is re
   // Deleted here, the bot stays on the chat with its identity registered: reusing that name is refused.
   assert.is((await http(base(ctx), { method: 'DELETE', headers: ctx.admin })).status, 204);
   const reuse = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, provision_token: await provisionToken(ctx.s), default_community_id: ctx.community } });
-  assert.is(reuse.status, 502, reuse.text);
-  assert.match(reuse.body.detail, /already registered its end-to-end keys/);
+  assert.is(reuse.status, 409, reuse.text);
+  assert.is(reuse.body.error, 'bot_identity_taken');
+  assert.match(reuse.body.message, /already registered its end-to-end keys/);
   assert.is((await http(base(ctx), { headers: ctx.admin })).body.error, 'not_configured');
 });
 

@@ -72,10 +72,10 @@ test('health of the bot sockets: idle, connected, degraded, disconnected, standb
   assert.equal(botsHealth(['connected', 'standby']), { status: 'connected', active: 2, connected: 1, down: 0, standby: 1 });
 });
 
-const connect = (id: string) => ({
+const connect = (id: string, tokenPrefix = 'cb_00000000') => ({
   type: 'Connect' as const,
   data: {
-    profile_id: 'p', integration_id: id, instance_url: 'http://127.0.0.1:1', bot_user_id: 'b', bot_username: 'bot', token_prefix: 'cb_00000000',
+    profile_id: 'p', integration_id: id, instance_url: 'http://127.0.0.1:1', bot_user_id: 'b', bot_username: 'bot', token_prefix: tokenPrefix,
     token_sealed: 'v1.x', token_expires_at: null, verify_tls: true, identity_fingerprint: 'f', default_community_id: null, at: '2025-01-01T00:00:00Z',
   },
 });
@@ -94,19 +94,31 @@ test('the integration: connect, revoked once, connect again; a second connect wh
     assert.instance(error, DomainError);
     assert.is((error as DomainError).code, 'already_connected');
   }
-  const revoked = d.decide({ type: 'MarkRevoked', integration_id: 'i1', discovered_by: 'test', chatsvc_status: 401, at: 'x' }, state);
+  const revoked = d.decide({ type: 'MarkRevoked', integration_id: 'i1', token_prefix: 'cb_00000000', discovered_by: 'test', chatsvc_status: 401, at: 'x' }, state);
   assert.is(revoked.length, 1);
   state = fold([connected, ...revoked]);
   assert.is(state.status, 'revoked_externally');
-  assert.equal(d.decide({ type: 'MarkRevoked', integration_id: 'i1', discovered_by: 'tool', chatsvc_status: 401, at: 'x' }, state), [], 'once');
+  assert.equal(d.decide({ type: 'MarkRevoked', integration_id: 'i1', token_prefix: 'cb_00000000', discovered_by: 'tool', chatsvc_status: 401, at: 'x' }, state), [], 'once');
   const again = d.decide(connect('i3'), state);
   state = fold([connected, ...revoked, ...again]);
   assert.is(state.status, 'active');
-  assert.equal(d.decide({ type: 'MarkRevoked', integration_id: 'i1', discovered_by: 'x', chatsvc_status: 401, at: 'x' }, state), [], 'a stale integration is not revoked');
+  assert.equal(d.decide({ type: 'MarkRevoked', integration_id: 'i1', token_prefix: 'cb_00000000', discovered_by: 'x', chatsvc_status: 401, at: 'x' }, state), [], 'a stale integration is not revoked');
   const deleted = d.decide({ type: 'Delete', at: 'x' }, state);
   assert.is(deleted[0]!.type, 'ChatIntegrationDeleted');
   assert.is(fold([connected, ...revoked, ...again, ...deleted]).status, null);
   assert.throws(() => d.decide({ type: 'Delete', at: 'x' }, d.initialState()), (e: DomainError) => e.code === 'not_configured');
+});
+
+test('a reconnect of the same bot keeps the integration id: a late 401 to the revoked token does not revoke the fresh one', () => {
+  const d = integrationDecider('p');
+  const fold = (events: any[]) => events.reduce(d.evolve, d.initialState());
+  const [connected] = d.decide(connect('i1', 'cb_11111111'), d.initialState());
+  const revoked = d.decide({ type: 'MarkRevoked', integration_id: 'i1', token_prefix: 'cb_11111111', discovered_by: 'test', chatsvc_status: 401, at: 'x' }, fold([connected]));
+  const again = d.decide(connect('i1', 'cb_22222222'), fold([connected, ...revoked]));
+  const state = fold([connected, ...revoked, ...again]);
+  assert.equal({ status: state.status, integration_id: state.integration_id }, { status: 'active', integration_id: 'i1' });
+  assert.equal(d.decide({ type: 'MarkRevoked', integration_id: 'i1', token_prefix: 'cb_11111111', discovered_by: 'socket', chatsvc_status: 401, at: 'x' }, state), [], 'the old token\'s 401');
+  assert.is(d.decide({ type: 'MarkRevoked', integration_id: 'i1', token_prefix: 'cb_22222222', discovered_by: 'socket', chatsvc_status: 401, at: 'x' }, state).length, 1, 'the fresh token\'s 401');
 });
 
 test.run();

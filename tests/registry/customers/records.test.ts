@@ -116,13 +116,30 @@ test('leads: slug from the name, de-duplicated with -2, -3; status lead; the sam
   assert.is((await lead({ name: 'Zoë & Co. GmbH!', email: 'z@z.test' })).body.slug, 'zoe-co-gmbh');
   assert.is((await lead({ name: '!!!', email: 'Jane.Doe@x.test' })).body.slug, 'jane-doe');
   assert.is((await lead({ name: '***', email: '+@x.test' })).body.slug, 'lead');
-  for (const body of [{ name: 'x' }, { email: 'x@x.test' }, { name: 'x', email: 'nope' }, { name: 'x', email: 'x@x.test', status: 'paying' }]) {
+  for (const body of [{ name: 'x' }, { name: 'x', email: 'nope' }, { name: 'x', email: 'x@x.test', status: 'paying' }, { name: 'x'.repeat(201), email: 'x@x.test' }]) {
     assert.is((await lead(body)).status, 422, JSON.stringify(body));
   }
   const reader = await mintToken(s, admin, ['customers:read']);
   assert.is((await http(`${s.registry}/api/v1/leads`, { headers: reader.headers, json: { name: 'n', email: 'n@x.test' } })).status, 403);
   const writer = await mintToken(s, admin, ['customers:write']);
   assert.is((await http(`${s.registry}/api/v1/leads`, { headers: writer.headers, json: { name: 'Nu', email: 'nu@x.test' } })).status, 201);
+});
+
+test('leads without a name (a form that asks only for the e-mail): the slug from the e-mail\'s local part, the e-mail as the name', async ({ s, admin }) => {
+  const lead = (body: object) => http(`${s.registry}/api/v1/leads`, { headers: admin.headers, json: body });
+  const bare = await lead({ email: 'Mary.Major@corp.test', source: 'newsletter' });
+  assert.is(bare.status, 201, bare.text);
+  assert.equal([bare.body.slug, bare.body.name, bare.body.status, bare.body.primary_email, bare.body.source], ['mary-major', 'Mary.Major@corp.test', 'lead', 'Mary.Major@corp.test', 'newsletter']);
+  assert.is((await lead({ email: 'mary.major@other.test' })).body.slug, 'mary-major-2', 'de-duplicated like any lead');
+  assert.is((await lead({ name: null, email: 'null.name@x.test' })).body.slug, 'null-name');
+  assert.is((await lead({ name: '   ', email: 'blank.name@x.test' })).body.slug, 'blank-name', 'a blank name is no name');
+  const again = await lead({ email: 'MARY.MAJOR@corp.test' });
+  assert.equal([again.status, again.body.id], [200, bare.body.id], 'the same e-mail answers the existing customer');
+  // The document says so: name is not required.
+  const doc = (await http(`${s.registry}/api/v1/openapi.json`, { headers: admin.headers })).body;
+  const schema = doc.components.schemas.LeadRequest;
+  assert.equal(schema.required, ['email']);
+  assert.ok(schema.properties.name, 'name is still described');
 });
 
 test('leads: two captures of one new e-mail at once make one customer', async ({ s, admin }) => {
