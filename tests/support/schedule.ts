@@ -33,11 +33,12 @@ import { createLogger } from '../../infra/logging.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
 import { openPlatform } from '../../main/platform.ts';
 import { SHARED_CHAT_ENV } from './chat-process.ts';
+import { testLogEnv } from './test-log.ts';
 
 /** A platform on the database without projections or background work: for appending seeds. */
 export async function seedingPlatform(databaseUrl: string): Promise<Platform> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-seed-'));
-  return openPlatform(loadConfig({ ...SHARED_CHAT_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir }), createLogger({ level: 'error', sink: () => {} }), { runProjections: false });
+  return openPlatform(loadConfig({ ...SHARED_CHAT_ENV, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir }), createLogger({ level: 'error', sink: () => {} }), { runProjections: false });
 }
 
 /** `count` scheduled messages from `senderId` in `channelId`, the i-th due at `sendAt(i)`, appended through the decider (as the route does). */
@@ -52,11 +53,14 @@ export async function seedScheduled(platform: Platform, channelId: string, sende
   return ids;
 }
 
-/** How many MessagePosted events, and distinct message streams, the log holds for these ids. */
+/** How many MessagePosted events, and distinct message streams, the log holds for these ids (read through the store: either log serves). */
 export async function postedCount(platform: Platform, ids: string[]): Promise<{ events: number; streams: number; delivered: number }> {
-  const { rows } = await platform.pool.query<{ events: string; streams: string }>(
-    `SELECT count(*) AS events, count(DISTINCT stream_id) AS streams FROM events WHERE type = 'MessagePosted' AND stream_id = ANY($1::text[])`, [ids.map((id) => `chat_message-${id}`)]);
-  const delivered = await platform.pool.query<{ n: string }>(
-    `SELECT count(*) AS n FROM events WHERE type = 'ScheduledMessageDelivered' AND stream_id = ANY($1::text[])`, [ids.map((id) => `chat_scheduled_message-${id}`)]);
-  return { events: Number(rows[0]!.events), streams: Number(rows[0]!.streams), delivered: Number(delivered.rows[0]!.n) };
+  const count = async (streams: string[], type: string) => {
+    const read = await platform.store.readStreams(streams);
+    const holding = [...read.values()].map((events) => events.filter((e) => e.type === type).length);
+    return { events: holding.reduce((a, b) => a + b, 0), streams: holding.filter((n) => n > 0).length };
+  };
+  const posted = await count(ids.map((id) => `chat_message-${id}`), 'MessagePosted');
+  const delivered = await count(ids.map((id) => `chat_scheduled_message-${id}`), 'ScheduledMessageDelivered');
+  return { events: posted.events, streams: posted.streams, delivered: delivered.events };
 }
