@@ -1,9 +1,15 @@
 // The EventStoreDB adapter of the log, over @eventstore/db-client (gRPC).
 //
-// The server enforces expected revisions and makes retried appends (same event ids, same
-// expectation) idempotent; we only translate. Global positions are `$all`'s (commit, prepare)
-// pair. `$all` also holds system events (`$`-prefixed types or streams: stats, metadata, links);
-// readers of the whole log never see them.
+// The server enforces expected revisions; we only translate. Against any server since 21.10 the
+// client appends through Streams.BatchAppend (ServerFeatures lists it), whose refusals come back as
+// google.rpc.Status details; the client turns a WrongExpectedVersion there into the same
+// WrongExpectedVersionError as on the older Streams.Append path, which we map to ours.
+// A retried append (same event ids) is answered with the original result, nothing written, when it
+// names an explicit revision or `no_stream`; with `any` or `exists` the server only consults a
+// bounded cache of recent event ids, so a late retry of those writes the events again.
+// Global positions are `$all`'s (commit, prepare) pair, commit == prepare for every event.
+// `$all` also holds system events (`$`-prefixed types or streams: the node's users, its
+// `$stats-*` every 30 s, metadata, links); readers of the whole log never see them.
 //
 // Filtering: subscriptions filter on the server with one expression (stream prefixes, else event
 // types, else "no system events") and check the whole filter again here. readAll filters only here:
@@ -58,9 +64,16 @@ function serverFilter(filter: LogFilter | undefined): Filter {
   return excludeSystemEvents();
 }
 
+/** Position.End (2^64 - 1): what servers before 22.6 send as the position of an event read from a stream. */
+const NO_POSITION = 2n ** 64n - 1n;
+
 function toPosition(event: EsdbEvent): Position {
-  // Reads of streams and of `$all` both carry the `$all` position on servers since 20.6.
-  if (!event.position) throw new Error(`EventStoreDB returned event ${event.id} without a log position`);
+  // Reads of `$all` always carry the event's log position; reads of a stream only on servers since
+  // 22.6 (KurrentDB Grpc/Enumerators.cs; before, Position.End). Each event has its own position,
+  // commit == prepare, also within one append.
+  if (!event.position || event.position.commit === NO_POSITION) {
+    throw new Error(`EventStoreDB returned event ${event.id} of ${event.streamId} without a log position: the server is older than 22.6, which this adapter needs`);
+  }
   return { commit: event.position.commit, prepare: event.position.prepare };
 }
 

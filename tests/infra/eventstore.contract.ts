@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { EventStore, EventToAppend, LogFilter, RecordedEvent, Subscription } from '../../infra/eventstore/port.ts';
+import type { EventStore, EventToAppend, ExpectedRevision, LogFilter, RecordedEvent, Subscription } from '../../infra/eventstore/port.ts';
 import { WrongExpectedRevisionError } from '../../infra/eventstore/port.ts';
 import { comparePositions, formatPosition, parsePosition } from '../../infra/eventstore/position.ts';
 import { chainHash, generateSigningSeedHex, GENESIS_HASH, signingKeyFromSeed } from '../../crypto/audit.ts';
@@ -114,6 +114,104 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.is(missing.actual, 'no_stream');
     assert.is((await store.append(s, [event()], { expected: 2n })).nextExpectedRevision, 3n);
     assert.is((await store.readStream(s)).length, 4);
+  });
+
+  test('expected revision in every form: each refusal names the actual revision and writes nothing', async ({ store }) => {
+    const s = streamName();
+    const missing = streamName();
+    await store.append(s, [event(), event()], { expected: 'no_stream' });
+    const cases: [string, ExpectedRevision, bigint | 'no_stream'][] = [
+      [s, 'no_stream', 1n], [s, 0n, 1n], [s, 2n, 1n], [s, 5n, 1n],
+      [missing, 'exists', 'no_stream'], [missing, 0n, 'no_stream'], [missing, 3n, 'no_stream'],
+    ];
+    for (const [stream, expected, actual] of cases) {
+      const error = await conflict(store.append(stream, [event()], { expected }));
+      assert.is(error.stream, stream);
+      assert.is(error.expected, expected);
+      assert.is(error.actual, actual, `expected ${String(expected)} on ${stream === s ? 'a stream at 1' : 'a missing stream'}`);
+    }
+    assert.is((await store.readStream(s)).length, 2);
+    assert.equal(await store.readStream(missing), []);
+    assert.is((await store.append(s, [event()], { expected: 'exists' })).nextExpectedRevision, 2n);
+    assert.is((await store.append(s, [event()], { expected: 2n })).nextExpectedRevision, 3n);
+    assert.is((await store.append(s, [event()], { expected: 'any' })).nextExpectedRevision, 4n);
+    assert.is((await store.append(missing, [event()], { expected: 'any' })).nextExpectedRevision, 0n);
+  });
+
+  test('a retry naming a revision or no_stream gets the original result even after the stream moved on', async ({ store }) => {
+    const s = streamName();
+    const created = [event('Created')];
+    const first = await store.append(s, created, { expected: 'no_stream' });
+    const second = [event('Second'), event('Third')];
+    const middle = await store.append(s, second, { expected: 0n });
+    await store.append(s, [event('Later')], { expected: 2n });
+
+    const createdAgain = await store.append(s, created, { expected: 'no_stream' });
+    assert.is(createdAgain.nextExpectedRevision, 0n);
+    assert.is(comparePositions(createdAgain.position, first.position), 0);
+    const middleAgain = await store.append(s, second, { expected: 0n });
+    assert.is(middleAgain.nextExpectedRevision, 2n);
+    assert.is(comparePositions(middleAgain.position, middle.position), 0);
+    assert.is((await store.readStream(s)).length, 4);
+
+    // Only part of the ids where the retry would put them: not a retry, a conflict.
+    const error = await conflict(store.append(s, [second[0]!, event('Other')], { expected: 0n }));
+    assert.is(error.actual, 3n);
+    assert.is((await store.readStream(s)).length, 4);
+  });
+
+  test('a prompt retry of an any append is not duplicated', async ({ store }) => {
+    const s = streamName();
+    const batch = [event(), event()];
+    const first = await store.append(s, batch, { expected: 'any' });
+    const again = await store.append(s, batch, { expected: 'any' });
+    assert.is(again.nextExpectedRevision, first.nextExpectedRevision);
+    assert.is(comparePositions(again.position, first.position), 0);
+    assert.is((await store.readStream(s)).length, 2);
+  });
+
+  test('event metadata round-trips: id, stream, revision, type, data, metadata with extra fields, creation time', async ({ store }) => {
+    const s = streamName();
+    const before = Date.now();
+    const e = event('MetaChecked', { text: 'ünïcödé ✓', n: 1.5, list: [1, null, 'x'], nested: { deep: true } });
+    e.metadata = { ...e.metadata, actor: { kind: 'user', id: 'u-1' }, causation_id: randomUUID(), trace: { span: 'abc' } };
+    const written = await store.append(s, [e], { expected: 'no_stream' });
+    const [read] = await store.readStream(s);
+    const [fromAll] = await store.readAll({ filter: { streamPrefixes: [s] } });
+    for (const r of [read!, fromAll!]) {
+      assert.is(r.id, e.id);
+      assert.is(r.stream, s);
+      assert.is(r.revision, 0n);
+      assert.is(r.type, 'MetaChecked');
+      assert.equal(r.data, e.data);
+      assert.equal(r.metadata, e.metadata);
+      assert.is(comparePositions(r.position, written.position), 0);
+      assert.ok(r.created_at instanceof Date);
+      // A wrong unit (ticks, seconds) lands decades away; the clocks of store and test agree to minutes.
+      assert.ok(Math.abs(r.created_at.getTime() - before) < 10 * 60_000, r.created_at.toISOString());
+    }
+  });
+
+  test('boundaries: readAll and subscribe after an event start at the next one; after the newest, only new appends', async ({ store }) => {
+    const category = `edge${randomUUID().slice(0, 8)}`;
+    const filter = { streamPrefixes: [`${category}-`] };
+    const s = streamName(category);
+    const a = await store.append(s, [event('A')], { expected: 'no_stream' });
+    const bc = await store.append(s, [event('B'), event('C')], { expected: 0n });
+    assert.equal((await store.readAll({ after: a.position, filter })).map((e) => e.type), ['B', 'C']);
+    assert.equal(await store.readAll({ after: bc.position, filter }), []);
+    const [b] = await store.readAll({ after: a.position, filter, limit: 1 });
+    assert.equal((await store.readAll({ after: b!.position, filter })).map((e) => e.type), ['C']);
+    assert.ok(comparePositions(a.position, b!.position) < 0 && comparePositions(b!.position, bc.position) < 0);
+
+    const fromB = store.subscribe({ after: b!.position, filter });
+    assert.equal((await take(fromB, 1)).map((e) => e.type), ['C']);
+    await fromB.close();
+    const fromNewest = store.subscribe({ after: bc.position, filter });
+    const collecting = take(fromNewest, 1);
+    await store.append(s, [event('D')], { expected: 2n });
+    assert.equal((await collecting).map((e) => e.type), ['D']);
+    await fromNewest.close();
   });
 
   test('a retried append (same event ids, same expectation) is not duplicated', async ({ store }) => {
