@@ -39,7 +39,7 @@ test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, 
       type: 'Schedule', id, channel_id: chid, creator_id: ann.id, title: `M ${id.slice(0, 4)}`, description: '', start, time_zone: 'UTC', duration_minutes: 30, rrule: null, reminders: [35, 32], location: null, at,
     }, { actor: { kind: 'user', id: ann.id }, correlationId: null }, { awaitProjections: false });
   });
-  const fired = async () => (await loggedEvents(seed, { eventTypes: ['MeetingReminderFired'] })).filter((e) => ids.includes(e.data.meeting_id as string));
+  const fired = async () => (await loggedEvents(seed, { eventTypes: ['MeetingReminderFired'] })).filter((e) => (ids as string[]).includes(e.data.meeting_id as string));
   const count = async () => {
     const events = await fired();
     return { events: events.length, streams: new Set(events.map((e) => e.stream)).size };

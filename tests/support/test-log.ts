@@ -8,7 +8,9 @@
 // Suites that build a log themselves (tests/infra/eventstore.*, the projection engine's gate
 // tests) are not affected: they test the PostgreSQL log, and keep it under the switch.
 
-type Double = { url: string; stop(): Promise<void> };
+import type { EsdbTestServer } from '../doubles/esdb-test-server.ts';
+
+type Double = EsdbTestServer;
 
 const SETTINGS = ['postgres', 'esdb'] as const;
 const setting = process.env.TEST_LOG?.trim() || 'postgres';
@@ -25,7 +27,9 @@ export async function testLogEnv(databaseUrl: string): Promise<Record<string, st
   let double = doubles.get(databaseUrl);
   if (!double) {
     // Imported here: the double needs @grpc/grpc-js, and suites on the PostgreSQL log never load it.
-    double = import('../doubles/esdb-test-server.ts').then(({ startEsdbTestServer }) => startEsdbTestServer());
+    // A `$stats-*` event every 5 s (a real node: every 30 s), so every suite's log holds system
+    // events among its own, as a server's does, and every reader has to skip them.
+    double = import('../doubles/esdb-test-server.ts').then(({ startEsdbTestServer }) => startEsdbTestServer({ statsIntervalMs: 5_000 }));
     doubles.set(databaseUrl, double);
   }
   return { EVENTSTORE_URL: (await double).url };
