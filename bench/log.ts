@@ -11,7 +11,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createPool, type Pool } from '../infra/db/pool.ts';
-import type { EventToAppend, ExpectedRevision } from '../infra/eventstore/port.ts';
+import type { EventStore, EventToAppend, ExpectedRevision } from '../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import type { Operation } from './measure.ts';
 
@@ -62,6 +62,17 @@ export function insertRows(url: string, workers: number): Workload {
 export function appendEvents(url: string, writers: number, perCall: number): Workload {
   const pool = createPool(url, { max: STORE_POOL, application: 'orchard-bench' });
   const store = new PostgresEventStore(pool, url);
+  return {
+    operations: appendOperations(store, writers, perCall),
+    async close() {
+      await store.close();
+      await pool.end();
+    },
+  };
+}
+
+/** The writers of `appendEvents` on any store (the EventStoreDB double's figures use them too). */
+export function appendOperations(store: EventStore, writers: number, perCall: number): Operation[] {
   const run = randomUUID().slice(0, 8);
   let n = 0;
   const operations = Array.from({ length: writers }, (_, index): Operation => {
@@ -73,11 +84,5 @@ export function appendEvents(url: string, writers: number, perCall: number): Wor
       return perCall;
     };
   });
-  return {
-    operations,
-    async close() {
-      await store.close();
-      await pool.end();
-    },
-  };
+  return operations;
 }

@@ -84,6 +84,12 @@ export async function analyzeLog(pool: Pool): Promise<void> {
   await pool.query('ANALYZE events');
 }
 
+/** Empty a bench projection's table and forget its checkpoint, so a second catch-up (another log) starts from nothing. */
+export async function resetProjection(pool: Pool, projection: Projection): Promise<void> {
+  await pool.query(`TRUNCATE ${projection.tables[0]}`);
+  await pool.query('DELETE FROM projection_checkpoints WHERE name = $1', [projection.name]);
+}
+
 /**
  * Start a ProjectionEngine with `projectedRows` from an empty checkpoint and time it until its
  * checkpoint reaches `target` (the last seeded event; taken from the appends rather than from

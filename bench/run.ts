@@ -1,5 +1,5 @@
 // `npm run bench`: the log's write and projection figures, one JSON object per line on stdout
-// ({"name","value","unit","baseline"?,"ratio"?}); progress goes to stderr so stdout stays
+// ({"name","value","unit","baseline"?,"ratio"?,"note"?}); progress goes to stderr so stdout stays
 // machine-readable. Every figure is measured in this one run against the same PostgreSQL, so
 // the ratios compare like with like.
 //
@@ -19,6 +19,7 @@ import { measureHttp, percentile } from './http.ts';
 import { analyzeLog, catchUp, createProjectionTables, projectedRows, seed } from './projection.ts';
 import { chatFigures } from './chat.ts';
 import { e2eeFigures } from './e2ee.ts';
+import { esdbDoubleFigures } from './esdb-double.ts';
 import { estateFigures } from './estate.ts';
 import { auditFigures } from './audit.ts';
 import { agentsBench } from './agents.ts';
@@ -117,6 +118,12 @@ try {
     } finally {
       await store.close();
     }
+  }
+
+  {
+    // The same two log figures with the log on the EventStoreDB test double (read models on
+    // this database): labelled `_esdb_double` with a note, for regressions only.
+    for (const figure of await esdbDoubleFigures(pool, { progress, timing, seedEvents: SEED_EVENTS })) emit(figure);
   }
 
   {

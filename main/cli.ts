@@ -1,4 +1,4 @@
-// `orchard <command>`: serve, migrate, rebuild, replay, openapi, keys, profiles, audit.
+// `orchard <command>`: serve, migrate, rebuild, replay, openapi, keys, profiles, audit, release, updates, dev.
 
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logging.ts';
@@ -29,6 +29,8 @@ const usage = async () => `usage: orchard <command>
                                     make a release signing key; sign a manifest (DSSE envelope);
                                     precompile a release's sources into <dir>/dist/
   updates unfreeze <apply_id>       lift a frozen apply's maintenance once repaired by hand
+  dev esdb [--port N]               an in-memory EventStoreDB TEST DOUBLE on 127.0.0.1 (default 2113) for
+                                    local runs with EVENTSTORE_URL; not a server (a git checkout only)
 ${(await import('./audit-cli.ts')).AUDIT_USAGE.replace(/^usage: orchard audit <command>\n/, '')}`;
 
 const say = (line: string) => process.stderr.write(line + '\n');
@@ -36,6 +38,13 @@ const say = (line: string) => process.stderr.write(line + '\n');
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === 'release') return (await import('./updates-cli.ts')).releaseCommand(args, process.stdout, process.stderr);
+  if (command === 'dev') {
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    return (await import('./dev-esdb.ts')).devCommand(args, process.stdout, process.stderr, stopped);
+  }
   if (command === 'openapi') {
     const [{ SERVICES }, { offlineDocument }] = await Promise.all([import('./apps.ts'), import('./openapi.ts')]);
     const service = args[0] as ServiceName;

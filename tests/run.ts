@@ -8,11 +8,13 @@
 // more, alone, at the end; if it passes then, it is named as flaky and counted by its second run
 // (`TEST_RERUN=0` turns this off).
 // Arguments filter suites by path substring: `node --import tsx tests/run.ts eventstore`.
+// TEST_LOG=esdb puts the services' log on an EventStoreDB test double (tests/support/test-log.ts).
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filesUnder } from './support/files.ts';
 import { runSuiteProcess, testServer, type SuiteOutcome } from './support/suite-process.ts';
+import { logOnEsdb } from './support/test-log.ts';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 
@@ -22,6 +24,10 @@ const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
 /** Suites that run alone, before the others (see above). */
 const EXCLUSIVE = /eventstore\.|infra\/projections\./;
 
+// TEST_LOG=esdb (tests/run-esdb.ts): said first, so nobody reads the counts as the PostgreSQL log's.
+if (logOnEsdb) {
+  console.log('log: an EventStoreDB test double per suite database (TEST_LOG=esdb); suites that build a log themselves (tests/infra/eventstore.*, tests/infra/projections.*) keep PostgreSQL\n');
+}
 const server = await testServer('orchard-test-');
 const serverUrl = server.url;
 type Outcome = SuiteOutcome;

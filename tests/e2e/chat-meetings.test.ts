@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Temporal } from 'temporal-polyfill';
+import { loggedEvents } from '../support/services.ts';
 import { connectWs } from '../support/ws.ts';
 import { sleep, startTwoInstances, stopTwoInstances, until, type TwoInstances } from '../support/two-chat-instances.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
@@ -38,13 +39,15 @@ test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, 
       type: 'Schedule', id, channel_id: chid, creator_id: ann.id, title: `M ${id.slice(0, 4)}`, description: '', start, time_zone: 'UTC', duration_minutes: 30, rrule: null, reminders: [35, 32], location: null, at,
     }, { actor: { kind: 'user', id: ann.id }, correlationId: null }, { awaitProjections: false });
   });
-  const count = async () => (await seed.pool.query<{ events: number; streams: number }>(
-    `SELECT count(*)::int AS events, count(DISTINCT stream_id)::int AS streams FROM events WHERE type = 'MeetingReminderFired' AND data->>'meeting_id' = ANY($1::text[])`, [ids])).rows[0]!;
+  const fired = async () => (await loggedEvents(seed, { eventTypes: ['MeetingReminderFired'] })).filter((e) => (ids as string[]).includes(e.data.meeting_id as string));
+  const count = async () => {
+    const events = await fired();
+    return { events: events.length, streams: new Set(events.map((e) => e.stream)).size };
+  };
   await until('200 reminders fired', async () => ((await count()).events >= 200 ? true : false));
   await sleep(3000);
   assert.equal(await count(), { events: 200, streams: 200 });
-  const { rows } = await seed.pool.query(`SELECT data FROM events WHERE type = 'MeetingReminderFired' AND data->>'meeting_id' = ANY($1::text[])`, [ids]);
-  assert.ok(rows.every((r) => [...r.data.recipient_ids].sort().join() === [owner.id, ann.id].sort().join()), 'both members');
+  assert.ok((await fired()).every((r) => [...(r.data.recipient_ids as string[])].sort().join() === [owner.id, ann.id].sort().join()), 'both members');
 
   // Each socket hears each reminder once.
   for (const ws of [wsAnn, wsOwner]) {

@@ -68,10 +68,13 @@ test('stopped past send_at: delivered once, late, when an instance starts again'
   await until('3 posted', async () => ((await postedCount(ctx.seed, ids)).events >= 3 ? true : false));
   await sleep(1000);
   assert.equal(await postedCount(ctx.seed, ids), { events: 3, streams: 3, delivered: 3 });
-  const { rows } = await ctx.seed.pool.query(`SELECT data FROM events WHERE type = 'ScheduledMessageDelivered' AND stream_id = ANY($1::text[])`, [ids.map((id) => `chat_scheduled_message-${id}`)]);
-  assert.ok(rows.every((r) => r.data.late === true), JSON.stringify(rows.map((r) => r.data.late)));
-  const messages = await ctx.seed.pool.query(`SELECT data FROM events WHERE type = 'MessagePosted' AND stream_id = ANY($1::text[])`, [ids.map((id) => `chat_message-${id}`)]);
-  assert.ok(messages.rows.every((r) => typeof r.data.scheduled_for === 'string'));
+  const read = async (prefix: string, type: string) => [...(await ctx.seed.store.readStreams(ids.map((id) => `${prefix}${id}`))).values()].flat().filter((e) => e.type === type);
+  const delivered = await read('chat_scheduled_message-', 'ScheduledMessageDelivered');
+  assert.is(delivered.length, 3);
+  assert.ok(delivered.every((r) => r.data.late === true), JSON.stringify(delivered.map((r) => r.data.late)));
+  const messages = await read('chat_message-', 'MessagePosted');
+  assert.is(messages.length, 3);
+  assert.ok(messages.every((r) => typeof r.data.scheduled_for === 'string'));
 });
 
 test.run();

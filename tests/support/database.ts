@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { createPool, withDatabase, type Pool } from '../../infra/db/pool.ts';
 import { migrate } from '../../infra/db/migrate.ts';
+import { stopTestLog } from './test-log.ts';
 
 export interface TestDatabase {
   url: string;
@@ -30,6 +31,7 @@ export async function freshDatabase(label: string, options: { migrate?: boolean 
     pool,
     async drop() {
       await pool.end();
+      await stopTestLog(url);
       const admin = createPool(serverUrl(), { max: 1 });
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       await admin.end();

@@ -2,7 +2,7 @@
 // forward-auth headers from a trusted peer (with their CSRF token from GET /api/v1/auth/me),
 // machine tokens minted by an admin through POST /api/v1/admin/tokens.
 
-import { http, type TestServices } from './services.ts';
+import { http, loggedEvents, type TestServices } from './services.ts';
 
 /** Forward-auth from the in-process default peer (127.0.0.1) is trusted. */
 export const REGISTRY_ENV = { REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32,::1/128' };
@@ -37,5 +37,5 @@ export async function mintToken(s: TestServices, admin: Interactive, scopes: str
 
 /** Events in the log (for "nothing written on a refusal"). */
 export async function eventCount(s: TestServices): Promise<number> {
-  return Number((await s.db.pool.query('SELECT count(*) FROM events')).rows[0].count);
+  return (await loggedEvents(s)).length;
 }

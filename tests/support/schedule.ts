@@ -5,6 +5,7 @@ import { chatBackground, type ChatBackground } from '../../main/chat-background.
 import type { Platform } from '../../main/platform.ts';
 
 export async function settle(platform: Platform, background: ChatBackground): Promise<void> {
+  if (logOnEsdb) return settleOnStore(platform, background);
   // The events table is read directly: readers of the log see an append only once every older
   // transaction of the whole server has ended, which other suites can hold back for a while.
   const mark = (await platform.pool.query<{ p: string }>('SELECT coalesce(max(position), 0)::text AS p FROM events')).rows[0]!.p;
@@ -21,6 +22,23 @@ export async function settle(platform: Platform, background: ChatBackground): Pr
   await platform.engine.waitForEvents(rows.map((r) => ({ type: r.type, position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } })), 30_000);
 }
 
+/** `settle` with the log on EventStoreDB (TEST_LOG=esdb): the same steps, read through the store (no visibility gate there). */
+async function settleOnStore(platform: Platform, background: ChatBackground): Promise<void> {
+  const mark = (await platform.store.headPosition()) ?? 'start';
+  const unposted = async () => {
+    const events = await loggedEvents(platform, { eventTypes: ['ScheduledMessageDelivered', 'MessagePosted'] });
+    const posted = new Set(events.filter((e) => e.type === 'MessagePosted').map((e) => e.stream));
+    return events.filter((e) => e.type === 'ScheduledMessageDelivered' && !posted.has(`chat_message-${e.stream.slice('chat_scheduled_message-'.length)}`)).length;
+  };
+  const deadline = Date.now() + 30_000;
+  do {
+    await background.settle();
+    if (Date.now() > deadline) throw new Error('settle: deliveries still unposted after 30 s');
+  } while ((await unposted()) > 0);
+  const appended = await platform.store.readAll({ after: mark, limit: 100_000 });
+  await platform.engine.waitForEvents(appended.map((e) => ({ type: e.type, position: e.position })), 30_000);
+}
+
 export const backgroundOf = (platform: Platform) => chatBackground(platform);
 
 import { randomUUID } from 'node:crypto';
@@ -33,11 +51,13 @@ import { createLogger } from '../../infra/logging.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
 import { openPlatform } from '../../main/platform.ts';
 import { SHARED_CHAT_ENV } from './chat-process.ts';
+import { loggedEvents } from './services.ts';
+import { logOnEsdb, testLogEnv } from './test-log.ts';
 
 /** A platform on the database without projections or background work: for appending seeds. */
 export async function seedingPlatform(databaseUrl: string): Promise<Platform> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-seed-'));
-  return openPlatform(loadConfig({ ...SHARED_CHAT_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir }), createLogger({ level: 'error', sink: () => {} }), { runProjections: false });
+  return openPlatform(loadConfig({ ...SHARED_CHAT_ENV, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir }), createLogger({ level: 'error', sink: () => {} }), { runProjections: false });
 }
 
 /** `count` scheduled messages from `senderId` in `channelId`, the i-th due at `sendAt(i)`, appended through the decider (as the route does). */
@@ -52,11 +72,15 @@ export async function seedScheduled(platform: Platform, channelId: string, sende
   return ids;
 }
 
-/** How many MessagePosted events, and distinct message streams, the log holds for these ids. */
+/** How many MessagePosted events, and distinct message streams, the log holds for these ids (read through the store: either log serves). */
 export async function postedCount(platform: Platform, ids: string[]): Promise<{ events: number; streams: number; delivered: number }> {
-  const { rows } = await platform.pool.query<{ events: string; streams: string }>(
-    `SELECT count(*) AS events, count(DISTINCT stream_id) AS streams FROM events WHERE type = 'MessagePosted' AND stream_id = ANY($1::text[])`, [ids.map((id) => `chat_message-${id}`)]);
-  const delivered = await platform.pool.query<{ n: string }>(
-    `SELECT count(*) AS n FROM events WHERE type = 'ScheduledMessageDelivered' AND stream_id = ANY($1::text[])`, [ids.map((id) => `chat_scheduled_message-${id}`)]);
-  return { events: Number(rows[0]!.events), streams: Number(rows[0]!.streams), delivered: Number(delivered.rows[0]!.n) };
+  // One pass over the log's events of the two types (a read per stream would be 2,000 reads a poll).
+  const wanted = new Set(ids.flatMap((id) => [`chat_message-${id}`, `chat_scheduled_message-${id}`]));
+  const events = (await loggedEvents(platform, { eventTypes: ['MessagePosted', 'ScheduledMessageDelivered'] })).filter((e) => wanted.has(e.stream));
+  const posted = events.filter((e) => e.type === 'MessagePosted');
+  return {
+    events: posted.length,
+    streams: new Set(posted.map((e) => e.stream)).size,
+    delivered: events.filter((e) => e.type === 'ScheduledMessageDelivered').length,
+  };
 }

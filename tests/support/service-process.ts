@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BIN } from './cli.ts';
+import { testLogEnv } from './test-log.ts';
 
 export interface ServiceProcess {
   url: string;
@@ -24,8 +25,8 @@ const ANNOUNCED: Record<Service, string> = { chat: 'chat', orch: 'orchestration'
 const LISTEN: Record<Service, string> = { chat: 'CHATSVC_LISTEN', orch: 'ORCH_LISTEN' };
 
 /**
- * Start `service` on `databaseUrl`, with a DATA_DIR of its own and none of this process's
- * database, key or broker settings; `env` adds to (or overrides) that. `nodeArgs` go to Node
+ * Start `service` on `databaseUrl` (and the log TEST_LOG puts with it), with a DATA_DIR of its
+ * own and none of this process's database, key or broker settings; `env` adds to (or overrides) that. `nodeArgs` go to Node
  * itself (`--cpu-prof`, say).
  */
 export async function startServiceProcess(
@@ -35,7 +36,7 @@ export async function startServiceProcess(
   const clean = { ...process.env };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE', 'REDIS_URL', 'EVENTSTORE_URL']) delete clean[k];
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', service], {
-    env: { ...clean, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, [LISTEN[service]]: '127.0.0.1:0', LOG_LEVEL: 'warn', ...env },
+    env: { ...clean, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir, [LISTEN[service]]: '127.0.0.1:0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: string[] = [];

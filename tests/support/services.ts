@@ -4,18 +4,22 @@
 //   (no sockets). Their base URLs (`http://orch.test`, ...) are served by `http()` below.
 // - `startTestServices` (e2e suites): the real HTTP services on ephemeral loopback ports.
 //
-// Log lines are captured so suites can scan them.
+// Log lines are captured so suites can scan them. The log itself is where TEST_LOG says
+// (tests/support/test-log.ts): the database's `events` table, or an EventStoreDB test double.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ShiftedClock } from '../../infra/clock.ts';
 import { loadConfig } from '../../infra/config.ts';
+import type { LogFilter, RecordedEvent } from '../../infra/eventstore/port.ts';
+import type { Position } from '../../infra/eventstore/position.ts';
 import { createLogger } from '../../infra/logging.ts';
 import { createApp, SERVICES, type ServiceName } from '../../main/apps.ts';
 import { openPlatform, type Platform } from '../../main/platform.ts';
 import { startServices, type RunningService } from '../../main/serve.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
+import { testLogEnv } from './test-log.ts';
 
 export const TEST_SECRET_KEY = 'a1'.repeat(32);
 
@@ -121,7 +125,7 @@ async function start(label: string, env: Record<string, string>, mode: 'in-proce
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
   const services = new TestServices(db, {
     DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY,
-    ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...env,
+    ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...await testLogEnv(db.url), ...env,
   }, mode);
   await services.start();
   return services;
@@ -173,8 +177,24 @@ export async function http(url: string, init: RequestOptions = {}): Promise<Repl
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 
+/**
+ * The log's events in log order, optionally only those of `filter` (types, stream prefixes), read
+ * through the store: suites ask the log this way, never its PostgreSQL table, so they hold on
+ * either log (TEST_LOG).
+ */
+export async function loggedEvents(on: TestServices | Pick<Platform, 'store'>, filter?: LogFilter): Promise<RecordedEvent[]> {
+  const store = 'platform' in on ? on.platform.store : on.store;
+  const events: RecordedEvent[] = [];
+  let after: Position | 'start' = 'start';
+  for (;;) {
+    const page = await store.readAll({ after, limit: 1000, filter });
+    events.push(...page);
+    if (page.length < 1000) return events;
+    after = page[page.length - 1]!.position;
+  }
+}
+
 /** Every event of the log as text, for scans (no secret may appear in it). */
 export async function logText(services: TestServices): Promise<string> {
-  const { rows } = await services.db.pool.query(`SELECT stream_id, type, data::text AS data, metadata::text AS metadata FROM events ORDER BY position`);
-  return rows.map((r) => `${r.stream_id} ${r.type} ${r.data} ${r.metadata}`).join('\n');
+  return (await loggedEvents(services)).map((e) => `${e.stream} ${e.type} ${JSON.stringify(e.data)} ${JSON.stringify(e.metadata)}`).join('\n');
 }

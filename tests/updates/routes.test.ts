@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { UpdaterLog } from '../../infra/updater/log-writer.ts';
 import { bearer, registerChat, type ChatAccount } from '../support/chat.ts';
 import { browser, createAccount, login, type Account, type Session } from '../support/principals.ts';
-import { http, startTestApps, type TestServices } from '../support/services.ts';
+import { http, loggedEvents, startTestApps, type TestServices } from '../support/services.ts';
 import { startSidecar, stopSidecar, StubRuntime, type Sidecar } from '../support/stub-runtime.ts';
 import { FakeServices, payload, releaseKeys, sign, StaticHost, until, type ReleaseKeys } from '../support/updates.ts';
 
@@ -87,8 +87,8 @@ test('a verified manifest becomes the channel head; a refused one keeps it and r
   host.channel('stable', sign(keys, payload({ version: '0.1.0', expires_at: new Date(Date.now() - 1000).toISOString() })));
   assert.is((await check(s)).body.last_error.code, 'manifest_expired');
   nextMinute(s);
-  const events = await s.db.pool.query(`SELECT data FROM events WHERE type = 'UpdateCheckCompleted' ORDER BY position`);
-  assert.equal(events.rows.map((r) => r.data.result), ['empty', 'verified', 'failed', 'failed']);
+  const events = await loggedEvents(s, { eventTypes: ['UpdateCheckCompleted'] });
+  assert.equal(events.map((e) => e.data.result), ['empty', 'verified', 'failed', 'failed']);
 });
 
 test('apply: a key is refused (interactive session only), a user is not admin, the target must be the head and not current', async ({ s, userSession, adminSession }) => {
@@ -115,8 +115,8 @@ test('apply the head: 202, audit update_applied, the sidecar runs it, progress l
   const r = await http(`${s.orch}/api/admin/updates/apply`, { headers: browser(s, adminSession), json: { target_version: '0.2.0' } });
   assert.is(r.status, 202, r.text);
   assert.is(r.body.state, 'verifying_manifest');
-  const audit = await s.db.pool.query(`SELECT data FROM events WHERE type = 'UpdateApplyRequested'`);
-  assert.equal([audit.rows[0].data.action, audit.rows[0].data.apply_id, audit.rows[0].data.target_version], ['update_applied', r.body.apply_id, '0.2.0']);
+  const [audit] = await loggedEvents(s, { eventTypes: ['UpdateApplyRequested'] });
+  assert.equal([audit!.data.action, audit!.data.apply_id, audit!.data.target_version], ['update_applied', r.body.apply_id, '0.2.0']);
   // A security event on this service: in its audit log, with who asked and what for.
   const entries = (await http(`${s.orch}/api/v1/agent-chat/audit`, { headers: admin })).body.filter((e: { event_type: string }) => e.event_type === 'update_applied');
   assert.equal(entries.map((e: any) => [e.severity, e.profile_slug, e.detail, e.actor]),
@@ -128,12 +128,12 @@ test('apply the head: 202, audit update_applied, the sidecar runs it, progress l
   assert.ok(detail.body.events.some((e: { step: string }) => e.step === 'health_check_passed'));
   // The journal went into the log under its own ids; the read model agrees with the sidecar.
   await s.platform.commands.awaitProjections((await s.platform.store.headPosition())!, ['UpdateApplyJournaled']);
-  const journaled = await s.db.pool.query(`SELECT event_id::text AS id, data FROM events WHERE type = 'UpdateApplyJournaled' ORDER BY position`);
-  assert.equal(journaled.rows.map((e) => e.id), sc.journal.of(r.body.apply_id).map((e) => e.id));
+  const journaled = await loggedEvents(s, { eventTypes: ['UpdateApplyJournaled'] });
+  assert.equal(journaled.map((e) => e.id), sc.journal.of(r.body.apply_id).map((e) => e.id));
   const list = await http(`${s.orch}/api/v1/admin/updates/applies?limit=5`, { headers: admin });
   assert.equal([list.body.total, list.body.applies[0].apply_id, list.body.applies[0].outcome], [1, r.body.apply_id, 'success']);
-  const maintenance = await s.db.pool.query(`SELECT type FROM events WHERE type LIKE 'Maintenance%' ORDER BY position`);
-  assert.equal(maintenance.rows.map((e) => e.type), ['MaintenanceStarted', 'MaintenanceEnded']);
+  const maintenance = (await loggedEvents(s)).filter((e) => e.type.startsWith('Maintenance'));
+  assert.equal(maintenance.map((e) => e.type), ['MaintenanceStarted', 'MaintenanceEnded']);
   // The write gate follows the log: it opens once its subscription delivers MaintenanceEnded
   // (the next tests write; a check run before that is refused 503 maintenance).
   await until('the write gate open again', async () => (await status(s)).body.maintenance.active === false, 10_000, 20);

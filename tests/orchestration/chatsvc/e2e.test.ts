@@ -12,7 +12,7 @@ import { orchDeps } from '../../../main/apps.ts';
 import { startAgentApps } from '../../support/agents.ts';
 import { registerChat, uniqueName, type ChatAccount } from '../../support/chat.ts';
 import { BOOTSTRAP_SECRET, Human, INTEGRATION_KEY, provisionToken, uniqueBotName } from '../../support/chatsvc.ts';
-import { http, logText, type TestServices } from '../../support/services.ts';
+import { http, loggedEvents, logText, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 import { addSnippet, makeProfile } from '../agent-chat/helpers.ts';
 
@@ -137,8 +137,7 @@ test('test probes the token; tools answer; a token revoked on the chat side: tes
   const tool = await http(`${base(ctx)}/tools/create_channel`, { headers: ctx.admin, json: { tool: 'create_channel', group_id: ctx.community, name: 'x' } });
   assert.is(tool.status, 409, tool.text);
   assert.is(tool.body.error, 'integration_disabled');
-  const revokedEvents = await ctx.s.db.pool.query(`SELECT count(*) AS n FROM events WHERE type = 'IntegrationRevokedExternally'`);
-  assert.is(Number(revokedEvents.rows[0].n), 1, 'appended once');
+  assert.is((await loggedEvents(ctx.s, { eventTypes: ['IntegrationRevokedExternally'] })).length, 1, 'appended once');
 });
 
 test('a fresh connect brings it back to active; delete then 404', async (ctx) => {

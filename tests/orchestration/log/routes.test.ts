@@ -7,7 +7,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { userStream } from '../../../domain/orchestration/users/decider.ts';
 import { createAccount, type Account } from '../../support/principals.ts';
-import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { http, loggedEvents, startTestApps, type TestServices } from '../../support/services.ts';
+import { logOnEsdb } from '../../support/test-log.ts';
 
 const ADMIN_KEY = 'orch_log-routes-admin-key-00000000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -26,8 +27,7 @@ test('events: the raw log in order, filtered by stream and type; personal fields
   assert.is(all.status, 200, all.text);
   const positions = all.body.events.map((e: { position: string }) => e.position);
   assert.ok(positions.length > 3);
-  const { rows } = await s.db.pool.query(`SELECT count(*)::int AS n FROM events`);
-  assert.is(positions.length, rows[0].n);
+  assert.is(positions.length, (await loggedEvents(s)).length);
   assert.is(all.body.next_from, null);
 
   const mine = await events(s, `?stream=${userStream(user.id)}`);
@@ -143,7 +143,9 @@ test('an audit entry checked against the chain: ok up to its signed checkpoint; 
   assert.is((await http(`${s.orch}/api/v1/admin/events/proof?position=yesterday`, { headers: admin })).status, 400);
   assert.is((await http(`${s.orch}/api/v1/admin/events/proof`, { headers: admin })).status, 400);
 
-  // A superuser edits the event: the entry no longer checks.
+  // A superuser edits the event: the entry no longer checks. PostgreSQL's log only: an
+  // EventStoreDB log (TEST_LOG=esdb) cannot be edited in place, so the step is not run there.
+  if (logOnEsdb) return;
   const [commit, prepare] = entry.position.split('/');
   const client = new pg.Client({ connectionString: s.db.url });
   await client.connect();

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventCount, interactive, mintToken, REGISTRY_ENV, type Interactive } from '../../support/registry.ts';
-import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { http, loggedEvents, startTestApps, type TestServices } from '../../support/services.ts';
 
 const test = suite<{ s: TestServices; admin: Interactive; url: string }>('registry customers');
 test.before(async (ctx) => {
@@ -24,9 +24,9 @@ test('create: 201 with the full customer, generated id and timestamps; status de
   assert.is(r.body.next_action_date, '2026-01-15');
   assert.is(r.body.created_at, r.body.updated_at);
   assert.ok(Date.parse(r.body.created_at) > 0);
-  const { rows } = await s.db.pool.query(`SELECT type, stream_id FROM events WHERE type = 'CustomerCreated'`);
-  assert.is(rows.length, 1);
-  assert.is(rows[0].stream_id, `customer-${r.body.id}`);
+  const created = await loggedEvents(s, { eventTypes: ['CustomerCreated'] });
+  assert.is(created.length, 1);
+  assert.is(created[0]!.stream, `customer-${r.body.id}`);
 });
 
 test('create: a taken slug is 409; the slug pattern and length are enforced (422); nothing written on a refusal', async ({ s, admin, url }) => {
@@ -120,8 +120,8 @@ test('update: any field but slug; the event carries each field before and after;
   assert.is(r.body.notes, 'signed');
   assert.is(r.body.next_action_date, null);
   assert.ok(r.body.updated_at > r.body.created_at);
-  const { rows } = await s.db.pool.query(`SELECT data FROM events WHERE type = 'CustomerUpdated' ORDER BY position DESC LIMIT 1`);
-  assert.equal(rows[0].data.changes, {
+  const updated = await loggedEvents(s, { eventTypes: ['CustomerUpdated'] });
+  assert.equal(updated.at(-1)!.data.changes, {
     status: { before: 'lead', after: 'paying' }, notes: { before: null, after: 'signed' }, next_action_date: { before: '2026-01-15', after: null },
   });
   const before = await eventCount(s);
@@ -152,8 +152,8 @@ test('delete: interactive admin only (a token, even with customers:write, gets 4
   assert.is((await http(`${url}/doomed`, { method: 'DELETE', headers: admin.headers })).status, 404);
   assert.is((await http(`${url}/doomed`, { method: 'PATCH', headers: admin.headers, json: { notes: 'x' } })).status, 404);
   assert.not.ok((await http(url, { headers: admin.headers })).body.items.some((c: { slug: string }) => c.slug === 'doomed'));
-  const { rows } = await s.db.pool.query(`SELECT type FROM events WHERE stream_id LIKE 'customer-%' AND data->>'slug' = 'doomed' ORDER BY position`);
-  assert.equal(rows.map((r) => r.type), ['CustomerCreated', 'CustomerDeleted']);
+  const doomed = (await loggedEvents(s, { streamPrefixes: ['customer-'] })).filter((e) => e.data.slug === 'doomed');
+  assert.equal(doomed.map((e) => e.type), ['CustomerCreated', 'CustomerDeleted']);
   const again = await http(url, { headers: admin.headers, json: { slug: 'doomed', name: 'Again' } });
   assert.is(again.status, 409);
   const history = await http(`${s.registry}/api/v1/events?customer=doomed`, { headers: admin.headers });
