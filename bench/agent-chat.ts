@@ -23,6 +23,7 @@ import { ensureBootstrapAdmin } from '../main/bootstrap.ts';
 import { openPlatform } from '../main/platform.ts';
 import type { Figure } from './figure.ts';
 import { percentile } from './http.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const ADMIN_KEY = 'orch_bench-agent-chat-admin-key-000000';
 const VISITORS = 8;
@@ -35,7 +36,7 @@ export async function agentChatFigures(url: string, options: { progress?: (m: st
   const progress = options.progress ?? (() => {});
   const seconds = options.seconds ?? 4;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-chat-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error',
     ORCH_PUBLIC_CHAT_RPM: '1000000',
   });

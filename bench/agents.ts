@@ -19,6 +19,7 @@ import { startServices } from '../main/serve.ts';
 import type { Figure } from './figure.ts';
 import { percentile } from './http.ts';
 import { throughput } from './measure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 export const AGENTS_SEED = { projects: 100, tasks: 100_000 };
 const ADMIN_KEY = `orch_bench-agents-${randomUUID()}`;
@@ -26,7 +27,7 @@ const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 
 export async function agentsBench(databaseUrl: string, timing: { warmupMs: number; measureMs: number }, progress: (m: string) => void = () => {}): Promise<Figure[]> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-agents-'));
-  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error', ADMIN_API_KEY: ADMIN_KEY });
+  const config = loadConfig({ ...BENCH_POOL_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error', ADMIN_API_KEY: ADMIN_KEY });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: (line) => progress(`engine: ${line}`) }));
   const [orch] = await startServices(platform, ['orch']);
   const base = orch!.url;

@@ -35,6 +35,7 @@ import type { Figure } from './figure.ts';
 import { appendEvents, benchEvent } from './log.ts';
 import { throughput, timed } from './measure.ts';
 import { withBenchDatabase } from './server.ts';
+import { BENCH_POOL_ENV, BENCH_POOL_SIZE } from './pools.ts';
 
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 const quiet = createLogger({ level: 'error', sink: () => {} });
@@ -56,7 +57,7 @@ export async function auditFigures(serverUrl: string, options: AuditBenchOptions
 }
 
 async function appendRatio(url: string, { progress, seconds = 4 }: AuditBenchOptions): Promise<Figure[]> {
-  const pool = createPool(url, { max: 10, application: 'orchard-bench' });
+  const pool = createPool(url, { max: BENCH_POOL_SIZE, application: 'orchard-bench' });
   await migrate(pool);
   const store = new PostgresEventStore(pool, url);
   const chain = new ChainStore(pool);
@@ -99,7 +100,7 @@ const ADMIN_KEY = 'orch_bench-ws-admin-key-0000000000000000';
 
 async function wsDelivery(url: string, { progress }: AuditBenchOptions): Promise<Figure> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-ws-'));
-  const config = loadConfig({ DATABASE_URL: url, DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error' });
+  const config = loadConfig({ ...BENCH_POOL_ENV, DATABASE_URL: url, DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error' });
   const platform = await openPlatform(config, quiet);
   const running = await startServices(platform, ['orch']);
   const base = running[0]!.url.replace(/^http/, 'ws');

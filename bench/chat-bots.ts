@@ -18,6 +18,7 @@ import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
 import type { Figure } from './figure.ts';
 import { paired, throughput, type Operation } from './measure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 const wire = (b: Uint8Array) => Array.from(b);
@@ -35,7 +36,7 @@ export async function chatBotsFigures(databaseUrl: string, options: ChatBotsBenc
   const progress = options.progress ?? (() => {});
   const figures: Figure[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-bots-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',
   });

@@ -20,6 +20,7 @@ import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
 import { streamUpload } from '../tests/support/upload-client.ts';
 import type { Figure } from './figure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const MiB = 1024 * 1024;
 const SIZE = 100 * MiB;
@@ -48,7 +49,7 @@ export async function chatFilesFigures(databaseUrl: string, options: FilesBenchO
   const runs = options.uploads ?? 3;
   const progress = options.progress ?? (() => {});
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-files-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000', CHATSVC_UPLOAD_QUOTA_MB: '100000',
   });

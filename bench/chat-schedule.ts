@@ -11,6 +11,7 @@ import { startChatProcess } from '../tests/support/chat-process.ts';
 import { http } from '../tests/support/services.ts';
 import { postedCount, seedScheduled, seedingPlatform } from '../tests/support/schedule.ts';
 import type { Figure } from './figure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 export interface ScheduleBenchOptions { jobs?: number; progress?: (message: string) => void }
 
@@ -19,10 +20,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function scheduleFigures(databaseUrl: string, options: ScheduleBenchOptions = {}): Promise<Figure[]> {
   const jobs = options.jobs ?? 10_000;
   const progress = options.progress ?? (() => {});
-  const env = { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
+  const env = { ...BENCH_POOL_ENV, CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
   progress('starting two chat processes');
-  const instances = await Promise.all([startChatProcess(databaseUrl, env), startChatProcess(databaseUrl, env)]);
-  const seed = await seedingPlatform(databaseUrl);
+  // Both start at once on a fresh database (each migrates it, or waits for the other to): on a
+  // loaded 2-core machine that has taken over two minutes.
+  // When one does not start, the other is stopped: the run goes on with other areas, and a
+  // process left behind would hold its connections until the end.
+  const started = await Promise.allSettled([startChatProcess(databaseUrl, env, 300_000), startChatProcess(databaseUrl, env, 300_000)]);
+  const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const refused = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (refused) {
+    await Promise.all(instances.map((i) => i.stop()));
+    throw refused.reason;
+  }
+  const seed = await seedingPlatform(databaseUrl, BENCH_POOL_ENV).catch(async (error) => {
+    await Promise.all(instances.map((i) => i.stop()));
+    throw error;
+  });
   try {
     const [a] = instances;
     const owner = await registerChat(a!.url, uniqueName('bench'));

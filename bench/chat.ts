@@ -24,6 +24,7 @@ import { startServices } from '../main/serve.ts';
 import { paired, throughput, type Operation } from './measure.ts';
 import { percentile } from './http.ts';
 import type { Figure } from './figure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 export type { Figure } from './figure.ts';
 
 
@@ -89,7 +90,7 @@ export async function chatFigures(databaseUrl: string, options: ChatBenchOptions
   const progress = options.progress ?? (() => {});
   const figures: Figure[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-chat-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     // The figures measure the service, not its limits.
     CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',

@@ -28,6 +28,7 @@ import { integrationOf } from '../projections/orchestration/chatsvc.ts';
 import type { Figure } from './figure.ts';
 import { percentile } from './http.ts';
 import WebSocket from 'ws';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 const wire = (b: Uint8Array) => Array.from(b);
@@ -47,7 +48,7 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
   const replies = options.dmReplies ?? 100;
   const scan = options.scanMessages ?? 3000;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-connector-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), ORCH_INTEGRATION_ENCRYPTION_KEY: 'c6'.repeat(32), ADMIN_API_KEY: ADMIN,
     CHATSVC_BOOTSTRAP_SECRET: SECRET, ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000', ORCH_PUBLIC_CHAT_RPM: '100000000',

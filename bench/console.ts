@@ -33,6 +33,7 @@ import { launchBrowser } from '../tests/browser/support.ts';
 import { firstPageJsGzipKb } from '../web/console/build.ts';
 import type { Figure } from './figure.ts';
 import { percentile } from './http.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const ADMIN_KEY = `orch_bench-console-${randomUUID()}`;
 const MOVES = 30;
@@ -159,7 +160,7 @@ export async function consoleFigures(databaseUrl: string, progress: (m: string) 
     return figures;
   }
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-console-'));
-  const config = loadConfig({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error', ADMIN_API_KEY: ADMIN_KEY });
+  const config = loadConfig({ ...BENCH_POOL_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error', ADMIN_API_KEY: ADMIN_KEY });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: (line) => progress(`engine: ${line}`) }));
   const [orch] = await startServices(platform, ['orch']);
   const base = orch!.url;

@@ -28,6 +28,7 @@ import { forEachPending, ordinalAt } from '../projections/orchestration/estate-p
 import { loadCorpus, MILLION, paragraph, random, tailWord, VOCABULARY, zipfSampler } from './estate-corpus.ts';
 import { percentile } from './http.ts';
 import type { Figure } from './figure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 export type { Figure } from './figure.ts';
 
 
@@ -201,7 +202,7 @@ export async function estateFigures(url: string, database: string, options: { pr
     // corpus and is the client, shares neither its heap nor its event loop (a service in the
     // loader's process measured up to a third slower, its garbage collections marking what the
     // load left in the heap).
-    const service = await startServiceProcess('orch', url, { ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error' });
+    const service = await startServiceProcess('orch', url, { ...BENCH_POOL_ENV, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error' });
     try {
       const base = service.url;
       const headers = { 'X-API-Key': ADMIN_KEY };

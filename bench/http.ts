@@ -12,6 +12,7 @@ import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logging.ts';
 import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const run = promisify(execFile);
 const LOAD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'http-load.ts');
@@ -31,7 +32,7 @@ async function load(url: string, headers: Record<string, string>, timing: { warm
 }
 
 export async function measureHttp(databaseUrl: string, timing: { warmupMs: number; measureMs: number }, logins: number): Promise<HttpFigures> {
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: await mkdtemp(path.join(tmpdir(), 'orchard-bench-http-')),
     ORCH_SECRET_KEY: 'b2'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
   });

@@ -14,9 +14,8 @@ import { createPool, type Pool } from '../infra/db/pool.ts';
 import type { EventStore, EventToAppend, ExpectedRevision } from '../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import type { Operation } from './measure.ts';
+import { BENCH_POOL_SIZE } from './pools.ts';
 
-/** Connections of the bench writers' pool (the platform sizes its own by its projections). */
-const STORE_POOL = 40;
 
 /** Operations for the harness, plus what to close once they are measured. */
 export interface Workload {
@@ -60,7 +59,7 @@ export function insertRows(url: string, workers: number): Workload {
  * streams: this measures the append path, not revision conflicts.
  */
 export function appendEvents(url: string, writers: number, perCall: number): Workload {
-  const pool = createPool(url, { max: STORE_POOL, application: 'orchard-bench' });
+  const pool = createPool(url, { max: BENCH_POOL_SIZE, application: 'orchard-bench' });
   const store = new PostgresEventStore(pool, url);
   return {
     operations: appendOperations(store, writers, perCall),

@@ -36,6 +36,7 @@ import { percentile } from './http.ts';
 import { appendEvents } from './log.ts';
 import { paired, type Operation } from './measure.ts';
 import type { Figure } from './figure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 export type { Figure } from './figure.ts';
 
 
@@ -126,7 +127,7 @@ export async function profilesFigures(url: string, options: { progress?: (m: str
   const timing = { warmupMs: seconds * 250, measureMs: seconds * 1000, slices: 8 };
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-profiles-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));

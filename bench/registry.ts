@@ -21,6 +21,7 @@ import { registryProjections } from '../projections/registry/index.ts';
 import { percentile } from './http.ts';
 import { appendHistory, history, SEED } from './registry-seed.ts';
 import type { Figure } from './figure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 export type { Figure } from './figure.ts';
 
 const run = promisify(execFile);
@@ -50,7 +51,7 @@ async function latencies(url: string, headers: Record<string, string>, warmup: n
 
 export async function registryBench(databaseUrl: string, timing: { warmupMs: number; measureMs: number }, progress: (m: string) => void = () => {}): Promise<Figure[]> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-registry-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), REGISTRY_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32',
     // The limiter stays on the path, with room for the load (one token per connection).

@@ -22,6 +22,7 @@ import { startServices } from '../main/serve.ts';
 import type { Figure } from './figure.ts';
 import { percentile } from './http.ts';
 import { throughput, type Operation } from './measure.ts';
+import { BENCH_POOL_ENV } from './pools.ts';
 
 const WS_CLIENTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'spaces-ws-clients.ts');
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
@@ -39,7 +40,7 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
   const progress = options.progress ?? (() => {});
   const figures: Figure[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-spaces-'));
-  const config = loadConfig({
+  const config = loadConfig({ ...BENCH_POOL_ENV,
     DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
     CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',
   });

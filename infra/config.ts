@@ -8,6 +8,7 @@ import { parseCheckInterval, type CheckSchedule } from '../domain/updates/schedu
 
 export const ENV_VARS = {
   DATABASE_URL: 'PostgreSQL for read models and (without EVENTSTORE_URL) the log; unset: embedded server',
+  DATABASE_POOL_SIZE: 'PostgreSQL connections one process opens at most (default 40); lower it when many processes share one server',
   EVENTSTORE_URL: 'EventStoreDB connection string (esdb://host:2113?tls=false); the log moves there',
   DATA_DIR: 'where the embedded PostgreSQL and generated secrets live (default ./data)',
   LOG_LEVEL: 'debug, info (default), warn, error',
@@ -130,6 +131,8 @@ export interface ListenAddress {
 
 export interface Config {
   databaseUrl: string | null;
+  /** Connections the platform's pool opens at most (its log listener is one more). */
+  databasePoolSize: number;
   eventStoreUrl: string | null;
   dataDir: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -541,6 +544,7 @@ export function loadConfig(env: Env = process.env): Config {
   const level = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as Config['logLevel'];
   return {
     databaseUrl: env.DATABASE_URL?.trim() || null,
+    databasePoolSize: positiveInt(env.DATABASE_POOL_SIZE, 40, 'DATABASE_POOL_SIZE'),
     eventStoreUrl: env.EVENTSTORE_URL?.trim() || null,
     dataDir,
     logLevel: ['debug', 'info', 'warn', 'error'].includes(level) ? level : 'info',

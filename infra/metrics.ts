@@ -20,7 +20,9 @@ export class Metrics {
   private readonly chatsvcFailures: client.Counter<'kind'>;
 
   constructor() {
-    client.collectDefaultMetrics({ register: this.registry, prefix: 'orchard_' });
+    // The process and runtime series keep their standard names (process_*, nodejs_*): the stock
+    // Node.js dashboards and alerts expect them. Only our own series carry the orchard_ prefix.
+    client.collectDefaultMetrics({ register: this.registry });
     const labelNames = ['service', 'method', 'route', 'status'] as const;
     this.requests = new client.Counter({ name: 'orchard_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [this.registry] });
     this.duration = new client.Histogram({

@@ -57,11 +57,6 @@ export interface Platform {
 }
 
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
-/**
- * Pooled connections: the projections' lock session (one for all), their batches, the chainer,
- * update checks and requests.
- */
-const POOL_SIZE = 40;
 
 /** The sealing key: configured, or generated once under DATA_DIR and kept there. */
 async function loadSealKey(config: Config): Promise<Uint8Array> {
@@ -136,7 +131,9 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
     url = server.url;
     stopEmbedded = server.stop;
   }
-  const pool = createPool(url, { max: POOL_SIZE });
+  // Pooled connections (DATABASE_POOL_SIZE): the projections' lock session (one for all), their
+  // batches, the chainer, update checks and requests.
+  const pool = createPool(url, { max: config.databasePoolSize });
   const dbUrl = url;
   const migrateNow = async () => {
     await connect(pool, dbUrl);

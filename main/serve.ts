@@ -5,6 +5,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ListenAddress } from '../infra/config.ts';
@@ -15,6 +16,7 @@ import { ensureBootstrapAdmin, ensureRunner } from './bootstrap.ts';
 import { ensurePersonalAssistant } from './profiles.ts';
 import type { Platform } from './platform.ts';
 import { chatBackground } from './chat-background.ts';
+import { drainUnreadBodies } from './lingering-close.ts';
 import { startFileSweeper } from './chat-files.ts';
 
 export interface RunningService {
@@ -41,8 +43,10 @@ export const WS_MAX_PAYLOAD_BYTES = 64 * 1024;
 
 export function listen(app: Fetchable, address: ListenAddress, variable: string, websocket?: WebSocketServer): Promise<{ server: ServerType; port: number }> {
   return new Promise((resolve, reject) => {
-    const options = { fetch: app.fetch, hostname: address.host, port: address.port, ...(websocket ? { websocket: { server: websocket } } : {}) };
+    // Bodies left unread when their response is sent are drained here (lingering-close.ts), not by node-server.
+    const options = { fetch: app.fetch, hostname: address.host, port: address.port, autoCleanupIncoming: false, ...(websocket ? { websocket: { server: websocket } } : {}) };
     const server = serve(options, (info: AddressInfo) => resolve({ server, port: info.port }));
+    drainUnreadBodies(server as Server);
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = LISTEN_REASONS[error.code ?? ''] ?? error.message;
       reject(new StartupError(`cannot listen on ${address.host}:${address.port}: ${reason}; set ${variable} to another host:port`));

@@ -1,8 +1,9 @@
 // Request body limits per route family. A body past its family's limit is refused with 413 in
 // the service's error body as soon as the limit is passed: a declared Content-Length over the
 // limit is refused before a byte is read, a chunked body once it crosses the limit, and what
-// was read is never more than the limit (hono's bodyLimit). The server then drains or closes
-// the rest of the upload; the client has its answer either way, never a bare reset.
+// was read is never more than the limit (hono's bodyLimit). The server then drains and discards
+// the rest of the upload, within a bound, so that the client reads its answer rather than a
+// reset (main/lingering-close.ts).
 
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';

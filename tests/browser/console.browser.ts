@@ -1,7 +1,8 @@
 // The web console in a real browser against the real orchestration service: the sign-in page,
 // password sign-in and sign-out (checked through the API afterwards), a keyboard-only sign-in
 // (no pointer event), a readonly account's 403 page by URL, a 401 back to sign-in and to the page
-// it was on, axe on every page and screenshots;
+// it was on (met by a navigation, or by an action in the middle of a page, never by way of
+// /signed-out), axe on every page and screenshots;
 // a recorder of every request finds only allowed paths and a CSRF header on every write; last,
 // a wrong password and a locked account read the same and a 429 counts down.
 
@@ -137,6 +138,29 @@ test('a session ended elsewhere: the next call\'s 401 returns to sign-in, rememb
   await page.getByLabel('Password').fill(ctx.admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { level: 1, name: 'Administration' }).waitFor();
+  await context.close();
+});
+
+test('a 401 in the middle of a page (an action, not a navigation) returns to sign-in, then to that page', async (ctx) => {
+  const { context, page } = await fresh(ctx);
+  const visited: string[] = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) visited.push(new URL(frame.url()).pathname);
+  });
+  await signIn(page, ctx.admin);
+  await page.goto('/account');
+  await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+  const cookie = await sessionCookie(context);
+  assert.is((await http(`${ctx.s.orch}/auth/logout`, { method: 'POST', headers: { cookie } })).status, 204);
+  await page.getByRole('button', { name: 'Rotate my API key' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Rotate my key' }).click();
+  await page.waitForURL(/\/sign-in\?next=%2Faccount$/);
+  await page.getByLabel('Email').fill(ctx.admin.email);
+  await page.getByLabel('Password').fill(ctx.admin.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+  assert.is(new URL(page.url()).pathname, '/account');
+  assert.not.ok(visited.includes('/signed-out'), `went through /signed-out: ${visited.join(' → ')}`);
   await context.close();
 });
 

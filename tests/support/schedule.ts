@@ -55,9 +55,9 @@ import { loggedEvents } from './services.ts';
 import { logOnEsdb, testLogEnv } from './test-log.ts';
 
 /** A platform on the database without projections or background work: for appending seeds. */
-export async function seedingPlatform(databaseUrl: string): Promise<Platform> {
+export async function seedingPlatform(databaseUrl: string, env: Record<string, string> = {}): Promise<Platform> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-seed-'));
-  return openPlatform(loadConfig({ ...SHARED_CHAT_ENV, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir }), createLogger({ level: 'error', sink: () => {} }), { runProjections: false });
+  return openPlatform(loadConfig({ ...SHARED_CHAT_ENV, ...env, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir }), createLogger({ level: 'error', sink: () => {} }), { runProjections: false });
 }
 
 /** `count` scheduled messages from `senderId` in `channelId`, the i-th due at `sendAt(i)`, appended through the decider (as the route does). */

@@ -45,8 +45,13 @@ test('requests by service, route pattern and status; events appended by type; pr
   assert.match(text, /orchard_http_request_duration_seconds_bucket\{[^}]*route="\/api\/v1\/health"/);
   assert.not.match(text, new RegExp(`route="[^"]*${'[0-9a-f]{8}-'}`)); // never a raw id in a label
   assert.ok(sample(text, 'orchard_events_appended_total', { type: 'UserCreated' })! >= 1); // the bootstrap admin
-  assert.match(text, /^orchard_process_cpu_user_seconds_total /m);
-  assert.match(text, /^orchard_nodejs_eventloop_lag_seconds /m);
+  // Process and runtime series keep prom-client's standard names, which stock Node.js dashboards
+  // and alerts expect; only our own series carry the orchard_ prefix.
+  assert.match(text, /^process_cpu_user_seconds_total /m);
+  assert.match(text, /^process_resident_memory_bytes /m);
+  assert.match(text, /^nodejs_eventloop_lag_seconds /m);
+  assert.match(text, /^nodejs_heap_size_used_bytes /m);
+  assert.not.match(text, /^orchard_(process|nodejs)_/m);
 });
 
 test('every projection: checkpoint, lag 0 when caught up, active here, no errors', async ({ s }) => {
