@@ -5,6 +5,7 @@
 // BENCH_SECONDS (default 4) sets the append figure's measured time.
 
 import { migrate } from '../infra/db/migrate.ts';
+import { BENCH_POOL_SIZE } from './pools.ts';
 import { createPool } from '../infra/db/pool.ts';
 import { esdbDoubleFigures } from './esdb-double.ts';
 import { createProjectionTables } from './projection.ts';
@@ -15,7 +16,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const server = await benchServer(progress);
 try {
   await withBenchDatabase(server.url, 'bench_esdb_double', async (url) => {
-    const pool = createPool(url, { max: 20, application: 'orchard-bench' });
+    const pool = createPool(url, { max: BENCH_POOL_SIZE, application: 'orchard-bench' });
     try {
       await migrate(pool);
       await createProjectionTables(pool);

@@ -7,6 +7,7 @@
 // BENCH_REGISTRY_SCALE scales the history (bench/registry-seed.ts).
 
 import { migrate } from '../infra/db/migrate.ts';
+import { BENCH_POOL_SIZE } from './pools.ts';
 import { createPool } from '../infra/db/pool.ts';
 import { EventStoreDbEventStore } from '../infra/eventstore/eventstoredb.ts';
 import type { EventStore } from '../infra/eventstore/port.ts';
@@ -24,7 +25,7 @@ const progress = (message: string) => process.stderr.write(`bench: ${message}\n`
 const emit = (figure: Figure) => process.stdout.write(JSON.stringify(figure) + '\n');
 
 async function rebuildFigure(url: string, log: 'postgres' | 'esdb_double'): Promise<void> {
-  const pool = createPool(url, { max: 20, application: 'orchard-bench' });
+  const pool = createPool(url, { max: BENCH_POOL_SIZE, application: 'orchard-bench' });
   const double = log === 'esdb_double' ? await startEsdbTestServer() : null;
   const store: EventStore = double ? new EventStoreDbEventStore(double.url) : new PostgresEventStore(pool, url);
   try {
