@@ -49,12 +49,12 @@ function uuidParams(route: RouteConfig): string[] {
     .map(([name]) => name);
 }
 
-function uuidCheck(names: string[], status: 404 | 400 | 422): MiddlewareHandler {
+function uuidCheck(names: string[], status: 404 | 400 | 422, notFoundCode: string): MiddlewareHandler {
   return async (c, next) => {
     for (const name of names) {
       if (!UUID.test(c.req.param(name) ?? '')) {
         throw status === 404
-          ? new ApiError(404, 'not_found', `${name} is not a UUID: nothing by that id`)
+          ? new ApiError(404, notFoundCode, `${name} is not a UUID: nothing by that id`)
           : new ApiError(status, 'validation_failed', `${name}: must be a UUID`);
       }
     }
@@ -69,6 +69,9 @@ function gatedBody(route: RouteConfig): boolean {
   const content = (route.request?.body as { content?: Record<string, { schema?: unknown }> } | undefined)?.content ?? {};
   return Object.entries(content).some(([type, media]) => JSON_OR_FORM.test(type) && typeof (media.schema as { safeParse?: unknown } | undefined)?.safeParse === 'function');
 }
+
+/** The code the route documents for its 404 (`profile_not_found` in its description), else `not_found`. */
+const notFoundCode = (response: unknown) => /\b(\w+_not_found)\b/.exec((response as { description?: string } | undefined)?.description ?? '')?.[1] ?? 'not_found';
 
 /** The parameters, each carrying the pattern its path gives it (`{file{[0-9a-f-]+\.ics}}`) in the document. */
 function withPathPatterns(route: RouteConfig): RouteConfig['request'] {
@@ -97,7 +100,7 @@ export function declareRoute<R extends RouteConfig>(route: R, service: ServiceRo
   return {
     ...route,
     request: withPathPatterns(route),
-    middleware: uuids.length ? [...middleware, uuidCheck(uuids, notFoundStatus)] : route.middleware,
+    middleware: uuids.length ? [...middleware, uuidCheck(uuids, notFoundStatus, notFoundCode(responses['404']))] : route.middleware,
     responses: { ...responses, ...errorResponses(service.errorSchema, added) },
   };
 }
