@@ -5,9 +5,9 @@
 import { z } from '@hono/zod-openapi';
 import { router } from '../shared/base.ts';
 import { errorResponses } from '../shared/openapi.ts';
+import type { ServiceRoutes } from '../shared/route-declaration.ts';
 import type { RegistryEnv } from './auth/principal.ts';
 
-export const registryRouter = () => router<RegistryEnv>();
 
 export const RegistryError = z.object({
   error: z.object({
@@ -15,6 +15,11 @@ export const RegistryError = z.object({
     message: z.string().openapi({ example: 'this route needs the scope customers:read' }),
   }).passthrough(),
 }).openapi('RegistryError');
+
+/** Every /api/ route sits behind the principal resolution, whose per-token rate limit can answer 429. */
+export const REGISTRY_ROUTES: ServiceRoutes = { errorSchema: RegistryError, validationStatus: 422, rateLimited: (route) => route.path.startsWith('/api/') };
+
+export const registryRouter = () => router<RegistryEnv>(REGISTRY_ROUTES);
 
 /** Documented error responses: `registryErrors({ 404: 'customer_not_found' })`. */
 export const registryErrors = (statuses: Record<number, string>) => errorResponses(RegistryError, statuses);
