@@ -11,7 +11,7 @@
 // Seeded and bounded: FUZZ_SEED (default 30; `random` for a new one each run; printed on every
 // run and in every finding), FUZZ_VALID valid requests per operation (default 2), FUZZ_ROUNDS
 // rounds of every mutation kind per operation (default 1: every kind reaches every operation),
-// FUZZ_TIMEOUT_MS per request (default 15000), FUZZ_OPS a substring of the operations to run
+// FUZZ_TIMEOUT_MS per request (default 15000), FUZZ_CONCURRENCY operations at once (default 4), FUZZ_OPS a substring of the operations to run
 // (`chat POST /api/dms`) to replay one.
 //
 // In-process through `app.request()`: nothing is skipped. The websocket routes are sent plain
@@ -32,7 +32,7 @@ import { Fuzzer, type Finding } from './fuzz/run.ts';
 import { startTestApps, type TestServices } from '../support/services.ts';
 
 const seed = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 30);
-const options = { seed, valid: Number(process.env.FUZZ_VALID ?? 2), rounds: Number(process.env.FUZZ_ROUNDS ?? 1), timeoutMs: Number(process.env.FUZZ_TIMEOUT_MS ?? 15_000) };
+const options = { seed, valid: Number(process.env.FUZZ_VALID ?? 2), rounds: Number(process.env.FUZZ_ROUNDS ?? 1), timeoutMs: Number(process.env.FUZZ_TIMEOUT_MS ?? 15_000), concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4) };
 
 /**
  * Findings known and not fixed yet, by operation (`service METHOD /path`) and, optionally, the
@@ -74,10 +74,23 @@ for (const service of ['orch', 'chat', 'registry'] as const) {
     const ops = ordered(documents.find((d) => d.service === service)!.operations).filter((op) => !filter || op.key.includes(filter));
     const started = Date.now();
     const before = { sent: fuzzer.sent, findings: fuzzer.findings.length };
-    for (const [i, op] of ops.entries()) await fuzzer.operation(op, i);
-    const findings = fuzzer.findings.slice(before.findings);
+    const slowest: Array<[string, number]> = [];
+    // Operations of one phase run `concurrency` at a time (password hashing waits on the
+    // threadpool, not the event loop); phases one after the other.
+    for (const p of [...new Set(ops.map(phase))]) {
+      const queue = ops.map((op, i) => [op, i] as const).filter(([op]) => phase(op) === p);
+      await Promise.all(Array.from({ length: options.concurrency }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const t = Date.now();
+          await fuzzer.operation(next[0], next[1]);
+          slowest.push([next[0].key, Date.now() - t]);
+        }
+      }));
+    }
+    slowest.sort((a, b) => b[1] - a[1]);
+    const findings = [...fuzzer.findings.slice(before.findings), ...fuzzer.unattributed()];
     const fresh = findings.filter((f) => !known(f));
-    console.log(`${service}: ${ops.length} operations, ${fuzzer.sent - before.sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; ${fresh.length} findings, ${findings.length - fresh.length} known`);
+    console.log(`${service}: ${ops.length} operations, ${fuzzer.sent - before.sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; ${fresh.length} findings, ${findings.length - fresh.length} known; slowest: ${slowest.slice(0, 5).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
     if (fresh.length > 0) {
       const byOp = new Map<string, Finding[]>();
       for (const f of fresh) byOp.set(f.op, [...(byOp.get(f.op) ?? []), f]);

@@ -40,6 +40,8 @@ const show = (value: string | Uint8Array | undefined, max = 300) => {
 export class Fuzzer {
   readonly findings: Finding[] = [];
   sent = 0;
+  private sequence = 0;
+  private scanned = 0;
   private readonly defs: Map<string, ServiceDocument['defs']>;
 
   constructor(private readonly world: World, documents: ServiceDocument[], private readonly factory: RequestFactory, private readonly checker: ResponseChecker, private readonly options: FuzzOptions) {
@@ -59,11 +61,22 @@ export class Fuzzer {
     }
   }
 
+  /** Bad log lines of no request (a reactor, a projection) since the last call. */
+  unattributed(): Finding[] {
+    const lines = this.world.s.logLines.slice(this.scanned);
+    this.scanned += lines.length;
+    return lines.filter((line) => BAD_LOG.test(line) && !/"request_id":"fuzz-/.test(line))
+      .map((line) => ({ op: '(no request)', kind: 'log', problem: `log: ${show(line, 300)}`, replay: `FUZZ_SEED=${this.options.seed}` }));
+  }
+
   private async send(request: FuzzRequest, kind = 'valid'): Promise<void> {
     const { op } = request;
     const target = `${this.world.s[BASE[op.service]]}${url(request)}`;
     const { body, contentType } = op.method === 'GET' || op.method === 'HEAD' ? {} : serialise(request);
-    const headers = { ...request.headers, ...await credentials(this.world, op, request.who) };
+    // Our own request id (hono's requestId() keeps a well-formed incoming one): the log lines of
+    // this request are found by it, whatever else runs at the same time.
+    const id = `fuzz-${this.options.seed}-${++this.sequence}`;
+    const headers = { ...request.headers, ...await credentials(this.world, op, request.who), 'x-request-id': id };
     if (contentType) headers['content-type'] = contentType;
     const replay = `FUZZ_SEED=${this.options.seed} ${op.method} ${show(url(request), 200)} as ${request.who}; ${request.note}${body !== undefined ? `; body (${contentType ?? 'no content type'}): ${show(body)}` : ''}`;
     const logFrom = this.world.s.logLines.length;
@@ -82,7 +95,7 @@ export class Fuzzer {
     } finally {
       clearTimeout(timer);
     }
-    const bad = this.world.s.logLines.slice(logFrom).filter((line) => BAD_LOG.test(line));
+    const bad = this.world.s.logLines.slice(logFrom).filter((line) => line.includes(`"request_id":"${id}"`) && BAD_LOG.test(line));
     for (const line of bad) this.findings.push({ op: op.key, kind, problem: `log: ${show(line, 300)}`, replay });
   }
 }
