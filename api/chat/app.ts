@@ -65,7 +65,7 @@ export const CHAT_DOCS = {
 
 export function createChatApp(deps: ChatDeps) {
   const app = createBaseApp<{ chatUser: ChatPrincipal }>({
-    service: 'chat', log: deps.log, metrics: deps.metrics, bodyLimits: chatBodyLimits(deps.config.files.maxUploadBytes), logPath: redactSecrets,
+    service: 'chat', errorSchema: ChatError, log: deps.log, metrics: deps.metrics, bodyLimits: chatBodyLimits(deps.config.files.maxUploadBytes), logPath: redactSecrets,
     errorBody: ({ code, message, extra }) => ({ error: message, ...(code === 'rate_limited' ? { code } : {}), ...extra }),
   });
   app.route('/', healthRoutes(deps));

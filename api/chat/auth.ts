@@ -19,6 +19,7 @@ import { hashToken } from '../../crypto/tokens.ts';
 import { BOT_RATE_DEFAULT, BOT_RATE_WINDOW_MS, BOT_TOKEN_PATTERN, botTokenUseStream, type BotScope, type BotTokenUseEvent } from '../../domain/chat/bots/decider.ts';
 import type { BotTokenAuthRow } from '../../projections/chat/bots.ts';
 import { ApiError, rateLimited } from '../shared/http-errors.ts';
+import { rateLimiting } from '../shared/route-declaration.ts';
 import type { ChatDeps } from './deps.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
@@ -114,11 +115,12 @@ function setLimitHeaders(headers: Headers, limits: Limits): void {
   headers.set('X-RateLimit-Reset', String(limits.reset));
 }
 
+/** The per-user (or per-bot-token) rate limit answers 429 on every route this guards. */
 export function requireChatUser(deps: ChatDeps, options: AuthOptions = {}): MiddlewareHandler<ChatEnv> {
   const rule = apiRule(deps.config.apiRatePerSec);
   const scopes: readonly BotScope[] = options.bots ?? ['default'];
   const jwt = options.jwt ?? true;
-  return async (c, next) => {
+  return rateLimiting(async (c, next) => {
     const botToken = c.req.header('x-bot-token');
     const header = c.req.header('authorization');
     if (botToken !== undefined && header !== undefined) throw new ApiError(400, 'ambiguous_credentials', 'send either X-Bot-Token or Authorization, not both');
@@ -132,7 +134,7 @@ export function requireChatUser(deps: ChatDeps, options: AuthOptions = {}): Midd
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'too many requests');
     c.set('chatUser', principal);
     await next();
-  };
+  });
 }
 
 async function botRequest(deps: ChatDeps, c: Context<ChatEnv>, token: string, scopes: readonly BotScope[], next: () => Promise<void>): Promise<void> {

@@ -9,7 +9,7 @@ import type { ChatEnv } from './auth.ts';
 
 export const ChatError = z.object({ error: z.string().openapi({ description: 'what went wrong' }), code: z.string().optional() }).passthrough().openapi('ChatError');
 
-export const chatRouter = () => router<ChatEnv>();
+export const chatRouter = () => router<ChatEnv>({ errorSchema: ChatError, validationStatus: 400 });
 
 /** Documented error responses: `chatErrors({ 401: 'missing or invalid token' })`. */
 export const chatErrors = (statuses: Record<number, string>) => errorResponses(ChatError, statuses);

@@ -56,7 +56,7 @@ export const ORCH_DOCS = {
 
 export function createOrchestrationApp(deps: OrchDeps) {
   const app = createBaseApp<OrchVars>({
-    service: 'orch', log: deps.log, metrics: deps.metrics, bodyLimits: ORCH_BODY_LIMITS,
+    service: 'orch', errorSchema: OrchError, log: deps.log, metrics: deps.metrics, bodyLimits: ORCH_BODY_LIMITS,
     errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
   });
   app.route('/', healthRoutes(deps));

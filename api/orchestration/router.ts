@@ -9,12 +9,13 @@ import { router } from '../shared/base.ts';
 import { requireSession } from './auth/guards.ts';
 import type { OrchEnv } from './auth/principal.ts';
 
-export const orchRouter = () => router<OrchEnv>();
 
 export const OrchError = z.object({
   error: z.string().openapi({ description: 'machine-readable code', example: 'unauthorized' }),
   message: z.string().openapi({ example: 'missing X-API-Key header' }),
 }).passthrough().openapi('Error');
+
+export const orchRouter = () => router<OrchEnv>({ errorSchema: OrchError, validationStatus: 400 });
 
 /** Documented error responses: `orchErrors({ 401: 'not signed in', 403: 'admin role required' })`. */
 export const orchErrors = (statuses: Record<number, string>) => errorResponses(OrchError, statuses);

@@ -30,7 +30,7 @@ export const REGISTRY_DOCS = {
 
 export function createRegistryApp(deps: RegistryDeps) {
   const app = createBaseApp<RegistryVars>({
-    service: 'registry', log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS, validationStatus: 422,
+    service: 'registry', errorSchema: RegistryError, log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS, validationStatus: 422,
     errorBody: ({ code, message, extra }) => ({ error: { code, message, ...extra } }),
   });
   app.route('/', healthRoutes(deps));

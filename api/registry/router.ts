@@ -7,7 +7,6 @@ import { router } from '../shared/base.ts';
 import { errorResponses } from '../shared/openapi.ts';
 import type { RegistryEnv } from './auth/principal.ts';
 
-export const registryRouter = () => router<RegistryEnv>();
 
 export const RegistryError = z.object({
   error: z.object({
@@ -15,6 +14,9 @@ export const RegistryError = z.object({
     message: z.string().openapi({ example: 'this route needs the scope customers:read' }),
   }).passthrough(),
 }).openapi('RegistryError');
+
+/** Every /api/ route sits behind the principal resolution, whose per-token rate limit can answer 429. */
+export const registryRouter = () => router<RegistryEnv>({ errorSchema: RegistryError, validationStatus: 422, rateLimited: (route) => route.path.startsWith('/api/') });
 
 /** Documented error responses: `registryErrors({ 404: 'customer_not_found' })`. */
 export const registryErrors = (statuses: Record<number, string>) => errorResponses(RegistryError, statuses);

@@ -18,6 +18,9 @@ import type { Logger } from '../../infra/logging.ts';
 import type { Metrics } from '../../infra/metrics.ts';
 import { bodyLimits, familyOf, type BodyFamily } from './body-limit.ts';
 import { ApiError, STATUS_OF } from './http-errors.ts';
+import { openApiTemplate } from './openapi.ts';
+import { declareRoute, type ServiceRoutes } from './route-declaration.ts';
+import { refuseMalformedTarget } from './url-hygiene.ts';
 
 export interface ErrorShape {
   status: ContentfulStatusCode;
@@ -36,6 +39,8 @@ export interface ServiceOptions {
   log: Logger;
   metrics?: Metrics;
   errorBody: ErrorBody;
+  /** The schema of `errorBody`'s output, for the answers every route documents (route-declaration.ts). */
+  errorSchema: ServiceRoutes['errorSchema'];
   bodyLimits: BodyFamily[];
   /** Status of a request that fails validation: 400, or 422 where the spec says so. */
   validationStatus?: 400 | 422;
@@ -131,14 +136,30 @@ export const throwOnInvalid = (result: { success: boolean; error?: unknown }) =>
   if (!result.success) throw result.error;
 };
 
-/** A router for one slice's routes; mounted into its service's app with `app.route('/', ...)`. */
-export function router<E extends Env>(): OpenAPIHono<E> {
-  return new OpenAPIHono<E>({ defaultHook: throwOnInvalid });
+/**
+ * A router for one slice's routes of a service; mounted into its service's app with
+ * `app.route('/', ...)`. Each route it declares gets the service's shared checks and answers
+ * (route-declaration.ts).
+ */
+export function router<E extends Env>(service: ServiceRoutes): OpenAPIHono<E> {
+  const app = new OpenAPIHono<E>({ defaultHook: throwOnInvalid });
+  const declare = app.openapi;
+  app.openapi = ((route, handler, hook) => {
+    const declared = declareRoute(route, service);
+    const template = openApiTemplate(declared.path);
+    if (template === declared.path) return declare(declared, handler, hook);
+    // Hono's pattern syntax routes (`{file{[0-9a-f-]+\.ics}}`); the document gets the plain template.
+    declare({ ...declared, hide: true }, handler, hook);
+    const { middleware: _, hide, ...documented } = declared;
+    if (!hide) app.openAPIRegistry.registerPath({ ...documented, path: template });
+    return app;
+  }) as typeof app.openapi;
+  return app;
 }
 
 export function createBaseApp<Vars extends object>(options: ServiceOptions): OpenAPIHono<AppEnv<Vars>> {
   const { service, log, metrics, errorBody } = options;
-  const app = router<AppEnv<Vars>>();
+  const app = router<AppEnv<Vars>>({ errorSchema: options.errorSchema, validationStatus: options.validationStatus ?? 400 });
   app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();
@@ -151,6 +172,7 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
       status: c.res.status, ms: Math.round(seconds * 10_000) / 10,
     });
   });
+  app.use(refuseMalformedTarget(options.validationStatus ?? 400));
   app.use(bodyLimits(options.bodyLimits));
   app.use(refuseNul(options.validationStatus ?? 400, options.bodyLimits));
   app.onError((error, c) => {

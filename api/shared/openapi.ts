@@ -102,6 +102,24 @@ export function openApiDocument(app: OpenAPIHono<any>, options: Pick<DocsOptions
   return documentOf(app, options);
 }
 
+// A pattern in a path parameter, one level of braces deep (`{2,4}` quantifiers inside it).
+const PATTERN = String.raw`\{((?:[^{}]|\{[^{}]*\})+)\}`;
+const HONO_PARAM = new RegExp(String.raw`:([A-Za-z_]\w*)(?:${PATTERN})?`, 'g');
+const TEMPLATE_PARAM = new RegExp(String.raw`\{([A-Za-z_]\w*)${PATTERN}\}`, 'g');
+
+/**
+ * The plain OpenAPI template of a route path: `{file}` for Hono's `:file{[0-9a-f-]+\.ics}` or a
+ * declared `{file{[0-9a-f-]+\.ics}}` (the pattern stays in the code, and on the parameter).
+ */
+export function openApiTemplate(routePath: string): string {
+  return routePath.replace(HONO_PARAM, '{$1}').replace(TEMPLATE_PARAM, '{$1}');
+}
+
+/** The patterns a declared path gives its parameters: `{file{[0-9a-f-]+\.ics}}` → file: `[0-9a-f-]+\.ics`. */
+export function pathPatterns(routePath: string): Record<string, string> {
+  return Object.fromEntries([...routePath.matchAll(TEMPLATE_PARAM)].map((m) => [m[1]!, m[2]!]));
+}
+
 /**
  * Routes the app answers that its document does not list (method and OpenAPI path). Middleware
  * registrations (method ALL) are not routes.
@@ -111,7 +129,7 @@ export function undocumentedRoutes(app: OpenAPIHono<any>, generated: { paths?: o
   const missing = new Set<string>();
   for (const { method, path: routePath } of app.routes) {
     if (method === 'ALL') continue;
-    const openApiPath = routePath.replace(/:([^/]+)/g, '{$1}');
+    const openApiPath = openApiTemplate(routePath);
     if (!document.paths?.[openApiPath]?.[method.toLowerCase()]) missing.add(`${method} ${openApiPath}`);
   }
   return [...missing].sort();

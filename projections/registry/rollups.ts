@@ -111,8 +111,10 @@ export async function signals(pool: Pool, now: Date, filter: { kind?: SignalKind
   };
   const chosen = filter.kind ? [parts[filter.kind]] : SIGNAL_KINDS.map((k) => parts[k]);
   const union = chosen.map((p) => `(${p})`).join(' UNION ALL ');
-  // The union reads the clock as $1.
-  return paged<SignalRow>(pool, '*', `FROM (${union}) x`, { sql: '', params: [now] }, 'kind, customer_slug, subject_id', page);
+  // The union reads the clock as $1, unless no chosen part does (at_risk alone): PostgreSQL
+  // refuses a parameter that no part of the statement types.
+  const params = chosen.some((p) => p.includes('$1')) ? [now] : [];
+  return paged<SignalRow>(pool, '*', `FROM (${union}) x`, { sql: '', params }, 'kind, customer_slug, subject_id', page);
 }
 
 export interface RegistryCounts {

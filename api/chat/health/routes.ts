@@ -1,9 +1,9 @@
 // GET /api/health (anonymous): the service and its database.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { router } from '../../shared/base.ts';
 import { ok } from '../../shared/openapi.ts';
 import type { ChatDeps } from '../deps.ts';
+import { chatRouter } from '../router.ts';
 
 const ChatHealth = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -23,7 +23,7 @@ async function databaseHealthy(deps: ChatDeps): Promise<boolean> {
 }
 
 export function healthRoutes(deps: ChatDeps) {
-  const app = router();
+  const app = chatRouter();
   app.openapi(createRoute({
     method: 'get', path: '/api/health', tags: ['health'], summary: 'Service and database health',
     responses: { 200: ok(ChatHealth, 'healthy'), 503: ok(ChatHealth, 'the database is unreachable (degraded)') },

@@ -1,9 +1,9 @@
 // GET /health: the registry's only anonymous route; 200 only when the service and its database answer.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { router } from '../../shared/base.ts';
 import { ok } from '../../shared/openapi.ts';
 import type { RegistryDeps } from '../deps.ts';
+import { registryRouter } from '../router.ts';
 
 const RegistryHealth = z.object({
   status: z.enum(['ok', 'unavailable']), database: z.enum(['ok', 'unreachable']), version: z.string(),
@@ -11,7 +11,7 @@ const RegistryHealth = z.object({
 }).openapi('RegistryHealth');
 
 export function healthRoutes(deps: RegistryDeps) {
-  const app = router();
+  const app = registryRouter();
   app.openapi(createRoute({
     method: 'get', path: '/health', tags: ['health'], summary: 'Anonymous liveness',
     responses: { 200: ok(RegistryHealth, 'the service and its database answer'), 503: ok(RegistryHealth, 'the database is unreachable') },

@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { requireRole } from '../../../api/orchestration/auth/guards.ts';
 import { authenticate, type OrchEnv } from '../../../api/orchestration/auth/principal.ts';
+import { OrchError } from '../../../api/orchestration/router.ts';
 import { createBaseApp } from '../../../api/shared/base.ts';
 import { rateLimited } from '../../../api/shared/http-errors.ts';
 import { page, pageFields, pageQuery } from '../../../api/shared/pagination.ts';
@@ -38,7 +39,7 @@ test.before(async (ctx) => {
   // A probe app with the real principal resolution and the guards under test, as a later slice uses them.
   const deps = orchDeps(ctx.s.platform);
   const probe = createBaseApp<{ principal: never; apiKeyPresented: boolean }>({
-    service: 'orch', log: createLogger({ level: 'error', sink: () => {} }), bodyLimits: [],
+    service: 'orch', errorSchema: OrchError, log: createLogger({ level: 'error', sink: () => {} }), bodyLimits: [],
     errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
   }) as unknown as OpenAPIHono<OrchEnv>;
   probe.use('*', authenticate(deps));

@@ -159,6 +159,11 @@ test('signals: at_risk, stale_deployment (14 days), renewal_due (30 days), stale
   assert.match(r.body.items[3].reason, /next action was due/);
   assert.equal((await http(`${api}/signals?kind=stale_lead`, { headers: admin.headers })).body.items.map((i: { customer: { slug: string } }) => i.customer.slug), ['lazy']);
   assert.is((await http(`${api}/signals?kind=gloomy`, { headers: admin.headers })).status, 422);
+  // A kind that does not read the clock, with paging.
+  const risky = await http(`${api}/signals?kind=at_risk&limit=5&offset=0`, { headers: admin.headers });
+  assert.is(risky.status, 200, risky.text);
+  assert.equal(risky.body.items.map((i: { customer: { slug: string } }) => i.customer.slug), ['bolt']);
+  assert.is(risky.body.total, 1);
   // Time passes: the other deployment goes stale too, and the lead's action falls due.
   s.clock.advance(3 * DAY);
   const later = await http(`${api}/signals?kind=stale_deployment`, { headers: admin.headers });
