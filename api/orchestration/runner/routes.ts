@@ -51,8 +51,10 @@ export function requireRunner(): MiddlewareHandler<OrchEnv> {
 
 const Instance = z.object({ runner_instance: z.string().min(1).max(200) });
 
+// A union with null, not `.nullable()`: on an extended component the generator wrote
+// `allOf: [Agent, {type: [object, null]}]`, which no null satisfies (the answer with no queued agent).
 const Claim = z.object({
-  agent: Agent.extend({ initial_prompt: z.string().nullable() }).nullable(),
+  agent: z.union([Agent.extend({ initial_prompt: z.string().nullable() }), z.null()]),
   system_prompt: z.string().optional(),
   credential: z.string().optional().openapi({ description: 'the agent\'s API key' }),
   project: z.object({ id: z.uuid(), name: z.string(), repo_path: z.string().nullable() }).optional(),
