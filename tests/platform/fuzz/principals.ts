@@ -18,6 +18,7 @@ import { bearer, registerChat, uniqueName, type ChatAccount } from '../../suppor
 import { browser, createAccount, login, type Account, type Session } from '../../support/principals.ts';
 import { interactive, mintToken, type Interactive } from '../../support/registry.ts';
 import { http, type TestServices } from '../../support/services.ts';
+import { fileUpload, png } from '../../support/multipart.ts';
 import { Spaces } from '../../support/spaces.ts';
 import type { Operation } from './documents.ts';
 
@@ -99,6 +100,9 @@ export async function buildWorld(s: TestServices): Promise<World> {
   ids.inviteCode = invite.code;
   ids.invite = invite.id;
   ids.victim = victim.id;
+  // A file (a PNG: its download is served with its stored type) and a scheduled message.
+  ids.file = (await ok('file', http(`${s.chat}/api/files/upload`, fileUpload(chatAdmin, png(7), { filename: 'fuzz.png', fields: { channel_id: ids.channel } })))).id;
+  ids.scheduled = (await sp.ok(chatAdmin, 'POST', '/api/messages/schedule', { channel_id: ids.channel, ciphertext: 'later', send_at: new Date(Date.now() + 86_400_000).toISOString() }, 201)).id;
 
   const registryAdmin = await interactive(s, 'fuzz-admin', 'admin');
   const registryReadonly = await interactive(s, 'fuzz-reader', 'readonly');
@@ -137,6 +141,8 @@ const PATH_RESOURCES: Array<[Operation['service'], RegExp, string]> = [
   ['chat', /groups\/\{id\}$/, 'group'],
   ['chat', /\{msg_id\}$|bookmarks\/\{message_id\}$|purge\/message\/\{id\}$|admin\/messages\/\{id\}$/, 'message'],
   ['chat', /polls\/\{id\}$/, 'poll'],
+  ['chat', /files\/\{id\}$/, 'file'],
+  ['chat', /scheduled\/\{id\}$/, 'scheduled'],
   ['registry', /customers\/\{slug\}$/, 'customer'],
   ['registry', /deployments\/\{id\}$/, 'deployment'],
   ['registry', /subscriptions\/\{id\}$/, 'subscription'],

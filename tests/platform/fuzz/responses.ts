@@ -4,11 +4,11 @@
 // declared 502/503 whose body matches (an upstream that is absent in-process, a maintenance window).
 
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { Operation, Schema, ServiceDocument } from './documents.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under `default` in ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule);
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
 
 export interface Answer {
   status: number;

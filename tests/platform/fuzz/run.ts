@@ -28,8 +28,8 @@ export interface FuzzOptions {
 
 const BASE: Record<Operation['service'], keyof Pick<TestServices, 'orch' | 'chat' | 'registry'>> = { orch: 'orch', chat: 'chat', registry: 'registry' };
 
-/** A log line that says a request failed unhandled, or carries a stack trace. */
-const BAD_LOG = /"msg":"unhandled_error"|\\n\s+at [^\s]+ \(|"stack":"/;
+/** A log line that says a request failed unhandled, carries a stack trace, or is an error (a projection that failed on an event). */
+const BAD_LOG = /"msg":"unhandled_error"|\\n\s+at [^\s]+ \(|"stack":"|"level":"error"/;
 
 const show = (value: string | Uint8Array | undefined, max = 300) => {
   if (value === undefined) return '';
@@ -76,7 +76,7 @@ export class Fuzzer {
     // Our own request id (hono's requestId() keeps a well-formed incoming one): the log lines of
     // this request are found by it, whatever else runs at the same time.
     const id = `fuzz-${this.options.seed}-${++this.sequence}`;
-    const headers = { ...request.headers, ...await credentials(this.world, op, request.who), 'x-request-id': id };
+    const headers: Record<string, string> = { ...request.headers, ...await credentials(this.world, op, request.who), 'x-request-id': id };
     if (contentType) headers['content-type'] = contentType;
     const replay = `FUZZ_SEED=${this.options.seed} ${op.method} ${show(url(request), 200)} as ${request.who}; ${request.note}${body !== undefined ? `; body (${contentType ?? 'no content type'}): ${show(body)}` : ''}`;
     const logFrom = this.world.s.logLines.length;
