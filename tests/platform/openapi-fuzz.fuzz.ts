@@ -37,12 +37,23 @@ const seed = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 *
 const options = { seed, valid: Number(process.env.FUZZ_VALID ?? 2), rounds: Number(process.env.FUZZ_ROUNDS ?? 1), timeoutMs: Number(process.env.FUZZ_TIMEOUT_MS ?? 60_000), concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 1) };
 
 /**
- * Findings known and not fixed yet, by operation (`service METHOD /path`) and, optionally, the
- * mutation kind: each with the reason. A finding listed here is printed, not failed on.
+ * Findings known and not fixed yet: the operation (`service METHOD /path`, or `(no request)` for a
+ * log line of no request), optionally the mutation kind and a pattern of the problem, and why.
+ * A finding listed here is printed, not failed on. Remove an entry once its fix lands.
  */
-const KNOWN: Array<{ op: string; kind?: string; reason: string }> = [];
+const KNOWN: Array<{ op: string; kind?: string; problem?: RegExp; reason: string }> = [
+  {
+    op: 'chat GET /api/files/{id}', problem: /content type "image\/png" is not declared/,
+    reason: 'serves the stored type; the document declares only application/octet-stream (issue 30 item 2, "the files route\'s real content types": the hygiene branch)',
+  },
+  {
+    op: '(no request)', problem: /estate_run_record_failed/,
+    reason: 'POST /api/v1/knowledge/ingest (a streamed body, so the shared NUL and lone-surrogate refusal does not see it) answers, then fails to record its run: '
+      + '"invalid input syntax for type json" (a lone surrogate) and "unsupported Unicode escape sequence" (\\u0000) from jsonb; the run record is lost',
+  },
+];
 
-const known = (f: Finding) => KNOWN.find((k) => k.op === f.op && (k.kind === undefined || k.kind === f.kind));
+const known = (f: Finding) => KNOWN.find((k) => k.op === f.op && (k.kind === undefined || k.kind === f.kind) && (k.problem === undefined || k.problem.test(f.problem)));
 
 /** Run order: reads, then writes, then deletes (deepest path first), then the routes that start releases. */
 function phase(op: Operation): number {
