@@ -13,7 +13,7 @@ import { customerRoutes } from './customers/routes.ts';
 import type { RegistryDeps } from './deps.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { healthRoutes } from './health/routes.ts';
-import { RegistryError } from './router.ts';
+import { REGISTRY_ROUTES, RegistryError } from './router.ts';
 import { rollupRoutes } from './rollups/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { subscriptionRoutes } from './subscriptions/routes.ts';
@@ -30,7 +30,7 @@ export const REGISTRY_DOCS = {
 
 export function createRegistryApp(deps: RegistryDeps) {
   const app = createBaseApp<RegistryVars>({
-    service: 'registry', errorSchema: RegistryError, log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS, validationStatus: 422,
+    service: 'registry', ...REGISTRY_ROUTES, log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS,
     errorBody: ({ code, message, extra }) => ({ error: { code, message, ...extra } }),
   });
   app.route('/', healthRoutes(deps));

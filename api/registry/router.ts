@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { router } from '../shared/base.ts';
 import { errorResponses } from '../shared/openapi.ts';
+import type { ServiceRoutes } from '../shared/route-declaration.ts';
 import type { RegistryEnv } from './auth/principal.ts';
 
 
@@ -16,7 +17,9 @@ export const RegistryError = z.object({
 }).openapi('RegistryError');
 
 /** Every /api/ route sits behind the principal resolution, whose per-token rate limit can answer 429. */
-export const registryRouter = () => router<RegistryEnv>({ errorSchema: RegistryError, validationStatus: 422, rateLimited: (route) => route.path.startsWith('/api/') });
+export const REGISTRY_ROUTES: ServiceRoutes = { errorSchema: RegistryError, validationStatus: 422, rateLimited: (route) => route.path.startsWith('/api/') };
+
+export const registryRouter = () => router<RegistryEnv>(REGISTRY_ROUTES);
 
 /** Documented error responses: `registryErrors({ 404: 'customer_not_found' })`. */
 export const registryErrors = (statuses: Record<number, string>) => errorResponses(RegistryError, statuses);

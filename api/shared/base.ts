@@ -1,7 +1,9 @@
 // What every service's Hono app starts with: a request id on every request and response, one
 // JSON log line and one metrics observation per request (by route pattern, never the raw path),
-// request body limits per route family, zod validation failures and domain rejections turned
-// into the service's error body, and unexpected errors answered 500 without internals.
+// paths and query strings checked before any handler (url-hygiene.ts), request body limits per
+// route family, the checks and documented answers every route gets (route-declaration.ts), zod
+// validation failures and domain rejections turned into the service's error body, and
+// unexpected errors answered 500 without internals.
 //
 // Apps are OpenAPIHono instances: every route is declared with `createRoute`, so the document a
 // service serves is generated from the same schemas that validate its requests.
@@ -41,6 +43,8 @@ export interface ServiceOptions {
   errorBody: ErrorBody;
   /** The schema of `errorBody`'s output, for the answers every route documents (route-declaration.ts). */
   errorSchema: ServiceRoutes['errorSchema'];
+  /** A limiter outside a route's own middleware (route-declaration.ts). */
+  rateLimited?: ServiceRoutes['rateLimited'];
   bodyLimits: BodyFamily[];
   /** Status of a request that fails validation: 400, or 422 where the spec says so. */
   validationStatus?: 400 | 422;
@@ -159,7 +163,7 @@ export function router<E extends Env>(service: ServiceRoutes): OpenAPIHono<E> {
 
 export function createBaseApp<Vars extends object>(options: ServiceOptions): OpenAPIHono<AppEnv<Vars>> {
   const { service, log, metrics, errorBody } = options;
-  const app = router<AppEnv<Vars>>({ errorSchema: options.errorSchema, validationStatus: options.validationStatus ?? 400 });
+  const app = router<AppEnv<Vars>>({ errorSchema: options.errorSchema, validationStatus: options.validationStatus ?? 400, rateLimited: options.rateLimited });
   app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();

@@ -13,6 +13,13 @@ type ZodSchema = z.ZodType;
 
 export const jsonContent = <S extends ZodSchema>(schema: S) => ({ content: { 'application/json': { schema } } });
 
+/**
+ * `schema` or null. The generator renders `.nullable()` of a named component as the bare `$ref`
+ * (and of an extended one as an `allOf` no null satisfies): the document would refuse the null
+ * that is sent. A union keeps the null in the document.
+ */
+export const orNull = <S extends ZodSchema>(schema: S) => z.union([schema, z.null()]);
+
 /** A JSON request body that must be present. */
 export const jsonBody = <S extends ZodSchema>(schema: S) => ({ ...jsonContent(schema), required: true as const });
 

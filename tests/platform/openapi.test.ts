@@ -14,7 +14,7 @@ import { undocumentedRoutes } from '../../api/shared/openapi.ts';
 import { createApp, SERVICES } from '../../main/apps.ts';
 import { offlineDocument } from '../../main/openapi.ts';
 import { bearer, registerChat } from '../support/chat.ts';
-import { http, startTestApps, type TestServices } from '../support/services.ts';
+import { http, startTestApps, type RequestOptions, type TestServices } from '../support/services.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
@@ -74,6 +74,80 @@ test('orchestration: every operation has its response codes; bodies and paramete
   assert.match(JSON.stringify((doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas.Me), /"api_key":\{"type":"string"/);
   const list = doc.paths['/api/v1/admin/users']!.get!;
   assert.equal((list.parameters as { name: string }[]).map((p) => p.name).sort(), ['limit', 'offset']);
+});
+
+const VALIDATION = { orch: '400', chat: '400', registry: '422' } as const;
+const documentOf = (s: TestServices, name: (typeof SERVICES)[number]) =>
+  createApp(name, s.platform).getOpenAPI31Document({ openapi: '3.1.0', info: { title: name, version: '0' } }) as unknown as Document;
+// Streamed multipart uploads read their own body (400 for another type); JSON bodies meet Hono's media-type gate.
+const JSON_BODY = /json/;
+
+test('every operation declares the shared answers: validation status, 413 with a body, 415 for a JSON body, 429 behind a limiter', ({ s }) => {
+  for (const name of SERVICES) {
+    const doc = documentOf(s, name);
+    for (const [route, operations] of Object.entries(doc.paths)) {
+      // Plain OpenAPI templates: no Hono pattern syntax, every parameter of the path described.
+      assert.not.match(route, /\{[^}]*\{|:\w/, `${name} ${route}: not a plain template`);
+      for (const [method, op] of Object.entries(operations)) {
+        const at = `${name} ${method.toUpperCase()} ${route}`;
+        const codes = Object.keys(op.responses);
+        assert.ok(codes.includes(VALIDATION[name]), `${at}: no ${VALIDATION[name]}`);
+        if (method !== 'get' && method !== 'head') assert.ok(codes.includes('413'), `${at}: no 413`);
+        if (Object.keys(op.requestBody?.content ?? {}).some((t) => JSON_BODY.test(t))) assert.ok(codes.includes('415'), `${at}: no 415`);
+        // Chat: every route behind the access-token check (it documents a 401) has the per-user limit.
+        if ((name === 'chat' && codes.includes('401')) || (name === 'registry' && route.startsWith('/api/'))) assert.ok(codes.includes('429'), `${at}: no 429`);
+        for (const [, param] of route.matchAll(/\{(\w+)\}/g)) {
+          assert.ok((op.parameters as { name: string; in: string }[] | undefined)?.some((p) => p.name === param && p.in === 'path'), `${at}: path parameter ${param} undescribed`);
+        }
+      }
+    }
+  }
+  const chat = documentOf(s, 'chat');
+  assert.ok(chat.paths['/api/calendar/feed-tokens']!.post!.responses['400'], 'feed tokens: 400');
+  assert.ok(chat.paths['/api/communities/{cid}/emojis']!.get!.responses['404'], 'emojis: 404');
+  // The .ics routes keep their pattern in code, and on the parameter.
+  const ics = chat.paths['/api/meetings/{file}']!.get!;
+  assert.equal((ics.parameters as { schema: { pattern: string } }[])[0]!.schema.pattern, '^[0-9a-fA-F-]+\\.ics$');
+  assert.ok(chat.paths['/api/calendar/feeds/{file}']!.get);
+  // A file is served as its stored type, whole or a range.
+  const file = chat.paths['/api/files/{id}']!.get!.responses as Record<string, { content?: Record<string, unknown> }>;
+  assert.equal(Object.keys(file['200']!.content!), ['*/*']);
+  assert.equal(Object.keys(file['206']!.content!), ['*/*']);
+  assert.ok(file['416']);
+  // The runner's claim may answer `agent: null`; the update status `apply: null`.
+  const orch = documentOf(s, 'orch') as unknown as { components: { schemas: Record<string, { properties: Record<string, { anyOf?: unknown[] }> }> } };
+  assert.ok(orch.components.schemas.RunnerClaim!.properties.agent!.anyOf?.some((a) => JSON.stringify(a) === '{"type":"null"}'), 'claim: agent nullable');
+  assert.ok(orch.components.schemas.UpdateStatus!.properties.apply!.anyOf?.some((a) => JSON.stringify(a) === '{"type":"null"}'), 'update status: apply nullable');
+});
+
+test('answers of the shared machinery are each in the operation\'s document', async ({ s }) => {
+  const docs = { orch: documentOf(s, 'orch'), chat: documentOf(s, 'chat'), registry: documentOf(s, 'registry') };
+  const user = await registerChat(s.chat, 'openapi_answers');
+  const me = await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin' } });
+  const registryAdmin = { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin', cookie: `registry_csrf=${me.body.csrf_token}`, 'x-csrf-token': me.body.csrf_token };
+  const principal = { orch: { 'X-API-Key': ADMIN_KEY }, chat: bearer(user), registry: registryAdmin };
+  const base = { orch: s.orch, chat: s.chat, registry: s.registry };
+  const cases: [keyof typeof docs, string, string, string, RequestOptions, number][] = [
+    // Hono's media-type gate on JSON routes: text, XML, a form, multipart.
+    ['orch', 'post', '/api/v1/admin/users', '/api/v1/admin/users', { headers: { 'content-type': 'text/plain' }, body: '{}' }, 415],
+    ['chat', 'post', '/api/dms', '/api/dms', { headers: { 'content-type': 'application/xml' }, body: '<a/>' }, 415],
+    ['chat', 'post', '/api/dms', '/api/dms', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }, 415],
+    ['registry', 'post', '/api/v1/customers', '/api/v1/customers', { headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' }, 415],
+    // Query and path validation: a repeated scalar, an over-long value, a NUL.
+    ['orch', 'get', '/api/v1/knowledge/docs', '/api/v1/knowledge/docs?scope=a&scope=b', {}, 400],
+    ['chat', 'get', '/api/community-invites/{code}', `/api/community-invites/${'c'.repeat(4000)}`, {}, 400],
+    ['chat', 'post', '/api/calendar/feed-tokens', '/api/calendar/feed-tokens', { json: { channel_id: 42 } }, 400],
+    ['registry', 'get', '/api/v1/auth/login', `/api/v1/auth/login?return_to=/${'r'.repeat(4000)}`, {}, 422],
+    ['registry', 'get', '/api/v1/customers/{slug}/deployments', '/api/v1/customers/a%00/deployments', {}, 422],
+    // A UUID parameter that is not one, and a body over the limit.
+    ['chat', 'get', '/api/communities/{cid}/emojis', '/api/communities/-2147483649/emojis', {}, 404],
+    ['orch', 'post', '/api/v1/projects', '/api/v1/projects', { headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }, body: 'x'.repeat(2 * 1024 * 1024) }, 413],
+  ];
+  for (const [service, method, template, path, init, status] of cases) {
+    const r = await http(`${base[service]}${path}`, { method: method.toUpperCase(), ...init, headers: { ...principal[service], ...init.headers } });
+    assert.is(r.status, status, `${service} ${method} ${path.slice(0, 60)}: ${r.text.slice(0, 200)}`);
+    assert.ok(docs[service].paths[template]?.[method]?.responses[String(status)], `${service} ${method.toUpperCase()} ${template}: ${status} undeclared`);
+  }
 });
 
 test('the document and the reference page need an authenticated caller of the service', async ({ s }) => {

@@ -28,7 +28,7 @@ import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../a
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { asCoded, multipartBody } from '../files/routes.ts';
-import { serveBlob } from '../files/serve.ts';
+import { blobResponses, serveBlob } from '../files/serve.ts';
 import { coded, isRasterImage, receiveUpload, sniff } from '../files/upload.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 
@@ -55,7 +55,7 @@ const UPLOAD_ERRORS = {
   ...AUTH_ERRORS, 400: 'not multipart, or no file part', 403: 'not an owner or admin', 404: 'no such community or group',
   413: 'file_too_large (8 MiB)', 415: 'unsupported_media_type: not a raster image (SVG included)',
 };
-const GATED = { 200: { description: 'the image', content: { 'image/*': { schema: { type: 'string' as const, format: 'binary' } } } }, 304: { description: 'not modified' } };
+const GATED = blobResponses('the image', ['image/*']);
 const FilenameParam = z.object({ filename: z.string().openapi({ param: { name: 'filename', in: 'path' } }) });
 
 export function assetRoutes(deps: ChatDeps) {

@@ -23,7 +23,7 @@ import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../a
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
-import { serveBlob } from './serve.ts';
+import { blobResponses, serveBlob } from './serve.ts';
 import { coded, inlineType, receiveUpload, sniff } from './upload.ts';
 
 const tags = ['files'];
@@ -142,8 +142,8 @@ export function fileRoutes(deps: ChatDeps) {
     middleware: [auth] as const,
     request: { params: IdParam },
     responses: {
-      200: { description: 'the bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
-      206: { description: 'the requested range' }, 304: { description: 'not modified' }, 416: { description: 'range not satisfiable' },
+      // Served as the type sniffed at upload: any type.
+      ...blobResponses('the bytes, as their stored type', ['*/*']),
       ...chatErrors({ ...AUTH_ERRORS, 404: 'no such file, not readable by the caller, or quarantined' }),
     },
   }), async (c) => {

@@ -8,6 +8,20 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { BlobStore } from '../../../infra/files/store.ts';
 
+/**
+ * What `serveBlob` answers, for a route's document: the bytes whole (200) or one range (206), in
+ * one of `types` (the stored type; a wildcard range where any type can be stored), 304 and 416.
+ */
+export function blobResponses(description: string, types: readonly string[]) {
+  const content = Object.fromEntries(types.map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]));
+  return {
+    200: { description, content },
+    206: { description: 'the requested range (Content-Range)', content },
+    304: { description: 'not modified (If-None-Match)' },
+    416: { description: 'range not satisfiable (Content-Range: bytes */<size>)' },
+  };
+}
+
 export interface Served { sha256: string; size: number; mime_type: string; name: string | null; inline: boolean }
 
 const etagOf = (sha256: string) => `"${sha256}"`;

@@ -25,7 +25,7 @@ import { rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
-import { serveBlob } from '../files/serve.ts';
+import { blobResponses, serveBlob } from '../files/serve.ts';
 import { coded, isRasterImage, sniff } from '../files/upload.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { decodeHtml, summarise } from './parse.ts';
@@ -128,7 +128,7 @@ export function linkPreviewRoutes(deps: ChatDeps) {
     method: 'get', path: '/api/link-preview/images/{sha256}', tags, summary: 'A preview\'s image, served from here', middleware: [auth] as const,
     request: { params: z.object({ sha256: z.string().openapi({ param: { name: 'sha256', in: 'path' } }) }) },
     responses: {
-      200: { description: 'the image', content: { 'image/*': { schema: { type: 'string', format: 'binary' } } } }, 304: { description: 'not modified' },
+      ...blobResponses('the image', ['image/*']),
       ...chatErrors({ ...AUTH_ERRORS, 404: 'no such image' }),
     },
   }), async (c) => {

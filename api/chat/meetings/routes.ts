@@ -157,7 +157,8 @@ export function meetingRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/meetings/{id}/occurrences/{occurrence_id}', tags, summary: 'Cancel one occurrence (an EXDATE in calendars)', middleware: [auth] as const,
-    request: { params: z.object({ id: pathParam('id'), occurrence_id: pathParam('occurrence_id') }) },
+    // An occurrence id is its original start (`20260105T090000Z`), not a UUID.
+    request: { params: z.object({ id: pathParam('id'), occurrence_id: z.string().max(32).openapi({ param: { name: 'occurrence_id', in: 'path' }, description: 'the occurrence\'s original start, as in the meeting\'s occurrences' }) }) },
     responses: { 204: { description: 'cancelled' }, ...chatErrors({ ...WRITE_ERRORS, 404: 'no such meeting or occurrence', 409: 'the meeting or occurrence is cancelled already' }) },
   }), async (c) => {
     const p = c.req.valid('param');

@@ -24,7 +24,7 @@ import { listMcpServers } from '../../../projections/orchestration/mcp-servers.t
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import { userById } from '../../../projections/orchestration/users.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { jsonBody, ok } from '../../shared/openapi.ts';
+import { jsonBody, ok, orNull } from '../../shared/openapi.ts';
 import { actorOf, unauthenticated } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
@@ -51,10 +51,10 @@ export function requireRunner(): MiddlewareHandler<OrchEnv> {
 
 const Instance = z.object({ runner_instance: z.string().min(1).max(200) });
 
-// A union with null, not `.nullable()`: on an extended component the generator wrote
-// `allOf: [Agent, {type: [object, null]}]`, which no null satisfies (the answer with no queued agent).
+const ClaimedAgent = Agent.extend({ initial_prompt: z.string().nullable() }).openapi('ClaimedAgent');
+
 const Claim = z.object({
-  agent: z.union([Agent.extend({ initial_prompt: z.string().nullable() }), z.null()]),
+  agent: orNull(ClaimedAgent).openapi({ description: 'null when no queued agent has a free slot' }),
   system_prompt: z.string().optional(),
   credential: z.string().optional().openapi({ description: 'the agent\'s API key' }),
   project: z.object({ id: z.uuid(), name: z.string(), repo_path: z.string().nullable() }).optional(),

@@ -1,6 +1,7 @@
 // Schemas of the update routes (orchestration).
 
 import { z } from '@hono/zod-openapi';
+import { orNull } from '../../shared/openapi.ts';
 
 const Problem = z.object({ code: z.string(), message: z.string() });
 
@@ -37,7 +38,7 @@ export const StatusSchema = z.object({
   sidecar: z.object({
     url: z.string(), reachable: z.boolean(), version: z.string().nullable(), apply_in_progress: z.string().nullable(), frozen: z.string().nullable(), error: z.string().nullable(),
   }),
-  apply: ApplySchema.nullable().openapi({ description: 'the newest apply' }),
+  apply: orNull(ApplySchema).openapi({ description: 'the newest apply' }),
   delivery: z.object({
     status: z.enum(['complete', 'incomplete', 'unknown']), checked_at: z.string().nullable(), apply_id: z.string().nullable(),
     requirements: z.array(z.object({ id: z.string(), kind: z.string(), target: z.string(), status: z.string(), action: z.string() })),

@@ -14,7 +14,7 @@ import { sessionRequestTrusted } from '../auth/session-cookies.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
 import { refuseRotation, rotateKey } from './accounts.ts';
-import { Rotation, UserIdParam } from './schemas.ts';
+import { Rotation } from './schemas.ts';
 
 export const ROTATION_MESSAGES: Record<RotationRefusalReason, string> = {
   api_key_rotation_requires_interactive_session: 'API keys can only be rotated from an interactive session, not with a bearer credential',
@@ -85,7 +85,8 @@ export function keyRotationRoutes(deps: OrchDeps) {
   });
   const adminRoute = createRoute({
     method: 'post', path: '/api/v1/admin/users/{user_id}/api-key/rotate', tags, summary: 'Rotate another account\'s API key (admin, interactive session only)',
-    request: { params: UserIdParam },
+    // Any value: the gate records every refusal in its order, an id that is not a UUID too (404 api_key_rotation_not_found).
+    request: { params: z.object({ user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, description: 'the account id' }) }) },
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },
   });
   const rotateSelf = async (c: Context<OrchEnv>) => rotate(c, await gate(c, 'self', null), 'self_service');
