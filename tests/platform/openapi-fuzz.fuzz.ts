@@ -43,10 +43,6 @@ const options = { seed, valid: Number(process.env.FUZZ_VALID ?? 2), rounds: Numb
  */
 const KNOWN: Array<{ op: string; kind?: string; problem?: RegExp; reason: string }> = [
   {
-    op: 'chat GET /api/files/{id}', problem: /content type "image\/png" is not declared/,
-    reason: 'serves the stored type; the document declares only application/octet-stream (issue 30 item 2, "the files route\'s real content types": the hygiene branch)',
-  },
-  {
     op: '(no request)', problem: /estate_run_record_failed/,
     reason: 'POST /api/v1/knowledge/ingest (a streamed body, so the shared NUL and lone-surrogate refusal does not see it) answers, then fails to record its run: '
       + '"invalid input syntax for type json" (a lone surrogate) and "unsupported Unicode escape sequence" (\\u0000) from jsonb; the run record is lost',
