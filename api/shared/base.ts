@@ -83,17 +83,53 @@ export function routePattern(c: Context): string {
 // A `\u0000` escape in a JSON string (an odd run of backslashes before `u0000`): PostgreSQL stores
 // no NUL in text or jsonb, so such a value would fail deep inside a write.
 const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/i;
+// A surrogate escape (`\uD800`-`\uDFFF`): legal JSON text, but alone (not half of a pair) it is
+// no Unicode character, and jsonb refuses it ("invalid input syntax for type json") deep inside a write.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A string (value or key) anywhere in a parsed JSON value that holds a lone surrogate (walked without recursion: bodies nest deep). */
+function hasLoneSurrogate(root: unknown): boolean {
+  const stack = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return true;
+    } else if (Array.isArray(value)) for (const v of value) stack.push(v);
+    else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (LONE_SURROGATE.test(k)) return true;
+        stack.push(v);
+      }
+    }
+  }
+  return false;
+}
+
+/** Parsed JSON text, or undefined when it does not parse (the route's own parsing answers that). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * JSON bodies carrying a NUL character are refused up front, in every service (400 or 422);
- * routes that stream their body (a streamed body family) check it themselves.
+ * JSON bodies carrying a NUL character or a lone surrogate are refused up front, in every service
+ * (400 or 422); routes that stream their body (a streamed body family) check it themselves.
  */
 function refuseNul(validationStatus: 400 | 422, families: BodyFamily[]) {
   return async (c: Context, next: () => Promise<void>) => {
     // The header first: reading `c.req.raw.body` of a GET would materialise a full Request.
     if (/json/i.test(c.req.header('content-type') ?? '') && c.req.method !== 'GET' && c.req.method !== 'HEAD'
-      && !familyOf(families, c.req.path)?.streamed && c.req.raw.body && NUL_ESCAPE.test(await c.req.text())) {
-      throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
+      && !familyOf(families, c.req.path)?.streamed && c.req.raw.body) {
+      const text = await c.req.text();
+      if (NUL_ESCAPE.test(text)) throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
+      // Parsed only when an escape is there: most bodies never pay for a second parse.
+      if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(parsedOrUndefined(text))) {
+        throw new ApiError(validationStatus, 'validation_failed', 'strings must be well-formed Unicode (no lone surrogates such as \\ud800)');
+      }
     }
     await next();
   };

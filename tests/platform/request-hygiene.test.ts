@@ -68,7 +68,7 @@ test('a JSON body needs a JSON media type (415), and a required body must be the
   assert.is(none.status, 400);
 });
 
-test('NUL bytes in any field are refused or harmless, never a 500', async ({ s, events }) => {
+test('NUL bytes and lone surrogates in any field are refused or harmless, never a 500', async ({ s, events }) => {
   const before = await events();
   const nul = 'a\u0000b';
   const login = await http(`${s.orch}/auth/login`, { json: { email: `x${nul}@example.test`, password: nul } });
@@ -79,6 +79,18 @@ test('NUL bytes in any field are refused or harmless, never a 500', async ({ s, 
   const pw = await http(`${s.orch}/api/v1/admin/users`, { headers: key, json: { username: 'nul-pw', email: 'nulpw@example.test', role: 'user', password: `twelve-chars${nul}` } });
   assert.ok([201, 400].includes(pw.status), String(pw.status));
   if (pw.status === 400) assert.is(await events(), before);
+  // A lone surrogate (legal JSON text, no Unicode character; jsonb refuses it) likewise, in every
+  // service, in a value or a key; an escaped pair (an emoji) is an ordinary string.
+  const beforeLone = await events();
+  const lone = await http(`${s.orch}/api/v1/admin/users`, { headers: key, body: '{"username":"lone","email":"lone@example.test","role":"user","x":{"\\udc00":1}}' });
+  assert.is(lone.status, 400);
+  assert.equal(lone.body, { error: 'validation_failed', message: 'strings must be well-formed Unicode (no lone surrogates such as \\ud800)' });
+  const registry = await http(`${s.registry}/api/v1/leads`, { headers: { 'content-type': 'application/json' }, body: '{"name":"\\ud800x","email":"lead@example.test"}' });
+  assert.is(registry.status, 422);
+  assert.is(registry.body.error.code, 'validation_failed');
+  assert.is((await http(`${s.chat}/api/auth/login`, { headers: { 'content-type': 'application/json' }, body: '{"username":"x\\ud800","password":"p"}' })).status, 400);
+  assert.is(await events(), beforeLone);
+  assert.is((await http(`${s.orch}/auth/login`, { headers: { 'content-type': 'application/json' }, body: '{"email":"\\ud83d\\ude00@example.test","password":"p"}' })).status, 401);
   // An escaped backslash before "u0000" is an ordinary string.
   assert.is((await http(`${s.orch}/auth/login`, { headers: { 'content-type': 'application/json' }, body: '{"email":"x\\\\u0000@example.test","password":"p"}' })).status, 401);
 });
