@@ -102,6 +102,13 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 const shortPath = (path: unknown): string | null => (typeof path === 'string' ? path.slice(0, 300) : null);
 
+/**
+ * Text of a refused document as the run's record keeps it: a path or message may quote what made
+ * the document invalid, and jsonb stores neither a NUL nor a lone surrogate, so both become U+FFFD
+ * (the run is recorded whatever its documents held).
+ */
+const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+
 /** Check one element of the batch: the document to store, or why it cannot be stored. */
 function check(kind: RunKind, element: BatchElement, seen: Set<string>): Omit<Checked, 'content_sha256'> & { content: string } {
   if ('oversized' in element) {
@@ -265,7 +272,7 @@ export async function ingestBatch(
       type: 'RecordIngestRun', run_id: runId, kind, documents_submitted: submitted, documents_succeeded: stored.length,
       documents_failed: failures.length,
       chunks_written: stored.filter((r) => r.status === 'created' || r.status === 'updated').reduce((n, r) => n + r.chunks, 0),
-      status: outcome.status, errors: failures.map(({ path, error, message }) => ({ path, error, message })),
+      status: outcome.status, errors: failures.map(({ path, error, message }) => ({ path: path === null ? null : storable(path), error, message: storable(message) })),
       started_at: startedAt.toISOString(), ended_at: deps.clock.now().toISOString(), actor: actor.username, actor_id: actor.id,
     }, context);
     outcome.run_recorded = true;

@@ -4,7 +4,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
+import { documentIdOf, ingestRunStream } from '../../../domain/orchestration/estate/decider.ts';
 import { createAccount, type Account } from '../../support/principals.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { admin, ADMIN_KEY, eventCount, get, ingest, vault } from './helpers.ts';
@@ -132,6 +132,20 @@ test('every document is attempted: each bad one is listed with its reason, the o
   const edge = await ingest(s, [{ source_repo: 'mixed', path: 'edge/max.md', content: 'y '.repeat(250_000) }]);
   assert.is(edge.body.status, 'ok', edge.text);
   assert.ok(edge.body.total_chunks >= 250);
+});
+
+test('a refused document whose path holds a NUL or a lone surrogate: the run is still recorded, those characters as U+FFFD', async ({ s }) => {
+  const batch = [
+    { source_repo: 'odd', path: 'nul\u0000/path.md', content: 'x' },
+    { source_repo: 'odd', path: 'lone\ud800/path.md', content: 'a\u0000b' },
+    { source_repo: 'odd', path: 'fine/path.md', content: 'stored' },
+  ];
+  const r = await ingest(s, batch);
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.body.documents, r.body.failed, r.body.run_recorded], [1, 2, true]);
+  assert.not.ok(s.logLines.some((l) => l.includes('estate_run_record_failed')));
+  const [run] = (await s.platform.store.readStream(ingestRunStream(r.body.run_id)));
+  assert.equal((run!.data.errors as { path: string }[]).map((e) => e.path), ['nul\uFFFD/path.md', 'lone\uFFFD/path.md']);
 });
 
 test('a document too large to be valid is skipped unread (document_too_large), the rest stored', async ({ s }) => {
