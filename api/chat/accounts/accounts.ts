@@ -118,7 +118,7 @@ export async function register(deps: AccountDeps, input: Registration, userAgent
   await deps.commands.run(keysStream(userId), keysDecider, {
     type: 'RegisterKeys', user_id: userId, identity_key: toBase64(input.identity_key),
     signed_prekey: { key_id: input.signed_prekey.key_id, public_key: toBase64(input.signed_prekey.public_key), signature: toBase64(input.signed_prekey.signature) },
-    one_time_prekeys: prekeysOf(input.one_time_prekeys), at: iso(deps),
+    one_time_prekeys: prekeysOf(input.one_time_prekeys), at: iso(deps), resume: true,
   }, ctx);
   const recoveryCode = newRecoveryCode();
   try {

@@ -33,7 +33,11 @@ export type KeysEvent =
 export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()(['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'KeysRemoved']);
 
 export type KeysCommand =
-  | { type: 'RegisterKeys'; user_id: string; identity_key: string; signed_prekey: SignedPrekeyRecord; one_time_prekeys: PublicPrekey[]; at: string }
+  | {
+    type: 'RegisterKeys'; user_id: string; identity_key: string; signed_prekey: SignedPrekeyRecord; one_time_prekeys: PublicPrekey[]; at: string;
+    /** The account registration completing an earlier attempt of its own (never the keys route, whose second call is 409). */
+    resume?: boolean;
+  }
   | { type: 'UploadSignedPrekey'; signed_prekey: SignedPrekeyRecord; at: string }
   /** `unconsumed`: how many of the account's one-time prekeys are not handed out yet (the read model's count). */
   | { type: 'UploadPrekeys'; prekeys: PublicPrekey[]; unconsumed: number; at: string }
@@ -86,7 +90,7 @@ function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
   switch (command.type) {
     case 'RegisterKeys': {
       // The same registration again (it failed after its keys, before its account): done already.
-      if (state.user_id === command.user_id && state.identity_key === command.identity_key) return [];
+      if (command.resume && state.user_id === command.user_id && state.identity_key === command.identity_key) return [];
       if (state.user_id) throw new DomainError('conflict', 'keys_exist', 'keys already registered');
       checkBatch(state, command.one_time_prekeys, 0);
       const { user_id, at } = command;

@@ -77,9 +77,11 @@ test('keys: uploads keep ids unique per account and the store bounded; a prekey 
   const signed = { key_id: 1, public_key: 'spk', signature: 'sig' };
   const history: KeysEvent[] = keysDecider.decide({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [{ key_id: 1, public_key: 'a' }, { key_id: 2, public_key: 'b' }], at }, keysDecider.initialState());
   assert.equal(history.map((e) => e.type), ['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded']);
-  // The same registration again (it failed before its account) registers nothing more; other keys are refused.
-  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [], at }).then([]);
-  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik2', signed_prekey: signed, one_time_prekeys: [], at }).thenError('keys_exist');
+  // The same registration again (it failed before its account) registers nothing more; other keys are refused,
+  // and so is a second registration through the keys route (no `resume`).
+  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [], at, resume: true }).then([]);
+  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik2', signed_prekey: signed, one_time_prekeys: [], at, resume: true }).thenError('keys_exist');
+  keys(history).when({ type: 'RegisterKeys', user_id: U, identity_key: 'ik', signed_prekey: signed, one_time_prekeys: [], at }).thenError('keys_exist');
   keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 3, public_key: 'c' }], unconsumed: 2, at })
     .then([{ type: 'PrekeysUploaded', data: { user_id: U, prekeys: [{ key_id: 3, public_key: 'c' }], at } }]);
   keys(history).when({ type: 'UploadPrekeys', prekeys: [{ key_id: 1, public_key: 'z' }], unconsumed: 0, at }).thenError('prekey_id_in_use');
