@@ -8,6 +8,7 @@ import type { DomainEvent } from '../domain/shared/decider.ts';
 import type { EventStore } from './eventstore/port.ts';
 import type { Pool } from './db/pool.ts';
 import { readCheckpoints, type ProjectionEngine } from './projections/engine.ts';
+import { mapLimit } from './scheduler/scheduler.ts';
 
 /** A projection further behind than this reports this figure (the count stops there). */
 export const LAG_CAP = 100_000;
@@ -73,10 +74,12 @@ export class Metrics {
       async collect() {
         this.reset();
         const checkpoints = await readCheckpoints(pool);
-        for (const p of engine.projections) {
-          const at = checkpoints.get(p.name);
-          this.set({ projection: p.name }, await store.countAfter(at ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP));
-        }
+        // Several counts at once (each a round trip or two to the log), then set in a stable order.
+        const lags = new Map<string, number>();
+        await mapLimit(engine.projections, 8, async (p) => {
+          lags.set(p.name, await store.countAfter(checkpoints.get(p.name) ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP));
+        });
+        for (const p of engine.projections) this.set({ projection: p.name }, lags.get(p.name)!);
       },
     });
     new client.Gauge({

@@ -13,7 +13,8 @@
 //
 // Filtering: subscriptions filter on the server with one expression (stream prefixes, else event
 // types, else "no system events") and check the whole filter again here. readAll filters only here:
-// this client's readAll takes no filter, so it pages through `$all`.
+// this client's readAll takes no filter, so it pages through `$all`; countAfter, called often (lag
+// metrics), counts over a filtered subscription instead, so only matching events cross the wire.
 
 import {
   ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, NO_STREAM, START, STREAM_EXISTS, StreamNotFoundError,
@@ -54,14 +55,14 @@ function matches(event: EsdbEvent, filter: LogFilter | undefined): boolean {
 }
 
 /** One expression the server can apply; `matches` re-checks everything client-side. */
-function serverFilter(filter: LogFilter | undefined): Filter {
-  if (filter?.streamPrefixes?.length) return streamNameFilter({ prefixes: filter.streamPrefixes });
+function serverFilter(filter: LogFilter | undefined, checkpoints: Pick<Filter, 'checkpointReached'> = {}): Filter {
+  if (filter?.streamPrefixes?.length) return streamNameFilter({ prefixes: filter.streamPrefixes, ...checkpoints });
   if (filter?.eventTypes?.length) {
     // Exact names: the server's type prefixes would also let `A20` through for `A2`.
     const names = filter.eventTypes.map((t) => t.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'));
-    return eventTypeFilter({ regex: `^(?:${names.join('|')})$` });
+    return eventTypeFilter({ regex: `^(?:${names.join('|')})$`, ...checkpoints });
   }
-  return excludeSystemEvents();
+  return excludeSystemEvents(checkpoints);
 }
 
 /** Position.End (2^64 - 1): what servers before 22.6 send as the position of an event read from a stream. */
@@ -192,9 +193,9 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /** One page of raw `$all` records (system events included), so callers can page on positions. */
-  private async readAllPage(from: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS): Promise<AllStreamRecordedEvent[]> {
+  private async readAllPage(from: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS, maxCount = PAGE): Promise<AllStreamRecordedEvent[]> {
     const page: AllStreamRecordedEvent[] = [];
-    for await (const resolved of this.client.readAll({ fromPosition: from, direction, maxCount: PAGE })) {
+    for await (const resolved of this.client.readAll({ fromPosition: from, direction, maxCount })) {
       if (resolved.event) page.push(resolved.event);
     }
     return page;
@@ -219,8 +220,57 @@ export class EventStoreDbEventStore implements EventStore {
     return found;
   }
 
+  /**
+   * Counted on the server's side of the wire: a filtered subscription from `after` (the event-type
+   * or stream filter runs on the server, so only matching events cross; `readAll` would page through
+   * all of `$all`), up to the last record of `$all` when we start. The subscription never ends by
+   * itself, so we stop at whichever comes first: `max`; an event at or past that record; a Checkpoint
+   * at or past it (the server has looked at everything up to there and sent what matched before the
+   * checkpoint); CaughtUp (servers since 23.10; older ones stop on the checkpoint or event only).
+   */
   async countAfter(after: Position | 'start', filter: LogFilter, max: number): Promise<number> {
-    return (await this.readAll({ after, filter, limit: max })).length;
+    if (max <= 0) return 0;
+    const [last] = await this.readAllPage(END, BACKWARDS, 1); // system records too: a bound, not a result
+    if (!last) return 0;
+    const end = toPosition(last);
+    if (after !== 'start' && !isStart(after) && !isAfter(end, after)) return 0;
+
+    let count = 0;
+    let settle: (error?: unknown) => void = () => {};
+    const done = new Promise<void>((resolve, reject) => (settle = (error) => (error ? reject(error) : resolve())));
+    let finished = false;
+    const source: AllStreamSubscription = this.client.subscribeToAll({
+      fromPosition: readFrom(after),
+      filter: serverFilter(filter, { checkpointReached: (_s, position) => { drain(); if (!isAfter(end, position)) finish(); } }),
+    });
+    const finish = (error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      settle(error);
+    };
+    // Paused mode: at a checkpoint or CaughtUp every event before it is already in the buffer, so
+    // draining it there counts them all before we decide to stop.
+    const drain = () => {
+      for (let resolved = source.read() as { event?: AllStreamRecordedEvent } | null; resolved && !finished; resolved = source.read()) {
+        const event = resolved.event;
+        if (!event) continue;
+        const position = toPosition(event);
+        if (isAfter(position, end)) return finish();
+        if (matches(event, filter) && ++count >= max) return finish();
+        if (!isAfter(end, position)) return finish();
+      }
+    };
+    source.on('readable', drain);
+    source.on('caughtUp', () => { drain(); finish(); });
+    source.on('error', (error) => finish(error));
+    source.on('end', () => finish(new Error('EventStoreDB ended a subscription to $all')));
+    try {
+      await done;
+    } finally {
+      await source.unsubscribe();
+      source.destroy();
+    }
+    return Math.min(count, max);
   }
 
   async headPosition(): Promise<Position | null> {

@@ -75,7 +75,7 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   const log = new MemoryLog(options.idCacheSize ?? SERVER_LIKE_ID_CACHE_SIZE);
   seedSystemEvents(log);
   const faults: EsdbFaults = {};
-  const counters: EsdbCounters = { append: 0, batchAppend: 0 };
+  const counters: EsdbCounters = { append: 0, batchAppend: 0, eventsSent: 0 };
   const settings = {
     maxAppendSize: options.maxAppendSize ?? SERVER_DEFAULT_MAX_APPEND_SIZE,
     maxAppendEventSize: options.maxAppendEventSize ?? SERVER_DEFAULT_MAX_APPEND_EVENT_SIZE,
@@ -87,7 +87,7 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   const streams: IStreamsServer = {
     append: createAppend(log, settings),
     batchAppend: createBatchAppend(log, settings),
-    read: createRead(log, options.positionsOnStreamReads ?? true),
+    read: createRead(log, counters, options.positionsOnStreamReads ?? true),
     delete: (_call, callback) => callback(unimplemented('Streams.Delete')),
     tombstone: (_call, callback) => callback(unimplemented('Streams.Tombstone')),
   };

@@ -470,6 +470,21 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     assert.is(await store.countAfter(head, filter, 100), 0);
   });
 
+  test('countAfter finds matching events that are rare among many others, the last event not matching', async ({ store }) => {
+    const type = `Rare${randomUUID().replace(/-/g, '')}`;
+    const s = streamName();
+    const noise = (n: number) => Array.from({ length: n }, () => event('Noise'));
+    const { position: afterFirst } = await store.append(s, [...noise(700), event(type), ...noise(700)], { expected: 'no_stream' });
+    const { position: second } = await store.append(s, [event(type)], { expected: 1400n });
+    await store.append(s, noise(300), { expected: 1401n });
+    const filter = { eventTypes: [type] };
+    assert.is(await store.countAfter('start', filter, 100), 2);
+    assert.is(await store.countAfter('start', filter, 1), 1);
+    assert.is(await store.countAfter(afterFirst, filter, 100), 1);
+    assert.is(await store.countAfter(second, filter, 100), 0);
+    assert.is(await store.countAfter('start', { eventTypes: [`${type}Never`] }, 100), 0);
+  });
+
   test('the hash chain covers this log in global order, with signed checkpoints (chain kept in PostgreSQL beside it)', async ({ store }) => {
     const chainDb = await freshDatabase('contract_chain');
     try {

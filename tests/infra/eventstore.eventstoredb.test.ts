@@ -132,6 +132,17 @@ for (const target of targets) {
   });
 
   if (target.name.includes('double')) {
+    test('countAfter filters on the server: of many events, only the matching ones cross the wire', async ({ target: t }) => {
+      const type = `Wire${randomUUID().replace(/-/g, '')}`;
+      const s = `wire-${randomUUID()}`;
+      const noise = () => Array.from({ length: 1000 }, () => event('Noise'));
+      await t.store.append(s, [event(type), ...noise(), event(type), ...noise()], { expected: 'no_stream' });
+      const before = t.server!.counters.eventsSent;
+      assert.is(await t.store.countAfter('start', { eventTypes: [type] }, 100), 2);
+      // The two matching events, and the one record read to find where the log ends.
+      assert.is(t.server!.counters.eventsSent - before, 3);
+    });
+
     test('the client takes the write path the server\'s features name', async ({ target: t }) => {
       const before = { ...t.server!.counters };
       await t.store.append(`path-${randomUUID()}`, [event()], { expected: 'no_stream' });

@@ -103,6 +103,9 @@ export class LogFeed {
   private drop(member: Member, reason: string): void {
     if (member.closed) return;
     this.leave(member);
+    // An operator sees which clients cannot keep up (and a test sees the close happen: the client
+    // only reads the close frame once it reads past the backlog queued before it).
+    this.log.warn('ws_slow_consumer_closed', { reason, viewer: member.socket.viewer.kind });
     member.socket.close(SLOW_CONSUMER_CLOSE, reason);
   }
 

@@ -36,6 +36,8 @@ export interface EsdbFaults {
 export interface EsdbCounters {
   append: number;
   batchAppend: number;
+  /** Events written to clients by Streams.Read (reads and subscriptions): what a read costs on the wire. */
+  eventsSent: number;
 }
 
 export interface AppendSettings {

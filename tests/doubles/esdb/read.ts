@@ -7,6 +7,7 @@ import type { IStreamsServer } from '@eventstore/db-client/generated/streams_grp
 import type { ReadReq } from '@eventstore/db-client/generated/streams_pb.js';
 import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
 import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
+import type { EsdbCounters } from './append.ts';
 import type { MemoryLog, StoredEvent } from './log.ts';
 
 const { ReadResp } = streamsPb;
@@ -71,8 +72,8 @@ const checkpointMessage = (position: bigint) =>
 const streamName = (identifier: sharedPb.StreamIdentifier | undefined) =>
   Buffer.from(identifier?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
 
-/** `positionsOnStreamReads`: false for a server before 22.6. */
-export function createRead(log: MemoryLog, positionsOnStreamReads = true): IStreamsServer['read'] {
+/** `positionsOnStreamReads`: false for a server before 22.6. `counters.eventsSent`: events written to clients, reads and subscriptions alike. */
+export function createRead(log: MemoryLog, counters: EsdbCounters, positionsOnStreamReads = true): IStreamsServer['read'] {
   return (call) => {
     // A server-streaming call ends with an error status when 'error' is emitted on it (grpc-js).
     const fail = (code: grpc.status, details: string) => void call.emit('error', { code, details });
@@ -80,8 +81,12 @@ export function createRead(log: MemoryLog, positionsOnStreamReads = true): IStre
     if (!options) return fail(grpc.status.INVALID_ARGUMENT, 'read without options');
     const forwards = options.getReadDirection() === FORWARDS;
     const count = options.hasCount() ? BigInt(options.getCount()) : null;
+    const sendOne = (e: StoredEvent, positioned = true) => {
+      counters.eventsSent += 1;
+      call.write(eventMessage(e, positioned));
+    };
     const send = (events: StoredEvent[], positioned = true) => {
-      for (const e of events) call.write(eventMessage(e, positioned));
+      for (const e of events) sendOne(e, positioned);
     };
 
     if (options.hasStream()) {
@@ -118,7 +123,7 @@ export function createRead(log: MemoryLog, positionsOnStreamReads = true): IStre
       return call.end();
     }
 
-    subscribe(log, call, options, keep, all.hasEnd() ? 'end' : position ? { commit, prepare } : 'start');
+    subscribe(log, call, sendOne, options, keep, all.hasEnd() ? 'end' : position ? { commit, prepare } : 'start');
   };
 }
 
@@ -135,6 +140,7 @@ export function createRead(log: MemoryLog, positionsOnStreamReads = true): IStre
 function subscribe(
   log: MemoryLog,
   call: Parameters<IStreamsServer['read']>[0],
+  sendOne: (e: StoredEvent) => void,
   options: ReadReq.Options,
   keep: Matcher,
   from: 'start' | 'end' | { commit: bigint; prepare: bigint },
@@ -157,7 +163,7 @@ function subscribe(
   while (next < log.all.length) {
     const page = log.all.slice(next, next + window);
     const sent = page.filter(keep);
-    for (const e of sent) call.write(eventMessage(e));
+    for (const e of sent) sendOne(e);
     const pageStart = page[0]!.position;
     next += page.length;
     considered += page.length;
@@ -172,7 +178,7 @@ function subscribe(
   const pump = () => {
     if (call.cancelled || call.destroyed) return;
     for (const e of log.all.slice(next)) {
-      if (keep(e)) call.write(eventMessage(e));
+      if (keep(e)) sendOne(e);
       considered += 1;
       if (considered >= interval) {
         considered = 0;

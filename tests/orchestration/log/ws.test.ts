@@ -122,12 +122,17 @@ test('/ws: a slow socket is closed 4008 after its buffer fills; a fast one gets 
   // 30 MB: past the 8 MiB limit even after the kernel's socket buffers take their share. Each
   // append waits until the fast socket has read the one before, so the fast socket never holds
   // more than one event unread (the client shares this process's event loop with the server).
+  // The slow client resumes reading as soon as the server has closed it: the server gives a client
+  // 30 s (ws's closeTimeout) to read up to its close frame before it cuts the connection (1006).
+  const dropped = () => s.logLines.some((l) => l.includes('ws_slow_consumer_closed'));
   for (let i = 0; i < 60; i++) {
     await s.platform.store.append(`${stream}-${i}`, [fact('Big', { i, blob })], { expected: 'no_stream' });
     await fast.next((f) => f.data?.i === i, 30_000);
+    if (slow.socket.isPaused && dropped()) slow.socket.resume();
   }
   const frames = fast.frames.filter((f) => !f.control);
   assert.equal(frames.filter((f) => f.stream.startsWith(stream)).map((f) => f.data.i), Array.from({ length: 60 }, (_, i) => i));
+  assert.ok(dropped(), 'the slow socket was closed');
   slow.socket.resume();
   const closed = await slow.closed;
   assert.is(closed.code, 4008);
