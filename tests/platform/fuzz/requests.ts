@@ -61,10 +61,17 @@ export class RequestFactory {
     for (const d of documents) this.defs.set(d.service, d.defs);
   }
 
-  /** A value of `schema` (with the service's definitions), seeded. */
+  /**
+   * A value of `schema` (with the service's definitions), seeded. Arrays and strings are capped
+   * (8 items, 512 characters): a schema's own bounds may allow 100 × 256 × 4,096 characters, which
+   * took the generator minutes per request and tested only the body limit; huge values are the
+   * huge-string mutation's job.
+   */
   fake(op: Operation, schema: Schema, seed: number): unknown {
     if (typeof schema === 'boolean') return 'x';
-    return generateSync({ ...schema, $defs: this.defs.get(op.service) } as never, { seed, maxDepth: 4, maxDefaultItems: 2, optionalsProbability: 0.5, useExamplesValue: true, useDefaultValue: false } as never);
+    return generateSync({ ...schema, $defs: this.defs.get(op.service) } as never, {
+      seed, maxDepth: 4, maxDefaultItems: 2, maxItems: 8, maxLength: 512, optionalsProbability: 0.5, useExamplesValue: true, useDefaultValue: false,
+    } as never);
   }
 
   valid(op: Operation, seed: number, who: Who = 'right'): FuzzRequest {
