@@ -22,6 +22,7 @@ import { chunkIdSql, ESTATE_BATCH_CHUNKS } from '../projections/orchestration/es
 import { appendPending, FOLD_ROWS } from '../projections/orchestration/estate-index.ts';
 import { pendingRows } from '../projections/orchestration/estate-pending.ts';
 import { CONTAINER_SIZE, encodeSorted } from '../projections/orchestration/estate-postings.ts';
+import { mulberry32 } from '../tests/support/prng.ts';
 
 /** Common English words, most frequent first (stop words included, as in real text). */
 const COMMON = `the of and to a in is it you that he was for on are with as i his they be at one have this from or had by not
@@ -39,17 +40,8 @@ city tree cross farm hard start might story saw far sea draw left late run while
 const SYLLABLES = ['ka', 'lo', 'mi', 'ru', 'te', 'zan', 'vor', 'pel', 'dri', 'sko', 'tam', 'bex', 'ni', 'qua', 'fen', 'gol',
   'hur', 'jix', 'mo', 'nap', 'orv', 'pim', 'rak', 'sul', 'tov', 'ulm', 'vek', 'wan', 'yor', 'zid', 'bra', 'cli', 'dov', 'eth', 'fro', 'gim'];
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers. */
+export const random = mulberry32;
 
 function generatedWord(n: number, prefix = ''): string {
   let word = prefix;

@@ -37,6 +37,7 @@ import { appendEvents } from './log.ts';
 import { paired, type Operation } from './measure.ts';
 import type { Figure } from './figure.ts';
 import { BENCH_POOL_ENV } from './pools.ts';
+import { mulberry32 } from '../tests/support/prng.ts';
 export type { Figure } from './figure.ts';
 
 
@@ -51,16 +52,7 @@ const CLIENTS = 8;
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
 /** A small deterministic generator, so every run searches the same corpus. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 // Support-desk English: what a bot's knowledge reads like. Words are drawn Zipf-like (early
 // words often), so the text has the skew of real prose.

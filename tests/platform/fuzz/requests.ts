@@ -8,6 +8,7 @@ import { generateSync } from 'json-schema-faker';
 import { multipart, png, type Part } from '../../support/multipart.ts';
 import type { Operation, Schema, ServiceDocument } from './documents.ts';
 import type { Who } from './principals.ts';
+import { mulberry32 } from '../../support/prng.ts';
 
 export interface FuzzRequest {
   op: Operation;
@@ -25,17 +26,8 @@ export interface FuzzRequest {
   body?: { contentType: string | null; value?: unknown; raw?: string | Uint8Array };
 }
 
-/** A seeded PRNG (mulberry32): the fuzzer's own choices, replayable from FUZZ_SEED. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The fuzzer's own choices, replayable from FUZZ_SEED. */
+export const prng = mulberry32;
 
 /**
  * Percent-encode a value; a lone surrogate (which has no UTF-8 form, so encodeURIComponent
