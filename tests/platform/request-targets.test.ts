@@ -90,10 +90,11 @@ test('a path parameter declared as a UUID that is not one is the route\'s 404, a
   }
   // Authentication first: no token is 401 whatever the id.
   assert.is((await http(`${s.chat}/api/communities/-2147483649/emojis`)).status, 401);
-  // Orchestration: a knowledge profile id.
+  // Orchestration: a knowledge profile id answers as a well-formed id of no profile does.
   const r = await orch(s, '/api/v1/bots/-2147483649/knowledge');
   assert.is(r.status, 404, r.text);
-  assert.is(r.body.error, 'not_found');
+  assert.is(r.body.error, 'profile_not_found');
+  assert.is((await orch(s, '/api/v1/bots/00000000-0000-4000-8000-000000000000/knowledge')).body.error, 'profile_not_found');
 });
 
 test('nothing of the above reached the database as an error', async ({ s }) => {
