@@ -99,6 +99,8 @@ class DocumentFailure extends Error {
 /** A `\u0000` escape in JSON text (an odd run of backslashes before `u0000`). */
 const NUL_ESCAPE = /(^|[^\\])(\\\\)*\\u0000/i;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** A surrogate escape in JSON text (`JSON.stringify` writes a lone surrogate so, a pair as itself). */
+const SURROGATE_ESCAPE = /(^|[^\\])(\\\\)*\\ud[89a-f][0-9a-f]{2}/i;
 
 const shortPath = (path: unknown): string | null => (typeof path === 'string' ? path.slice(0, 300) : null);
 
@@ -135,9 +137,15 @@ function check(kind: RunKind, element: BatchElement, seen: Set<string>): Omit<Ch
   if (metadataText !== null && metadataText.length > MAX_METADATA_CHARS) {
     throw new DocumentFailure('metadata_too_large', `metadata is longer than ${MAX_METADATA_CHARS} characters serialized`);
   }
-  // PostgreSQL stores no NUL character in text or jsonb.
-  if (doc.content.includes('\u0000') || (doc.commit_sha ?? '').includes('\u0000') || NUL_ESCAPE.test(metadataText ?? '')) {
+  // PostgreSQL stores no NUL character in text or jsonb, and jsonb no lone surrogate: the fields
+  // that go into the document's event are refused with them (the content's lone surrogates
+  // become U+FFFD below).
+  const fields = [sourceRepo, doc.path, doc.commit_sha ?? ''];
+  if (doc.content.includes('\u0000') || NUL_ESCAPE.test(metadataText ?? '') || fields.some((f) => f.includes('\u0000'))) {
     throw new DocumentFailure('validation_failed', 'strings must not contain NUL (\\u0000) characters');
+  }
+  if (SURROGATE_ESCAPE.test(metadataText ?? '') || fields.some((f) => f.search(LONE_SURROGATE) !== -1)) {
+    throw new DocumentFailure('validation_failed', 'strings must be well-formed Unicode (no lone surrogates such as \\ud800)');
   }
   const key = `${sourceRepo}\n${doc.path}`;
   if (seen.has(key)) throw new DocumentFailure('duplicate_in_batch', 'an earlier document of this batch has the same source_repo and path');

@@ -139,13 +139,20 @@ test('a refused document whose path holds a NUL or a lone surrogate: the run is 
     { source_repo: 'odd', path: 'nul\u0000/path.md', content: 'x' },
     { source_repo: 'odd', path: 'lone\ud800/path.md', content: 'a\u0000b' },
     { source_repo: 'odd', path: 'fine/path.md', content: 'stored' },
+    // Lone surrogates in the fields that go into the document's event: refused one by one.
+    { source_repo: 'odd', path: 'lone\udc00/only.md', content: 'fine' },
+    { source_repo: 'odd\ud800', path: 'repo/lone.md', content: 'fine' },
+    { source_repo: 'odd', path: 'sha/lone.md', content: 'fine', commit_sha: 'abc\ud800' },
+    { source_repo: 'odd', path: 'metadata/lone.md', content: 'fine', metadata: { note: 'x\udbff' } },
+    { source_repo: 'odd', path: 'metadata/pair.md', content: 'fine \ud83d\ude00', metadata: { note: 'a pair \ud83d\ude00 is fine' } },
   ];
   const r = await ingest(s, batch);
   assert.is(r.status, 200, r.text);
-  assert.equal([r.body.documents, r.body.failed, r.body.run_recorded], [1, 2, true]);
-  assert.not.ok(s.logLines.some((l) => l.includes('estate_run_record_failed')));
+  assert.equal([r.body.documents, r.body.failed, r.body.run_recorded], [2, 6, true]);
+  assert.equal(r.body.failures.slice(2).map((f: { error: string }) => f.error), ['invalid_path', 'invalid_source_repo', 'validation_failed', 'validation_failed']);
+  assert.not.ok(s.logLines.some((l) => /estate_run_record_failed|estate_ingest_write_failed/.test(l)));
   const [run] = (await s.platform.store.readStream(ingestRunStream(r.body.run_id)));
-  assert.equal((run!.data.errors as { path: string }[]).map((e) => e.path), ['nul\uFFFD/path.md', 'lone\uFFFD/path.md']);
+  assert.equal((run!.data.errors as { path: string }[]).map((e) => e.path).slice(0, 3), ['nul\uFFFD/path.md', 'lone\uFFFD/path.md', 'lone\uFFFD/only.md']);
 });
 
 test('a document too large to be valid is skipped unread (document_too_large), the rest stored', async ({ s }) => {
