@@ -93,6 +93,8 @@ async function connect(pool: Pool, url: string): Promise<void> {
 export interface PlatformOptions {
   runProjections?: boolean;
   clock?: Clock;
+  /** How long a command waits for the projections that read its events (tests shorten it). */
+  readYourWritesTimeoutMs?: number;
 }
 
 export interface BuiltPlatform {
@@ -158,7 +160,7 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
   metrics.watchProjections(engine, store, pool);
   const commands = new CommandRunner(
     store,
-    (events) => engine.waitForEvents(events, READ_YOUR_WRITES_TIMEOUT_MS),
+    (events) => engine.waitForEvents(events, options.readYourWritesTimeoutMs ?? READ_YOUR_WRITES_TIMEOUT_MS),
     (events) => metrics.countAppended(events),
   );
   const limiter = createRateLimiter(config.redisUrl, clock, log);

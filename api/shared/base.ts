@@ -17,6 +17,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ZodError } from 'zod';
 import { DomainError } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../infra/logging.ts';
+import { ProjectionTimeoutError } from '../../infra/projections/engine.ts';
 import type { Metrics } from '../../infra/metrics.ts';
 import { bodyLimits, familyOf, type BodyFamily } from './body-limit.ts';
 import { ApiError, STATUS_OF } from './http-errors.ts';
@@ -58,12 +59,20 @@ export function zodMessage(error: ZodError): string {
 
 const HTTP_CODES: Record<number, string> = { 400: 'invalid_json', 413: 'payload_too_large', 415: 'unsupported_media_type' };
 
+/** Seconds a client is asked to wait after a `projection_lagging` 503. */
+export const PROJECTION_LAG_RETRY_AFTER_S = 2;
+
 export function toErrorShape(error: unknown, validationStatus: 400 | 422 = 400): ErrorShape | null {
   if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, extra: error.extra };
   if (error instanceof DomainError) {
     // A domain-level validation failure answers like a schema one: 400, or 422 where the spec says so.
     const status = error.kind === 'invalid' ? validationStatus : STATUS_OF[error.kind];
     return { status, code: error.code, message: error.message, extra: error.details };
+  }
+  // The command's events are in the log, but a read model the answer comes from is behind: the
+  // change stands, so the client is told to read again shortly rather than to repeat the request.
+  if (error instanceof ProjectionTimeoutError) {
+    return { status: 503, code: 'projection_lagging', message: 'the change was recorded, but the read model has not caught up yet: read it again shortly rather than repeating the request', extra: { retry_after: PROJECTION_LAG_RETRY_AFTER_S } };
   }
   if (error instanceof ZodError) return { status: validationStatus, code: 'validation_failed', message: zodMessage(error) };
   // Hono's own rejections: a body that is not JSON, a media type the route does not take.
@@ -182,6 +191,7 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
   app.onError((error, c) => {
     const shape = toErrorShape(error, options.validationStatus);
     if (shape) {
+      if (error instanceof ProjectionTimeoutError) log.warn('projection_lagging', { service, request_id: c.get('requestId'), error: error.message });
       if (error instanceof ApiError) for (const [k, v] of Object.entries(error.headers)) c.header(k, v);
       // A 503 `maintenance` (and any other refusal that says when to come back) carries Retry-After.
       else if (typeof shape.extra?.retry_after === 'number') c.header('Retry-After', String(shape.extra.retry_after));

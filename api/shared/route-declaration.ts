@@ -9,7 +9,8 @@
 //   not describe them itself: the validation status (every path and query is checked, see
 //   url-hygiene.ts, and parameters and bodies against their schemas), 413 for every method with a
 //   body (every service has a catch-all body family, see body-limit.ts), 415 for a JSON or form
-//   body (Hono's media-type gate), and 429 where a rate limiter can refuse the route.
+//   body (Hono's media-type gate), 429 where a rate limiter can refuse the route, and 503
+//   `projection_lagging` (a change recorded whose read model is behind; any route may record one).
 
 import type { RouteConfig } from '@hono/zod-openapi';
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
@@ -96,6 +97,8 @@ export function declareRoute<R extends RouteConfig>(route: R, service: ServiceRo
   if (method !== 'get' && method !== 'head') shared[413] = 'payload_too_large: the body is over the route\'s limit (limit_bytes)';
   if (gatedBody(route)) shared[415] = 'unsupported_media_type: the body is not of a media type the route takes';
   if (middleware.some(limits) || service.rateLimited?.(route)) shared[429] = 'rate_limited (Retry-After and retry_after)';
+  // Any request that records a change waits for the read models its answer comes from (api/shared/base.ts).
+  shared[503] = 'projection_lagging: the change was recorded but a read model has not caught up yet (Retry-After and retry_after); read again rather than repeat';
   const added = Object.fromEntries(Object.entries(shared).filter(([status]) => !(status in responses)));
   return {
     ...route,

@@ -16,7 +16,7 @@ import type { LogFilter, RecordedEvent } from '../../infra/eventstore/port.ts';
 import type { Position } from '../../infra/eventstore/position.ts';
 import { createLogger } from '../../infra/logging.ts';
 import { createApp, SERVICES, type ServiceName } from '../../main/apps.ts';
-import { openPlatform, type Platform } from '../../main/platform.ts';
+import { openPlatform, type Platform, type PlatformOptions } from '../../main/platform.ts';
 import { startServices, type RunningService } from '../../main/serve.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
 import { testLogEnv } from './test-log.ts';
@@ -36,6 +36,8 @@ export class TestServices {
   /** The platform's clock (in-process and real-socket services alike): suites move it to test expiry, throttling windows and timers. */
   readonly clock = new ShiftedClock();
   readonly logLines: string[] = [];
+  /** Options of the platform the next `start` opens (a suite sets them, then restarts). */
+  platformOptions: Omit<PlatformOptions, 'clock'> = {};
   private running: RunningService[] = [];
   private readonly stoppedPorts = new Map<string, number>();
   private origins: string[] = [];
@@ -46,7 +48,7 @@ export class TestServices {
   async start(): Promise<void> {
     this.started = true;
     const log = createLogger({ level: 'debug', sink: (line) => this.logLines.push(line) });
-    this.platform = await openPlatform(loadConfig(this.env), log, { clock: this.clock });
+    this.platform = await openPlatform(loadConfig(this.env), log, { ...this.platformOptions, clock: this.clock });
     if (this.mode === 'http') {
       this.running = await startServices(this.platform, SERVICES);
       for (const s of this.running) this[s.name] = s.url;
