@@ -151,7 +151,7 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
     progress(`chatsvc_channel_scan: ${scan} channel messages without a mention`);
     const connector = chatsvcConnector(platform);
     const row = (await integrationOf(platform.pool, profile.id))!;
-    await connector.stopBot(profile.id);
+    await connector.supervisor.stopBot(profile.id);
     const bot = new BotSocket(connector, row);
     const sender = createSenderKey(humanId);
     const distribution = senderKeyDistribution(sender);
@@ -166,7 +166,7 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
     const decryptOnly = scan / ((performance.now() - t0) / 1000);
     const t1 = performance.now();
     // As the socket drains them under load: batches of what arrived while earlier work ran (at most 200).
-    for (let next = 0; next < messages.length; next += 200) await bot.handleMany(messages.slice(next, next + 200));
+    for (let next = 0; next < messages.length; next += 200) await bot.inbox.handleMany(messages.slice(next, next + 200));
     const perSecond = scan / ((performance.now() - t1) / 1000);
     figures.push({ name: 'chatsvc_channel_scan_msgs_per_s', value: round(perSecond), unit: 'messages/s', baseline: 'decrypt_group_only', ratio: round(perSecond / decryptOnly, 3) });
   } finally {

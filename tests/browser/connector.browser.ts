@@ -212,7 +212,7 @@ test('revoked on the chat side: the test flips it to revoked_externally; the pag
   await stateLine(page, /^Connected$/);
   // The bot's socket would hear the revocation first (the chat closes it with 4401): stopped here,
   // the test call is what discovers it. The page shows the socket down while the integration is active.
-  await orchDeps(ctx.s.platform).chatsvc.stopBot(ctx.profile.id);
+  await orchDeps(ctx.s.platform).chatsvc.supervisor.stopBot(ctx.profile.id);
   await stateLine(page, 'Connected; the bot\'s socket is disconnected');
   await axeClean(page, 'chat service (socket down)');
   await screenshots(page, 'chat-service-socket-down');

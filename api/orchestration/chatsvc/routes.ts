@@ -3,18 +3,19 @@
 // `/api/admin/agents/{profile_id}/chatsvc` (an admin's browser session, CSRF-checked like every
 // session write). Refusals in order: 401 anonymous, 403 not an admin, 503
 // `integration_key_missing` without ORCH_INTEGRATION_ENCRYPTION_KEY, then validation, then 404
-// `profile_not_found`. The provision token is never stored, logged or echoed.
+// `profile_not_found`. The provision token is never stored, logged or echoed. The handlers map
+// HTTP to the use cases of ./commands.ts, which do the lookups.
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { CHAT_USERNAME, instanceUrlProblem } from '../../../domain/orchestration/chatsvc/rules.ts';
-import { profileById, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin, requireSession } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
+import { integrationKeyMissing } from './clients.ts';
 import type { ChatsvcConnector } from './connector.ts';
 import { TOOL_NAMES, ToolRequest, ToolResponse, toolBody, type ToolName } from './tools.ts';
 
@@ -68,7 +69,7 @@ const BASE_ERRORS = { 401: 'missing or invalid key', 403: 'admin role required (
 /** 503 `integration_key_missing`, after the 401/403 of the guards. */
 function keyGate(connector: ChatsvcConnector): MiddlewareHandler<OrchEnv> {
   return async (_c, next) => {
-    if (!connector.enabled) throw new ApiError(503, 'integration_key_missing', 'the chat-service connector needs ORCH_INTEGRATION_ENCRYPTION_KEY (or ORCH_INTEGRATION_ENCRYPTION_KEY_FILE)');
+    if (!connector.enabled) throw integrationKeyMissing();
     await next();
   };
 }
@@ -81,12 +82,6 @@ export function chatsvcRoutes(deps: OrchDeps) {
     { base: V1, middleware: [requireAdmin(true), keyGate(connector)], extraTags: [] as string[] },
     { base: ADMIN, middleware: [requireSession(), requireAdmin(true), keyGate(connector)], extraTags: ['web UI'] },
   ];
-
-  async function profileOf(id: string): Promise<ProfileRow> {
-    const profile = await profileById(deps.db, id);
-    if (!profile) throw new ApiError(404, 'profile_not_found', 'no such profile');
-    return profile;
-  }
 
   for (const form of forms) {
     const t = [...tags, ...form.extraTags];
@@ -108,8 +103,7 @@ export function chatsvcRoutes(deps: OrchDeps) {
       const body = c.req.valid('json');
       const problem = instanceUrlProblem(body.instance_url);
       if (problem) throw new ApiError(400, 'insecure_instance_url', problem);
-      const profile = await profileOf(c.req.valid('param').profile_id);
-      return c.json(await connector.connect(profile, body, actorOf(c)), 201);
+      return c.json(await connector.commands.connect(c.req.valid('param').profile_id, body, actorOf(c)), 201);
     });
 
     app.openapi(createRoute({
@@ -124,8 +118,7 @@ export function chatsvcRoutes(deps: OrchDeps) {
       const body = c.req.valid('json');
       const problem = instanceUrlProblem(body.instance_url);
       if (problem) throw new ApiError(400, 'insecure_instance_url', problem);
-      await profileOf(c.req.valid('param').profile_id);
-      return c.json(await connector.communities(body) as never, 200);
+      return c.json(await connector.commands.communities(c.req.valid('param').profile_id, body) as never, 200);
     });
 
     app.openapi(createRoute({
@@ -137,8 +130,7 @@ export function chatsvcRoutes(deps: OrchDeps) {
         ...orchErrors({ ...BASE_ERRORS, 404: 'profile_not_found, not_configured', 409: 'integration_disabled (the chat service refused the token: chatsvc_status 401)', 502: 'chatsvc_unreachable' }),
       },
     }), async (c) => {
-      const profile = await profileOf(c.req.valid('param').profile_id);
-      return c.json(await connector.test(profile.id, actorOf(c)), 200);
+      return c.json(await connector.commands.test(c.req.valid('param').profile_id, actorOf(c)), 200);
     });
 
     app.openapi(createRoute({
@@ -147,8 +139,7 @@ export function chatsvcRoutes(deps: OrchDeps) {
       request: { params: ProfileParam },
       responses: { 200: ok(IntegrationStatus, 'the integration'), ...orchErrors({ ...BASE_ERRORS, 404: 'profile_not_found, not_configured' }) },
     }), async (c) => {
-      const profile = await profileOf(c.req.valid('param').profile_id);
-      return c.json(await connector.status(profile.id), 200);
+      return c.json(await connector.commands.status(c.req.valid('param').profile_id), 200);
     });
 
     app.openapi(createRoute({
@@ -157,8 +148,7 @@ export function chatsvcRoutes(deps: OrchDeps) {
       request: { params: ProfileParam },
       responses: { 204: { description: 'deleted' }, ...orchErrors({ ...BASE_ERRORS, 404: 'profile_not_found, not_configured' }) },
     }), async (c) => {
-      const profile = await profileOf(c.req.valid('param').profile_id);
-      await connector.remove(profile.id, actorOf(c));
+      await connector.commands.remove(c.req.valid('param').profile_id, actorOf(c));
       return c.body(null, 204);
     });
 
@@ -180,9 +170,8 @@ export function chatsvcRoutes(deps: OrchDeps) {
       if (raw.tool !== tool_name) throw new ApiError(400, 'tool_name_mismatch', 'the body\'s tool must equal the path\'s tool_name');
       const parsed = toolBody(tool_name as ToolName).safeParse(raw);
       if (!parsed.success) throw new ApiError(400, 'validation_failed', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
-      const profile = await profileOf(profile_id);
       const { tool: _tool, ...input } = parsed.data as Record<string, unknown>;
-      const { status, result, retryAfter } = await connector.tool(profile, tool_name as ToolName, input, 'api', actorOf(c));
+      const { status, result, retryAfter } = await connector.commands.tool(profile_id, tool_name as ToolName, input, actorOf(c));
       if (result.ok) return c.json(result, 200);
       if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
       return c.json({ ...result, error: status === 429 ? 'rate_limited' : 'chatsvc_tool_failed', message: result.error_msg ?? 'the chat service refused the call', ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) } as never, status as never);

@@ -180,9 +180,9 @@ test('rule 5: past the per-user rate limit, a short canned reply (once a minute)
 
 test('a reconnect catches up from the cursor: a DM sent while the bot was away is answered', async ({ w, dm }) => {
   const connector = chatsvcConnector(w.s.platform);
-  await connector.stopBot(w.profile.id);
+  await connector.supervisor.stopBot(w.profile.id);
   await w.human.sendDm(dm, w.bot.id, 'sent while you were away: Lisbon hours?');
-  await connector.tick();
+  await connector.supervisor.tick();
   await socketUp(w);
   assert.match(w.human.decryptDm((await w.human.botMessage(dm, w.bot.id)).ciphertext), /half past eight/);
 });

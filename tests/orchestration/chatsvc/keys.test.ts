@@ -29,14 +29,14 @@ test('a week on, the supervisor publishes a new signed prekey; a DM begun agains
   // Six days: the supervisor's pass leaves the signed prekey alone.
   w.s.clock.advance(6 * DAY_MS);
   const connector = chatsvcConnector(w.s.platform);
-  await connector.tick();
+  await connector.supervisor.tick();
   const early = new Human(w.spaces, await registerChat(w.s.chat, uniqueName('early')));
   await new Promise((r) => setTimeout(r, 500));
   assert.is((await w.spaces.ok(early.account, 'GET', `/api/keys/${w.bot.id}/bundle`)).signed_prekey.key_id, oldId);
 
   // Eight days: rotated.
   w.s.clock.advance(2 * DAY_MS);
-  await connector.tick();
+  await connector.supervisor.tick();
   const late = new Human(w.spaces, await registerChat(w.s.chat, uniqueName('late')));
   const deadline = Date.now() + 15_000;
   for (;;) {

@@ -134,7 +134,7 @@ test('two orchestration instances: one holds the socket (the other standby); eve
     assert.is(answers.length, 2, 'one answer per message');
     // The first instance stops: the second takes the socket at its next supervisor pass.
     await chatsvcConnector(w.s.platform).stop();
-    await chatsvcConnector(second).tick();
+    await chatsvcConnector(second).supervisor.tick();
     await socketUp(view2, 'connected');
     await w.human.sendDm(dm, w.bot.id, 'Lisbon hours from the second instance?');
     assert.match(w.human.decryptDm((await w.human.botMessage(dm, w.bot.id)).ciphertext), /half past eight/);

@@ -1,0 +1,135 @@
+// The bot sockets' supervisor (spec 1, inbound answering: "a supervisor polls for active
+// integrations about every 5 minutes"): one socket (./bot.ts) per active integration in this
+// process, started, retried and stopped as the integrations read model changes, and one
+// socket per integration across instances (an advisory lock per integration, all held on one
+// database session of this process; the instances without it show `standby`).
+//
+// The poll is the slice's one background timer, kept in this module. As a log processor
+// (DESIGN.md: reactors) it would react to ChatIntegrationConnected (start the socket) and to
+// IntegrationRevokedExternally and ChatIntegrationDeleted (stop it), which reach every instance;
+// retrying standby sockets and rotating signed prekeys have no event and still need a pass.
+
+import { botsHealth } from '../../../domain/orchestration/chatsvc/rules.ts';
+import type { PoolClient } from '../../../infra/db/pool.ts';
+import { activeIntegrations, type IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';
+import type { OrchDeps } from '../deps.ts';
+import type { BotHost } from './bot-host.ts';
+import { BotSocket, type SocketView } from './bot.ts';
+
+export type SupervisorDeps = Pick<OrchDeps, 'db' | 'config' | 'log'>;
+
+export class BotSupervisor {
+  private readonly bots = new Map<string, BotSocket>();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private ticking: Promise<void> | null = null;
+  private lockClient: PoolClient | null = null;
+  private lockQueue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: SupervisorDeps, private readonly host: BotHost) {}
+
+  /** Sockets for every active integration now, then every ORCH_CHATSVC_SUPERVISOR_SECS. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.deps.config.chatsvc.supervisorSecs * 1000);
+    this.timer.unref();
+  }
+
+  /** One pass: start missing sockets, retry standby ones, stop stale ones. */
+  tick(): Promise<void> {
+    this.ticking ??= (async () => {
+      try {
+        const active = await activeIntegrations(this.deps.db);
+        const wanted = new Map(active.map((r) => [r.profile_id, r]));
+        for (const [profileId, bot] of this.bots) {
+          const row = wanted.get(profileId);
+          // Another integration, or the same one reconnected with a new token (by another instance).
+          if (!row || row.integration_id !== bot.integration.integration_id || row.token_sealed !== bot.integration.token_sealed) await this.stopBot(profileId);
+        }
+        for (const row of active) {
+          const bot = this.bots.get(row.profile_id);
+          if (!bot) this.startBot(row);
+          else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
+          // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
+          else if (bot.view().state === 'connected') bot.maintainSoon();
+        }
+      } catch (error) {
+        this.deps.log.error('chatsvc_supervisor_failed', { error: (error as Error).message });
+      }
+    })().finally(() => {
+      this.ticking = null;
+    });
+    return this.ticking;
+  }
+
+  /** A connect stored this integration: its socket starts now, if this process runs the sockets. */
+  startIfRunning(row: IntegrationRow): void {
+    if (this.running) this.startBot(row);
+  }
+
+  private startBot(row: IntegrationRow): void {
+    const bot = new BotSocket(this.host, row);
+    this.bots.set(row.profile_id, bot);
+    bot.start();
+  }
+
+  async stopBot(profileId: string): Promise<void> {
+    const bot = this.bots.get(profileId);
+    if (!bot) return;
+    this.bots.delete(profileId);
+    await bot.stop();
+  }
+
+  /** The integration's socket as the status shows it (one this process does not run: stopped, or disconnected while the supervisor runs). */
+  view(row: IntegrationRow): SocketView {
+    return this.bots.get(row.profile_id)?.view() ?? { state: row.status === 'active' ? (this.running ? 'disconnected' : 'stopped') : 'stopped', since: null, last_error: null };
+  }
+
+  /** `integrations.chatsvc_bot_ws` of the health route. */
+  health(): { status: string; active: number; connected: number; down: number; standby: number } {
+    return botsHealth([...this.bots.values()].map((b) => b.view().state));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+    await Promise.all([...this.bots.keys()].map((id) => this.stopBot(id)));
+    if (this.lockClient) {
+      const client = this.lockClient;
+      this.lockClient = null;
+      await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+      client.release();
+    }
+  }
+
+  // --- one socket per integration across instances ---------------------------------------------
+
+  private withLockClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const run = this.lockQueue.then(async () => {
+      if (!this.lockClient) {
+        this.lockClient = await this.deps.db.connect();
+        this.lockClient.on('error', (error) => {
+          this.deps.log.error('chatsvc_lock_session_lost', { error: error.message });
+          this.lockClient = null;
+          for (const bot of this.bots.values()) bot.lockLost();
+        });
+      }
+      return work(this.lockClient);
+    });
+    this.lockQueue = run.catch(() => {});
+    return run;
+  }
+
+  async lock(integrationId: string): Promise<boolean> {
+    return this.withLockClient(async (c) => (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended('chatsvc:' || $1, 0)) AS ok`, [integrationId])).rows[0]!.ok);
+  }
+
+  async unlock(integrationId: string): Promise<void> {
+    if (!this.lockClient) return;
+    await this.withLockClient((c) => c.query(`SELECT pg_advisory_unlock(hashtextextended('chatsvc:' || $1, 0))`, [integrationId])).catch(() => {});
+  }
+}
