@@ -21,7 +21,7 @@ import { detectLeak, LEAK_REFUSAL, PromptFingerprint } from '../../../domain/orc
 import { auditExcerpt, scrubPii } from '../../../domain/orchestration/agent-chat/pii.ts';
 import { systemPrompt, type Grounding } from '../../../domain/orchestration/agent-chat/prompt.ts';
 import { EXCERPT_CHARS, type ChatLimit, type ChatSecurityEvent, type ChatSurface } from '../../../domain/orchestration/agent-chat/security.ts';
-import { charCount } from '../../../domain/orchestration/knowledge/decider.ts';
+import { charCount } from '../../../domain/orchestration/knowledge/decisions.ts';
 import type { ChatsvcAuditEvent } from '../../../domain/orchestration/chatsvc/audit.ts';
 import { auditStream } from '../../../domain/orchestration/users/audit.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
