@@ -43,11 +43,11 @@ import { AGENT_EVENT_TYPES } from './orchestration/agents/decider.ts';
 import { MCP_SERVERS_EVENT_TYPES } from './orchestration/mcp-servers/decider.ts';
 import { PROFILE_EVENT_TYPES } from './orchestration/profiles/events.ts';
 import { KNOWLEDGE_EVENT_TYPES } from './orchestration/knowledge/events.ts';
-import { CUSTOMER_EVENT_TYPES } from './registry/customers/decider.ts';
-import { DEPLOYMENT_EVENT_TYPES } from './registry/deployments/decider.ts';
-import { REGISTRY_SESSION_EVENT_TYPES } from './registry/sessions/decider.ts';
-import { SUBSCRIPTION_EVENT_TYPES } from './registry/subscriptions/decider.ts';
-import { TOKEN_EVENT_TYPES } from './registry/tokens/decider.ts';
+import { CUSTOMER_EVENT_TYPES } from './registry/customers/events.ts';
+import { DEPLOYMENT_EVENT_TYPES } from './registry/deployments/events.ts';
+import { REGISTRY_SESSION_EVENT_TYPES } from './registry/sessions/events.ts';
+import { SUBSCRIPTION_EVENT_TYPES } from './registry/subscriptions/events.ts';
+import { TOKEN_EVENT_TYPES } from './registry/tokens/events.ts';
 
 export const EVENT_TYPES: readonly string[] = [
   ...USER_EVENT_TYPES,

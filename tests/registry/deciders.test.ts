@@ -4,9 +4,12 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { customerDecider, type CustomerEvent } from '../../domain/registry/customers/decider.ts';
-import { subscriptionDecider, type SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
-import { tokenDecider, type TokenEvent } from '../../domain/registry/tokens/decider.ts';
+import { customerDecider } from '../../domain/registry/customers/decider.ts';
+import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
+import { subscriptionDecider } from '../../domain/registry/subscriptions/decider.ts';
+import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
+import { tokenDecider } from '../../domain/registry/tokens/decider.ts';
+import type { TokenEvent } from '../../domain/registry/tokens/events.ts';
 import { spec } from '../support/given-when-then.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
