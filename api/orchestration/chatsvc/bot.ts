@@ -21,9 +21,9 @@ import {
   createResponderSession, createSenderKey, createSenderKeyReceiver, decryptDm, decryptGroup, E2eeError, encryptDm, encryptGroup, fingerprint,
   generateOneTimePrekeys, generateSignedPrekey, senderKeyDistribution, type DmMessage, type SenderKeyMessage, type Session,
 } from '../../../crypto/e2ee/index.ts';
-import type { ChatsvcAuditEvent } from '../../../domain/orchestration/chatsvc/audit.ts';
+import type { ChatsvcAuditEvent } from '../../../domain/orchestration/chatsvc/events.ts';
 import { backoffMs, conversationIdFor, COST_REPLY, LIMIT_REPLY, mentions, shouldAnswer, type ReplyMode } from '../../../domain/orchestration/chatsvc/rules.ts';
-import { auditStream } from '../../../domain/orchestration/users/audit.ts';
+import { auditStream } from '../../../domain/orchestration/users/events.ts';
 import { trustedRoots, type ChatsvcClient } from '../../../infra/chatsvc/client.ts';
 import type { DecryptCommit, DeviceStore } from '../../../infra/chatsvc/device-store.ts';
 import type { IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';

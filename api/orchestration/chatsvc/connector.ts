@@ -13,10 +13,12 @@
 import { randomUUID } from 'node:crypto';
 import { fingerprint, generateIdentityKeyPair, generateOneTimePrekeys, generateSignedPrekey, createSenderKey, senderKeyDistribution, type SenderKeyState } from '../../../crypto/e2ee/index.ts';
 import { openSecret, parseKeyHex, sealSecret } from '../../../crypto/seal.ts';
-import { CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent, type ToolSource } from '../../../domain/orchestration/chatsvc/audit.ts';
-import { botTokenSealContext, integrationDecider, integrationStream } from '../../../domain/orchestration/chatsvc/decider.ts';
+import {
+  CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent, type ToolSource, integrationStream,
+} from '../../../domain/orchestration/chatsvc/events.ts';
+import { botTokenSealContext, integrationDecider } from '../../../domain/orchestration/chatsvc/decider.ts';
 import { BOT_TOKEN, botsHealth, normaliseInstanceUrl, TOKEN_PREFIX_CHARS } from '../../../domain/orchestration/chatsvc/rules.ts';
-import { auditStream } from '../../../domain/orchestration/users/audit.ts';
+import { auditStream } from '../../../domain/orchestration/users/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { ChatsvcClient, ChatsvcUnreachable, createDispatcher, type ChatsvcReply } from '../../../infra/chatsvc/client.ts';
 import { DeviceStore, type DeviceKeys } from '../../../infra/chatsvc/device-store.ts';

@@ -3,10 +3,13 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentDecider, type AgentEvent, type AgentSpec } from '../../../domain/orchestration/agents/decider.ts';
+import { agentDecider } from '../../../domain/orchestration/agents/decider.ts';
+import type { AgentEvent, AgentSpec } from '../../../domain/orchestration/agents/events.ts';
 import { mcpServersDecider } from '../../../domain/orchestration/mcp-servers/decider.ts';
-import { projectDecider, type ProjectEvent } from '../../../domain/orchestration/projects/decider.ts';
-import { taskDecider, type TaskCreatedData, type TaskEvent } from '../../../domain/orchestration/tasks/decider.ts';
+import { projectDecider } from '../../../domain/orchestration/projects/decider.ts';
+import type { ProjectEvent } from '../../../domain/orchestration/projects/events.ts';
+import { taskDecider } from '../../../domain/orchestration/tasks/decider.ts';
+import type { TaskCreatedData, TaskEvent } from '../../../domain/orchestration/tasks/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
