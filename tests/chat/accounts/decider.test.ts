@@ -3,13 +3,19 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accountDecider, type AccountEvent } from '../../../domain/chat/accounts/decider.ts';
-import { invalidInvite, inviteDecider, type InviteEvent } from '../../../domain/chat/invites/decider.ts';
-import { prekeyClaimDecider, type PrekeyClaimEvent } from '../../../domain/chat/keys/claim.ts';
-import { keysDecider, SIGNED_PREKEY_GRACE_MS, type KeysEvent } from '../../../domain/chat/keys/decider.ts';
-import { chatSessionDecider, type ChatSessionEvent } from '../../../domain/chat/sessions/decider.ts';
-import { totpDecider, type TotpEvent } from '../../../domain/chat/totp/decider.ts';
-import { blockDecider, type BlockEvent } from '../../../domain/chat/users/decider.ts';
+import { accountDecider } from '../../../domain/chat/accounts/decider.ts';
+import type { AccountEvent } from '../../../domain/chat/accounts/events.ts';
+import { invalidInvite, inviteDecider } from '../../../domain/chat/invites/decider.ts';
+import type { InviteEvent } from '../../../domain/chat/invites/events.ts';
+import { prekeyClaimDecider } from '../../../domain/chat/keys/claim.ts';
+import type { PrekeyClaimEvent, KeysEvent } from '../../../domain/chat/keys/events.ts';
+import { keysDecider, SIGNED_PREKEY_GRACE_MS } from '../../../domain/chat/keys/decider.ts';
+import { chatSessionDecider } from '../../../domain/chat/sessions/decider.ts';
+import type { ChatSessionEvent } from '../../../domain/chat/sessions/events.ts';
+import { totpDecider } from '../../../domain/chat/totp/decider.ts';
+import type { TotpEvent } from '../../../domain/chat/totp/events.ts';
+import { blockDecider } from '../../../domain/chat/users/decider.ts';
+import type { BlockEvent } from '../../../domain/chat/users/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const at = '2030-01-01T00:00:00.000Z';

@@ -2,9 +2,11 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { channelDecider, PINS_PER_CHANNEL, type ChannelEvent } from '../../../domain/chat/channels/decider.ts';
+import { channelDecider, PINS_PER_CHANNEL } from '../../../domain/chat/channels/decider.ts';
+import type { ChannelEvent } from '../../../domain/chat/channels/events.ts';
 import { channelRank } from '../../../domain/chat/channels/roles.ts';
-import { communityDecider, type CommunityEvent } from '../../../domain/chat/communities/decider.ts';
+import { communityDecider } from '../../../domain/chat/communities/decider.ts';
+import type { CommunityEvent } from '../../../domain/chat/communities/events.ts';
 import { mayGrant } from '../../../domain/chat/communities/roles.ts';
 import { groupDecider, GROUPS_PER_COMMUNITY } from '../../../domain/chat/groups/decider.ts';
 import { MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';

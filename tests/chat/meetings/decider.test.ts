@@ -3,7 +3,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { meetingDecider, type MeetingEvent } from '../../../domain/chat/meetings/decider.ts';
+import { meetingDecider } from '../../../domain/chat/meetings/decider.ts';
+import type { MeetingEvent } from '../../../domain/chat/meetings/events.ts';
 import { nextReminder, reminderDecider } from '../../../domain/chat/meetings/reminders.ts';
 import { calendarFeedDecider } from '../../../domain/chat/calendar-feeds/decider.ts';
 import { spec } from '../../support/given-when-then.ts';
