@@ -129,4 +129,30 @@ test('blocks and invites', () => {
   invites([]).when({ type: 'Revoke', by: U, at }).thenError('invite_not_found');
 });
 
+test('accounts: bots registered once; suspend, admin role and password reset by an admin, with their protections', () => {
+  const account = spec(accountDecider);
+  const A = '33333333-3333-4333-8333-333333333333';
+  const member: AccountEvent = { type: 'UserRegistered', data: { ...registered.data, user_id: A, username: 'bob', is_owner: false, is_admin: false } };
+  const bot: AccountEvent = { type: 'BotRegistered', data: { user_id: A, username: 'ci_bot', display_name: 'CI', created_by: U, integration: null, at } };
+  account([]).when({ type: 'RegisterBot', user_id: A, username: 'ci_bot', display_name: 'CI', created_by: U, integration: null, at }).then([bot]);
+  account([bot]).when({ type: 'RegisterBot', user_id: A, username: 'ci_bot', display_name: 'CI', created_by: U, integration: null, at }).thenError('user_exists');
+  // Suspend: not the owner, not oneself; once. Unsuspend only a suspended account.
+  const suspended: AccountEvent = { type: 'UserSuspended', data: { user_id: A, reason: 'spam', by: U, at } };
+  account([member]).when({ type: 'Suspend', reason: 'spam', by: U, at }).then([suspended]);
+  account([member, suspended]).when({ type: 'Suspend', reason: 'spam', by: U, at }).then([]);
+  account([registered]).when({ type: 'Suspend', reason: 'x', by: A, at }).thenError('owner_protected');
+  account([member]).when({ type: 'Suspend', reason: 'x', by: A, at }).thenError('cannot_suspend_self');
+  account([]).when({ type: 'Suspend', reason: 'x', by: U, at }).thenError('user_not_found');
+  account([member, suspended]).when({ type: 'Unsuspend', by: U, at }).then([{ type: 'UserUnsuspended', data: { user_id: A, by: U, at } }]);
+  account([member]).when({ type: 'Unsuspend', by: U, at }).then([]);
+  // Admin role: changes only; never for a bot; the owner stays an admin.
+  account([member]).when({ type: 'SetAdmin', is_admin: true, by: U, at }).then([{ type: 'AdminRoleChanged', data: { user_id: A, is_admin: true, by: U, at } }]);
+  account([member]).when({ type: 'SetAdmin', is_admin: false, by: U, at }).then([]);
+  account([bot]).when({ type: 'SetAdmin', is_admin: true, by: U, at }).thenError('bot_account');
+  account([registered]).when({ type: 'SetAdmin', is_admin: false, by: A, at }).thenError('owner_protected');
+  // Password reset by an admin: people only.
+  account([member]).when({ type: 'ResetPassword', password_hash: 'h9', by: U, at }).then([{ type: 'PasswordReplaced', data: { user_id: A, password_hash: 'h9', by: U, at } }]);
+  account([bot]).when({ type: 'ResetPassword', password_hash: 'h9', by: U, at }).thenError('bot_account');
+});
+
 test.run();
