@@ -127,6 +127,14 @@ test('blocks and invites', () => {
   invites([created]).when({ type: 'Redeem', user_id: U, at: '2030-01-02T00:00:00.000Z' }).thenError('invalid_invite');
   invites([]).when({ type: 'Redeem', user_id: U, at }).thenError('invalid_invite');
   invites([]).when({ type: 'Revoke', by: U, at }).thenError('invite_not_found');
+  // Created once; revoked once, and not after it was redeemed; a revoked invite redeems nothing.
+  invites([]).when({ type: 'Create', invite_id: S, code_hash: 'c', created_by: U, expires_at: '2030-01-02T00:00:00.000Z', at }).then([created]);
+  invites([created]).when({ type: 'Create', invite_id: S, code_hash: 'c', created_by: U, expires_at: null, at }).thenError('invite_exists');
+  const revoked: InviteEvent = { type: 'RegistrationInviteRevoked', data: { invite_id: S, revoked_by: U, at } };
+  invites([created]).when({ type: 'Revoke', by: U, at }).then([revoked]);
+  invites([created, revoked]).when({ type: 'Revoke', by: U, at }).then([]);
+  invites([created, redeemed]).when({ type: 'Revoke', by: U, at }).then([]);
+  invites([created, revoked]).when({ type: 'Redeem', user_id: U, at }).thenError('invalid_invite');
 });
 
 test('accounts: bots registered once; suspend, admin role and password reset by an admin, with their protections', () => {
