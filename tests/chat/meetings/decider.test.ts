@@ -40,6 +40,21 @@ test('writes: allowed only; nothing changed is no event; a timing change resets 
   meeting([]).when({ type: 'Rsvp', user_id: U, occurrence_id: null, status: 'going', at }).thenError('meeting_not_found');
 });
 
+test('occurrence edits record only what differs from the occurrence as it stands; cancel ends the series', () => {
+  const occurrence = '20270111T080000Z';
+  const moved: MeetingEvent = {
+    type: 'MeetingOccurrenceUpdated', data: { meeting_id: M, channel_id: CH, occurrence_id: occurrence, changes: { title: 'Retro' }, sequence: 1, by: U, at },
+  };
+  meeting([scheduled]).when({ type: 'UpdateOccurrence', occurrence_id: occurrence, changes: { title: 'Retro', location: null }, allowed: true, by: U, at }).then([moved]);
+  meeting([scheduled, moved]).when({ type: 'UpdateOccurrence', occurrence_id: occurrence, changes: { title: 'Retro' }, allowed: true, by: U, at }).then([]);
+  meeting([scheduled]).when({ type: 'UpdateOccurrence', occurrence_id: occurrence, changes: { title: 'x' }, allowed: false, by: U, at }).thenError('insufficient_role');
+  meeting([scheduled]).when({ type: 'UpdateOccurrence', occurrence_id: '20270112T080000Z', changes: { title: 'x' }, allowed: true, by: U, at }).thenError('occurrence_not_found');
+  const cancelled: MeetingEvent = { type: 'MeetingCancelled', data: { meeting_id: M, channel_id: CH, sequence: 1, by: U, at } };
+  meeting([scheduled]).when({ type: 'Cancel', allowed: true, by: U, at }).then([cancelled]);
+  meeting([scheduled]).when({ type: 'Cancel', allowed: false, by: U, at }).thenError('insufficient_role');
+  meeting([scheduled, cancelled]).when({ type: 'Cancel', allowed: true, by: U, at }).thenError('meeting_cancelled');
+});
+
 test('skips are decided once; a reminder fires once', () => {
   const skip = { type: 'SkipReminder' as const, occurrence_id: '20270111T080000Z', start: '2027-01-11T08:00:00.000Z', offset_minutes: 10, reason: 'started' as const, at };
   meeting([scheduled]).when(skip).then((events) => assert.is(events.length, 1));
