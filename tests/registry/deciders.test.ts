@@ -39,6 +39,20 @@ test('customer: one contact per e-mail, compared case-insensitively', () => {
   customer([created, added]).when({ type: 'AddContact', contact_id: 'k2', contact: { ...contact, email: 'CY@acme.test' }, at }).thenError('contact_exists');
 });
 
+test('customer: agreements and usage are recorded on a live customer, with its reference', () => {
+  const agreement = { kind: 'msa', title: 'MSA', signed_at: at, expires_at: null, document_url: null };
+  customer([created]).when({ type: 'RecordAgreement', agreement_id: 'g1', agreement, at }).then([
+    { type: 'AgreementRecorded', data: { customer_id: 'c1', slug: 'acme', agreement_id: 'g1', ...agreement, at } },
+  ]);
+  const usage = { product: 'chat' as const, metric: 'seats', quantity: 12, period_start: at, period_end: at };
+  customer([created]).when({ type: 'RecordUsage', usage_id: 'u1', usage, at }).then([
+    { type: 'UsageRecorded', data: { customer_id: 'c1', slug: 'acme', usage_id: 'u1', ...usage, at } },
+  ]);
+  const deleted: CustomerEvent = { type: 'CustomerDeleted', data: { customer_id: 'c1', slug: 'acme', at } };
+  customer([created, deleted]).when({ type: 'RecordAgreement', agreement_id: 'g1', agreement, at }).thenError('customer_not_found');
+  customer([]).when({ type: 'RecordUsage', usage_id: 'u1', usage, at }).thenError('customer_not_found');
+});
+
 test('subscription: mrr_cents must be a non-negative integer', () => {
   const ref = { subscription_id: 's1', customer_id: 'c1', customer_slug: 'acme', product: 'chat' as const };
   const base = { status: 'active' as const, mrr_cents: 100, renewal_date: null, stripe_customer_id: null, stripe_subscription_id: null };
