@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { taskStream, TASK_STATUSES, type TaskEvent } from '../domain/orchestration/tasks/decider.ts';
+import { taskStream, TASK_STATUSES, type TaskEvent } from '../domain/orchestration/tasks/events.ts';
 import { toAppend } from '../infra/commands.ts';
 import { loadConfig } from '../infra/config.ts';
 import { comparePositions, type Position } from '../infra/eventstore/position.ts';

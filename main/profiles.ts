@@ -3,7 +3,7 @@
 // appends the change as an operator action (actor `system`, id `operator-cli`).
 
 import { ensurePersonalAssistant as ensure, setReplyMode } from '../api/orchestration/profiles/use-cases.ts';
-import { REPLY_MODES, type ReplyMode } from '../domain/orchestration/profiles/decider.ts';
+import { REPLY_MODES, type ReplyMode } from '../domain/orchestration/profiles/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logging.ts';

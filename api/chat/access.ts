@@ -13,7 +13,7 @@ import type { CommunityRole } from '../../domain/chat/communities/roles.ts';
 import { channelStanding, type ChannelStanding } from '../../projections/chat/channels.ts';
 import { communityAccess, type CommunityAccess } from '../../projections/chat/communities.ts';
 import { groupById, groupMemberRole, type GroupRow } from '../../projections/chat/groups.ts';
-import type { GroupRole } from '../../domain/chat/groups/decider.ts';
+import type { GroupRole } from '../../domain/chat/groups/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { ApiError } from '../shared/http-errors.ts';
 

@@ -16,7 +16,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { sign, verify } from 'hono/jwt';
 import { hashToken } from '../../crypto/tokens.ts';
-import { BOT_RATE_DEFAULT, BOT_RATE_WINDOW_MS, BOT_TOKEN_PATTERN, botTokenUseStream, type BotScope, type BotTokenUseEvent } from '../../domain/chat/bots/decider.ts';
+import { BOT_RATE_DEFAULT, BOT_RATE_WINDOW_MS, BOT_TOKEN_PATTERN } from '../../domain/chat/bots/decider.ts';
+import { botTokenUseStream, type BotScope, type BotTokenUseEvent } from '../../domain/chat/bots/events.ts';
 import type { BotTokenAuthRow } from '../../projections/chat/bots.ts';
 import { ApiError, rateLimited } from '../shared/http-errors.ts';
 import { rateLimiting } from '../shared/route-declaration.ts';

@@ -2,7 +2,7 @@
 // messages keep an author; the row loses its email, password and profile). Rows and queries
 // live here with the writes.
 
-import type { AccountEvent } from '../../domain/chat/accounts/decider.ts';
+import type { AccountEvent } from '../../domain/chat/accounts/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -11,17 +11,17 @@
 // message, closing their own poll, renaming themselves) is not: the event says which it was, so
 // the decision is made from the event alone and a rebuild equals the live table.
 
-import type { AccountEvent } from '../../domain/chat/accounts/decider.ts';
-import type { AnnouncementEvent, FeedbackEvent, PurgeEvent, ReportReviewEvent } from '../../domain/chat/admin/decider.ts';
-import type { BotTokenEvent } from '../../domain/chat/bots/decider.ts';
-import type { ChannelEvent } from '../../domain/chat/channels/decider.ts';
-import type { CommunityEvent } from '../../domain/chat/communities/decider.ts';
-import type { BlockedHashEvent, FileEvent } from '../../domain/chat/files/decider.ts';
-import type { GroupEvent } from '../../domain/chat/groups/decider.ts';
-import type { InviteEvent } from '../../domain/chat/invites/decider.ts';
-import type { MessageEvent } from '../../domain/chat/messages/decider.ts';
-import type { PollEvent } from '../../domain/chat/polls/decider.ts';
-import type { WebhookEvent } from '../../domain/chat/webhooks/decider.ts';
+import type { AccountEvent } from '../../domain/chat/accounts/events.ts';
+import type { AnnouncementEvent, FeedbackEvent, PurgeEvent, ReportReviewEvent } from '../../domain/chat/admin/events.ts';
+import type { BotTokenEvent } from '../../domain/chat/bots/events.ts';
+import type { ChannelEvent } from '../../domain/chat/channels/events.ts';
+import type { CommunityEvent } from '../../domain/chat/communities/events.ts';
+import type { BlockedHashEvent, FileEvent } from '../../domain/chat/files/events.ts';
+import type { GroupEvent } from '../../domain/chat/groups/events.ts';
+import type { InviteEvent } from '../../domain/chat/invites/events.ts';
+import type { MessageEvent } from '../../domain/chat/messages/events.ts';
+import type { PollEvent } from '../../domain/chat/polls/events.ts';
+import type { WebhookEvent } from '../../domain/chat/webhooks/events.ts';
 import type { UpdateEvent } from '../../domain/updates/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';

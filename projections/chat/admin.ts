@@ -1,7 +1,7 @@
 // The admin surface's read models: announcements and their dismissals, the feedback queue, and
 // the queries of the admin routes (the audit log is ./admin-audit.ts).
 
-import type { AnnouncementEvent, FeedbackEvent } from '../../domain/chat/admin/decider.ts';
+import type { AnnouncementEvent, FeedbackEvent } from '../../domain/chat/admin/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

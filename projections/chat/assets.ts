@@ -1,7 +1,7 @@
 // Gated space assets (`chat_space_assets`: every icon, banner and voice background ever set,
 // the current one per space and kind flagged) and custom emoji (`chat_emojis`).
 
-import type { AssetEvent, AssetKind, AssetScope } from '../../domain/chat/assets/decider.ts';
+import type { AssetEvent, AssetKind, AssetScope } from '../../domain/chat/assets/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -1,6 +1,6 @@
 // Members' bookmarks (`chat_bookmarks`), newest first by log position.
 
-import type { BookmarkEvent } from '../../domain/chat/bookmarks/decider.ts';
+import type { BookmarkEvent } from '../../domain/chat/bookmarks/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.ts';

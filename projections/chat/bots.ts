@@ -2,7 +2,7 @@
 // a recorded use never clears the token cache). `botTokenByHash` answers in one query what the
 // authentication of a bot request needs; `bots` and `botTokens` the administration routes.
 
-import type { BotScope, BotTokenEvent, BotTokenUseEvent } from '../../domain/chat/bots/decider.ts';
+import type { BotScope, BotTokenEvent, BotTokenUseEvent } from '../../domain/chat/bots/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { chatWebhooksProjection } from './webhooks.ts';

@@ -1,7 +1,7 @@
 // Calendar feed tokens (`chat_calendar_feed_tokens`): looked up by the SHA-256 of the presented
 // token; the plaintext is never stored.
 
-import type { CalendarFeedEvent } from '../../domain/chat/calendar-feeds/decider.ts';
+import type { CalendarFeedEvent } from '../../domain/chat/calendar-feeds/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -2,11 +2,11 @@
 // `channelAccess` answers in one query everything an authorisation decision about a channel
 // needs (api/chat/access.ts turns it into allow or refuse).
 
-import type { PurgeEvent } from '../../domain/chat/admin/decider.ts';
-import type { ChannelEvent, ChannelKind, ChannelScope } from '../../domain/chat/channels/decider.ts';
+import type { PurgeEvent } from '../../domain/chat/admin/events.ts';
+import type { ChannelEvent, ChannelKind, ChannelScope } from '../../domain/chat/channels/events.ts';
 import type { ChannelRole } from '../../domain/chat/channels/roles.ts';
 import type { CommunityRole } from '../../domain/chat/communities/roles.ts';
-import type { Visibility } from '../../domain/chat/groups/decider.ts';
+import type { Visibility } from '../../domain/chat/groups/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -2,7 +2,7 @@
 // bans, invites (hash and sealed code; uses counted from joins), warnings, and channel timeouts
 // (moderation is community-scoped: the community's role decides it).
 
-import type { CommunityEvent } from '../../domain/chat/communities/decider.ts';
+import type { CommunityEvent } from '../../domain/chat/communities/events.ts';
 import type { CommunityRole, GrantableRole } from '../../domain/chat/communities/roles.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';

@@ -3,7 +3,7 @@
 // whose hash is blocked reads as quarantined even before its own FileQuarantined arrives (an
 // upload racing the block).
 
-import type { BlockedHashEvent, FileEvent } from '../../domain/chat/files/decider.ts';
+import type { BlockedHashEvent, FileEvent } from '../../domain/chat/files/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

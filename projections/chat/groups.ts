@@ -1,6 +1,6 @@
 // Groups of a community: `chat_groups`, their members and invites.
 
-import type { GroupEvent, GroupRole, Visibility } from '../../domain/chat/groups/decider.ts';
+import type { GroupEvent, GroupRole, Visibility } from '../../domain/chat/groups/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

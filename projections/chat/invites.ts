@@ -1,7 +1,7 @@
 // Registration invites (`chat_invites`): found by the hash of their code at registration, listed
 // for admins. The code itself is shown once, at minting.
 
-import type { InviteEvent } from '../../domain/chat/invites/decider.ts';
+import type { InviteEvent } from '../../domain/chat/invites/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

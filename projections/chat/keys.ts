@@ -3,8 +3,7 @@
 // (`chat_one_time_prekeys`, marked when handed out). A bundle fetch reads its keys and the
 // next unconsumed one-time prekeys here, then claims one (domain/chat/keys/claim.ts).
 
-import type { PrekeyClaimEvent } from '../../domain/chat/keys/claim.ts';
-import type { KeysEvent } from '../../domain/chat/keys/decider.ts';
+import type { PrekeyClaimEvent, KeysEvent } from '../../domain/chat/keys/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';

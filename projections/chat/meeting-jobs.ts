@@ -5,10 +5,10 @@
 // another projection's tables: they are applied in no set order). A meeting with no reminder
 // left keeps its row, due at 'infinity' (never claimed), until an edit gives it one.
 
-import type { MeetingEvent, OccurrenceChanges, ReminderCursor, SeriesFields } from '../../domain/chat/meetings/decider.ts';
-import { cursorAfter, reminderKey } from '../../domain/chat/meetings/decider.ts';
+import { type ReminderCursor, cursorAfter, reminderKey } from '../../domain/chat/meetings/decider.ts';
+import type { MeetingEvent, OccurrenceChanges, SeriesFields, ReminderEvent } from '../../domain/chat/meetings/events.ts';
 import type { Schedule } from '../../domain/chat/meetings/occurrences.ts';
-import { nextReminder, type DueReminder, type ReminderEvent } from '../../domain/chat/meetings/reminders.ts';
+import { nextReminder, type DueReminder } from '../../domain/chat/meetings/reminders.ts';
 import type { PoolClient } from '../../infra/db/pool.ts';
 import type { Recorded } from '../../infra/projections/engine.ts';
 

@@ -3,7 +3,7 @@
 // occurrence '' for a series answer). Occurrences themselves are expanded at read time
 // (domain/chat/meetings/occurrences.ts), never stored: a series has no end.
 
-import type { MeetingEvent, OccurrenceChanges, RsvpStatus, SeriesFields } from '../../domain/chat/meetings/decider.ts';
+import type { MeetingEvent, OccurrenceChanges, RsvpStatus, SeriesFields } from '../../domain/chat/meetings/events.ts';
 import type { Schedule } from '../../domain/chat/meetings/occurrences.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';

@@ -4,8 +4,8 @@
 // A channel's order is the log's: each message keeps the position of its MessagePosted, so
 // paging by `before` has no ties, gaps or repeats, and a rebuild gives the same order.
 
-import type { PurgeEvent } from '../../domain/chat/admin/decider.ts';
-import type { MessageEvent, ReadCursorEvent } from '../../domain/chat/messages/decider.ts';
+import type { PurgeEvent } from '../../domain/chat/admin/events.ts';
+import type { MessageEvent, ReadCursorEvent } from '../../domain/chat/messages/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 

@@ -1,6 +1,6 @@
 // Polls of every channel (`chat_polls`) and each member's current choice (`chat_poll_votes`).
 
-import type { PollEvent, PollOption } from '../../domain/chat/polls/decider.ts';
+import type { PollEvent, PollOption } from '../../domain/chat/polls/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

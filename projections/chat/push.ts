@@ -1,8 +1,8 @@
 // Web-push subscriptions (`chat_push_subscriptions`): the endpoint and keys stay sealed here as
 // in the events; the push sender opens them when it sends. A deleted account's go with it.
 
-import type { AccountEvent } from '../../domain/chat/accounts/decider.ts';
-import type { PushSubscriptionEvent } from '../../domain/chat/push/decider.ts';
+import type { AccountEvent } from '../../domain/chat/accounts/events.ts';
+import type { PushSubscriptionEvent } from '../../domain/chat/push/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -4,8 +4,8 @@
 // nothing. The lease columns belong to the scheduler (infra/scheduler/scheduler.ts); a change of
 // a job's time clears its lease, so the new time is honoured at once.
 
-import type { ScheduledEvent } from '../../domain/chat/scheduled/decider.ts';
-import type { PollEvent } from '../../domain/chat/polls/decider.ts';
+import type { ScheduledEvent } from '../../domain/chat/scheduled/events.ts';
+import type { PollEvent } from '../../domain/chat/polls/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 import { applyMeetingJob, MEETING_JOB_EVENTS, type MeetingJobEvent } from './meeting-jobs.ts';

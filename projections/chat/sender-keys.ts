@@ -1,9 +1,9 @@
 // Sender-key distributions per channel and member (`chat_sender_keys`, sealed). A member who
 // leaves, is kicked or banned, and a deleted channel, lose theirs.
 
-import type { PurgeEvent } from '../../domain/chat/admin/decider.ts';
-import type { ChannelEvent } from '../../domain/chat/channels/decider.ts';
-import type { SenderKeyEvent } from '../../domain/chat/sender-keys/decider.ts';
+import type { PurgeEvent } from '../../domain/chat/admin/events.ts';
+import type { ChannelEvent } from '../../domain/chat/channels/events.ts';
+import type { SenderKeyEvent } from '../../domain/chat/sender-keys/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -2,7 +2,7 @@
 // request carrying an access token, so a revoked session's tokens stop working at once. Refresh
 // token hashes stay in the session's stream (the aggregate decides rotation and reuse).
 
-import type { ChatSessionEvent } from '../../domain/chat/sessions/decider.ts';
+import type { ChatSessionEvent } from '../../domain/chat/sessions/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -2,7 +2,7 @@
 // verified) and how many backup codes remain. Which codes remain, and the last accepted time
 // step, live in the account's TOTP stream, where the decisions are taken.
 
-import type { TotpEvent } from '../../domain/chat/totp/decider.ts';
+import type { TotpEvent } from '../../domain/chat/totp/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

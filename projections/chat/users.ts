@@ -3,8 +3,8 @@
 // (or instance owner status)") is answered here in one place: a user sees themselves, members of
 // the communities they belong to, and the owner sees all.
 
-import type { ReportReviewEvent } from '../../domain/chat/admin/decider.ts';
-import type { BlockEvent, ReportEvent } from '../../domain/chat/users/decider.ts';
+import type { ReportReviewEvent } from '../../domain/chat/admin/events.ts';
+import type { BlockEvent, ReportEvent } from '../../domain/chat/users/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import type { ChatUserRow } from './accounts.ts';

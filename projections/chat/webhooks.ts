@@ -1,6 +1,6 @@
 // Webhooks (`chat_webhooks`): listed per channel, found by token hash when executed.
 
-import type { WebhookEvent } from '../../domain/chat/webhooks/decider.ts';
+import type { WebhookEvent } from '../../domain/chat/webhooks/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

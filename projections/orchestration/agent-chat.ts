@@ -4,9 +4,10 @@
 // `agent_chat_usage_daily` (requests, tokens and cost per profile and UTC day). One projection writes
 // all three, so a turn is applied in one statement and read-your-writes waits on one checkpoint.
 
+import type { ConversationState } from '../../domain/orchestration/agent-chat/decider.ts';
 import {
-  CONVERSATION_EVENT_TYPES, type ConversationEvent, type ConversationKind, type ConversationState, type TurnTokens,
-} from '../../domain/orchestration/agent-chat/decider.ts';
+  CONVERSATION_EVENT_TYPES, type ConversationEvent, type ConversationKind, type TurnTokens,
+} from '../../domain/orchestration/agent-chat/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

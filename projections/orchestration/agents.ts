@@ -1,7 +1,7 @@
 // The spawned agents read model: one row per agent with its status, the runner instance holding
 // it, and its running cost.
 
-import type { AgentEvent, AgentSpec, AgentStatus } from '../../domain/orchestration/agents/decider.ts';
+import type { AgentEvent, AgentSpec, AgentStatus } from '../../domain/orchestration/agents/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -9,10 +9,9 @@
 // audit API only when this file names it (a sealed key, a hash or a message never leaks in by
 // accident).
 
-import { CHAT_SECURITY_EVENT_TYPES, type ChatSecurityEvent } from '../../domain/orchestration/agent-chat/security.ts';
-import { CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent } from '../../domain/orchestration/chatsvc/audit.ts';
-import type { SecurityEvent } from '../../domain/orchestration/users/audit.ts';
-import type { UserEvent } from '../../domain/orchestration/users/decider.ts';
+import { CHAT_SECURITY_EVENT_TYPES, type ChatSecurityEvent } from '../../domain/orchestration/agent-chat/events.ts';
+import { CHATSVC_AUDIT_EVENT_TYPES, type ChatsvcAuditEvent } from '../../domain/orchestration/chatsvc/events.ts';
+import type { SecurityEvent, UserEvent } from '../../domain/orchestration/users/events.ts';
 import type { UpdateEvent } from '../../domain/updates/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { Position } from '../../infra/eventstore/position.ts';

@@ -2,7 +2,7 @@
 // (IntegrationStatus without the live socket state). The bot token stays sealed here; the device
 // state tables of migration 018 are not a read model (see there).
 
-import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/decider.ts';
+import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

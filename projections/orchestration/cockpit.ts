@@ -4,10 +4,10 @@
 // the route sums over the 30-day window. Events that change a status carry the status they
 // leave (`from`), so a count moves without reading another read model.
 
-import type { AgentEvent, AgentStatus } from '../../domain/orchestration/agents/decider.ts';
+import type { AgentEvent, AgentStatus } from '../../domain/orchestration/agents/events.ts';
 import { isEnded } from '../../domain/orchestration/agents/decider.ts';
-import type { ProjectEvent } from '../../domain/orchestration/projects/decider.ts';
-import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/decider.ts';
+import type { ProjectEvent } from '../../domain/orchestration/projects/events.ts';
+import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 

@@ -6,7 +6,7 @@
 // chunk offsets, and this projection reads the blob back and cuts the chunks, so a rebuild from
 // the log and the blobs writes the same rows.
 
-import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/decider.ts';
+import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/events.ts';
 import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { Lexicon } from '../../domain/orchestration/estate/lexemes.ts';
 import { textArray } from '../../infra/db/binary-params.ts';

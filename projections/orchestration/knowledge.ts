@@ -20,8 +20,8 @@
 //   mention too weak to ground a reply on. A title hit, or two content hits, always clear it.
 // - Ties (equal scores) list the newer snippet first.
 
-import { KNOWLEDGE_EVENT_TYPES, type SnippetFields } from '../../domain/orchestration/knowledge/decider.ts';
-import type { AgentProfileStreamEvent } from '../../domain/orchestration/profiles/decider.ts';
+import { KNOWLEDGE_EVENT_TYPES, type SnippetFields } from '../../domain/orchestration/knowledge/events.ts';
+import type { AgentProfileStreamEvent } from '../../domain/orchestration/profiles/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -1,6 +1,6 @@
 // The stored MCP server set, in the order it was sent. `env` values stay sealed here too.
 
-import type { McpServersEvent } from '../../domain/orchestration/mcp-servers/decider.ts';
+import type { McpServersEvent } from '../../domain/orchestration/mcp-servers/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

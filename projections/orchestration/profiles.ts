@@ -1,8 +1,8 @@
 // The `profiles` read model: one row per agent profile, every field of the spec's table, as the
 // profile routes show it. Rows and queries live here with the writes.
 
-import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/decider.ts';
-import { PROFILE_EVENT_TYPES, SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile } from '../../domain/orchestration/profiles/decider.ts';
+import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/events.ts';
+import { PROFILE_EVENT_TYPES, SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile } from '../../domain/orchestration/profiles/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -1,7 +1,7 @@
 // The projects read model: one row per project. Every signed-in caller reads every project
 // (the API hides `repo_path` from non-admins).
 
-import type { ProjectEvent } from '../../domain/orchestration/projects/decider.ts';
+import type { ProjectEvent } from '../../domain/orchestration/projects/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -1,7 +1,7 @@
 // The tasks read model: one row per live task (a deleted task's row goes). Task creation is the
 // busy write of this slice, so a batch of creations is one multi-row INSERT.
 
-import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/decider.ts';
+import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
 

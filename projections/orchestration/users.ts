@@ -5,9 +5,7 @@
 // Rows and queries live here
 // with the writes, so a column is renamed in one file.
 
-import type { SecurityEvent } from '../../domain/orchestration/users/audit.ts';
-import type { AuthSource, PrincipalType, Role, UserEvent } from '../../domain/orchestration/users/decider.ts';
-import type { SessionEvent } from '../../domain/orchestration/users/session.ts';
+import type { SecurityEvent, AuthSource, PrincipalType, Role, UserEvent, SessionEvent } from '../../domain/orchestration/users/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -4,10 +4,10 @@
 // (coalesced bookkeeping) and sessions are not changes to the registry's data and stay out; a
 // token's hash never enters this table.
 
-import type { CustomerEvent } from '../../domain/registry/customers/decider.ts';
-import type { DeploymentEvent } from '../../domain/registry/deployments/decider.ts';
-import type { SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
-import type { TokenEvent } from '../../domain/registry/tokens/decider.ts';
+import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
+import type { DeploymentEvent } from '../../domain/registry/deployments/events.ts';
+import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
+import type { TokenEvent } from '../../domain/registry/tokens/events.ts';
 import type { Position } from '../../infra/eventstore/position.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';

@@ -3,7 +3,7 @@
 // usage records filed under them. A touchpoint naming a contact's e-mail moves that contact's
 // `last_contacted_at` forward.
 
-import type { CustomerEvent, CustomerFields } from '../../domain/registry/customers/decider.ts';
+import type { CustomerEvent, CustomerFields } from '../../domain/registry/customers/events.ts';
 import type { ContactRole, CustomerStatus, Product, TouchpointKind } from '../../domain/registry/catalog.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';

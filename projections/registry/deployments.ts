@@ -2,7 +2,7 @@
 // Deployments of a deleted customer stay in the table and are hidden by every query.
 
 import type { Channel, Product } from '../../domain/registry/catalog.ts';
-import type { DeploymentEvent, DeploymentFields } from '../../domain/registry/deployments/decider.ts';
+import type { DeploymentEvent, DeploymentFields } from '../../domain/registry/deployments/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { paged, ts, where, type Rows } from './columns.ts';

@@ -1,7 +1,7 @@
 // The registry's interactive sessions (`registry_sessions`), looked up by the hash of the
 // `registry_sess` cookie.
 
-import type { InteractiveRole, RegistrySessionEvent } from '../../domain/registry/sessions/decider.ts';
+import type { InteractiveRole, RegistrySessionEvent } from '../../domain/registry/sessions/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

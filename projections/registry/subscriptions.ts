@@ -3,7 +3,7 @@
 // query (and left out of the rollups).
 
 import type { Product, SubscriptionStatus } from '../../domain/registry/catalog.ts';
-import type { SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
+import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { day, paged, ts, where, type Rows } from './columns.ts';

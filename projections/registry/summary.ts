@@ -6,9 +6,9 @@
 // and the tests hold the two equal.
 
 import { CHANNELS, CUSTOMER_STATUSES, PRODUCTS, SUBSCRIPTION_STATUSES } from '../../domain/registry/catalog.ts';
-import type { CustomerEvent } from '../../domain/registry/customers/decider.ts';
-import type { DeploymentEvent } from '../../domain/registry/deployments/decider.ts';
-import type { SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
+import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
+import type { DeploymentEvent } from '../../domain/registry/deployments/events.ts';
+import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import type { Summary } from './rollups.ts';

@@ -3,7 +3,7 @@
 // out of order).
 
 import type { Scope } from '../../domain/registry/catalog.ts';
-import type { TokenEvent } from '../../domain/registry/tokens/decider.ts';
+import type { TokenEvent } from '../../domain/registry/tokens/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 import { paged, ts, where, type Rows } from './columns.ts';

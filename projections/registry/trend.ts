@@ -14,8 +14,8 @@
 // the totals but is not a churn).
 
 import { CUSTOMER_STATUSES, type CustomerStatus, type SubscriptionStatus } from '../../domain/registry/catalog.ts';
-import type { CustomerEvent } from '../../domain/registry/customers/decider.ts';
-import type { SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
+import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
+import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/projections/engine.ts';
 

@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { taskStream, type TaskEvent } from '../../domain/orchestration/tasks/decider.ts';
+import { taskStream, type TaskEvent } from '../../domain/orchestration/tasks/events.ts';
 import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';

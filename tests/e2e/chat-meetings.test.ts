@@ -12,7 +12,8 @@ import { loggedEvents } from '../support/services.ts';
 import { connectWs } from '../support/ws.ts';
 import { sleep, startTwoInstances, stopTwoInstances, until, type TwoInstances } from '../support/two-chat-instances.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
-import { meetingDecider, meetingStream } from '../../domain/chat/meetings/decider.ts';
+import { meetingDecider } from '../../domain/chat/meetings/decider.ts';
+import { meetingStream } from '../../domain/chat/meetings/events.ts';
 
 type Ctx = TwoInstances;
 const test = suite<Ctx>('e2e: meeting reminders on two instances');

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userStream } from '../../domain/orchestration/users/decider.ts';
+import { userStream } from '../../domain/orchestration/users/events.ts';
 import { EventStoreDbEventStore } from '../../infra/eventstore/eventstoredb.ts';
 import { BIN, orchard } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';

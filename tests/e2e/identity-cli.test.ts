@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyMaterial } from '../../api/orchestration/users/keys.ts';
-import { userDecider, userStream } from '../../domain/orchestration/users/decider.ts';
+import { userDecider } from '../../domain/orchestration/users/decider.ts';
+import { userStream } from '../../domain/orchestration/users/events.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
 

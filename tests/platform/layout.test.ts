@@ -48,11 +48,75 @@ test('every slice has one name in three roots: a domain folder has its projectio
     for (const entry of await readdir(path.join(ROOT, 'domain', service), { withFileTypes: true })) {
       if (!entry.isDirectory()) continue;
       const slice = entry.name;
-      assert.ok((await readdir(path.join(ROOT, 'domain', service, slice))).includes('decider.ts'), `domain/${service}/${slice}/decider.ts`);
+      // A slice names its events; it has a decider unless its events go on another slice's stream
+      // (knowledge snippets are decided by the profile stream's decider).
+      const files = await readdir(path.join(ROOT, 'domain', service, slice));
+      assert.ok(files.includes('decider.ts') || files.includes('events.ts'), `domain/${service}/${slice}/decider.ts or events.ts`);
       assert.ok((await readdir(path.join(ROOT, 'projections', service))).includes(`${slice}.ts`), `projections/${service}/${slice}.ts`);
       assert.ok((await readdir(path.join(ROOT, 'api', service, slice))).includes('routes.ts'), `api/${service}/${slice}/routes.ts`);
     }
   }
+});
+
+/** A module's slice: its folder under domain/<service>/ (`domain/chat/meetings`), else its own folder. */
+const sliceOf = (file: string) => {
+  const parts = file.split('/');
+  return parts[0] === 'domain' && parts.length > 3 ? parts.slice(0, 3).join('/') : path.posix.dirname(file);
+};
+
+/**
+ * Imports of another slice's decider module by a slice's modules (DESIGN.md "Slices": deciders
+ * never import each other; shared vocabulary lives in events). `graph` maps each module (path from
+ * the repository root) to the modules it imports; `deciders` are the modules that define a
+ * decider. Modules outside the slice folders (domain/shared/, the catalog domain/events.ts) are
+ * not checked.
+ */
+export function crossSliceDeciderImports(graph: Map<string, string[]>, deciders: Set<string>): string[] {
+  const wrong: string[] = [];
+  for (const [file, imports] of graph) {
+    if (!file.startsWith('domain/') || file.split('/').length < 4) continue;
+    for (const target of imports) {
+      if (deciders.has(target) && sliceOf(target) !== sliceOf(file)) wrong.push(`${file} imports ${target}`);
+    }
+  }
+  return wrong;
+}
+
+/** domain/'s import graph, and which of its modules define a decider (`…: Decider<…> =`). */
+async function domainModules(): Promise<{ graph: Map<string, string[]>; deciders: Set<string> }> {
+  const graph = new Map<string, string[]>();
+  const deciders = new Set<string>();
+  for (const full of await filesUnder(path.join(ROOT, 'domain'), '.ts')) {
+    const file = path.relative(ROOT, full).split(path.sep).join('/');
+    const text = await readFile(full, 'utf8');
+    if (/\)?:\s*Decider<[^=]*>\s*(=|\{)/.test(text)) deciders.add(file);
+    graph.set(file, [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(([, specifier]) => path.posix.join(path.posix.dirname(file), specifier!)));
+  }
+  return { graph, deciders };
+}
+
+test('deciders import no other slice\'s decider (one stream, one decider; vocabulary lives in events)', async () => {
+  const { graph, deciders } = await domainModules();
+  // The scan finds the deciders it guards: the profile stream's, and one outside decider.ts.
+  assert.ok(deciders.has('domain/orchestration/profiles/decider.ts'));
+  assert.ok(deciders.has('domain/chat/meetings/reminders.ts'));
+  assert.ok(!deciders.has('domain/orchestration/knowledge/decisions.ts'));
+  assert.equal(crossSliceDeciderImports(graph, deciders), []);
+});
+
+test('the decider rule catches a decider importing another slice\'s decider, and allows events and its own slice', () => {
+  const deciders = new Set(['domain/orchestration/profiles/decider.ts', 'domain/orchestration/knowledge/decider.ts', 'domain/chat/keys/decider.ts', 'domain/chat/keys/claim.ts']);
+  const graph = new Map([
+    ['domain/orchestration/profiles/decider.ts', ['domain/orchestration/knowledge/decider.ts', 'domain/orchestration/knowledge/events.ts']],
+    ['domain/orchestration/chatsvc/rules.ts', ['domain/orchestration/profiles/decider.ts']],
+    ['domain/chat/keys/decider.ts', ['domain/chat/keys/claim.ts', 'domain/shared/decider.ts']],
+    ['api/orchestration/profiles/commands.ts', ['domain/orchestration/profiles/decider.ts', 'domain/orchestration/knowledge/decider.ts']],
+    ['domain/events.ts', ['domain/chat/keys/claim.ts']],
+  ]);
+  assert.equal(crossSliceDeciderImports(graph, deciders), [
+    'domain/orchestration/profiles/decider.ts imports domain/orchestration/knowledge/decider.ts',
+    'domain/orchestration/chatsvc/rules.ts imports domain/orchestration/profiles/decider.ts',
+  ]);
 });
 
 test.run();

@@ -4,9 +4,12 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { customerDecider, type CustomerEvent } from '../../domain/registry/customers/decider.ts';
-import { subscriptionDecider, type SubscriptionEvent } from '../../domain/registry/subscriptions/decider.ts';
-import { tokenDecider, type TokenEvent } from '../../domain/registry/tokens/decider.ts';
+import { customerDecider } from '../../domain/registry/customers/decider.ts';
+import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
+import { subscriptionDecider } from '../../domain/registry/subscriptions/decider.ts';
+import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
+import { tokenDecider } from '../../domain/registry/tokens/decider.ts';
+import type { TokenEvent } from '../../domain/registry/tokens/events.ts';
 import { spec } from '../support/given-when-then.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -34,6 +37,20 @@ test('customer: one contact per e-mail, compared case-insensitively', () => {
   const contact = { name: 'Cy', email: 'cy@acme.test', role: 'other' as const, last_contacted_at: null };
   const added: CustomerEvent = { type: 'ContactAdded', data: { customer_id: 'c1', slug: 'acme', contact_id: 'k1', ...contact, at } };
   customer([created, added]).when({ type: 'AddContact', contact_id: 'k2', contact: { ...contact, email: 'CY@acme.test' }, at }).thenError('contact_exists');
+});
+
+test('customer: agreements and usage are recorded on a live customer, with its reference', () => {
+  const agreement = { kind: 'msa', title: 'MSA', signed_at: at, expires_at: null, document_url: null };
+  customer([created]).when({ type: 'RecordAgreement', agreement_id: 'g1', agreement, at }).then([
+    { type: 'AgreementRecorded', data: { customer_id: 'c1', slug: 'acme', agreement_id: 'g1', ...agreement, at } },
+  ]);
+  const usage = { product: 'chat' as const, metric: 'seats', quantity: 12, period_start: at, period_end: at };
+  customer([created]).when({ type: 'RecordUsage', usage_id: 'u1', usage, at }).then([
+    { type: 'UsageRecorded', data: { customer_id: 'c1', slug: 'acme', usage_id: 'u1', ...usage, at } },
+  ]);
+  const deleted: CustomerEvent = { type: 'CustomerDeleted', data: { customer_id: 'c1', slug: 'acme', at } };
+  customer([created, deleted]).when({ type: 'RecordAgreement', agreement_id: 'g1', agreement, at }).thenError('customer_not_found');
+  customer([]).when({ type: 'RecordUsage', usage_id: 'u1', usage, at }).thenError('customer_not_found');
 });
 
 test('subscription: mrr_cents must be a non-negative integer', () => {

@@ -5,8 +5,10 @@
 import { createRoute } from '@hono/zod-openapi';
 import { createHmac } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
-import { accountDecider, chatUserStream } from '../../../domain/chat/accounts/decider.ts';
-import { keysDecider, keysStream } from '../../../domain/chat/keys/decider.ts';
+import { accountDecider } from '../../../domain/chat/accounts/decider.ts';
+import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
+import { keysDecider } from '../../../domain/chat/keys/decider.ts';
+import { keysStream } from '../../../domain/chat/keys/events.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { totpOf } from '../../../projections/chat/totp.ts';
 import { ApiError } from '../../shared/http-errors.ts';

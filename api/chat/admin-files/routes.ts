@@ -8,7 +8,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { blockedHashDecider, blockedHashStream, uploadsDecider, uploadsStream } from '../../../domain/chat/files/decider.ts';
+import { blockedHashDecider, uploadsDecider } from '../../../domain/chat/files/decider.ts';
+import { blockedHashStream, uploadsStream } from '../../../domain/chat/files/events.ts';
 import { blockedHashById, blockedHashes, fileById, filesWithHash, listFiles, storageStats, type BlockedHashRow, type FileRow } from '../../../projections/chat/files.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { isUuid } from '../access.ts';

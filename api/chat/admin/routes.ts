@@ -9,11 +9,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../../crypto/password.ts';
-import { announcementStream, purgeStream, type AnnouncementEvent, type PurgeEvent, type PurgeTarget, type ReportReviewEvent } from '../../../domain/chat/admin/decider.ts';
-import { accountDecider, chatUserStream, type AccountCommand } from '../../../domain/chat/accounts/decider.ts';
-import { keysDecider, keysStream } from '../../../domain/chat/keys/decider.ts';
-import { messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
-import { reportStream } from '../../../domain/chat/users/decider.ts';
+import {
+  announcementStream, purgeStream, type AnnouncementEvent, type PurgeEvent, type PurgeTarget, type ReportReviewEvent,
+} from '../../../domain/chat/admin/events.ts';
+import { accountDecider, type AccountCommand } from '../../../domain/chat/accounts/decider.ts';
+import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
+import { keysDecider } from '../../../domain/chat/keys/decider.ts';
+import { keysStream } from '../../../domain/chat/keys/events.ts';
+import { messageDecider } from '../../../domain/chat/messages/decider.ts';
+import { messageStream } from '../../../domain/chat/messages/events.ts';
+import { reportStream } from '../../../domain/chat/users/events.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { auditLog } from '../../../projections/chat/admin-audit.ts';
 import {

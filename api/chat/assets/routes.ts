@@ -15,7 +15,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { emojiDecider, emojiStream, EMOJI_MAX, EMOJI_NAME, spaceAssetDecider, spaceAssetStream, type AssetKind, type AssetScope } from '../../../domain/chat/assets/decider.ts';
+import { emojiDecider, EMOJI_MAX, EMOJI_NAME, spaceAssetDecider } from '../../../domain/chat/assets/decider.ts';
+import { emojiStream, spaceAssetStream, type AssetKind, type AssetScope } from '../../../domain/chat/assets/events.ts';
 import { atLeast } from '../../../domain/chat/communities/roles.ts';
 import { managesGroup } from '../../../domain/chat/groups/decider.ts';
 import { assetByFilename, communityEmojis, currentAssets, emojiById, type AssetRow, type EmojiRow } from '../../../projections/chat/assets.ts';

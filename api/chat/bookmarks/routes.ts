@@ -4,7 +4,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bookmarkDecider, bookmarkStream } from '../../../domain/chat/bookmarks/decider.ts';
+import { bookmarkDecider } from '../../../domain/chat/bookmarks/decider.ts';
+import { bookmarkStream } from '../../../domain/chat/bookmarks/events.ts';
 import { bookmarksOf } from '../../../projections/chat/bookmarks.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { pageFields, pageQuery } from '../../shared/pagination.ts';

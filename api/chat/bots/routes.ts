@@ -10,10 +10,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { constantTimeEqual, hashToken } from '../../../crypto/tokens.ts';
-import { accountDecider, chatUserStream, USERNAME_PATTERN } from '../../../domain/chat/accounts/decider.ts';
-import { BOT_SCOPES, botTokenDecider, botTokenStream, type BotScope } from '../../../domain/chat/bots/decider.ts';
-import { communityDecider, communityStream } from '../../../domain/chat/communities/decider.ts';
-import { keysDecider, keysStream } from '../../../domain/chat/keys/decider.ts';
+import { accountDecider, USERNAME_PATTERN } from '../../../domain/chat/accounts/decider.ts';
+import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
+import { botTokenDecider } from '../../../domain/chat/bots/decider.ts';
+import { BOT_SCOPES, botTokenStream, type BotScope } from '../../../domain/chat/bots/events.ts';
+import { communityDecider } from '../../../domain/chat/communities/decider.ts';
+import { communityStream } from '../../../domain/chat/communities/events.ts';
+import { keysDecider } from '../../../domain/chat/keys/decider.ts';
+import { keysStream } from '../../../domain/chat/keys/events.ts';
 import {
   allCommunities, botById, communitiesOfUser, integrationTokens, listBots, tokensOfBots, type AdminCommunityRow, type BotRow, type BotTokenRow,
 } from '../../../projections/chat/bots.ts';

@@ -5,11 +5,16 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashToken } from '../../../crypto/tokens.ts';
-import { accountDecider, chatUserStream } from '../../../domain/chat/accounts/decider.ts';
-import { BOT_TOKEN_PREFIX_LENGTH, botTokenDecider, botTokenStream, integrationUsername, type BotScope } from '../../../domain/chat/bots/decider.ts';
-import { channelDecider, channelStream } from '../../../domain/chat/channels/decider.ts';
-import { communityDecider, communityStream } from '../../../domain/chat/communities/decider.ts';
-import { groupDecider, groupStream } from '../../../domain/chat/groups/decider.ts';
+import { accountDecider } from '../../../domain/chat/accounts/decider.ts';
+import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
+import { BOT_TOKEN_PREFIX_LENGTH, botTokenDecider, integrationUsername } from '../../../domain/chat/bots/decider.ts';
+import { botTokenStream, type BotScope } from '../../../domain/chat/bots/events.ts';
+import { channelDecider } from '../../../domain/chat/channels/decider.ts';
+import { channelStream } from '../../../domain/chat/channels/events.ts';
+import { communityDecider } from '../../../domain/chat/communities/decider.ts';
+import { communityStream } from '../../../domain/chat/communities/events.ts';
+import { groupDecider } from '../../../domain/chat/groups/decider.ts';
+import { groupStream } from '../../../domain/chat/groups/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { botById, botByUsername, publicSpacesOf, type BotRow } from '../../../projections/chat/bots.ts';

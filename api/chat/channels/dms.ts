@@ -5,7 +5,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { createHash } from 'node:crypto';
-import { channelDecider, channelStream, dmPairKey } from '../../../domain/chat/channels/decider.ts';
+import { channelDecider, dmPairKey } from '../../../domain/chat/channels/decider.ts';
+import { channelStream } from '../../../domain/chat/channels/events.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { channelsOf, channelStanding } from '../../../projections/chat/channels.ts';
 import { shareCommunity } from '../../../projections/chat/communities.ts';

@@ -7,7 +7,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { channelDecider, channelStream, type ChannelCommand } from '../../../domain/chat/channels/decider.ts';
+import { channelDecider, type ChannelCommand } from '../../../domain/chat/channels/decider.ts';
+import { channelStream } from '../../../domain/chat/channels/events.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { channelMembers, channelsOf } from '../../../projections/chat/channels.ts';
 import { communityRoleOf } from '../../../projections/chat/communities.ts';

@@ -1,7 +1,7 @@
 // Response shapes of channels.
 
 import { z } from '@hono/zod-openapi';
-import { CHANNEL_KINDS } from '../../../domain/chat/channels/decider.ts';
+import { CHANNEL_KINDS } from '../../../domain/chat/channels/events.ts';
 import { CHANNEL_ROLES } from '../../../domain/chat/channels/roles.ts';
 import type { ChannelRow } from '../../../projections/chat/channels.ts';
 

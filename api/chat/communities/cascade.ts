@@ -4,8 +4,10 @@
 // rotate), appended after the community's or group's decision. Access checks also require the
 // community membership, so the interval between the two appends grants nothing.
 
-import { channelDecider, channelStream } from '../../../domain/chat/channels/decider.ts';
-import { groupDecider, groupStream } from '../../../domain/chat/groups/decider.ts';
+import { channelDecider } from '../../../domain/chat/channels/decider.ts';
+import { channelStream } from '../../../domain/chat/channels/events.ts';
+import { groupDecider } from '../../../domain/chat/groups/decider.ts';
+import { groupStream } from '../../../domain/chat/groups/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { channelIdsOfMember } from '../../../projections/chat/channels.ts';
 import { groupIdsOfMember } from '../../../projections/chat/groups.ts';

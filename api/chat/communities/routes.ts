@@ -6,7 +6,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
-import { communityDecider, communityStream, type CommunityCommand } from '../../../domain/chat/communities/decider.ts';
+import { communityDecider, type CommunityCommand } from '../../../domain/chat/communities/decider.ts';
+import { communityStream } from '../../../domain/chat/communities/events.ts';
 import { COMMUNITY_ROLES } from '../../../domain/chat/communities/roles.ts';
 import { communitiesOf, communityAccess, communityMembers } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -9,7 +9,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { feedbackStream, type FeedbackEvent } from '../../../domain/chat/admin/decider.ts';
+import { feedbackStream, type FeedbackEvent } from '../../../domain/chat/admin/events.ts';
 import { putBlob, readBlobs } from '../../../infra/blobs.ts';
 import { feedbackById, feedbackQueue, type FeedbackRow } from '../../../projections/chat/admin.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -13,7 +13,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { uploadRefusalStream, uploadsDecider, uploadsStream, type UploadRefusedEvent } from '../../../domain/chat/files/decider.ts';
+import { uploadsDecider } from '../../../domain/chat/files/decider.ts';
+import { uploadRefusalStream, uploadsStream, type UploadRefusedEvent } from '../../../domain/chat/files/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { fileById, isBlocked, usedBytes, type FileRow } from '../../../projections/chat/files.ts';
 import { STATUS_OF } from '../../shared/http-errors.ts';

@@ -4,7 +4,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { inviteDecider, inviteStream } from '../../../domain/chat/invites/decider.ts';
+import { inviteDecider } from '../../../domain/chat/invites/decider.ts';
+import { inviteStream } from '../../../domain/chat/invites/events.ts';
 import { inviteById, listInvites, type InviteRow } from '../../../projections/chat/invites.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';

@@ -4,8 +4,9 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { signedPrekeyVerifies } from '../../../crypto/prekeys.ts';
-import { prekeyClaimDecider, prekeyClaimStream } from '../../../domain/chat/keys/claim.ts';
-import { keysDecider, keysStream, PREKEY_BATCH_MAX } from '../../../domain/chat/keys/decider.ts';
+import { prekeyClaimDecider } from '../../../domain/chat/keys/claim.ts';
+import { prekeyClaimStream, keysStream } from '../../../domain/chat/keys/events.ts';
+import { keysDecider, PREKEY_BATCH_MAX } from '../../../domain/chat/keys/decider.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { bundleSource, identityKeyOf, signedPrekeyOf, unconsumedPrekeyCount, type BundleSource } from '../../../projections/chat/keys.ts';

@@ -10,9 +10,10 @@
 
 import { asDomainEvent } from '../../../infra/commands.ts';
 import type { FireContext, Job } from '../../../infra/scheduler/scheduler.ts';
-import { meetingDecider, meetingStream, rsvpFor, type MeetingEvent } from '../../../domain/chat/meetings/decider.ts';
+import { meetingDecider, rsvpFor } from '../../../domain/chat/meetings/decider.ts';
+import { meetingStream, type MeetingEvent, reminderStream } from '../../../domain/chat/meetings/events.ts';
 import { occurrenceById } from '../../../domain/chat/meetings/occurrences.ts';
-import { reminderDecider, reminderStream, reminderId, type DueReminder } from '../../../domain/chat/meetings/reminders.ts';
+import { reminderDecider, reminderId, type DueReminder } from '../../../domain/chat/meetings/reminders.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { channelMembers } from '../../../projections/chat/channels.ts';
 import { SCHEDULER_ACTOR, type FireDeps } from '../scheduled/fire.ts';

@@ -8,8 +8,9 @@ import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { MANAGER } from '../../../domain/chat/channels/roles.ts';
 import {
-  DESCRIPTION_MAX, DURATION_MAX, LOCATION_MAX, REMINDER_MAX_MINUTES, REMINDERS_MAX, RSVP_STATUSES, TITLE_MAX, isOccurrenceOf, meetingDecider, meetingStream, occurrenceNotFound,
+  DESCRIPTION_MAX, DURATION_MAX, LOCATION_MAX, REMINDER_MAX_MINUTES, REMINDERS_MAX, TITLE_MAX, isOccurrenceOf, meetingDecider, occurrenceNotFound,
 } from '../../../domain/chat/meetings/decider.ts';
+import { RSVP_STATUSES, meetingStream } from '../../../domain/chat/meetings/events.ts';
 import { occurrencesIn } from '../../../domain/chat/meetings/occurrences.ts';
 import { meetingById, meetingExceptions, meetingRsvps, meetingsOfChannels, scheduleOf, type MeetingRow } from '../../../projections/chat/meetings.ts';
 import { ApiError } from '../../shared/http-errors.ts';

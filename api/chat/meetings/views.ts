@@ -2,7 +2,7 @@
 // with the caller's RSVP and the counts (an occurrence's own answer beats the series').
 
 import { z } from '@hono/zod-openapi';
-import type { RsvpStatus } from '../../../domain/chat/meetings/decider.ts';
+import type { RsvpStatus } from '../../../domain/chat/meetings/events.ts';
 import { nextLiveOccurrence, type Occurrence, type Schedule } from '../../../domain/chat/meetings/occurrences.ts';
 import { recurrenceText } from '../../../domain/shared/recurrence.ts';
 import type { MeetingRow, RsvpRow } from '../../../projections/chat/meetings.ts';

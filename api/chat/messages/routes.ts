@@ -6,9 +6,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { channelDecider, channelStream } from '../../../domain/chat/channels/decider.ts';
+import { channelDecider } from '../../../domain/chat/channels/decider.ts';
+import { channelStream } from '../../../domain/chat/channels/events.ts';
 import { MANAGER } from '../../../domain/chat/channels/roles.ts';
-import { CIPHERTEXT_MAX, FILES_PER_MESSAGE_MAX, MENTIONS_MAX, messageDecider, messageStream, readCursorStream, type ReadCursorEvent } from '../../../domain/chat/messages/decider.ts';
+import { CIPHERTEXT_MAX, FILES_PER_MESSAGE_MAX, MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';
+import { messageStream, readCursorStream, type ReadCursorEvent } from '../../../domain/chat/messages/events.ts';
 import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { channelMemberIds } from '../../../projections/chat/channels.ts';

@@ -3,7 +3,7 @@
 // results, voters}` (plus `user_id` and `option_ids` of the vote unless the poll is anonymous),
 // `PollClosed {channel_id, poll_id, reason, results, voters}`.
 
-import type { PollEvent } from '../../../domain/chat/polls/decider.ts';
+import type { PollEvent } from '../../../domain/chat/polls/events.ts';
 
 type Data<T extends PollEvent['type']> = Extract<PollEvent, { type: T }>['data'];
 

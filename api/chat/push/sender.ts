@@ -18,9 +18,10 @@
 // repeat the ones that went through. A newly started sender begins at the log's head: history
 // is never pushed.
 
-import type { MessageEvent } from '../../../domain/chat/messages/decider.ts';
-import type { ReminderEvent as MeetingReminderFiredEvent } from '../../../domain/chat/meetings/reminders.ts';
-import { endpointSealContext, keysSealContext, pushSubscriptionDecider, pushSubscriptionStream } from '../../../domain/chat/push/decider.ts';
+import type { MessageEvent } from '../../../domain/chat/messages/events.ts';
+import type { ReminderEvent as MeetingReminderFiredEvent } from '../../../domain/chat/meetings/events.ts';
+import { endpointSealContext, keysSealContext, pushSubscriptionDecider } from '../../../domain/chat/push/decider.ts';
+import { pushSubscriptionStream } from '../../../domain/chat/push/events.ts';
 import { openSecret } from '../../../crypto/seal.ts';
 import type { Clock } from '../../../infra/clock.ts';
 import { asDomainEvent, type CommandContext, type CommandRunner } from '../../../infra/commands.ts';

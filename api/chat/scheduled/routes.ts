@@ -5,7 +5,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { SCHEDULE_MAX_AHEAD_MS, scheduledDecider, scheduledStream, type ScheduledContent } from '../../../domain/chat/scheduled/decider.ts';
+import { SCHEDULE_MAX_AHEAD_MS, scheduledDecider } from '../../../domain/chat/scheduled/decider.ts';
+import { scheduledStream, type ScheduledContent } from '../../../domain/chat/scheduled/events.ts';
 import { CIPHERTEXT_MAX } from '../../../domain/chat/messages/decider.ts';
 import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { messageIn } from '../../../projections/chat/messages.ts';

@@ -7,7 +7,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { senderKeyDecider, senderKeySealContext, senderKeyStream } from '../../../domain/chat/sender-keys/decider.ts';
+import { senderKeyDecider, senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
+import { senderKeyStream } from '../../../domain/chat/sender-keys/events.ts';
 import { senderKeysOf } from '../../../projections/chat/sender-keys.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';

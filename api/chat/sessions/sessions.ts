@@ -5,7 +5,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { hashToken, randomId } from '../../../crypto/tokens.ts';
-import { chatSessionDecider, chatSessionStream, invalidRefreshToken, type RevokeReason, type SessionOrigin } from '../../../domain/chat/sessions/decider.ts';
+import { chatSessionDecider, invalidRefreshToken } from '../../../domain/chat/sessions/decider.ts';
+import { chatSessionStream, type RevokeReason, type SessionOrigin } from '../../../domain/chat/sessions/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { liveSessionsOf, sessionPrincipal } from '../../../projections/chat/sessions.ts';
 import { issueAccessToken } from '../auth.ts';

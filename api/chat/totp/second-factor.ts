@@ -6,7 +6,8 @@
 import { hashCode } from '../../../crypto/codes.ts';
 import { openSecret } from '../../../crypto/seal.ts';
 import { totpStep } from '../../../crypto/totp.ts';
-import { totpDecider, totpStream } from '../../../domain/chat/totp/decider.ts';
+import { totpDecider } from '../../../domain/chat/totp/decider.ts';
+import { totpStream } from '../../../domain/chat/totp/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { totpOf } from '../../../projections/chat/totp.ts';

@@ -5,7 +5,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
-import { blockDecider, blocksStream, reportStream, type ReportEvent } from '../../../domain/chat/users/decider.ts';
+import { blockDecider } from '../../../domain/chat/users/decider.ts';
+import { blocksStream, reportStream, type ReportEvent } from '../../../domain/chat/users/events.ts';
 import { chatUserById, type ChatUserRow } from '../../../projections/chat/accounts.ts';
 import { blockedBy, searchUsers, visibleUser } from '../../../projections/chat/users.ts';
 import { ApiError } from '../../shared/http-errors.ts';

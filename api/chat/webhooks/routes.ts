@@ -15,13 +15,15 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { MENTIONS_MAX, messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
+import { MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';
+import { messageStream } from '../../../domain/chat/messages/events.ts';
 import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { lastPostedAt } from '../../../projections/chat/messages.ts';
 import {
-  mentionedUsernames, WEBHOOK_CONTENT_MAX, WEBHOOK_NAME_MAX, WEBHOOK_RATE, WEBHOOK_USERNAME_MAX, webhookDecider, webhookStream, type WebhookCommand,
+  mentionedUsernames, WEBHOOK_CONTENT_MAX, WEBHOOK_NAME_MAX, WEBHOOK_RATE, WEBHOOK_USERNAME_MAX, webhookDecider, type WebhookCommand,
 } from '../../../domain/chat/webhooks/decider.ts';
+import { webhookStream } from '../../../domain/chat/webhooks/events.ts';
 import { activeWebhookByHash, mentionableMembers, webhookById, webhooksOf, type WebhookRow } from '../../../projections/chat/webhooks.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';

@@ -6,7 +6,8 @@
 // is 503 `model_overloaded`.
 
 import { createRoute } from '@hono/zod-openapi';
-import { agentDecider, agentStream } from '../../../domain/orchestration/agents/decider.ts';
+import { agentDecider } from '../../../domain/orchestration/agents/decider.ts';
+import { agentStream } from '../../../domain/orchestration/agents/events.ts';
 import { agentSystemPrompt } from '../../../domain/orchestration/agents/templates.ts';
 import { DEFAULT_REPLY_MODE, PROFILE_DEFAULTS } from '../../../domain/orchestration/profiles/decider.ts';
 import type { AgentRow } from '../../../projections/orchestration/agents.ts';

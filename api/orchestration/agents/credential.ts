@@ -5,7 +5,7 @@
 // records its own refusals.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import type { RotationRefusalReason } from '../../../domain/orchestration/users/audit.ts';
+import type { RotationRefusalReason } from '../../../domain/orchestration/users/events.ts';
 import { agentById } from '../../../projections/orchestration/agents.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';

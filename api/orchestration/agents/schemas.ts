@@ -1,7 +1,8 @@
 // Request and response schemas of the agents slice (spec: "Agent (spawn)").
 
 import { z } from '@hono/zod-openapi';
-import { AGENT_NAME_PATTERN, AGENT_ROLES, AGENT_STATUSES, AGENT_TEMPLATES } from '../../../domain/orchestration/agents/decider.ts';
+import { AGENT_NAME_PATTERN } from '../../../domain/orchestration/agents/decider.ts';
+import { AGENT_ROLES, AGENT_STATUSES, AGENT_TEMPLATES } from '../../../domain/orchestration/agents/events.ts';
 import { pageFields } from '../../shared/pagination.ts';
 
 export const SpawnBody = z.object({

@@ -4,8 +4,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
-import { agentDecider, agentStream, isEnded, templateOfRole, type AgentCommand, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/decider.ts';
-import { userDecider, userStream } from '../../../domain/orchestration/users/decider.ts';
+import { agentDecider, isEnded, templateOfRole, type AgentCommand } from '../../../domain/orchestration/agents/decider.ts';
+import { agentStream, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/events.ts';
+import { userDecider } from '../../../domain/orchestration/users/decider.ts';
+import { userStream } from '../../../domain/orchestration/users/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agentById, type AgentRow } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';

@@ -4,7 +4,7 @@
 // started and its cookies set. Headers from any other peer are ignored.
 
 import type { Context } from 'hono';
-import type { Role } from '../../../domain/orchestration/users/decider.ts';
+import type { Role } from '../../../domain/orchestration/users/events.ts';
 import type { Config } from '../../../infra/config.ts';
 import type { UserRow } from '../../../projections/orchestration/users.ts';
 import { peerAddress } from '../../shared/peer.ts';

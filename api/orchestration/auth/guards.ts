@@ -4,7 +4,7 @@
 // the web UI's `/api/...` mirrors). Every 401 uses one of the spec's two messages.
 
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Role } from '../../../domain/orchestration/users/decider.ts';
+import type { Role } from '../../../domain/orchestration/users/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { UserRow } from '../../../projections/orchestration/users.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -17,10 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from '@hono/zod-openapi';
 import {
-  documentIdOf, estateDocumentDecider, estateDocumentStream, ingestRunDecider, ingestRunStream, isReservedRepo,
-  MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO,
-  type EstateDocumentEvent, type EstateDocumentState, type RunFailure, type RunKind,
+  documentIdOf, estateDocumentDecider, ingestRunDecider, isReservedRepo, MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO, type EstateDocumentState,
 } from '../../../domain/orchestration/estate/decider.ts';
+import {
+  estateDocumentStream, ingestRunStream, type EstateDocumentEvent, type RunFailure, type RunKind,
+} from '../../../domain/orchestration/estate/events.ts';
 import { chunkBounds } from '../../../domain/orchestration/estate/chunking.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { blobKey, putBlobs } from '../../../infra/blobs.ts';

@@ -4,7 +4,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { estateDocumentDecider, estateDocumentStream, MAX_DOCUMENTS_PER_BATCH, VAULT_REPO, type RunKind } from '../../../domain/orchestration/estate/decider.ts';
+import { estateDocumentDecider, MAX_DOCUMENTS_PER_BATCH, VAULT_REPO } from '../../../domain/orchestration/estate/decider.ts';
+import { estateDocumentStream, type RunKind } from '../../../domain/orchestration/estate/events.ts';
 import { chunksOf, corpus, documentById, listDocuments, listPaths, recentRuns, type DocumentRow } from '../../../projections/orchestration/estate.ts';
 import { search, type MatchMode } from '../../../projections/orchestration/estate-index.ts';
 import { MiB } from '../../shared/body-limit.ts';

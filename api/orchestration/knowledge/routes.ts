@@ -6,8 +6,9 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
-import { knowledgeDecider, type KnowledgeCommand } from '../../../domain/orchestration/knowledge/decider.ts';
-import { profileStream } from '../../../domain/orchestration/profiles/decider.ts';
+import type { KnowledgeCommand } from '../../../domain/orchestration/knowledge/decisions.ts';
+import { profileDecider } from '../../../domain/orchestration/profiles/decider.ts';
+import { profileStream } from '../../../domain/orchestration/profiles/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { listSnippets, searchKnowledge, snippetOf, type SnippetRow } from '../../../projections/orchestration/knowledge.ts';
 import { profileById, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
@@ -50,7 +51,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
 
   /** A knowledge command on the profile's stream; answers once the read models show it. */
   const run = (profile: ProfileRow, command: KnowledgeCommand, context: CommandContext) =>
-    deps.commands.run(profileStream(profile.slug), knowledgeDecider, command, context);
+    deps.commands.run(profileStream(profile.slug), profileDecider, command, context);
 
   withWebUiMirror(app, createRoute({
     method: 'get', path: BASE, tags, summary: 'A bot\'s knowledge snippets, newest first',

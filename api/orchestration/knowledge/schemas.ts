@@ -2,7 +2,7 @@
 // characters (code points), as the domain does, not UTF-16 units.
 
 import { z } from '@hono/zod-openapi';
-import { CONTENT_MAX, TITLE_MAX, charCount } from '../../../domain/orchestration/knowledge/decider.ts';
+import { CONTENT_MAX, TITLE_MAX, charCount } from '../../../domain/orchestration/knowledge/decisions.ts';
 import { SEARCH_MAX_HITS } from '../../../projections/orchestration/knowledge.ts';
 
 const chars = (field: string, max: number) => z.string()

@@ -7,7 +7,6 @@ import type { Decider, DomainEvent } from '../../../domain/shared/decider.ts';
 import { sessionDecider } from '../../../domain/orchestration/users/session.ts';
 import { userDecider } from '../../../domain/orchestration/users/decider.ts';
 import { profileDecider } from '../../../domain/orchestration/profiles/decider.ts';
-import { knowledgeDecider } from '../../../domain/orchestration/knowledge/decider.ts';
 import { estateDocumentDecider, ingestRunDecider } from '../../../domain/orchestration/estate/decider.ts';
 import { totpDecider } from '../../../domain/chat/totp/decider.ts';
 import { blockDecider } from '../../../domain/chat/users/decider.ts';
@@ -25,19 +24,10 @@ import { subscriptionDecider } from '../../../domain/registry/subscriptions/deci
 type Folder = Pick<Decider<unknown, unknown, DomainEvent>, 'initialState' | 'evolve'>;
 const folder = <S, C, E extends DomainEvent>(d: Decider<S, C, E>): Folder => d as unknown as Folder;
 
-/** A profile's stream holds the profile and its knowledge snippets: both states are shown. */
-const profileStream: Folder = {
-  initialState: () => ({ profile: profileDecider.initialState(), knowledge: knowledgeDecider.initialState() }),
-  evolve: (state, event) => {
-    const s = state as { profile: unknown; knowledge: unknown };
-    return { profile: folder(profileDecider).evolve(s.profile, event), knowledge: folder(knowledgeDecider).evolve(s.knowledge, event) };
-  },
-};
-
 const BY_CATEGORY: Record<string, Folder> = {
   user: folder(userDecider),
   session: folder(sessionDecider),
-  agent_profile: profileStream,
+  agent_profile: folder(profileDecider),
   estate_document: folder(estateDocumentDecider),
   estate_run: folder(ingestRunDecider),
   chat_user: folder(accountDecider),

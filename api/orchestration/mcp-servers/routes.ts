@@ -6,7 +6,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { MCP_SERVERS_STREAM, mcpServersDecider } from '../../../domain/orchestration/mcp-servers/decider.ts';
+import { mcpServersDecider } from '../../../domain/orchestration/mcp-servers/decider.ts';
+import { MCP_SERVERS_STREAM } from '../../../domain/orchestration/mcp-servers/events.ts';
 import { listMcpServers, type McpServerRow } from '../../../projections/orchestration/mcp-servers.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin } from '../auth/guards.ts';

@@ -2,7 +2,8 @@
 // the API and the domain check the same numbers.
 
 import { z } from '@hono/zod-openapi';
-import { LIMITS, PROFILE_DEFAULTS, REPLY_MODES, SLUG_PATTERN } from '../../../domain/orchestration/profiles/decider.ts';
+import { LIMITS, PROFILE_DEFAULTS, SLUG_PATTERN } from '../../../domain/orchestration/profiles/decider.ts';
+import { REPLY_MODES } from '../../../domain/orchestration/profiles/events.ts';
 
 const ranged = (field: keyof typeof LIMITS, what: string) => {
   const { min, max } = LIMITS[field];

@@ -4,11 +4,11 @@
 // profile and template routes and by the composition root (main/).
 
 import { randomUUID } from 'node:crypto';
-import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decider.ts';
+import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decisions.ts';
 import {
   DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, SLUG_PATTERN, changedFields, profileDecider, profileNotFound,
-  profileStream, type AgentProfileStreamEvent, type Profile, type ProfileSettings, type ReplyMode,
 } from '../../../domain/orchestration/profiles/decider.ts';
+import { profileStream, type AgentProfileStreamEvent, type Profile, type ProfileSettings, type ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
 import { asDomainEvent, type CommandContext } from '../../../infra/commands.ts';
 import { PROFILE_COLUMNS, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import type { OrchDeps } from '../deps.ts';

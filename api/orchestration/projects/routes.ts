@@ -5,7 +5,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
-import { MAX_CONCURRENT, projectDecider, projectStream } from '../../../domain/orchestration/projects/decider.ts';
+import { MAX_CONCURRENT, projectDecider } from '../../../domain/orchestration/projects/decider.ts';
+import { projectStream } from '../../../domain/orchestration/projects/events.ts';
 import { listProjects, projectById, type ProjectRow } from '../../../projections/orchestration/projects.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';

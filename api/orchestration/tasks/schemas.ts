@@ -3,7 +3,8 @@
 // `depends_on` is accepted and ignored (it cannot be set through the API).
 
 import { z } from '@hono/zod-openapi';
-import { TASK_PRIORITIES, TASK_STATUSES, TITLE_MAX } from '../../../domain/orchestration/tasks/decider.ts';
+import { TITLE_MAX } from '../../../domain/orchestration/tasks/decider.ts';
+import { TASK_PRIORITIES, TASK_STATUSES } from '../../../domain/orchestration/tasks/events.ts';
 import { pageFields } from '../../shared/pagination.ts';
 
 const status = z.enum(TASK_STATUSES).openapi({ description: 'backlog (default), todo, in_progress, in_review, done, cancelled' });

@@ -2,7 +2,8 @@
 // a 400 naming the column, the spec's FK rule), authority over a task, and the commands.
 
 import { randomUUID } from 'node:crypto';
-import { taskDecider, taskStream, type TaskEditable, type TaskPriority, type TaskStatus } from '../../../domain/orchestration/tasks/decider.ts';
+import { taskDecider } from '../../../domain/orchestration/tasks/decider.ts';
+import { taskStream, type TaskEditable, type TaskPriority, type TaskStatus } from '../../../domain/orchestration/tasks/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agentById } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';

@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
 import { hashToken, randomId } from '../../../crypto/tokens.ts';
-import { auditStream, type RotationRefusalReason, type SecurityEvent } from '../../../domain/orchestration/users/audit.ts';
-import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userStream, type AuthSource, type PrincipalType, type Role } from '../../../domain/orchestration/users/decider.ts';
-import { REGISTRATION_STREAM, registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
-import { sessionDecider, sessionStream } from '../../../domain/orchestration/users/session.ts';
+import {
+  auditStream, type RotationRefusalReason, type SecurityEvent, userStream, type AuthSource, type PrincipalType, type Role, REGISTRATION_STREAM, sessionStream,
+} from '../../../domain/orchestration/users/events.ts';
+import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider } from '../../../domain/orchestration/users/decider.ts';
+import { registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
+import { sessionDecider } from '../../../domain/orchestration/users/session.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { reserveOrResume, takenError } from '../../shared/reservations.ts';

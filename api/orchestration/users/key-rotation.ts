@@ -4,7 +4,7 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { RotationRefusalReason } from '../../../domain/orchestration/users/audit.ts';
+import type { RotationRefusalReason } from '../../../domain/orchestration/users/events.ts';
 import { userById, type UserRow } from '../../../projections/orchestration/users.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';

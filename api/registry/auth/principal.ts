@@ -10,7 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { hashToken } from '../../../crypto/tokens.ts';
-import type { InteractiveRole } from '../../../domain/registry/sessions/decider.ts';
+import type { InteractiveRole } from '../../../domain/registry/sessions/events.ts';
 import { TOKEN_PREFIX } from '../../../domain/registry/tokens/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { liveSession } from '../../../projections/registry/sessions.ts';

@@ -5,7 +5,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
-import { customerDecider, customerStream, type CustomerCommand } from '../../../domain/registry/customers/decider.ts';
+import { customerDecider, type CustomerCommand } from '../../../domain/registry/customers/decider.ts';
+import { customerStream } from '../../../domain/registry/customers/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agreementById, contactById, listAgreements, listTouchpoints, listUsage, touchpointById, usageById } from '../../../projections/registry/customers.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';

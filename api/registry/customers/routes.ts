@@ -2,7 +2,8 @@
 // deletion is an event and the history stays), and lead capture.
 
 import { createRoute } from '@hono/zod-openapi';
-import { customerDecider, customerStream, type CustomerFields } from '../../../domain/registry/customers/decider.ts';
+import { customerDecider } from '../../../domain/registry/customers/decider.ts';
+import { customerStream, type CustomerFields } from '../../../domain/registry/customers/events.ts';
 import { contactsOf, countsOf, customerById, listCustomers } from '../../../projections/registry/customers.ts';
 import { listDeployments } from '../../../projections/registry/deployments.ts';
 import { listSubscriptions } from '../../../projections/registry/subscriptions.ts';

@@ -4,7 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { hashToken } from '../../../crypto/tokens.ts';
-import { customerDecider, customerStream, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION, type CustomerFields } from '../../../domain/registry/customers/decider.ts';
+import { customerDecider, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION } from '../../../domain/registry/customers/decider.ts';
+import { customerStream, type CustomerFields } from '../../../domain/registry/customers/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import type { CommandContext } from '../../../infra/commands.ts';

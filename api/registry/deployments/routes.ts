@@ -3,7 +3,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { deploymentDecider, deploymentStream } from '../../../domain/registry/deployments/decider.ts';
+import { deploymentDecider } from '../../../domain/registry/deployments/decider.ts';
+import { deploymentStream } from '../../../domain/registry/deployments/events.ts';
 import { customerBySlug } from '../../../projections/registry/customers.ts';
 import { deploymentById, listDeployments } from '../../../projections/registry/deployments.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -3,7 +3,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { subscriptionDecider, subscriptionStream } from '../../../domain/registry/subscriptions/decider.ts';
+import { subscriptionDecider } from '../../../domain/registry/subscriptions/decider.ts';
+import { subscriptionStream } from '../../../domain/registry/subscriptions/events.ts';
 import { listSubscriptions, subscriptionById } from '../../../projections/registry/subscriptions.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';

@@ -4,22 +4,11 @@
 // community, at most 50, decided on the one stream so that racing adds cannot pass either rule.
 // The images are content-addressed blobs, named by SHA-256.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { AssetKind, AssetScope, Image, AssetEvent } from './events.ts';
 
-export const ASSET_KINDS = ['icon', 'banner', 'voice_background'] as const;
-export type AssetKind = (typeof ASSET_KINDS)[number];
-export type AssetScope = 'community' | 'group';
 export const EMOJI_MAX = 50;
 export const EMOJI_NAME = /^[a-z0-9_]{2,32}$/;
-
-type Image = { sha256: string; mime_type: string; size: number };
-
-export type AssetEvent =
-  | DomainEvent<'SpaceAssetUploaded', Image & { scope: AssetScope; space_id: string; community_id: string; kind: AssetKind; filename: string; replaces: string | null; by: string; at: string }>
-  | DomainEvent<'EmojiAdded', Image & { emoji_id: string; community_id: string; name: string; by: string; at: string }>
-  | DomainEvent<'EmojiRemoved', { emoji_id: string; community_id: string; name: string; by: string; at: string }>;
-
-export const ASSET_EVENT_TYPES = eventTypes<AssetEvent>()(['SpaceAssetUploaded', 'EmojiAdded', 'EmojiRemoved']);
 
 export type SpaceAssetCommand = Image & { type: 'Set'; scope: AssetScope; space_id: string; community_id: string; kind: AssetKind; filename: string; by: string; at: string };
 export interface SpaceAssetState { current: Partial<Record<AssetKind, string>> }
@@ -64,6 +53,3 @@ export const emojiDecider: Decider<EmojiState, EmojiCommand, AssetEvent> = {
     return [{ type: 'EmojiRemoved', data: { emoji_id: command.emoji_id, community_id: state.community_id!, name, by: command.by, at: command.at } }];
   },
 };
-
-export const spaceAssetStream = (spaceId: string) => `chat_space_assets-${spaceId}`;
-export const emojiStream = (communityId: string) => `chat_community_emojis-${communityId}`;

@@ -3,14 +3,8 @@
 // models; a bookmark of a message the member can no longer read stays, and is left out of
 // listings (counted).
 
-import { eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-type Base = { user_id: string; message_id: string; at: string };
-export type BookmarkEvent =
-  | DomainEvent<'BookmarkAdded', Base & { channel_id: string }>
-  | DomainEvent<'BookmarkRemoved', Base>;
-
-export const BOOKMARK_EVENT_TYPES = eventTypes<BookmarkEvent>()(['BookmarkAdded', 'BookmarkRemoved']);
+import type { Decider } from '../../shared/decider.ts';
+import type { BookmarkEvent } from './events.ts';
 
 export type BookmarkCommand =
   | { type: 'Add'; user_id: string; message_id: string; channel_id: string; at: string }
@@ -27,5 +21,3 @@ export const bookmarkDecider: Decider<BookmarkState, BookmarkCommand, BookmarkEv
     return state.bookmarked ? [{ type: 'BookmarkRemoved', data: { user_id: data.user_id, message_id: data.message_id, at: data.at } }] : [];
   },
 };
-
-export const bookmarkStream = (userId: string, messageId: string) => `chat_bookmark-${userId}_${messageId}`;

@@ -5,10 +5,8 @@
 // (`chat_bot_token_use-<uuid>`), coalesced by the API to one event per token per minute, never one
 // per request.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export const BOT_SCOPES = ['default', 'metrics', 'bot:provision'] as const;
-export type BotScope = (typeof BOT_SCOPES)[number];
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { BotScope, BotTokenEvent } from './events.ts';
 
 /** The spec's per-token limit: 60 requests in any 10 seconds, unless the token overrides the count. */
 export const BOT_RATE_WINDOW_MS = 10_000;
@@ -16,18 +14,6 @@ export const BOT_RATE_DEFAULT = 60;
 /** Characters of a token kept for display (`cb_` + 8 hex). */
 export const BOT_TOKEN_PREFIX_LENGTH = 11;
 export const BOT_TOKEN_PATTERN = /^cb_[0-9a-f]{64}$/;
-
-export type BotTokenEvent =
-  | DomainEvent<'BotTokenMinted', {
-    token_id: string; bot_id: string; token_hash: string; prefix: string; scope: BotScope; label: string | null; expires_at: string | null;
-    rate_limit_per_window: number | null; created_by: string | null; at: string;
-  }>
-  | DomainEvent<'BotTokenRevoked', { token_id: string; bot_id: string; by: string; at: string }>;
-
-export type BotTokenUseEvent = DomainEvent<'BotTokenUsed', { token_id: string; at: string }>;
-
-export const BOT_TOKEN_EVENT_TYPES = eventTypes<BotTokenEvent>()(['BotTokenMinted', 'BotTokenRevoked']);
-export const BOT_TOKEN_USE_EVENT_TYPES = eventTypes<BotTokenUseEvent>()(['BotTokenUsed']);
 
 export type BotTokenCommand =
   | {
@@ -68,6 +54,3 @@ export function integrationUsername(label: string): string {
   const clean = label.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 40) || 'bot';
   return `integration-${clean}`;
 }
-
-export const botTokenStream = (tokenId: string) => `chat_bot_token-${tokenId}`;
-export const botTokenUseStream = (tokenId: string) => `chat_bot_token_use-${tokenId}`;

@@ -3,18 +3,12 @@
 // token's SHA-256; revoking it ends the URL. The feed re-checks the owner's memberships on every
 // fetch, so a token outlives nothing the owner has lost.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { CalendarFeedEvent } from './events.ts';
 
 export const LABEL_MAX = 100;
 /** Live tokens one user may hold. */
 export const FEED_TOKENS_MAX = 20;
-
-type Base = { token_id: string; user_id: string; at: string };
-export type CalendarFeedEvent =
-  | DomainEvent<'CalendarFeedTokenCreated', Base & { token_hash: string; channel_id: string | null; label: string | null }>
-  | DomainEvent<'CalendarFeedTokenRevoked', Base>;
-
-export const CALENDAR_FEED_EVENT_TYPES = eventTypes<CalendarFeedEvent>()(['CalendarFeedTokenCreated', 'CalendarFeedTokenRevoked']);
 
 export type CalendarFeedCommand =
   | { type: 'Create'; token_id: string; user_id: string; token_hash: string; channel_id: string | null; label: string | null; live_tokens: number; at: string }
@@ -47,5 +41,3 @@ export const calendarFeedDecider: Decider<CalendarFeedState, CalendarFeedCommand
     return [{ type: 'CalendarFeedTokenRevoked', data: { token_id: state.id, user_id: state.user_id, at: command.at } }];
   },
 };
-
-export const calendarFeedStream = (id: string) => `calendar_feed_token-${id}`;

@@ -4,40 +4,14 @@
 // the community (ranks of actor and target, how many channels the group has) take those facts
 // from the command; the channel's own history decides the rest.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
 import { channelRank, MANAGER, OWNER, type ChannelRole } from './roles.ts';
 import type { CommunityRole } from '../communities/roles.ts';
+import type { ChannelScope, ChannelKind, ChannelChanges, ChannelEvent } from './events.ts';
 
 /** The spec's limits. */
 export const CHANNELS_PER_GROUP = 100;
 export const PINS_PER_CHANNEL = 50;
-export const CHANNEL_KINDS = ['text', 'voice', 'announcement'] as const;
-
-export type ChannelScope = 'standalone' | 'group' | 'dm';
-export type ChannelKind = (typeof CHANNEL_KINDS)[number];
-export type ChannelSettings = { name: string; description: string; topic: string | null; slow_mode_secs: number; read_only: boolean; archived: boolean };
-export type ChannelChanges = Partial<ChannelSettings>;
-export type RemovalReason = 'left' | 'kicked' | 'banned' | 'removed';
-
-type Base = { channel_id: string; at: string };
-export type ChannelEvent =
-  | DomainEvent<'ChannelCreated', Base & { scope: ChannelScope; kind: ChannelKind; group_id: string | null; community_id: string | null; name: string; description: string; owner_id: string | null; created_by: string; member_ids: string[] }>
-  | DomainEvent<'ChannelUpdated', Base & { changes: ChannelChanges; by: string }>
-  | DomainEvent<'ChannelDeleted', Base & { by: string }>
-  | DomainEvent<'ChannelMemberJoined', Base & { user_id: string; role: ChannelRole }>
-  | DomainEvent<'ChannelMemberDeparted', Base & { user_id: string; reason: RemovalReason; by: string }>
-  | DomainEvent<'ChannelMemberRoleChanged', Base & { user_id: string; role: ChannelRole; by: string }>
-  | DomainEvent<'ChannelOwnershipTransferred', Base & { from: string | null; to: string; by: string }>
-  | DomainEvent<'ChannelMemberBanned', Base & { user_id: string; by: string }>
-  | DomainEvent<'ChannelMemberUnbanned', Base & { user_id: string; by: string }>
-  | DomainEvent<'MessagePinned', Base & { message_id: string; by: string }>
-  | DomainEvent<'MessageUnpinned', Base & { message_id: string; by: string }>;
-
-export const CHANNEL_EVENT_TYPES = eventTypes<ChannelEvent>()([
-  'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelMemberJoined', 'ChannelMemberDeparted', 'ChannelMemberRoleChanged',
-  'ChannelOwnershipTransferred', 'ChannelMemberBanned', 'ChannelMemberUnbanned', 'MessagePinned', 'MessageUnpinned',
-]);
-
 /**
  * `community_role`: the actor's role in the channel's community (null outside one). A group
  * manager acting through the group routes comes in as `admin`.
@@ -219,5 +193,3 @@ function decide(command: ChannelCommand, state: ChannelState): ChannelEvent[] {
 }
 
 export const channelDecider: Decider<ChannelState, ChannelCommand, ChannelEvent> = { initialState, evolve, decide };
-
-export const channelStream = (id: string) => `chat_channel-${id}`;

@@ -7,27 +7,10 @@
 // uploads with it are refused (`FileUploadRefused`, an audit fact) and stored files with it are
 // quarantined.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { FileFacts, FileEvent, BlockedHashEvent } from './events.ts';
 
 export const FILE_NAME_MAX = 255;
-
-export type FileFacts = {
-  file_id: string;
-  name: string;
-  size: number;
-  mime_type: string;
-  sha256: string;
-  channel_id: string | null;
-  uploader_id: string;
-};
-
-export type FileEvent =
-  | DomainEvent<'FileUploaded', FileFacts & { at: string }>
-  | DomainEvent<'FileDeleted', { file_id: string; uploader_id: string; size: number; sha256: string; by: string; by_admin: boolean; at: string }>
-  | DomainEvent<'FileQuarantined', { file_id: string; uploader_id: string; reason: string | null; by: string; at: string }>
-  | DomainEvent<'FileUnquarantined', { file_id: string; uploader_id: string; by: string; at: string }>;
-
-export const FILE_EVENT_TYPES = eventTypes<FileEvent>()(['FileUploaded', 'FileDeleted', 'FileQuarantined', 'FileUnquarantined']);
 
 export type FileCommand =
   | ({ type: 'Upload'; quota_bytes: number; at: string } & FileFacts)
@@ -87,16 +70,6 @@ export const uploadsDecider: Decider<UploadsState, FileCommand, FileEvent> = {
   },
 };
 
-export const uploadsStream = (userId: string) => `chat_uploads-${userId}`;
-
-// Blocked hashes.
-
-export type BlockedHashEvent =
-  | DomainEvent<'HashBlocked', { id: string; sha256: string; reason: string | null; by: string; at: string }>
-  | DomainEvent<'HashUnblocked', { id: string; sha256: string; by: string; at: string }>;
-
-export const BLOCKED_HASH_EVENT_TYPES = eventTypes<BlockedHashEvent>()(['HashBlocked', 'HashUnblocked']);
-
 export type BlockedHashCommand =
   | { type: 'Block'; id: string; sha256: string; reason: string | null; by: string; at: string }
   | { type: 'Unblock'; by: string; at: string };
@@ -118,10 +91,3 @@ export const blockedHashDecider: Decider<BlockedHashState, BlockedHashCommand, B
     return [{ type: 'HashUnblocked', data: { id: state.id, sha256: state.sha256!, by: command.by, at: command.at } }];
   },
 };
-
-export const blockedHashStream = (sha256: string) => `chat_blocked_hash-${sha256}`;
-
-/** An upload refused for its content: an audit fact, no decision (nothing was stored). */
-export type UploadRefusedEvent = DomainEvent<'FileUploadRefused', { user_id: string; sha256: string; name: string; size: number; channel_id: string | null; reason: 'blocked_content'; at: string }>;
-export const UPLOAD_REFUSED_EVENT_TYPES = eventTypes<UploadRefusedEvent>()(['FileUploadRefused']);
-export const uploadRefusalStream = (id: string) => `chat_upload_refusal-${id}`;

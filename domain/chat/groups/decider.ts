@@ -4,29 +4,11 @@
 // groups the community has) come in with the command from the read models.
 
 import { atLeast, type CommunityRole } from '../communities/roles.ts';
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { Visibility, GroupFields, GroupChanges, GroupEvent } from './events.ts';
 
 /** The spec's limit: groups per community. */
 export const GROUPS_PER_COMMUNITY = 200;
-
-export type Visibility = 'public' | 'private';
-export type GroupRole = 'owner' | 'member';
-export type GroupFields = { name: string; description: string; visibility: Visibility; accent_color: string | null };
-export type GroupChanges = Partial<GroupFields>;
-
-type Base = { group_id: string; at: string };
-export type GroupEvent =
-  | DomainEvent<'GroupCreated', Base & GroupFields & { community_id: string; owner_id: string }>
-  | DomainEvent<'GroupUpdated', Base & { changes: GroupChanges; by: string }>
-  | DomainEvent<'GroupDeleted', Base & { by: string }>
-  | DomainEvent<'GroupOwnershipTransferred', Base & { from: string; to: string; by: string }>
-  | DomainEvent<'GroupMemberJoined', Base & { user_id: string; role: GroupRole; invite_id: string | null }>
-  | DomainEvent<'GroupMemberDeparted', Base & { user_id: string; reason: 'left' | 'removed' }>
-  | DomainEvent<'GroupInviteCreated', Base & { invite_id: string; code_hash: string; code_sealed: string; max_uses: number | null; expires_at: string | null; created_by: string }>;
-
-export const GROUP_EVENT_TYPES = eventTypes<GroupEvent>()([
-  'GroupCreated', 'GroupUpdated', 'GroupDeleted', 'GroupOwnershipTransferred', 'GroupMemberJoined', 'GroupMemberDeparted', 'GroupInviteCreated',
-]);
 
 /** `community_role`: the actor's role in the group's community (null: not a member). */
 type Acting = { actor_id: string; community_role: CommunityRole | null; at: string };
@@ -147,5 +129,3 @@ function decide(command: GroupCommand, state: GroupState): GroupEvent[] {
 }
 
 export const groupDecider: Decider<GroupState, GroupCommand, GroupEvent> = { initialState, evolve, decide };
-
-export const groupStream = (id: string) => `chat_group-${id}`;

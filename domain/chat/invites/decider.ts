@@ -2,14 +2,8 @@
 // CHATSVC_REGISTRATION=invite: each code registers one account, until it expires or is revoked.
 // The code itself never reaches the log, only its SHA-256 hash.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type InviteEvent =
-  | DomainEvent<'RegistrationInviteCreated', { invite_id: string; code_hash: string; created_by: string; expires_at: string | null; at: string }>
-  | DomainEvent<'RegistrationInviteRedeemed', { invite_id: string; user_id: string; at: string }>
-  | DomainEvent<'RegistrationInviteRevoked', { invite_id: string; revoked_by: string; at: string }>;
-
-export const INVITE_EVENT_TYPES = eventTypes<InviteEvent>()(['RegistrationInviteCreated', 'RegistrationInviteRedeemed', 'RegistrationInviteRevoked']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { InviteEvent } from './events.ts';
 
 export type InviteCommand =
   | { type: 'Create'; invite_id: string; code_hash: string; created_by: string; expires_at: string | null; at: string }
@@ -52,5 +46,3 @@ export const inviteDecider: Decider<InviteState, InviteCommand, InviteEvent> = {
     }
   },
 };
-
-export const inviteStream = (inviteId: string) => `chat_invite-${inviteId}`;

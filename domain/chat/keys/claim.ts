@@ -3,11 +3,8 @@
 // next prekey. `remaining` is how many were left unconsumed when the fetch looked (less this
 // one): the number the owner's sockets are told in KeysLow.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type PrekeyClaimEvent = DomainEvent<'PrekeyConsumed', { user_id: string; key_id: number; public_key: string; remaining: number; fetched_by: string; at: string }>;
-
-export const PREKEY_CLAIM_EVENT_TYPES = eventTypes<PrekeyClaimEvent>()(['PrekeyConsumed']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { PrekeyClaimEvent } from './events.ts';
 
 export type PrekeyClaimCommand = { type: 'Claim' } & PrekeyClaimEvent['data'];
 
@@ -20,5 +17,3 @@ export const prekeyClaimDecider: Decider<{ claimed: boolean }, PrekeyClaimComman
     return [{ type: 'PrekeyConsumed', data }];
   },
 };
-
-export const prekeyClaimStream = (userId: string, keyId: number) => `chat_prekey-${userId}_${keyId}`;

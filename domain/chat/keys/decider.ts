@@ -10,10 +10,8 @@
 // append loses and that fetch moves on to the next, so no prekey is handed out twice, and a
 // fetch never reads a history that grows with every fetch before it.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type PublicPrekey = { key_id: number; public_key: string };
-export type SignedPrekeyRecord = PublicPrekey & { signature: string };
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { PublicPrekey, SignedPrekeyRecord, KeysEvent } from './events.ts';
 
 /** How long a replaced signed prekey stays listed, so a first message already sent to it still opens. */
 export const SIGNED_PREKEY_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -23,14 +21,6 @@ export const PREKEY_BATCH_MAX = 200;
 export const PREKEY_STORE_MAX = 1000;
 /** The spec's "low prekey threshold": below it the owner's sockets get KeysLow. */
 export const LOW_PREKEY_THRESHOLD = 25;
-
-export type KeysEvent =
-  | DomainEvent<'IdentityKeyRegistered', { user_id: string; identity_key: string; at: string }>
-  | DomainEvent<'SignedPrekeyUploaded', SignedPrekeyRecord & { user_id: string; previous_key_id: number | null; previous_valid_until: string | null; at: string }>
-  | DomainEvent<'PrekeysUploaded', { user_id: string; prekeys: PublicPrekey[]; at: string }>
-  | DomainEvent<'KeysRemoved', { user_id: string; at: string }>;
-
-export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()(['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'KeysRemoved']);
 
 export type KeysCommand =
   | {
@@ -128,5 +118,3 @@ function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
 }
 
 export const keysDecider: Decider<KeysState, KeysCommand, KeysEvent> = { initialState, evolve, decide };
-
-export const keysStream = (userId: string) => `chat_keys-${userId}`;

@@ -11,8 +11,9 @@
 // - Writes (edit, cancel): the creator, a channel moderator and above, or an instance admin
 //   (`allowed`, decided by the caller from the read models). RSVPs: any member.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
 import { isTimeZone, occurrenceId, occurrencesBetween, parseRule, zonedStart } from '../../shared/recurrence.ts';
+import type { RsvpStatus, SeriesFields, OccurrenceChanges, MeetingEvent } from './events.ts';
 
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 4000;
@@ -20,39 +21,6 @@ export const LOCATION_MAX = 500;
 export const DURATION_MAX = 7 * 24 * 60;
 export const REMINDERS_MAX = 5;
 export const REMINDER_MAX_MINUTES = 7 * 24 * 60;
-export const RSVP_STATUSES = ['going', 'maybe', 'declined'] as const;
-export type RsvpStatus = (typeof RSVP_STATUSES)[number];
-
-export type SeriesFields = {
-  title: string;
-  description: string;
-  /** Local wall-clock `YYYY-MM-DDTHH:mm` in `time_zone`. */
-  start: string;
-  time_zone: string;
-  duration_minutes: number;
-  rrule: string | null;
-  /** Minutes before each occurrence's start, ascending, distinct. */
-  reminders: number[];
-  location: string | null;
-};
-/** What one occurrence may change (its time in the series' zone). */
-export type OccurrenceChanges = Partial<Pick<SeriesFields, 'title' | 'description' | 'start' | 'duration_minutes' | 'location'>>;
-
-type Base = { meeting_id: string; channel_id: string; at: string };
-export type MeetingEvent =
-  | DomainEvent<'MeetingScheduled', Base & SeriesFields & { creator_id: string }>
-  | DomainEvent<'MeetingUpdated', Base & { changes: Partial<SeriesFields>; resets_occurrences: boolean; sequence: number; by: string }>
-  | DomainEvent<'MeetingOccurrenceUpdated', Base & { occurrence_id: string; changes: OccurrenceChanges; sequence: number; by: string }>
-  | DomainEvent<'MeetingOccurrenceCancelled', Base & { occurrence_id: string; sequence: number; by: string }>
-  | DomainEvent<'MeetingCancelled', Base & { sequence: number; by: string }>
-  | DomainEvent<'MeetingRsvpRecorded', Base & { user_id: string; occurrence_id: string | null; status: RsvpStatus }>
-  /** The scheduler found a reminder it could not fire: the occurrence had started (missed while down), or it fired before the occurrence moved. */
-  | DomainEvent<'MeetingReminderSkipped', Base & { occurrence_id: string; start: string; offset_minutes: number; reason: 'started' | 'already_fired' }>;
-
-export const MEETING_EVENT_TYPES = eventTypes<MeetingEvent>()([
-  'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingRsvpRecorded', 'MeetingReminderSkipped',
-]);
-
 export type MeetingCommand =
   | ({ type: 'Schedule'; id: string; channel_id: string; creator_id: string; at: string } & SeriesFields)
   | { type: 'Update'; changes: Partial<SeriesFields>; allowed: boolean; by: string; at: string }
@@ -233,5 +201,3 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
 export function rsvpFor(state: Pick<MeetingState, 'rsvps' | 'occurrence_rsvps'>, occurrence_id: string, user_id: string): RsvpStatus | null {
   return state.occurrence_rsvps.get(occurrence_id)?.get(user_id) ?? state.rsvps.get(user_id) ?? null;
 }
-
-export const meetingStream = (id: string) => `chat_meeting-${id}`;

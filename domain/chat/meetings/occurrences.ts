@@ -5,7 +5,7 @@
 
 import { Temporal } from 'temporal-polyfill';
 import { nextOccurrence, occurrenceId, occurrencesBetween, zonedStart } from '../../shared/recurrence.ts';
-import type { OccurrenceChanges, SeriesFields } from './decider.ts';
+import type { OccurrenceChanges, SeriesFields } from './events.ts';
 
 export interface Schedule extends SeriesFields {
   cancelled_occurrences: ReadonlySet<string>;

@@ -9,10 +9,11 @@
 //   whose one event `MeetingReminderFired` is appended with `no_stream`: two instances firing the
 //   same job append it once.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
 import { nextOccurrence, occurrenceId } from '../../shared/recurrence.ts';
 import { cursorAfter, reminderKey, type ReminderCursor } from './decider.ts';
 import { occurrenceById, type Schedule } from './occurrences.ts';
+import type { ReminderEvent } from './events.ts';
 
 export interface DueReminder { occurrence_id: string; start: string; offset_minutes: number; fire_at: string }
 
@@ -47,26 +48,10 @@ export function nextReminder(s: Schedule, cursor: ReminderCursor, floorMs: numbe
   return (best as { due: DueReminder } | null)?.due ?? null;
 }
 
-export type ReminderEvent = DomainEvent<'MeetingReminderFired', {
-  meeting_id: string; occurrence_id: string; channel_id: string; title: string;
-  /** The occurrence's start (UTC). */
-  start: string;
-  offset_minutes: number;
-  /** The stream's suffix, `<meeting>-<occurrence>-<offset>`: one per reminder (web push uses it as the Topic). */
-  reminder_id: string;
-  /** Channel members who had not declined this occurrence when it fired. */
-  recipient_ids: string[];
-  at: string;
-}>;
-
-export const REMINDER_EVENT_TYPES = eventTypes<ReminderEvent>()(['MeetingReminderFired']);
-
 export type ReminderCommand = { type: 'Fire'; data: Omit<ReminderEvent['data'], 'reminder_id'> };
 export interface ReminderState { fired: { start: string } | null }
 
 export const reminderId = (meetingId: string, occurrenceId: string, offset: number) => `${meetingId}-${occurrenceId}-${offset}`;
-export const reminderStream = (id: string) => `meeting_reminder-${id}`;
-
 export const reminderDecider: Decider<ReminderState, ReminderCommand, ReminderEvent> = {
   initialState: () => ({ fired: null }),
   evolve: (_state, event) => ({ fired: { start: event.data.start } }),

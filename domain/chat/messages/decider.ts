@@ -4,7 +4,8 @@
 // posting never folds a channel's history; who may post is decided first from the read models
 // (./policy.ts). Read cursors (`chat_read_cursor-<channel>_<user>`) are facts without a decision.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { MessageKind, WebhookAuthor, MessageEvent } from './events.ts';
 
 /** The spec leaves the size open; 64 Ki characters holds a long message with its envelope. */
 export const CIPHERTEXT_MAX = 65_536;
@@ -12,27 +13,6 @@ export const CIPHERTEXT_MAX = 65_536;
 export const MENTIONS_MAX = 50;
 /** Files one message carries. */
 export const FILES_PER_MESSAGE_MAX = 10;
-
-/** `text` today; later kinds (files, polls, system notices) extend this. */
-export type MessageKind = 'text';
-
-/** Who a webhook post shows as (its `username`, default the webhook's name, and avatar); `sender_id` is the webhook's id. */
-export type WebhookAuthor = { webhook_id: string; username: string; avatar_url: string | null };
-
-type Base = { message_id: string; channel_id: string; at: string };
-export type MessageEvent =
-  | DomainEvent<'MessagePosted', Base & { sender_id: string; ciphertext: string; kind: MessageKind; thread_root_id: string | null; mentions: string[]; via_webhook: boolean; has_file: boolean; webhook?: WebhookAuthor | null; file_ids?: string[]; scheduled_for?: string | null }>
-  | DomainEvent<'MessageEdited', Base & { ciphertext: string }>
-  /** `sender_id`: whose message it was, so a deletion by someone else reads as moderation (the audit log) without another read model. Absent on events written before it was added. */
-  | DomainEvent<'MessageDeleted', Base & { by: string; sender_id?: string }>
-  // Instance administration: a quarantined message is hidden from every reader until released.
-  | DomainEvent<'MessageQuarantined', Base & { by: string; reason: string | null }>
-  | DomainEvent<'MessageUnquarantined', Base & { by: string }>;
-
-export type ReadCursorEvent = DomainEvent<'ReadCursorMoved', { channel_id: string; user_id: string; message_id: string; at: string }>;
-
-export const MESSAGE_EVENT_TYPES = eventTypes<MessageEvent>()(['MessagePosted', 'MessageEdited', 'MessageDeleted', 'MessageQuarantined', 'MessageUnquarantined']);
-export const READ_CURSOR_EVENT_TYPES = eventTypes<ReadCursorEvent>()(['ReadCursorMoved']);
 
 export type MessageCommand =
   /** `file_ids`: uploaded files the message carries (checked readable by the route); `has_file` follows them. */
@@ -85,6 +65,3 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
     return [{ type: 'MessageDeleted', data: { ...base, by: command.actor_id, sender_id: state.sender_id! } }];
   },
 };
-
-export const messageStream = (id: string) => `chat_message-${id}`;
-export const readCursorStream = (channelId: string, userId: string) => `chat_read_cursor-${channelId}_${userId}`;

@@ -4,26 +4,13 @@
 // channel moderator or an instance admin closes it, or `closes_at` passes (the scheduler then
 // appends `PollClosed` with reason `expired`; votes after `closes_at` are refused even before).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { PollOption, PollTally, PollEvent } from './events.ts';
 
 export const QUESTION_MAX = 300;
 export const OPTIONS_MIN = 2;
 export const OPTIONS_MAX = 20;
 export const OPTION_TEXT_MAX = 200;
-
-export type PollOption = { option_id: string; text: string };
-/** Votes per option, in the poll's order (an array: jsonb does not keep an object's key order), and how many members voted. */
-export type PollTally = { results: { option_id: string; votes: number }[]; voters: number };
-
-type Base = { poll_id: string; channel_id: string; at: string };
-export type PollEvent =
-  | DomainEvent<'PollCreated', Base & { creator_id: string; question: string; options: PollOption[]; multiple_choice: boolean; anonymous: boolean; closes_at: string | null; encrypted: false }>
-  /** The member's whole choice (replacing the last; `[]` withdraws), with the tally after it. */
-  | DomainEvent<'PollVoted', Base & { user_id: string; option_ids: string[]; anonymous: boolean } & PollTally>
-  /** `creator_id`, so a close by someone else reads as moderation (the audit log); absent on events written before it was added. */
-  | DomainEvent<'PollClosed', Base & { closed_by: string | null; creator_id?: string; reason: 'closed' | 'expired' } & PollTally>;
-
-export const POLL_EVENT_TYPES = eventTypes<PollEvent>()(['PollCreated', 'PollVoted', 'PollClosed']);
 
 export type PollCommand =
   | { type: 'Create'; id: string; channel_id: string; creator_id: string; question: string; options: PollOption[]; multiple_choice: boolean; anonymous: boolean; closes_at: string | null; at: string }
@@ -116,5 +103,3 @@ export const pollDecider: Decider<PollState, PollCommand, PollEvent> = {
     }
   },
 };
-
-export const pollStream = (id: string) => `chat_poll-${id}`;

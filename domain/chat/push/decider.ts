@@ -10,15 +10,8 @@
 // not secret. Nothing else about the browser is kept.
 
 import { createHash } from 'node:crypto';
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type PushRemovalReason = 'unsubscribed' | 'replaced' | 'gone';
-
-export type PushSubscriptionEvent =
-  | DomainEvent<'PushSubscriptionAdded', { subscription_id: string; user_id: string; origin: string; endpoint_sealed: string; keys_sealed: string; keys_hash: string; at: string }>
-  | DomainEvent<'PushSubscriptionRemoved', { subscription_id: string; user_id: string; reason: PushRemovalReason; status: number | null; at: string }>;
-
-export const PUSH_SUBSCRIPTION_EVENT_TYPES = eventTypes<PushSubscriptionEvent>()(['PushSubscriptionAdded', 'PushSubscriptionRemoved']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { PushSubscriptionEvent } from './events.ts';
 
 export type PushSubscriptionCommand =
   | { type: 'Subscribe'; subscription_id: string; user_id: string; origin: string; endpoint_sealed: string; keys_sealed: string; keys_hash: string; at: string }
@@ -53,8 +46,6 @@ export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscri
     }
   },
 };
-
-export const pushSubscriptionStream = (id: string) => `chat_push_subscription-${id}`;
 
 /** The subscription id of an endpoint: a UUID (version 8, RFC 9562) from its SHA-256. */
 export function pushSubscriptionId(endpoint: string): string {

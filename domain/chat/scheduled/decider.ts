@@ -8,35 +8,13 @@
 // pending → held (`held_key_rotated`: a sender-key rotation since it was encrypted) → pending
 // again once the client re-encrypts it by PATCH with a new `ciphertext`.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { ScheduledContent, ScheduledEvent } from './events.ts';
 
 /** The furthest ahead a message may be scheduled. */
 export const SCHEDULE_MAX_AHEAD_MS = 365 * 24 * 3600 * 1000;
 
 export type ScheduledStatus = 'pending' | 'held' | 'failed' | 'cancelled' | 'delivered';
-
-export type ScheduledContent = {
-  ciphertext: string;
-  send_at: string;
-  thread_root_id: string | null;
-  mentions: string[];
-  file_ids: string[];
-};
-
-type Base = { scheduled_message_id: string; channel_id: string; sender_id: string; at: string };
-export type ScheduledEvent =
-  | DomainEvent<'ScheduledMessageCreated', Base & ScheduledContent>
-  /** The whole content after the edit, and which fields changed. */
-  | DomainEvent<'ScheduledMessageEdited', Base & ScheduledContent & { changed: (keyof ScheduledContent)[] }>
-  | DomainEvent<'ScheduledMessageCancelled', Base>
-  | DomainEvent<'ScheduledMessageHoldPlaced', Base & { reason: 'held_key_rotated' }>
-  | DomainEvent<'ScheduledMessageFailed', Base & { reason: string }>
-  /** The content delivered, and when: `late` when delivered after `scheduled_for` (the service was down). */
-  | DomainEvent<'ScheduledMessageDelivered', Base & ScheduledContent & { scheduled_for: string; late: boolean }>;
-
-export const SCHEDULED_EVENT_TYPES = eventTypes<ScheduledEvent>()([
-  'ScheduledMessageCreated', 'ScheduledMessageEdited', 'ScheduledMessageCancelled', 'ScheduledMessageHoldPlaced', 'ScheduledMessageFailed', 'ScheduledMessageDelivered',
-]);
 
 export type ScheduledCommand =
   | ({ type: 'Schedule'; id: string; channel_id: string; sender_id: string; at: string } & ScheduledContent)
@@ -126,5 +104,3 @@ function ownPending(state: ScheduledState, actorId: string, edit: boolean): void
   if (state.status === 'delivered') throw new DomainError('conflict', 'already_delivered', 'the message was already delivered', { code: 'already_delivered' });
   if (state.status === 'failed' && edit) throw new DomainError('conflict', 'not_pending', 'the message failed: delete it and schedule again', { code: 'not_pending', reason: state.reason });
 }
-
-export const scheduledStream = (id: string) => `chat_scheduled_message-${id}`;

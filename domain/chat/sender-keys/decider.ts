@@ -4,11 +4,8 @@
 // sealed with the server key. A member who leaves, is kicked or banned loses their distributions
 // (the read model drops them on ChannelMemberDeparted) and the rest are told to rotate.
 
-import { eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type SenderKeyEvent = DomainEvent<'SenderKeyDistributed', { channel_id: string; user_id: string; chain_id: number; distribution_sealed: string; at: string }>;
-
-export const SENDER_KEY_EVENT_TYPES = eventTypes<SenderKeyEvent>()(['SenderKeyDistributed']);
+import type { Decider } from '../../shared/decider.ts';
+import type { SenderKeyEvent } from './events.ts';
 
 export type SenderKeyCommand = { type: 'Distribute'; channel_id: string; user_id: string; chain_id: number; distribution_sealed: string; at: string };
 
@@ -19,6 +16,5 @@ export const senderKeyDecider: Decider<null, SenderKeyCommand, SenderKeyEvent> =
   decide: (command) => [{ type: 'SenderKeyDistributed', data: { channel_id: command.channel_id, user_id: command.user_id, chain_id: command.chain_id, distribution_sealed: command.distribution_sealed, at: command.at } }],
 };
 
-export const senderKeyStream = (channelId: string, userId: string) => `chat_sender_keys-${channelId}_${userId}`;
 /** What the seal of a distribution is bound to. */
 export const senderKeySealContext = (channelId: string, userId: string) => `sender_key:${channelId}:${userId}`;

@@ -2,17 +2,8 @@
 // use. The log keeps only SHA-256 hashes of refresh tokens. Presenting a token this session
 // already rotated away is theft detection: the whole session is revoked (the caller answers 401).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type SessionOrigin = 'register' | 'login' | 'recovery';
-export type RevokeReason = 'revoked' | 'revoke_all' | 'refresh_token_reuse' | 'password_changed' | 'recovery' | 'account_deleted';
-
-export type ChatSessionEvent =
-  | DomainEvent<'ChatSessionStarted', { session_id: string; user_id: string; refresh_hash: string; origin: SessionOrigin; user_agent: string | null; at: string }>
-  | DomainEvent<'RefreshTokenRotated', { session_id: string; user_id: string; refresh_hash: string; at: string }>
-  | DomainEvent<'SessionRevoked', { session_id: string; user_id: string; reason: RevokeReason; at: string }>;
-
-export const CHAT_SESSION_EVENT_TYPES = eventTypes<ChatSessionEvent>()(['ChatSessionStarted', 'RefreshTokenRotated', 'SessionRevoked']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { SessionOrigin, RevokeReason, ChatSessionEvent } from './events.ts';
 
 export type ChatSessionCommand =
   | { type: 'Start'; session_id: string; user_id: string; refresh_hash: string; origin: SessionOrigin; user_agent: string | null; at: string }
@@ -68,5 +59,3 @@ function decide(command: ChatSessionCommand, state: ChatSessionState): ChatSessi
 }
 
 export const chatSessionDecider: Decider<ChatSessionState, ChatSessionCommand, ChatSessionEvent> = { initialState, evolve, decide };
-
-export const chatSessionStream = (sessionId: string) => `chat_session-${sessionId}`;

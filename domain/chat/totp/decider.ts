@@ -4,16 +4,8 @@
 // once accepted is never accepted again (nor any earlier one), so a code observed in use cannot
 // be replayed within its window; each backup code works once.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type TotpEvent =
-  | DomainEvent<'TotpSetupStarted', { user_id: string; secret_sealed: string; at: string }>
-  | DomainEvent<'TotpEnabled', { user_id: string; counter: number; backup_code_hashes: string[]; at: string }>
-  | DomainEvent<'TotpDisabled', { user_id: string; at: string }>
-  | DomainEvent<'TotpCodeUsed', { user_id: string; counter: number; at: string }>
-  | DomainEvent<'BackupCodeUsed', { user_id: string; code_hash: string; at: string }>;
-
-export const TOTP_EVENT_TYPES = eventTypes<TotpEvent>()(['TotpSetupStarted', 'TotpEnabled', 'TotpDisabled', 'TotpCodeUsed', 'BackupCodeUsed']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { TotpEvent } from './events.ts';
 
 export type TotpCommand =
   | { type: 'Setup'; user_id: string; secret_sealed: string; at: string }
@@ -74,7 +66,5 @@ function decide(command: TotpCommand, state: TotpState): TotpEvent[] {
 }
 
 export const totpDecider: Decider<TotpState, TotpCommand, TotpEvent> = { initialState, evolve, decide };
-
-export const totpStream = (userId: string) => `chat_totp-${userId}`;
 
 export const BACKUP_CODE_COUNT = 10;

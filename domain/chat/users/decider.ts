@@ -1,17 +1,8 @@
 // What one chat user does about others: blocks (`chat_blocks-<user uuid>`, one stream per
 // blocker) and reports (`chat_report-<uuid>`, one fact each, appended with no decision).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type BlockEvent =
-  | DomainEvent<'UserBlocked', { user_id: string; blocked_user_id: string; at: string }>
-  | DomainEvent<'UserUnblocked', { user_id: string; blocked_user_id: string; at: string }>;
-
-export type ReportTarget = 'user' | 'message';
-export type ReportEvent = DomainEvent<'ReportFiled', { report_id: string; reporter_id: string; target_type: ReportTarget; target_id: string; reason: string; at: string }>;
-
-export const BLOCK_EVENT_TYPES = eventTypes<BlockEvent>()(['UserBlocked', 'UserUnblocked']);
-export const REPORT_EVENT_TYPES = eventTypes<ReportEvent>()(['ReportFiled']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { BlockEvent } from './events.ts';
 
 export type BlockCommand =
   | { type: 'Block'; user_id: string; blocked_user_id: string; at: string }
@@ -36,6 +27,3 @@ export const blockDecider: Decider<BlockState, BlockCommand, BlockEvent> = {
     return state.blocked.has(blocked_user_id) ? [{ type: 'UserUnblocked', data: { user_id, blocked_user_id, at } }] : [];
   },
 };
-
-export const blocksStream = (userId: string) => `chat_blocks-${userId}`;
-export const reportStream = (reportId: string) => `chat_report-${reportId}`;

@@ -3,22 +3,14 @@
 // characters, both identifier and secret) is shown once, in the create response: the log keeps
 // its SHA-256 only. Executions are messages (MessagePosted with `via_webhook`), not events here.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { WebhookChanges, WebhookEvent } from './events.ts';
 
 export const WEBHOOK_NAME_MAX = 64;
 export const WEBHOOK_CONTENT_MAX = 4000;
 export const WEBHOOK_USERNAME_MAX = 64;
 /** The spec's posting limit: one message per second per webhook. */
 export const WEBHOOK_RATE = { limit: 1, windowMs: 1000 };
-
-export type WebhookChanges = { name?: string; avatar_url?: string | null; active?: boolean };
-
-export type WebhookEvent =
-  | DomainEvent<'WebhookCreated', { webhook_id: string; channel_id: string; community_id: string | null; name: string; avatar_url: string | null; token_hash: string; created_by: string; at: string }>
-  | DomainEvent<'WebhookUpdated', { webhook_id: string; changes: WebhookChanges; by: string; at: string }>
-  | DomainEvent<'WebhookDeleted', { webhook_id: string; by: string; at: string }>;
-
-export const WEBHOOK_EVENT_TYPES = eventTypes<WebhookEvent>()(['WebhookCreated', 'WebhookUpdated', 'WebhookDeleted']);
 
 export type WebhookCommand =
   | { type: 'Create'; webhook_id: string; channel_id: string; community_id: string | null; name: string; avatar_url: string | null; token_hash: string; by: string; at: string }
@@ -51,8 +43,6 @@ export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent>
     return [{ type: 'WebhookUpdated', data: { webhook_id: state.id, changes, by: command.by, at: command.at } }];
   },
 };
-
-export const webhookStream = (id: string) => `chat_webhook-${id}`;
 
 const MENTION = /(?<![A-Za-z0-9_.+\-@])@([A-Za-z0-9_]+)/g;
 const IGNORED = new Set(['everyone', 'here', 'channel']);

@@ -11,48 +11,8 @@
 // A turn naming an expired conversation starts a new one (the pipeline decides that from the read
 // model; this decider refuses to extend an expired one, so a late racer cannot revive it).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export const CONVERSATION_KINDS = ['public', 'private', 'assistant', 'chatsvc'] as const;
-export type ConversationKind = (typeof CONVERSATION_KINDS)[number];
-
-/** Who a conversation belongs to: a visitor (by token hash) or an account (key or session). */
-export interface ConversationOwner {
-  kind: 'visitor' | 'account' | 'chatsvc_user';
-  /** The visitor token's SHA-256 (hex), the account's id, or `<integration id>:<chat user id>` (the chat-service bot's). */
-  id: string;
-}
-
-export interface TurnTokens {
-  input: number;
-  output: number;
-  cache_read: number;
-}
-
-export type ConversationEvent =
-  | DomainEvent<'ConversationStarted', {
-    conversation_id: string; profile_id: string; profile_slug: string; kind: ConversationKind;
-    owner_kind: ConversationOwner['kind']; owner_id: string; visitor_id: string | null;
-    /** The expired conversation this one replaces, when a turn named one. */
-    follows: string | null; at: string;
-  }>
-  | DomainEvent<'ChatTurnCompleted', {
-    conversation_id: string; profile_id: string; profile_slug: string;
-    user_message_id: string; reply_message_id: string;
-    /** Personal data: the visitor's message as the model saw it (PII scrubbed when the profile says so). */
-    user_message: string;
-    /** Personal data: the reply as returned (a fixed refusal when the leak detector fired). */
-    reply: string;
-    model: string; tokens: TurnTokens; cost_cents: number;
-    /** Snippets the turn was grounded on (0 when none, or grounding is off). */
-    grounding_hits: number;
-    leak_blocked: boolean;
-    expires_at: string; at: string;
-  }>;
-
-export const CONVERSATION_EVENT_TYPES = eventTypes<ConversationEvent>()(['ConversationStarted', 'ChatTurnCompleted']);
-
-export const conversationStream = (id: string) => `agent_conversation-${id}`;
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { ConversationKind, ConversationOwner, ConversationEvent } from './events.ts';
 
 export type TurnData = Omit<Extract<ConversationEvent, { type: 'ChatTurnCompleted' }>['data'], 'conversation_id' | 'profile_id' | 'profile_slug'>;
 

@@ -10,16 +10,11 @@
 // and kill come from people. Status-changing events carry `from`, so read models that count by
 // status (the cockpit) move a count without a lookup.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { AgentRole, AgentTemplate, AgentStatus, AgentSpec, AgentEvent } from './events.ts';
 
-export const AGENT_ROLES = ['coordinator', 'builder', 'reviewer', 'auditor', 'security', 'researcher', 'tester', 'deliberator', 'planner', 'custom'] as const;
-export type AgentRole = (typeof AGENT_ROLES)[number];
-export const AGENT_TEMPLATES = ['coordinator', 'builder', 'custom'] as const;
-export type AgentTemplate = (typeof AGENT_TEMPLATES)[number];
 export const AGENT_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-export const AGENT_STATUSES = ['queued', 'claimed', 'running', 'completed', 'failed', 'stopped', 'killed'] as const;
-export type AgentStatus = (typeof AGENT_STATUSES)[number];
 /** Statuses an agent never leaves; the cockpit counts every other one as configured. */
 export const ENDED: readonly AgentStatus[] = ['completed', 'failed', 'stopped', 'killed'];
 export const isEnded = (status: AgentStatus) => ENDED.includes(status);
@@ -28,32 +23,6 @@ export const isEnded = (status: AgentStatus) => ENDED.includes(status);
 export function templateOfRole(role: AgentRole): AgentTemplate {
   return role === 'coordinator' ? 'coordinator' : role === 'custom' ? 'custom' : 'builder';
 }
-
-export type AgentSpec = {
-  name: string;
-  role: AgentRole;
-  project_id: string;
-  template: AgentTemplate;
-  custom_agent_md: string | null;
-  initial_prompt: string | null;
-  model: string;
-  base_branch: string;
-  persistent: boolean;
-};
-
-export type AgentEvent =
-  | DomainEvent<'AgentSpawned', AgentSpec & { agent_id: string; created_by_user: string | null; at: string }>
-  | DomainEvent<'AgentClaimed', { agent_id: string; runner_instance: string; at: string }>
-  | DomainEvent<'AgentStarted', { agent_id: string; at: string }>
-  | DomainEvent<'AgentCostRecorded', { agent_id: string; cost_usd: number; at: string }>
-  | DomainEvent<'AgentCompleted', { agent_id: string; from: AgentStatus; at: string }>
-  | DomainEvent<'AgentFailed', { agent_id: string; from: AgentStatus; reason: string; at: string }>
-  | DomainEvent<'AgentStopped', { agent_id: string; from: AgentStatus; by: string | null; at: string }>
-  | DomainEvent<'AgentKilled', { agent_id: string; from: AgentStatus; by: string | null; at: string }>;
-
-export const AGENT_EVENT_TYPES = eventTypes<AgentEvent>()([
-  'AgentSpawned', 'AgentClaimed', 'AgentStarted', 'AgentCostRecorded', 'AgentCompleted', 'AgentFailed', 'AgentStopped', 'AgentKilled',
-]);
 
 export type AgentCommand =
   | { type: 'SpawnAgent'; agent_id: string; spec: AgentSpec; created_by_user: string | null; at: string }
@@ -128,5 +97,3 @@ function decide(command: AgentCommand, state: AgentState): AgentEvent[] {
 }
 
 export const agentDecider: Decider<AgentState, AgentCommand, AgentEvent> = { initialState: () => ({ exists: false }), evolve, decide };
-
-export const agentStream = (agentId: string) => `agent-${agentId}`;

@@ -1,7 +1,7 @@
 // The instructions each agent template gives the model (the system prompt of the agent loop and
 // of POST /api/v1/agents/{id}/chat). `custom` is the spawn's own `custom_agent_md`.
 
-import type { AgentTemplate } from './decider.ts';
+import type { AgentTemplate } from './events.ts';
 
 const TOOLS_NOTE = 'You work through tools that list, create and update the tasks of your project. '
   + 'Call a tool when you need to act; answer with plain text, without a tool call, when your work is done.';

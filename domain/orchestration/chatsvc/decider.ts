@@ -15,41 +15,11 @@
 // keys deleted, which an append-only log cannot do. They live in the sealed device-state tables
 // (infra/db/migrations/018_chatsvc.sql), updated in place.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { ConnectedData, IntegrationEvent } from './events.ts';
 
 export type IntegrationStatusValue = 'active' | 'revoked_externally';
 
-export interface ConnectedData {
-  profile_id: string;
-  /** New at every connect of a new bot identity, kept by a reconnect of the same bot: device state, conversations and cursors hang off it. */
-  integration_id: string;
-  instance_url: string;
-  bot_user_id: string;
-  bot_username: string;
-  /** The first 11 characters of the bot token (`cb_` + 8 hex), as the chat service shows it. */
-  token_prefix: string;
-  /** The bot token sealed under the integration key (context `chatsvc_bot_token:<profile>:<integration>`). */
-  token_sealed: string;
-  token_expires_at: string | null;
-  verify_tls: boolean;
-  /** Hex SHA-256 of the bot's Ed25519 identity key (the spec's fingerprint), for people to verify the bot. */
-  identity_fingerprint: string;
-  default_community_id: string | null;
-  at: string;
-}
-
-export type IntegrationEvent =
-  | DomainEvent<'ChatIntegrationConnected', ConnectedData & Record<string, unknown>>
-  | DomainEvent<'IntegrationRevokedExternally', {
-    profile_id: string; integration_id: string;
-    /** What met the chat service's 401: `test`, `tool`, `socket`, `reply`. */
-    discovered_by: string; chatsvc_status: number; at: string;
-  }>
-  | DomainEvent<'ChatIntegrationDeleted', { profile_id: string; integration_id: string; at: string }>;
-
-export const INTEGRATION_EVENT_TYPES = eventTypes<IntegrationEvent>()(['ChatIntegrationConnected', 'IntegrationRevokedExternally', 'ChatIntegrationDeleted']);
-
-export const integrationStream = (profileId: string) => `integration-${profileId}`;
 export const botTokenSealContext = (profileId: string, integrationId: string) => `chatsvc_bot_token:${profileId}:${integrationId}`;
 
 export interface IntegrationState {

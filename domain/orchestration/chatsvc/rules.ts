@@ -2,7 +2,7 @@
 // modes, and the stable conversation id (rule 4).
 
 import { createHash } from 'node:crypto';
-import type { ReplyMode } from '../profiles/decider.ts';
+import type { ReplyMode } from '../profiles/events.ts';
 
 export type { ReplyMode };
 

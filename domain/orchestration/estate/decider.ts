@@ -9,7 +9,8 @@
 // event stays far below 1 MB and a rebuild cuts the same chunks even if the chunking rule changes.
 
 import { createHash } from 'node:crypto';
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { RunStatus, EstateDocumentEvent, IngestRunEvent } from './events.ts';
 
 export const VAULT_REPO = 'vault';
 export const MAX_DOCUMENTS_PER_BATCH = 500;
@@ -19,41 +20,6 @@ export const MAX_SOURCE_REPO_CHARS = 200;
 export const MAX_COMMIT_SHA_CHARS = 128;
 /** Serialized JSON characters of a document's `metadata`. */
 export const MAX_METADATA_CHARS = 16_384;
-
-export type RunKind = 'ingest' | 'vault';
-export type RunStatus = 'ok' | 'partial' | 'failed';
-
-export interface RunFailure {
-  path: string | null;
-  error: string;
-  message: string;
-}
-
-export type EstateDocumentEvent =
-  | DomainEvent<'EstateDocumentIngested', {
-    document_id: string; run_id: string; source_repo: string; path: string; category: string; is_vault: boolean;
-    commit_sha: string | null; metadata: Record<string, unknown> | null;
-    /** The blob holding the content (claim check). */
-    content_sha256: string; content_chars: number;
-    /** Chunk offsets into the content, flat: [start0, end0, start1, end1, ...] (UTF-16 units). */
-    chunks: number[]; chunking: number;
-    /** The content this replaces; null when the document is new (or was deleted). */
-    previous_content_sha256: string | null;
-    at: string;
-  }>
-  | DomainEvent<'EstateDocumentDeleted', { document_id: string; source_repo: string; path: string; is_vault: boolean; at: string }>;
-
-export type IngestRunEvent = DomainEvent<'EstateIngestRunRecorded', {
-  run_id: string; kind: RunKind; documents_submitted: number; documents_succeeded: number; documents_failed: number;
-  chunks_written: number; status: RunStatus; errors: RunFailure[]; started_at: string; ended_at: string;
-  actor: string; actor_id: string | null;
-}>;
-
-export type EstateEvent = EstateDocumentEvent | IngestRunEvent;
-
-export const ESTATE_DOCUMENT_EVENT_TYPES = eventTypes<EstateDocumentEvent>()(['EstateDocumentIngested', 'EstateDocumentDeleted']);
-export const INGEST_RUN_EVENT_TYPES = eventTypes<IngestRunEvent>()(['EstateIngestRunRecorded']);
-export const ESTATE_EVENT_TYPES = [...ESTATE_DOCUMENT_EVENT_TYPES, ...INGEST_RUN_EVENT_TYPES];
 
 // --- keys and checks (pure) ----------------------------------------------------------------
 
@@ -171,8 +137,6 @@ export const estateDocumentDecider: Decider<EstateDocumentState, EstateDocumentC
   initialState: initialDocument, evolve: evolveDocument, decide: decideDocument,
 };
 
-export const estateDocumentStream = (documentId: string) => `estate_document-${documentId}`;
-
 // --- the ingest run ------------------------------------------------------------------------
 
 export type IngestRunCommand = { type: 'RecordIngestRun' } & IngestRunEvent['data'];
@@ -193,5 +157,3 @@ export const ingestRunDecider: Decider<{ recorded: boolean }, IngestRunCommand, 
     return [{ type: 'EstateIngestRunRecorded', data }];
   },
 };
-
-export const ingestRunStream = (runId: string) => `estate_run-${runId}`;

@@ -3,24 +3,10 @@
 // sealed (the API seals; the runner gets them opened when it claims an agent) and their names
 // in clear.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type StoredMcpServer = {
-  name: string;
-  command: string;
-  args: string[];
-  env_keys: string[];
-  /** The whole `env` map as JSON, sealed. */
-  env_sealed: string;
-  description: string | null;
-};
-
-export type McpServersEvent = DomainEvent<'McpServersReplaced', { servers: StoredMcpServer[]; at: string }>;
-export const MCP_SERVERS_EVENT_TYPES = eventTypes<McpServersEvent>()(['McpServersReplaced']);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { StoredMcpServer, McpServersEvent } from './events.ts';
 
 export type McpServersCommand = { type: 'ReplaceMcpServers'; servers: StoredMcpServer[]; at: string };
-
-export const MCP_SERVERS_STREAM = 'mcp_servers-instance';
 
 export const mcpServersDecider: Decider<{ count: number }, McpServersCommand, McpServersEvent> = {
   initialState: () => ({ count: 0 }),

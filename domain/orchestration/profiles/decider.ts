@@ -6,50 +6,17 @@
 // The same stream carries the profile's knowledge snippets (domain/orchestration/knowledge):
 // one append can then hold a whole template instantiation (the profile, its seeded snippets and
 // the knowledge-search flag), which is all-or-nothing on both log adapters, and the first
-// snippet turns `knowledge_search_enabled` true in the same append as the snippet itself.
+// snippet turns `knowledge_search_enabled` true in the same append as the snippet itself. One
+// stream has one decider: this one decides the snippet commands too, with the knowledge
+// decisions (domain/orchestration/knowledge/decisions.ts).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-import { type KnowledgeEvent, type SnippetSeed, seededSnippetEvents } from '../knowledge/decider.ts';
-
-export const REPLY_MODES = ['dm_only', 'channel_mention', 'both'] as const;
-export type ReplyMode = (typeof REPLY_MODES)[number];
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import {
+  decideKnowledge, evolveKnowledge, initialKnowledge, seededSnippetEvents, type KnowledgeCommand, type KnowledgeState, type SnippetSeed,
+} from '../knowledge/decisions.ts';
+import { SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile, type ProfileEvent, type ProfileSettings, type ReplyMode, REPLY_MODES } from './events.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,58}[a-z0-9])?$/;
-
-/** What an update may change (PUT); `slug` and `channel_reply_mode` are not among them. */
-export interface ProfileSettings {
-  name: string;
-  description: string;
-  security_tier: number;
-  model: string;
-  system_prompt: string;
-  max_tokens: number;
-  temperature: number;
-  pii_scrub: boolean;
-  cost_cap_daily_cents: number;
-  rate_limit_rpm: number;
-  rate_limit_rpd: number;
-  enabled: boolean;
-  knowledge_search_enabled: boolean;
-  can_use_tools: boolean;
-  conversation_ttl_hours: number;
-}
-
-/** Every field of a profile, in the order the API shows them. */
-export interface Profile extends ProfileSettings {
-  id: string;
-  slug: string;
-  channel_reply_mode: ReplyMode;
-  integrations: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
-
-export const SETTINGS_FIELDS = [
-  'name', 'description', 'security_tier', 'model', 'system_prompt', 'max_tokens', 'temperature', 'pii_scrub',
-  'cost_cap_daily_cents', 'rate_limit_rpm', 'rate_limit_rpd', 'enabled', 'knowledge_search_enabled', 'can_use_tools',
-  'conversation_ttl_hours',
-] as const satisfies readonly (keyof ProfileSettings)[];
 
 /** Defaults of a created profile's fields not sent (the model's default comes from configuration). */
 export const PROFILE_DEFAULTS: Omit<ProfileSettings, 'name' | 'model'> = {
@@ -86,19 +53,6 @@ export const LIMITS = {
 export const PERSONAL_ASSISTANT_SLUG = 'personal-assistant';
 export const PERSONAL_ASSISTANT_ID = '00000000-0000-4000-8000-000000000100';
 
-export type ProfileEvent =
-  | DomainEvent<'ProfileCreated', Omit<Profile, 'id' | 'created_at' | 'updated_at'> & {
-    profile_id: string; template: string | null; created_by: string | null; at: string;
-  }>
-  | DomainEvent<'ProfileUpdated', { profile_id: string; changes: Partial<ProfileSettings>; changed_by: string | null; at: string }>
-  | DomainEvent<'ProfileReplyModeChanged', { profile_id: string; channel_reply_mode: ReplyMode; changed_by: string | null; at: string }>
-  | DomainEvent<'ProfileKnowledgeSearchEnabled', { profile_id: string; reason: 'first_snippet' | 'template_seeded'; at: string }>;
-
-export const PROFILE_EVENT_TYPES = eventTypes<ProfileEvent>()(['ProfileCreated', 'ProfileUpdated', 'ProfileReplyModeChanged', 'ProfileKnowledgeSearchEnabled']);
-
-/** Everything an `agent_profile-<slug>` stream holds. */
-export type AgentProfileStreamEvent = ProfileEvent | KnowledgeEvent;
-
 export type ProfileCommand =
   | {
     type: 'CreateProfile'; profile_id: string; slug: string; settings: ProfileSettings;
@@ -109,28 +63,33 @@ export type ProfileCommand =
   /** Create the profile unless its stream already holds one (the built-in profiles at start). */
   | { type: 'EnsureProfile'; profile_id: string; slug: string; settings: ProfileSettings; by: string | null; at: string }
   | { type: 'UpdateProfile'; changes: Partial<ProfileSettings>; by: string | null; at: string }
-  | { type: 'SetReplyMode'; mode: ReplyMode; by: string | null; at: string };
+  | { type: 'SetReplyMode'; mode: ReplyMode; by: string | null; at: string }
+  | KnowledgeCommand;
 
 export interface ProfileState {
   profile: Profile | null;
+  knowledge: KnowledgeState;
 }
 
-const initialState = (): ProfileState => ({ profile: null });
+const initialState = (): ProfileState => ({ profile: null, knowledge: initialKnowledge() });
 
 function evolve(state: ProfileState, event: AgentProfileStreamEvent): ProfileState {
+  const { profile } = state;
   switch (event.type) {
     case 'ProfileCreated': {
       const { profile_id, template: _template, created_by: _by, at, ...fields } = event.data;
-      return { profile: { id: profile_id, ...fields, created_at: at, updated_at: at } };
+      return { ...state, profile: { id: profile_id, ...fields, created_at: at, updated_at: at } };
     }
     case 'ProfileUpdated':
-      return state.profile ? { profile: { ...state.profile, ...event.data.changes, updated_at: event.data.at } } : state;
+      return profile ? { ...state, profile: { ...profile, ...event.data.changes, updated_at: event.data.at } } : state;
     case 'ProfileReplyModeChanged':
-      return state.profile ? { profile: { ...state.profile, channel_reply_mode: event.data.channel_reply_mode, updated_at: event.data.at } } : state;
+      return profile ? { ...state, profile: { ...profile, channel_reply_mode: event.data.channel_reply_mode, updated_at: event.data.at } } : state;
     case 'ProfileKnowledgeSearchEnabled':
-      return state.profile ? { profile: { ...state.profile, knowledge_search_enabled: true, updated_at: event.data.at } } : state;
-    default:
-      return state; // knowledge events change the knowledge, not the profile
+      return profile ? { ...state, profile: { ...profile, knowledge_search_enabled: true, updated_at: event.data.at } } : state;
+    default: {
+      const knowledge = evolveKnowledge(state.knowledge, event);
+      return knowledge === state.knowledge ? state : { ...state, knowledge };
+    }
   }
 }
 
@@ -200,12 +159,23 @@ function decide(command: ProfileCommand, state: ProfileState): AgentProfileStrea
       if (profile.channel_reply_mode === command.mode) return [];
       return [{ type: 'ProfileReplyModeChanged', data: { profile_id: profile.id, channel_reply_mode: command.mode, changed_by: command.by, at: command.at } }];
     }
+    case 'AddSnippet':
+    case 'UpdateSnippet':
+    case 'DeleteSnippet': {
+      const profile = state.profile;
+      if (!profile) throw profileNotFound();
+      const events: AgentProfileStreamEvent[] = decideKnowledge(command, state.knowledge, profile.id);
+      // The first snippet turns knowledge search on, in the same append (spec: Profile flags). Later
+      // ones leave the flag as it is: an admin who turned it off keeps it off.
+      if (command.type === 'AddSnippet' && !state.knowledge.had_snippets && !profile.knowledge_search_enabled) {
+        events.push({ type: 'ProfileKnowledgeSearchEnabled', data: { profile_id: profile.id, reason: 'first_snippet', at: command.at } });
+      }
+      return events;
+    }
   }
 }
 
 export const profileDecider: Decider<ProfileState, ProfileCommand, AgentProfileStreamEvent> = { initialState, evolve, decide };
-
-export const profileStream = (slug: string) => `agent_profile-${slug}`;
 
 /** The fields an event changed, for the profile's history; null for events that are not profile changes. */
 export function changedFields(event: AgentProfileStreamEvent): string[] | null {

@@ -1,22 +1,10 @@
 // The project aggregate (`project-<uuid>`): created by a key holder who becomes its owner, then
 // changed by its owner or an admin (the API checks who; this module checks what).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { ProjectFields, ProjectEvent } from './events.ts';
 
 export const MAX_CONCURRENT = { min: 1, max: 100, default: 3 } as const;
-
-export type ProjectFields = {
-  name: string;
-  repo_path: string | null;
-  max_concurrent_agents: number;
-};
-
-export type ProjectEvent =
-  | DomainEvent<'ProjectCreated', ProjectFields & { project_id: string; owner_id: string; at: string }>
-  /** Only the fields that changed, with their new values. */
-  | DomainEvent<'ProjectUpdated', Partial<ProjectFields> & { project_id: string; at: string }>;
-
-export const PROJECT_EVENT_TYPES = eventTypes<ProjectEvent>()(['ProjectCreated', 'ProjectUpdated']);
 
 export type ProjectCommand =
   | { type: 'CreateProject'; project_id: string; owner_id: string; fields: ProjectFields; at: string }
@@ -57,5 +45,3 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
 }
 
 export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = { initialState: () => ({ exists: false }), evolve, decide };
-
-export const projectStream = (projectId: string) => `project-${projectId}`;

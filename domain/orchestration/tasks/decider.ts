@@ -4,44 +4,10 @@
 // while a dependency is incomplete, naming the blockers) is decided here, from the dependencies'
 // statuses the command carries.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { TaskStatus, TaskEditable, TaskCreatedData, TaskEvent } from './events.ts';
 
-export const TASK_STATUSES = ['backlog', 'todo', 'in_progress', 'in_review', 'done', 'cancelled'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-export const TASK_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
-export type TaskPriority = (typeof TASK_PRIORITIES)[number];
 export const TITLE_MAX = 500;
-
-/** The fields a partial update may change (status apart: it has its own event). */
-export type TaskEditable = {
-  title: string;
-  description: string | null;
-  priority: TaskPriority;
-  directive_id: string | null;
-  parent_task_id: string | null;
-  branch_name: string | null;
-  metadata: Record<string, unknown>;
-};
-
-export type TaskCreatedData = TaskEditable & {
-  task_id: string;
-  project_id: string;
-  status: TaskStatus;
-  created_by: string | null;
-  created_by_user: string | null;
-  depends_on: string[];
-  at: string;
-};
-
-export type TaskEvent =
-  | DomainEvent<'TaskCreated', TaskCreatedData>
-  | DomainEvent<'TaskUpdated', Partial<TaskEditable> & { task_id: string; at: string }>
-  /** `from` lets read models that count by status (the cockpit) move one count to another. */
-  | DomainEvent<'TaskStatusChanged', { task_id: string; project_id: string; from: TaskStatus; to: TaskStatus; at: string }>
-  | DomainEvent<'TaskAssigned', { task_id: string; agent_id: string; at: string }>
-  | DomainEvent<'TaskDeleted', { task_id: string; project_id: string; status: TaskStatus; at: string }>;
-
-export const TASK_EVENT_TYPES = eventTypes<TaskEvent>()(['TaskCreated', 'TaskUpdated', 'TaskStatusChanged', 'TaskAssigned', 'TaskDeleted']);
 
 export type TaskCommand =
   | { type: 'CreateTask'; data: Omit<TaskCreatedData, 'at'>; at: string }
@@ -117,5 +83,3 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
 }
 
 export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = { initialState: () => ({ exists: false, deleted: false }), evolve, decide };
-
-export const taskStream = (taskId: string) => `task-${taskId}`;

@@ -1,14 +1,10 @@
 // The user account aggregate (`user-<uuid>`): creation, the API key and its rotations, role and
 // activation. Secrets arrive already hashed or sealed; this module never sees a key in clear.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { Role, AuthSource, PrincipalType, UserEvent } from './events.ts';
 
-export type Role = 'admin' | 'user' | 'readonly';
 export const ROLES: readonly Role[] = ['admin', 'user', 'readonly'];
-export type AuthSource = 'local' | 'forward_auth' | 'bootstrap' | 'service' | 'agent';
-/** People have accounts; the runner is a service principal; spawned agents hold agent credentials. */
-export type PrincipalType = 'account' | 'service' | 'agent';
-
 /** The account created from ADMIN_API_KEY at start has this fixed id, so a restart finds it. */
 export const BOOTSTRAP_ADMIN_ID = '00000000-0000-4000-8000-000000000001';
 /** The runner's service principal, registered from ORCH_RUNNER_API_KEY. */
@@ -18,18 +14,6 @@ export interface KeyMaterial {
   api_key_hash: string;
   api_key_sealed: string;
 }
-
-export type UserEvent =
-  | DomainEvent<'UserCreated', {
-    user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type: PrincipalType;
-    api_key_hash: string; api_key_sealed: string; password_hash: string | null; at: string; created_by: string | null;
-  }>
-  | DomainEvent<'UserApiKeyRotated', { user_id: string; api_key_hash: string; api_key_sealed: string; rotated_by: string | null; reason: string; at: string }>
-  | DomainEvent<'UserRoleChanged', { user_id: string; role: Role; changed_by: string | null; at: string }>
-  | DomainEvent<'UserDeactivated', { user_id: string; changed_by: string | null; at: string }>
-  | DomainEvent<'UserReactivated', { user_id: string; changed_by: string | null; at: string }>;
-
-export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', 'UserApiKeyRotated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated']);
 
 export type UserCommand =
   | { type: 'CreateUser'; user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type?: PrincipalType; key: KeyMaterial; password_hash: string | null; by: string | null; at: string }
@@ -124,5 +108,3 @@ function ensureKeyed(
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = { initialState, evolve, decide };
-
-export const userStream = (userId: string) => `user-${userId}`;

@@ -2,12 +2,8 @@
 // exists. Two racing registrations both pass the read-model check; the claim stream
 // `registration-local` lets exactly one through (the second gets `already_registered`).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-
-export type RegistrationEvent = DomainEvent<'LocalRegistrationClaimed', { user_id: string }>;
-export const REGISTRATION_EVENT_TYPES = eventTypes<RegistrationEvent>()(['LocalRegistrationClaimed']);
-
-export const REGISTRATION_STREAM = 'registration-local';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { RegistrationEvent } from './events.ts';
 
 export const registrationClosed = () => new DomainError('conflict', 'already_registered', 'registration is closed: a local account already exists');
 

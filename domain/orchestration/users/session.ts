@@ -1,16 +1,11 @@
 // A browser session (`session-<sha256 of the session id>`): started at login or forward-auth
 // sign-in, ended at logout. The session id itself never reaches the log, only its hash.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { SessionEvent } from './events.ts';
 
 /** Cookie lifetime: the spec leaves it open; twelve hours of absolute lifetime. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-
-export type SessionEvent =
-  | DomainEvent<'SessionStarted', { session_hash: string; user_id: string; via: 'password' | 'forward_auth'; expires_at: string; at: string }>
-  | DomainEvent<'SessionEnded', { session_hash: string; user_id: string; reason: 'logout'; at: string }>;
-
-export const SESSION_EVENT_TYPES = eventTypes<SessionEvent>()(['SessionStarted', 'SessionEnded']);
 
 export type SessionCommand =
   | { type: 'StartSession'; session_hash: string; user_id: string; via: 'password' | 'forward_auth'; at: string }
@@ -49,5 +44,3 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent>
   evolve,
   decide,
 };
-
-export const sessionStream = (sessionHash: string) => `session-${sessionHash}`;

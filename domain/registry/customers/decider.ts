@@ -3,65 +3,9 @@
 // Deletion is an event too: the stream, and so the history, stays for auditors. The slug is
 // unique through a reservation stream (domain/shared/reservation.ts), taken before creation.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-import { applyChanges, diff, type Changes, type ContactRole, type CustomerStatus, type Product, type TouchpointKind } from '../catalog.ts';
-
-export type CustomerFields = {
-  name: string;
-  primary_email: string | null;
-  status: CustomerStatus;
-  notes: string | null;
-  pipeline_stage: string | null;
-  next_action: string | null;
-  /** YYYY-MM-DD */
-  next_action_date: string | null;
-  source: string | null;
-};
-
-export type ContactFields = {
-  name: string;
-  email: string;
-  role: ContactRole;
-  last_contacted_at: string | null;
-};
-
-export type TouchpointFields = {
-  kind: TouchpointKind;
-  summary: string;
-  occurred_at: string;
-  contact_email: string | null;
-};
-
-export type AgreementFields = {
-  kind: string;
-  title: string;
-  signed_at: string;
-  expires_at: string | null;
-  document_url: string | null;
-};
-
-export type UsageFields = {
-  product: Product;
-  metric: string;
-  quantity: number;
-  period_start: string;
-  period_end: string;
-};
-
-type Ref = { customer_id: string; slug: string };
-
-export type CustomerEvent =
-  | DomainEvent<'CustomerCreated', Ref & CustomerFields & { via: 'api' | 'lead'; at: string }>
-  | DomainEvent<'CustomerUpdated', Ref & { changes: Changes; at: string }>
-  | DomainEvent<'CustomerDeleted', Ref & { at: string }>
-  | DomainEvent<'ContactAdded', Ref & ContactFields & { contact_id: string; at: string }>
-  | DomainEvent<'TouchpointLogged', Ref & TouchpointFields & { touchpoint_id: string; at: string }>
-  | DomainEvent<'AgreementRecorded', Ref & AgreementFields & { agreement_id: string; at: string }>
-  | DomainEvent<'UsageRecorded', Ref & UsageFields & { usage_id: string; at: string }>;
-
-export const CUSTOMER_EVENT_TYPES = eventTypes<CustomerEvent>()([
-  'CustomerCreated', 'CustomerUpdated', 'CustomerDeleted', 'ContactAdded', 'TouchpointLogged', 'AgreementRecorded', 'UsageRecorded',
-]);
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import { applyChanges, diff } from '../catalog.ts';
+import type { CustomerFields, ContactFields, TouchpointFields, AgreementFields, UsageFields, Ref, CustomerEvent } from './events.ts';
 
 export type CustomerCommand =
   | { type: 'CreateCustomer'; customer_id: string; slug: string; fields: CustomerFields; via: 'api' | 'lead'; at: string }
@@ -146,7 +90,6 @@ function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[]
 
 export const customerDecider: Decider<CustomerState, CustomerCommand, CustomerEvent> = { initialState, evolve, decide };
 
-export const customerStream = (customerId: string) => `customer-${customerId}`;
 /** Reservation kinds: the slug (409 `slug_taken`), and a lead's e-mail (by hash: personal data). */
 export const SLUG_RESERVATION = 'customer_slug';
 export const LEAD_EMAIL_RESERVATION = 'lead_email';

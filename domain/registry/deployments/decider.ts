@@ -1,28 +1,12 @@
 // The deployment aggregate (`deployment-<uuid>`): who runs which product at which version, on
 // which channel. It references its customer by id and slug (a slug never changes).
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-import { applyChanges, diff, type Changes, type Channel, type Product } from '../catalog.ts';
-
-export type DeploymentFields = {
-  version: string;
-  channel: Channel;
-  endpoint_url: string | null;
-  instance_id: string | null;
-  first_deployed_at: string;
-  last_seen_at: string | null;
-};
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import { applyChanges, diff } from '../catalog.ts';
+import type { DeploymentFields, Ref, DeploymentEvent } from './events.ts';
 
 /** What PATCH may change. */
 export type DeploymentPatch = Partial<Pick<DeploymentFields, 'version' | 'last_seen_at' | 'endpoint_url' | 'channel'>>;
-
-type Ref = { deployment_id: string; customer_id: string; customer_slug: string; product: Product };
-
-export type DeploymentEvent =
-  | DomainEvent<'DeploymentRegistered', Ref & DeploymentFields & { at: string }>
-  | DomainEvent<'DeploymentUpdated', Ref & { changes: Changes; at: string }>;
-
-export const DEPLOYMENT_EVENT_TYPES = eventTypes<DeploymentEvent>()(['DeploymentRegistered', 'DeploymentUpdated']);
 
 export type DeploymentCommand =
   | { type: 'RegisterDeployment'; ref: Ref; fields: DeploymentFields; at: string }
@@ -63,5 +47,3 @@ export const deploymentDecider: Decider<DeploymentState, DeploymentCommand, Depl
   evolve,
   decide,
 };
-
-export const deploymentStream = (id: string) => `deployment-${id}`;

@@ -2,20 +2,11 @@
 // end of an OIDC sign-in and ended at logout. The session id lives only in the cookie; the log
 // keeps its hash. The role is fixed at sign-in from the identity provider's groups.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import type { InteractiveRole, RegistrySessionEvent } from './events.ts';
 
 /** Absolute session lifetime: twelve hours, like the orchestration service's sessions. */
 export const REGISTRY_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-
-export type InteractiveRole = 'admin' | 'readonly';
-
-export type RegistrySessionEvent =
-  | DomainEvent<'RegistrySessionStarted', {
-    session_hash: string; subject: string; name: string; email: string | null; role: InteractiveRole; via: 'oidc'; expires_at: string; at: string;
-  }>
-  | DomainEvent<'RegistrySessionEnded', { session_hash: string; reason: 'logout'; at: string }>;
-
-export const REGISTRY_SESSION_EVENT_TYPES = eventTypes<RegistrySessionEvent>()(['RegistrySessionStarted', 'RegistrySessionEnded']);
 
 export type RegistrySessionCommand =
   | { type: 'StartSession'; session_hash: string; subject: string; name: string; email: string | null; role: InteractiveRole; at: string }
@@ -54,5 +45,3 @@ export const registrySessionDecider: Decider<RegistrySessionState, RegistrySessi
   evolve,
   decide,
 };
-
-export const registrySessionStream = (sessionHash: string) => `registry_session-${sessionHash}`;

@@ -2,27 +2,11 @@
 // product. Status and `mrr_cents` change over time; each change is an event with the values
 // before and after, which the trend read model folds into month-end figures.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-import { applyChanges, diff, type Changes, type Product, type SubscriptionStatus } from '../catalog.ts';
-
-export type SubscriptionFields = {
-  status: SubscriptionStatus;
-  mrr_cents: number;
-  /** YYYY-MM-DD */
-  renewal_date: string | null;
-  stripe_customer_id: string | null;
-  stripe_subscription_id: string | null;
-};
+import { DomainError, type Decider } from '../../shared/decider.ts';
+import { applyChanges, diff } from '../catalog.ts';
+import type { SubscriptionFields, Ref, SubscriptionEvent } from './events.ts';
 
 export type SubscriptionPatch = Partial<Pick<SubscriptionFields, 'status' | 'mrr_cents' | 'renewal_date'>>;
-
-type Ref = { subscription_id: string; customer_id: string; customer_slug: string; product: Product };
-
-export type SubscriptionEvent =
-  | DomainEvent<'SubscriptionCreated', Ref & SubscriptionFields & { at: string }>
-  | DomainEvent<'SubscriptionUpdated', Ref & { changes: Changes; at: string }>;
-
-export const SUBSCRIPTION_EVENT_TYPES = eventTypes<SubscriptionEvent>()(['SubscriptionCreated', 'SubscriptionUpdated']);
 
 export type SubscriptionCommand =
   | { type: 'CreateSubscription'; ref: Ref; fields: SubscriptionFields; at: string }
@@ -70,5 +54,3 @@ export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand
   evolve,
   decide,
 };
-
-export const subscriptionStream = (id: string) => `subscription-${id}`;

@@ -4,21 +4,12 @@
 // coalesced on their own stream (`RegistryTokenUsed`, at most once a minute per token and
 // process), so `last_used_at` is kept without an event per request.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
+import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { Scope } from '../catalog.ts';
+import type { TokenEvent } from './events.ts';
 
 export const TOKEN_PREFIX = 'registry_sk_';
 export const TOKEN_DAYS = { min: 1, max: 365, default: 90 } as const;
-
-export type TokenEvent =
-  | DomainEvent<'RegistryTokenCreated', {
-    token_id: string; name: string; token_hash: string; token_prefix: string; scopes: Scope[];
-    expires_at: string; created_by: string | null; at: string;
-  }>
-  | DomainEvent<'RegistryTokenRevoked', { token_id: string; revoked_by: string | null; at: string }>
-  | DomainEvent<'RegistryTokenUsed', { token_id: string; at: string }>;
-
-export const TOKEN_EVENT_TYPES = eventTypes<TokenEvent>()(['RegistryTokenCreated', 'RegistryTokenRevoked', 'RegistryTokenUsed']);
 
 export type TokenCommand =
   | { type: 'CreateToken'; token_id: string; name: string; token_hash: string; token_prefix: string; scopes: Scope[]; days: number; by: string | null; at: string }
@@ -64,7 +55,3 @@ export const tokenDecider: Decider<TokenState, TokenCommand, TokenEvent> = {
   evolve,
   decide,
 };
-
-export const tokenStream = (id: string) => `registry_token-${id}`;
-/** Uses of a token, recorded coalesced; no decision reads this stream. */
-export const tokenUseStream = (id: string) => `registry_token_use-${id}`;

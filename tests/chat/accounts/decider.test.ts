@@ -3,13 +3,19 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { accountDecider, type AccountEvent } from '../../../domain/chat/accounts/decider.ts';
-import { invalidInvite, inviteDecider, type InviteEvent } from '../../../domain/chat/invites/decider.ts';
-import { prekeyClaimDecider, type PrekeyClaimEvent } from '../../../domain/chat/keys/claim.ts';
-import { keysDecider, SIGNED_PREKEY_GRACE_MS, type KeysEvent } from '../../../domain/chat/keys/decider.ts';
-import { chatSessionDecider, type ChatSessionEvent } from '../../../domain/chat/sessions/decider.ts';
-import { totpDecider, type TotpEvent } from '../../../domain/chat/totp/decider.ts';
-import { blockDecider, type BlockEvent } from '../../../domain/chat/users/decider.ts';
+import { accountDecider } from '../../../domain/chat/accounts/decider.ts';
+import type { AccountEvent } from '../../../domain/chat/accounts/events.ts';
+import { invalidInvite, inviteDecider } from '../../../domain/chat/invites/decider.ts';
+import type { InviteEvent } from '../../../domain/chat/invites/events.ts';
+import { prekeyClaimDecider } from '../../../domain/chat/keys/claim.ts';
+import type { PrekeyClaimEvent, KeysEvent } from '../../../domain/chat/keys/events.ts';
+import { keysDecider, SIGNED_PREKEY_GRACE_MS } from '../../../domain/chat/keys/decider.ts';
+import { chatSessionDecider } from '../../../domain/chat/sessions/decider.ts';
+import type { ChatSessionEvent } from '../../../domain/chat/sessions/events.ts';
+import { totpDecider } from '../../../domain/chat/totp/decider.ts';
+import type { TotpEvent } from '../../../domain/chat/totp/events.ts';
+import { blockDecider } from '../../../domain/chat/users/decider.ts';
+import type { BlockEvent } from '../../../domain/chat/users/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const at = '2030-01-01T00:00:00.000Z';
@@ -121,6 +127,40 @@ test('blocks and invites', () => {
   invites([created]).when({ type: 'Redeem', user_id: U, at: '2030-01-02T00:00:00.000Z' }).thenError('invalid_invite');
   invites([]).when({ type: 'Redeem', user_id: U, at }).thenError('invalid_invite');
   invites([]).when({ type: 'Revoke', by: U, at }).thenError('invite_not_found');
+  // Created once; revoked once, and not after it was redeemed; a revoked invite redeems nothing.
+  invites([]).when({ type: 'Create', invite_id: S, code_hash: 'c', created_by: U, expires_at: '2030-01-02T00:00:00.000Z', at }).then([created]);
+  invites([created]).when({ type: 'Create', invite_id: S, code_hash: 'c', created_by: U, expires_at: null, at }).thenError('invite_exists');
+  const revoked: InviteEvent = { type: 'RegistrationInviteRevoked', data: { invite_id: S, revoked_by: U, at } };
+  invites([created]).when({ type: 'Revoke', by: U, at }).then([revoked]);
+  invites([created, revoked]).when({ type: 'Revoke', by: U, at }).then([]);
+  invites([created, redeemed]).when({ type: 'Revoke', by: U, at }).then([]);
+  invites([created, revoked]).when({ type: 'Redeem', user_id: U, at }).thenError('invalid_invite');
+});
+
+test('accounts: bots registered once; suspend, admin role and password reset by an admin, with their protections', () => {
+  const account = spec(accountDecider);
+  const A = '33333333-3333-4333-8333-333333333333';
+  const member: AccountEvent = { type: 'UserRegistered', data: { ...registered.data, user_id: A, username: 'bob', is_owner: false, is_admin: false } };
+  const bot: AccountEvent = { type: 'BotRegistered', data: { user_id: A, username: 'ci_bot', display_name: 'CI', created_by: U, integration: null, at } };
+  account([]).when({ type: 'RegisterBot', user_id: A, username: 'ci_bot', display_name: 'CI', created_by: U, integration: null, at }).then([bot]);
+  account([bot]).when({ type: 'RegisterBot', user_id: A, username: 'ci_bot', display_name: 'CI', created_by: U, integration: null, at }).thenError('user_exists');
+  // Suspend: not the owner, not oneself; once. Unsuspend only a suspended account.
+  const suspended: AccountEvent = { type: 'UserSuspended', data: { user_id: A, reason: 'spam', by: U, at } };
+  account([member]).when({ type: 'Suspend', reason: 'spam', by: U, at }).then([suspended]);
+  account([member, suspended]).when({ type: 'Suspend', reason: 'spam', by: U, at }).then([]);
+  account([registered]).when({ type: 'Suspend', reason: 'x', by: A, at }).thenError('owner_protected');
+  account([member]).when({ type: 'Suspend', reason: 'x', by: A, at }).thenError('cannot_suspend_self');
+  account([]).when({ type: 'Suspend', reason: 'x', by: U, at }).thenError('user_not_found');
+  account([member, suspended]).when({ type: 'Unsuspend', by: U, at }).then([{ type: 'UserUnsuspended', data: { user_id: A, by: U, at } }]);
+  account([member]).when({ type: 'Unsuspend', by: U, at }).then([]);
+  // Admin role: changes only; never for a bot; the owner stays an admin.
+  account([member]).when({ type: 'SetAdmin', is_admin: true, by: U, at }).then([{ type: 'AdminRoleChanged', data: { user_id: A, is_admin: true, by: U, at } }]);
+  account([member]).when({ type: 'SetAdmin', is_admin: false, by: U, at }).then([]);
+  account([bot]).when({ type: 'SetAdmin', is_admin: true, by: U, at }).thenError('bot_account');
+  account([registered]).when({ type: 'SetAdmin', is_admin: false, by: A, at }).thenError('owner_protected');
+  // Password reset by an admin: people only.
+  account([member]).when({ type: 'ResetPassword', password_hash: 'h9', by: U, at }).then([{ type: 'PasswordReplaced', data: { user_id: A, password_hash: 'h9', by: U, at } }]);
+  account([bot]).when({ type: 'ResetPassword', password_hash: 'h9', by: U, at }).thenError('bot_account');
 });
 
 test.run();

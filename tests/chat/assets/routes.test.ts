@@ -6,7 +6,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ASSET_EVENT_TYPES } from '../../../domain/chat/assets/decider.ts';
+import { ASSET_EVENT_TYPES } from '../../../domain/chat/assets/events.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { fileUpload, png, SVG } from '../../support/multipart.ts';
 import { http, logText, startTestApps, type TestServices, type Reply } from '../../support/services.ts';

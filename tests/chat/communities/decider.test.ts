@@ -2,11 +2,14 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { channelDecider, PINS_PER_CHANNEL, type ChannelEvent } from '../../../domain/chat/channels/decider.ts';
+import { channelDecider, PINS_PER_CHANNEL } from '../../../domain/chat/channels/decider.ts';
+import type { ChannelEvent } from '../../../domain/chat/channels/events.ts';
 import { channelRank } from '../../../domain/chat/channels/roles.ts';
-import { communityDecider, type CommunityEvent } from '../../../domain/chat/communities/decider.ts';
+import { communityDecider } from '../../../domain/chat/communities/decider.ts';
+import type { CommunityEvent } from '../../../domain/chat/communities/events.ts';
 import { mayGrant } from '../../../domain/chat/communities/roles.ts';
 import { groupDecider, GROUPS_PER_COMMUNITY } from '../../../domain/chat/groups/decider.ts';
+import type { GroupEvent } from '../../../domain/chat/groups/events.ts';
 import { MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';
 import { checkPost, type PostingView } from '../../../domain/chat/messages/policy.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
@@ -56,6 +59,13 @@ test('groups: the 200 limit; private groups by invite only', () => {
   groups([]).when({ type: 'Create', group_id: 'g', community_id: C, fields, existing: GROUPS_PER_COMMUNITY, actor_id: 'a', community_role: 'admin', at }).thenError('group_limit');
   groups([]).when({ type: 'Create', group_id: 'g', community_id: C, fields, existing: 0, actor_id: 'u', community_role: 'moderator', at }).thenError('insufficient_role');
   groups([{ type: 'GroupCreated', data: { group_id: 'g', community_id: C, ...fields, owner_id: 'a', at } }]).when({ type: 'Join', actor_id: 'u', community_role: 'member', at }).thenError('private_group');
+  // A removal that follows from the community: members only, once; an unknown group is group_not_found.
+  const made: GroupEvent = { type: 'GroupCreated', data: { group_id: 'g', community_id: C, ...fields, owner_id: 'a', at } };
+  const joined: GroupEvent = { type: 'GroupMemberJoined', data: { group_id: 'g', user_id: 'u', role: 'member', invite_id: null, at } };
+  const removed: GroupEvent = { type: 'GroupMemberDeparted', data: { group_id: 'g', user_id: 'u', reason: 'removed', at } };
+  groups([made, joined]).when({ type: 'Remove', user_id: 'u', at }).then([removed]);
+  groups([made, joined, removed]).when({ type: 'Remove', user_id: 'u', at }).then([]);
+  groups([]).when({ type: 'Remove', user_id: 'u', at }).thenError('group_not_found');
 });
 
 test('channels: ranks, pins limit, DMs are fixed', () => {
@@ -73,6 +83,11 @@ test('channels: ranks, pins limit, DMs are fixed', () => {
   const dm: ChannelEvent = { type: 'ChannelCreated', data: { channel_id: 'd', scope: 'dm', kind: 'text', group_id: null, community_id: null, name: '', description: '', owner_id: null, created_by: 'a', member_ids: ['a', 'b'], at } };
   channels([dm]).when({ type: 'Create', channel_id: 'd', scope: 'dm', kind: 'text', group_id: null, community_id: null, name: '', description: '', member_ids: ['a'], existing: 0, actor_id: 'b', community_role: null, at }).then([]);
   channels([dm]).when({ type: 'Leave', actor_id: 'a', community_role: null, at }).thenError('dm_fixed');
+  // A removal that follows from the community or group: members only, once.
+  const removed: ChannelEvent = { type: 'ChannelMemberDeparted', data: { channel_id: 'ch', user_id: 'u', reason: 'removed', by: 'system', at } };
+  channels([made]).when({ type: 'Remove', user_id: 'u', by: 'system', at }).then([removed]);
+  channels([made, removed]).when({ type: 'Remove', user_id: 'u', by: 'system', at }).then([]);
+  channels([]).when({ type: 'Remove', user_id: 'u', by: 'system', at }).thenError('channel_not_found');
 });
 
 test('messages: mentions capped at 50; edits by the sender; deletes by sender or moderator', () => {

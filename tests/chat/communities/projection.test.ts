@@ -5,11 +5,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSenderKey, senderKeyDistribution } from '../../../crypto/e2ee/index.ts';
-import { COMMUNITY_EVENT_TYPES } from '../../../domain/chat/communities/decider.ts';
-import { CHANNEL_EVENT_TYPES } from '../../../domain/chat/channels/decider.ts';
-import { GROUP_EVENT_TYPES } from '../../../domain/chat/groups/decider.ts';
-import { MESSAGE_EVENT_TYPES, READ_CURSOR_EVENT_TYPES } from '../../../domain/chat/messages/decider.ts';
-import { SENDER_KEY_EVENT_TYPES } from '../../../domain/chat/sender-keys/decider.ts';
+import { COMMUNITY_EVENT_TYPES } from '../../../domain/chat/communities/events.ts';
+import { CHANNEL_EVENT_TYPES } from '../../../domain/chat/channels/events.ts';
+import { GROUP_EVENT_TYPES } from '../../../domain/chat/groups/events.ts';
+import { MESSAGE_EVENT_TYPES, READ_CURSOR_EVENT_TYPES } from '../../../domain/chat/messages/events.ts';
+import { SENDER_KEY_EVENT_TYPES } from '../../../domain/chat/sender-keys/events.ts';
 import { logText, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 

@@ -9,7 +9,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FILE_EVENT_TYPES, BLOCKED_HASH_EVENT_TYPES } from '../../../domain/chat/files/decider.ts';
+import { FILE_EVENT_TYPES, BLOCKED_HASH_EVENT_TYPES } from '../../../domain/chat/files/events.ts';
 import { blobReferenced } from '../../../projections/chat/files.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { fileUpload, multipart, png } from '../../support/multipart.ts';

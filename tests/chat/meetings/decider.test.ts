@@ -3,7 +3,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { meetingDecider, type MeetingEvent } from '../../../domain/chat/meetings/decider.ts';
+import { meetingDecider } from '../../../domain/chat/meetings/decider.ts';
+import type { MeetingEvent } from '../../../domain/chat/meetings/events.ts';
 import { nextReminder, reminderDecider } from '../../../domain/chat/meetings/reminders.ts';
 import { calendarFeedDecider } from '../../../domain/chat/calendar-feeds/decider.ts';
 import { spec } from '../../support/given-when-then.ts';
@@ -37,6 +38,21 @@ test('writes: allowed only; nothing changed is no event; a timing change resets 
   meeting([scheduled]).when({ type: 'CancelOccurrence', occurrence_id: '20270112T080000Z', allowed: true, by: U, at }).thenError('occurrence_not_found');
   meeting([scheduled, { type: 'MeetingCancelled', data: { meeting_id: M, channel_id: CH, sequence: 1, by: U, at } }]).when({ type: 'Rsvp', user_id: U, occurrence_id: null, status: 'going', at }).thenError('meeting_cancelled');
   meeting([]).when({ type: 'Rsvp', user_id: U, occurrence_id: null, status: 'going', at }).thenError('meeting_not_found');
+});
+
+test('occurrence edits record only what differs from the occurrence as it stands; cancel ends the series', () => {
+  const occurrence = '20270111T080000Z';
+  const moved: MeetingEvent = {
+    type: 'MeetingOccurrenceUpdated', data: { meeting_id: M, channel_id: CH, occurrence_id: occurrence, changes: { title: 'Retro' }, sequence: 1, by: U, at },
+  };
+  meeting([scheduled]).when({ type: 'UpdateOccurrence', occurrence_id: occurrence, changes: { title: 'Retro', location: null }, allowed: true, by: U, at }).then([moved]);
+  meeting([scheduled, moved]).when({ type: 'UpdateOccurrence', occurrence_id: occurrence, changes: { title: 'Retro' }, allowed: true, by: U, at }).then([]);
+  meeting([scheduled]).when({ type: 'UpdateOccurrence', occurrence_id: occurrence, changes: { title: 'x' }, allowed: false, by: U, at }).thenError('insufficient_role');
+  meeting([scheduled]).when({ type: 'UpdateOccurrence', occurrence_id: '20270112T080000Z', changes: { title: 'x' }, allowed: true, by: U, at }).thenError('occurrence_not_found');
+  const cancelled: MeetingEvent = { type: 'MeetingCancelled', data: { meeting_id: M, channel_id: CH, sequence: 1, by: U, at } };
+  meeting([scheduled]).when({ type: 'Cancel', allowed: true, by: U, at }).then([cancelled]);
+  meeting([scheduled]).when({ type: 'Cancel', allowed: false, by: U, at }).thenError('insufficient_role');
+  meeting([scheduled, cancelled]).when({ type: 'Cancel', allowed: true, by: U, at }).thenError('meeting_cancelled');
 });
 
 test('skips are decided once; a reminder fires once', () => {

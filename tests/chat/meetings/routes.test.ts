@@ -7,9 +7,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Temporal } from 'temporal-polyfill';
-import { MEETING_EVENT_TYPES } from '../../../domain/chat/meetings/decider.ts';
-import { REMINDER_EVENT_TYPES } from '../../../domain/chat/meetings/reminders.ts';
-import { CALENDAR_FEED_EVENT_TYPES } from '../../../domain/chat/calendar-feeds/decider.ts';
+import { MEETING_EVENT_TYPES, REMINDER_EVENT_TYPES } from '../../../domain/chat/meetings/events.ts';
+import { CALENDAR_FEED_EVENT_TYPES } from '../../../domain/chat/calendar-feeds/events.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
 import type { TestServices } from '../../support/services.ts';
 import type { Spaces } from '../../support/spaces.ts';

@@ -4,7 +4,8 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { pushSubscriptionDecider, pushSubscriptionId, type PushSubscriptionEvent } from '../../../domain/chat/push/decider.ts';
+import { pushSubscriptionDecider, pushSubscriptionId } from '../../../domain/chat/push/decider.ts';
+import type { PushSubscriptionEvent } from '../../../domain/chat/push/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const test = suite('chat web push: subscription decider');

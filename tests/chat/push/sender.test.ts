@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ReminderEvent as MeetingReminderFiredEvent } from '../../../domain/chat/meetings/reminders.ts';
+import type { ReminderEvent as MeetingReminderFiredEvent } from '../../../domain/chat/meetings/events.ts';
 import { pushTopic } from '../../../infra/push/web-push.ts';
 import type { ChatBackground } from '../../../main/chat-background.ts';
 import type { ChatAccount } from '../../support/chat.ts';

@@ -3,9 +3,9 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { POLL_EVENT_TYPES } from '../../../domain/chat/polls/decider.ts';
-import { SCHEDULED_EVENT_TYPES } from '../../../domain/chat/scheduled/decider.ts';
-import { BOOKMARK_EVENT_TYPES } from '../../../domain/chat/bookmarks/decider.ts';
+import { POLL_EVENT_TYPES } from '../../../domain/chat/polls/events.ts';
+import { SCHEDULED_EVENT_TYPES } from '../../../domain/chat/scheduled/events.ts';
+import { BOOKMARK_EVENT_TYPES } from '../../../domain/chat/bookmarks/events.ts';
 import { loggedEvents, startTestApps } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 import { backgroundOf, settle } from '../../support/schedule.ts';

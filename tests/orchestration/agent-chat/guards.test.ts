@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { clientKey, ipv6Prefix64 } from '../../../api/orchestration/agent-chat/client-key.ts';
-import { conversationDecider, type ConversationEvent } from '../../../domain/orchestration/agent-chat/decider.ts';
+import { conversationDecider } from '../../../domain/orchestration/agent-chat/decider.ts';
+import type { ConversationEvent } from '../../../domain/orchestration/agent-chat/events.ts';
 import { detectInjection } from '../../../domain/orchestration/agent-chat/injection.ts';
 import { detectLeak, PromptFingerprint } from '../../../domain/orchestration/agent-chat/leak.ts';
 import { auditExcerpt, ibanValid, luhnValid, scrubPii } from '../../../domain/orchestration/agent-chat/pii.ts';

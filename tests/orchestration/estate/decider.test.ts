@@ -3,9 +3,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  categoryOf, documentIdOf, estateDocumentDecider, ingestRunDecider, isReservedRepo, pathProblem, runStatus,
-  type EstateDocumentCommand, type EstateDocumentEvent, type IngestRunCommand,
+  categoryOf, documentIdOf, estateDocumentDecider, ingestRunDecider, isReservedRepo, pathProblem, runStatus, type EstateDocumentCommand, type IngestRunCommand,
 } from '../../../domain/orchestration/estate/decider.ts';
+import type { EstateDocumentEvent } from '../../../domain/orchestration/estate/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const test = suite('estate deciders');

@@ -1,11 +1,11 @@
-// The profile and knowledge deciders (both fold the `agent_profile-<slug>` stream), given/when/then.
+// The `agent_profile-<slug>` stream's one decider, given/when/then: the profile's commands and its
+// knowledge snippets' (decided with domain/orchestration/knowledge/decisions.ts).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { knowledgeDecider, type KnowledgeCommand } from '../../../domain/orchestration/knowledge/decider.ts';
-import {
-  PROFILE_DEFAULTS, changedFields, profileDecider, type AgentProfileStreamEvent, type ProfileSettings,
-} from '../../../domain/orchestration/profiles/decider.ts';
+import type { KnowledgeCommand } from '../../../domain/orchestration/knowledge/decisions.ts';
+import { PROFILE_DEFAULTS, changedFields, profileDecider } from '../../../domain/orchestration/profiles/decider.ts';
+import type { AgentProfileStreamEvent, ProfileSettings } from '../../../domain/orchestration/profiles/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -24,7 +24,6 @@ const snippetAdded = (id: string): AgentProfileStreamEvent => ({
 });
 
 const profile = spec(profileDecider);
-const knowledge = spec(knowledgeDecider);
 const test = suite('domain: profiles and knowledge');
 
 test('CreateProfile on a new stream creates; on an existing one it is slug_taken', () => {
@@ -75,7 +74,7 @@ test('SetReplyMode: an operator change, nothing when unchanged, refused for an u
   profile([]).when({ type: 'SetReplyMode', mode: 'both', by: null, at: later }).thenError('profile_not_found');
 });
 
-test('evolve folds the whole profile, and ignores knowledge events', () => {
+test('evolve folds the whole profile, and the snippets apart from it', () => {
   const events: AgentProfileStreamEvent[] = [
     created,
     { type: 'ProfileUpdated', data: { profile_id: 'p1', changes: { name: 'Renamed', temperature: 0.1 }, changed_by: null, at: later } },
@@ -88,37 +87,38 @@ test('evolve folds the whole profile, and ignores knowledge events', () => {
     id: 'p1', slug: 'bot', ...settings, name: 'Renamed', temperature: 0.1, knowledge_search_enabled: true, channel_reply_mode: 'channel_mention',
     integrations: {}, created_at: at, updated_at: later,
   });
+  assert.equal(state.knowledge, { had_snippets: true, snippets: new Set(['s1']) });
   assert.equal(events.map(changedFields).map((f) => f && f.length), [19, 2, null, 1, 1]);
 });
 
 test('AddSnippet: the first one turns knowledge search on in the same decision; later ones do not', () => {
   const add: KnowledgeCommand = { type: 'AddSnippet', snippet_id: 's1', title: 'T', content: 'C', source: null, metadata: null, by: 'admin', at };
-  knowledge([created]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded', 'ProfileKnowledgeSearchEnabled']));
-  knowledge([created, snippetAdded('s0')]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded']));
+  profile([created]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded', 'ProfileKnowledgeSearchEnabled']));
+  profile([created, snippetAdded('s0')]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded']));
   // Turned off by an admin after the first snippet: it stays off.
   const off: AgentProfileStreamEvent = { type: 'ProfileUpdated', data: { profile_id: 'p1', changes: { knowledge_search_enabled: false }, changed_by: null, at } };
-  knowledge([created, snippetAdded('s0'), off]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded']));
+  profile([created, snippetAdded('s0'), off]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded']));
   // Already on (set by an admin before any snippet): no second flag event.
   const on: AgentProfileStreamEvent = { type: 'ProfileUpdated', data: { profile_id: 'p1', changes: { knowledge_search_enabled: true }, changed_by: null, at } };
-  knowledge([created, on]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded']));
-  knowledge([]).when(add).thenError('profile_not_found');
-  knowledge([created]).when({ ...add, title: 'x'.repeat(201) }).thenError('validation_failed');
-  knowledge([created]).when({ ...add, title: '😀'.repeat(200) }).then((events) => assert.is(events.length, 2));
-  knowledge([created]).when({ ...add, content: '' }).thenError('validation_failed');
-  knowledge([created, snippetAdded('s1')]).when(add).thenError('snippet_exists');
+  profile([created, on]).when(add).then((events) => assert.equal(events.map((e) => e.type), ['KnowledgeSnippetAdded']));
+  profile([]).when(add).thenError('profile_not_found');
+  profile([created]).when({ ...add, title: 'x'.repeat(201) }).thenError('validation_failed');
+  profile([created]).when({ ...add, title: '😀'.repeat(200) }).then((events) => assert.is(events.length, 2));
+  profile([created]).when({ ...add, content: '' }).thenError('validation_failed');
+  profile([created, snippetAdded('s1')]).when(add).thenError('snippet_exists');
 });
 
 test('UpdateSnippet and DeleteSnippet need the snippet to exist on this profile', () => {
   const deleted: AgentProfileStreamEvent = { type: 'KnowledgeSnippetDeleted', data: { snippet_id: 's1', profile_id: 'p1', deleted_by: null, at } };
-  knowledge([created, snippetAdded('s1')]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { title: 'New', source: null }, by: 'a', at: later }).then([
+  profile([created, snippetAdded('s1')]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { title: 'New', source: null }, by: 'a', at: later }).then([
     { type: 'KnowledgeSnippetUpdated', data: { snippet_id: 's1', profile_id: 'p1', changes: { title: 'New', source: null }, updated_by: 'a', at: later } },
   ]);
-  knowledge([created, snippetAdded('s1')]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: {}, by: 'a', at: later }).then([]);
-  knowledge([created, snippetAdded('s1')]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { content: 'x'.repeat(4001) }, by: 'a', at }).thenError('validation_failed');
-  knowledge([created]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { title: 'x' }, by: 'a', at }).thenError('snippet_not_found');
-  knowledge([created, snippetAdded('s1'), deleted]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { title: 'x' }, by: 'a', at }).thenError('snippet_not_found');
-  knowledge([created, snippetAdded('s1')]).when({ type: 'DeleteSnippet', snippet_id: 's1', by: 'a', at }).then([deleted].map((e) => ({ ...e, data: { ...e.data, deleted_by: 'a' } })) as AgentProfileStreamEvent[]);
-  knowledge([created, snippetAdded('s1'), deleted]).when({ type: 'DeleteSnippet', snippet_id: 's1', by: 'a', at }).thenError('snippet_not_found');
+  profile([created, snippetAdded('s1')]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: {}, by: 'a', at: later }).then([]);
+  profile([created, snippetAdded('s1')]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { content: 'x'.repeat(4001) }, by: 'a', at }).thenError('validation_failed');
+  profile([created]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { title: 'x' }, by: 'a', at }).thenError('snippet_not_found');
+  profile([created, snippetAdded('s1'), deleted]).when({ type: 'UpdateSnippet', snippet_id: 's1', changes: { title: 'x' }, by: 'a', at }).thenError('snippet_not_found');
+  profile([created, snippetAdded('s1')]).when({ type: 'DeleteSnippet', snippet_id: 's1', by: 'a', at }).then([deleted].map((e) => ({ ...e, data: { ...e.data, deleted_by: 'a' } })) as AgentProfileStreamEvent[]);
+  profile([created, snippetAdded('s1'), deleted]).when({ type: 'DeleteSnippet', snippet_id: 's1', by: 'a', at }).thenError('snippet_not_found');
 });
 
 test.run();

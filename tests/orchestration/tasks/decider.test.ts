@@ -3,10 +3,13 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentDecider, type AgentEvent, type AgentSpec } from '../../../domain/orchestration/agents/decider.ts';
+import { agentDecider } from '../../../domain/orchestration/agents/decider.ts';
+import type { AgentEvent, AgentSpec } from '../../../domain/orchestration/agents/events.ts';
 import { mcpServersDecider } from '../../../domain/orchestration/mcp-servers/decider.ts';
-import { projectDecider, type ProjectEvent } from '../../../domain/orchestration/projects/decider.ts';
-import { taskDecider, type TaskCreatedData, type TaskEvent } from '../../../domain/orchestration/tasks/decider.ts';
+import { projectDecider } from '../../../domain/orchestration/projects/decider.ts';
+import type { ProjectEvent } from '../../../domain/orchestration/projects/events.ts';
+import { taskDecider } from '../../../domain/orchestration/tasks/decider.ts';
+import type { TaskCreatedData, TaskEvent } from '../../../domain/orchestration/tasks/events.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -69,6 +72,9 @@ test('agents: queued → claimed → running → completed or failed; stop and k
   const claimed: AgentEvent = { type: 'AgentClaimed', data: { agent_id: 'a1', runner_instance: 'r1', at } };
   const started: AgentEvent = { type: 'AgentStarted', data: { agent_id: 'a1', at } };
   const killed: AgentEvent = { type: 'AgentKilled', data: { agent_id: 'a1', from: 'running', by: 'u1', at } };
+  agent([]).when({ type: 'SpawnAgent', agent_id: 'a1', spec: specOf, created_by_user: 'u1', at }).then([spawned]);
+  agent([spawned]).when({ type: 'SpawnAgent', agent_id: 'a1', spec: specOf, created_by_user: 'u1', at }).thenError('agent_exists');
+  agent([]).when({ type: 'ClaimAgent', runner_instance: 'r1', at }).thenError('agent_not_found');
   agent([spawned]).when({ type: 'ClaimAgent', runner_instance: 'r1', at }).then([claimed]);
   agent([spawned, claimed]).when({ type: 'ClaimAgent', runner_instance: 'r2', at }).thenError('agent_not_queued');
   agent([spawned]).when({ type: 'StartAgent', runner_instance: 'r1', at }).thenError('agent_not_held');

@@ -2,8 +2,9 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sessionDecider, SESSION_TTL_MS, type SessionEvent } from '../../../domain/orchestration/users/session.ts';
-import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, type UserEvent } from '../../../domain/orchestration/users/decider.ts';
+import { sessionDecider, SESSION_TTL_MS } from '../../../domain/orchestration/users/session.ts';
+import type { SessionEvent, UserEvent } from '../../../domain/orchestration/users/events.ts';
+import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider } from '../../../domain/orchestration/users/decider.ts';
 import { spec } from '../../support/given-when-then.ts';
 
 const given = spec(userDecider);

@@ -1,11 +1,11 @@
-// A bot's knowledge snippets. They live on their profile's stream (`agent_profile-<slug>`, see
-// domain/orchestration/profiles/decider.ts), so the first snippet and the profile's
-// `knowledge_search_enabled` turning true are one append, and a template instantiation (profile
-// and seeded snippets) is one append too. This decider folds that stream for what it needs: the
-// profile's id and flag, and which snippets exist.
+// The knowledge decisions: add, update and delete a bot's snippets. They are functions, not a
+// decider: snippets live on their profile's stream, and one stream has one decider, the
+// profile's (domain/orchestration/profiles/decider.ts), which folds the snippets with
+// `evolveKnowledge` and decides snippet commands with `decideKnowledge`. Turning knowledge
+// search on with the first snippet is a profile decision, so it stays there.
 
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../../shared/decider.ts';
-import type { AgentProfileStreamEvent } from '../profiles/decider.ts';
+import { DomainError } from '../../shared/decider.ts';
+import type { KnowledgeEvent, SnippetFields } from './events.ts';
 
 /** Lengths count characters (code points), not UTF-16 units or bytes. */
 export const TITLE_MAX = 200;
@@ -16,22 +16,8 @@ export const charCount = (text: string) => {
   return n;
 };
 
-export type SnippetFields = {
-  title: string;
-  content: string;
-  source: string | null;
-  metadata: Record<string, unknown> | null;
-};
-
 /** A snippet to add with a new profile (template instantiation). */
 export type SnippetSeed = SnippetFields & { snippet_id: string };
-
-export type KnowledgeEvent =
-  | DomainEvent<'KnowledgeSnippetAdded', SnippetFields & { snippet_id: string; profile_id: string; added_by: string | null; at: string }>
-  | DomainEvent<'KnowledgeSnippetUpdated', { snippet_id: string; profile_id: string; changes: Partial<SnippetFields>; updated_by: string | null; at: string }>
-  | DomainEvent<'KnowledgeSnippetDeleted', { snippet_id: string; profile_id: string; deleted_by: string | null; at: string }>;
-
-export const KNOWLEDGE_EVENT_TYPES = eventTypes<KnowledgeEvent>()(['KnowledgeSnippetAdded', 'KnowledgeSnippetUpdated', 'KnowledgeSnippetDeleted']);
 
 export type KnowledgeCommand =
   | ({ type: 'AddSnippet'; snippet_id: string; by: string | null; at: string } & SnippetFields)
@@ -39,8 +25,6 @@ export type KnowledgeCommand =
   | { type: 'DeleteSnippet'; snippet_id: string; by: string | null; at: string };
 
 export interface KnowledgeState {
-  profile_id: string | null;
-  knowledge_search_enabled: boolean;
   /** Whether a snippet was ever added: only the first one turns knowledge search on. */
   had_snippets: boolean;
   /**
@@ -51,24 +35,17 @@ export interface KnowledgeState {
   snippets: Set<string>;
 }
 
-const initialState = (): KnowledgeState => ({ profile_id: null, knowledge_search_enabled: false, had_snippets: false, snippets: new Set() });
+export const initialKnowledge = (): KnowledgeState => ({ had_snippets: false, snippets: new Set() });
 
-function evolve(state: KnowledgeState, event: AgentProfileStreamEvent): KnowledgeState {
+export function evolveKnowledge(state: KnowledgeState, event: KnowledgeEvent): KnowledgeState {
   switch (event.type) {
-    case 'ProfileCreated':
-      return { ...state, profile_id: event.data.profile_id, knowledge_search_enabled: event.data.knowledge_search_enabled };
-    case 'ProfileUpdated':
-      return event.data.changes.knowledge_search_enabled === undefined ? state
-        : { ...state, knowledge_search_enabled: event.data.changes.knowledge_search_enabled };
-    case 'ProfileKnowledgeSearchEnabled':
-      return { ...state, knowledge_search_enabled: true };
     case 'KnowledgeSnippetAdded':
       state.snippets.add(event.data.snippet_id);
       return state.had_snippets ? state : { ...state, had_snippets: true };
     case 'KnowledgeSnippetDeleted':
       state.snippets.delete(event.data.snippet_id);
       return state;
-    default:
+    case 'KnowledgeSnippetUpdated':
       return state;
   }
 }
@@ -95,19 +72,14 @@ export function seededSnippetEvents(profileId: string, seed: SnippetSeed[], by: 
   });
 }
 
-function decide(command: KnowledgeCommand, state: KnowledgeState): AgentProfileStreamEvent[] {
-  const profileId = state.profile_id;
-  if (!profileId) throw new DomainError('not_found', 'profile_not_found', 'no such profile');
+/** A snippet command on the profile `profileId` (the caller has checked that it exists). */
+export function decideKnowledge(command: KnowledgeCommand, state: KnowledgeState, profileId: string): KnowledgeEvent[] {
   switch (command.type) {
     case 'AddSnippet': {
       const { type: _type, snippet_id, by, at, ...fields } = command;
       if (state.snippets.has(snippet_id)) throw new DomainError('conflict', 'snippet_exists', 'snippet already exists');
       checkSnippet(fields);
-      const events: AgentProfileStreamEvent[] = [{ type: 'KnowledgeSnippetAdded', data: { snippet_id, profile_id: profileId, ...fields, added_by: by, at } }];
-      // The first snippet turns knowledge search on, in the same append (spec: Profile flags). Later
-      // ones leave the flag as it is: an admin who turned it off keeps it off.
-      if (!state.had_snippets && !state.knowledge_search_enabled) events.push({ type: 'ProfileKnowledgeSearchEnabled', data: { profile_id: profileId, reason: 'first_snippet', at } });
-      return events;
+      return [{ type: 'KnowledgeSnippetAdded', data: { snippet_id, profile_id: profileId, ...fields, added_by: by, at } }];
     }
     case 'UpdateSnippet': {
       if (!state.snippets.has(command.snippet_id)) throw snippetNotFound();
@@ -122,5 +94,3 @@ function decide(command: KnowledgeCommand, state: KnowledgeState): AgentProfileS
     }
   }
 }
-
-export const knowledgeDecider: Decider<KnowledgeState, KnowledgeCommand, AgentProfileStreamEvent> = { initialState, evolve, decide };

@@ -1,0 +1,32 @@
+// The messages slice's events and stream names: the event unions, their type lists (the catalog,
+// domain/events.ts, is built from them) and the stream-name functions. Its decider, its projection
+// and the API import them from here.
+
+import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
+
+/** `text` today; later kinds (files, polls, system notices) extend this. */
+export type MessageKind = 'text';
+
+/** Who a webhook post shows as (its `username`, default the webhook's name, and avatar); `sender_id` is the webhook's id. */
+export type WebhookAuthor = { webhook_id: string; username: string; avatar_url: string | null };
+
+type Base = { message_id: string; channel_id: string; at: string };
+
+export type MessageEvent =
+  | DomainEvent<'MessagePosted', Base & { sender_id: string; ciphertext: string; kind: MessageKind; thread_root_id: string | null; mentions: string[]; via_webhook: boolean; has_file: boolean; webhook?: WebhookAuthor | null; file_ids?: string[]; scheduled_for?: string | null }>
+  | DomainEvent<'MessageEdited', Base & { ciphertext: string }>
+  /** `sender_id`: whose message it was, so a deletion by someone else reads as moderation (the audit log) without another read model. Absent on events written before it was added. */
+  | DomainEvent<'MessageDeleted', Base & { by: string; sender_id?: string }>
+  // Instance administration: a quarantined message is hidden from every reader until released.
+  | DomainEvent<'MessageQuarantined', Base & { by: string; reason: string | null }>
+  | DomainEvent<'MessageUnquarantined', Base & { by: string }>;
+
+export type ReadCursorEvent = DomainEvent<'ReadCursorMoved', { channel_id: string; user_id: string; message_id: string; at: string }>;
+
+export const MESSAGE_EVENT_TYPES = eventTypes<MessageEvent>()(['MessagePosted', 'MessageEdited', 'MessageDeleted', 'MessageQuarantined', 'MessageUnquarantined']);
+
+export const READ_CURSOR_EVENT_TYPES = eventTypes<ReadCursorEvent>()(['ReadCursorMoved']);
+
+export const messageStream = (id: string) => `chat_message-${id}`;
+
+export const readCursorStream = (channelId: string, userId: string) => `chat_read_cursor-${channelId}_${userId}`;
