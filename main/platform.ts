@@ -1,5 +1,5 @@
 // Opening the platform: the database (given or embedded), migrations, the log (PostgreSQL or
-// EventStoreDB), the projection engine with every projection, the command runner, the sealing
+// EventStoreDB), the processor engine with every projection, the command runner, the sealing
 // key, metrics, the rate limiter and the clock. Every process (a server, a CLI command) opens one.
 
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The projection engine against a real PostgreSQL log.
+// The processor engine running projections, against a real PostgreSQL log.
 
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
@@ -167,6 +167,12 @@ test('several projections losing their lock session at once: no double release, 
     process.off('uncaughtException', record);
     await engine.stop();
   }
+});
+
+test('a processor is registered once: a second registration of its name is refused', async ({ db, store }) => {
+  const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
+  assert.throws(() => engine.register([{ name: 'tally', handles: ['Counted'], async react() {} }]), /tally is registered already/);
+  assert.equal(engine.processors.map((p) => p.name), ['tally']);
 });
 
 test('rebuild replays from the start and yields the same tables as the live run', async ({ db, store }) => {
