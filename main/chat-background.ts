@@ -47,7 +47,7 @@ export function chatBackground(p: Platform, options: Partial<Pick<SchedulerOptio
     },
     async stop() {
       await scheduler.stop();
-      await p.engine.stop(names);
+      await p.engine.unregister(names); // a chat service started again in this process registers its own
     },
     async settle() {
       while ((await scheduler.tick()) > 0);

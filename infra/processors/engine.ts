@@ -164,6 +164,19 @@ export class ProcessorEngine {
     }
   }
 
+  /**
+   * Stop the named processors and forget them: a service stopped inside a running process (and
+   * perhaps started again, registering its processors anew) leaves none behind.
+   */
+  async unregister(names: readonly string[]): Promise<void> {
+    await this.stop(names);
+    for (const name of names) {
+      const at = this.all.findIndex((p) => p.name === name);
+      if (at >= 0 && !isReactor(this.all[at]!)) throw new Error(`projection ${name} stays registered: the platform owns it`);
+      if (at >= 0) this.all.splice(at, 1);
+    }
+  }
+
   /** Run the named processors (default: every registered one) in this process, as the active instance or a standby. */
   start(names?: readonly string[]): void {
     for (const processor of this.all) {

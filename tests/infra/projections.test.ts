@@ -169,10 +169,16 @@ test('several projections losing their lock session at once: no double release, 
   }
 });
 
-test('a processor is registered once: a second registration of its name is refused', async ({ db, store }) => {
+test('a processor is registered once: a second registration of its name is refused; a reactor may be unregistered and registered again', async ({ db, store }) => {
   const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   assert.throws(() => engine.register([{ name: 'tally', handles: ['Counted'], async react() {} }]), /tally is registered already/);
   assert.equal(engine.processors.map((p) => p.name), ['tally']);
+  // A reactor unregistered (its service stopped in this process) may be registered anew; a projection stays.
+  engine.register([{ name: 'echo', handles: ['Counted'], async react() {} }]);
+  await engine.unregister(['echo']);
+  engine.register([{ name: 'echo', handles: ['Counted'], async react() {} }]);
+  assert.equal(engine.reactors.map((r) => r.name), ['echo']);
+  await engine.unregister(['tally']).then(() => assert.unreachable('a projection unregistered'), (e: Error) => assert.match(e.message, /stays registered/));
 });
 
 test('rebuild replays from the start and yields the same tables as the live run', async ({ db, store }) => {
