@@ -8,7 +8,8 @@ import type { Pool, PoolClient } from '../infra/db/pool.ts';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.ts';
 import { comparePositions, START, type Position } from '../infra/eventstore/position.ts';
 import { createLogger } from '../infra/logging.ts';
-import { ProjectionEngine, type Projection } from '../infra/projections/engine.ts';
+import { ProcessorEngine } from '../infra/processors/engine.ts';
+import type { Projection } from '../infra/projections/engine.ts';
 import { benchEvent } from './log.ts';
 import { timed } from './measure.ts';
 
@@ -91,7 +92,7 @@ export async function resetProjection(pool: Pool, projection: Projection): Promi
 }
 
 /**
- * Start a ProjectionEngine with `projectedRows` from an empty checkpoint and time it until its
+ * Start a ProcessorEngine with `projectedRows` from an empty checkpoint and time it until its
  * checkpoint reaches `target` (the last seeded event; taken from the appends rather than from
  * headPosition() so the target does not depend on the read path under test). Returns events/s
  * over `expected` events, after checking that each was applied exactly once.
@@ -100,7 +101,7 @@ export async function catchUp(store: EventStore, pool: Pool, projection: Project
   // Quiet, except that a failing batch (the engine logs and retries it) shows on stderr
   // instead of turning into an unexplained timeout.
   const log = createLogger({ level: 'error', sink: (line) => process.stderr.write(`bench: engine: ${line}\n`) });
-  const engine = new ProjectionEngine(store, pool, [projection], log);
+  const engine = new ProcessorEngine(store, pool, [projection], log);
   try {
     const { seconds } = await timed(async () => {
       engine.start();

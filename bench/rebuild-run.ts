@@ -13,7 +13,7 @@ import { EventStoreDbEventStore } from '../infra/eventstore/eventstoredb.ts';
 import type { EventStore } from '../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import { createLogger } from '../infra/logging.ts';
-import { ProjectionEngine } from '../infra/projections/engine.ts';
+import { ProcessorEngine } from '../infra/processors/engine.ts';
 import { registryProjections } from '../projections/registry/index.ts';
 import { startEsdbTestServer } from '../tests/doubles/esdb-test-server.ts';
 import { ESDB_DOUBLE_NOTE } from './esdb-double.ts';
@@ -33,7 +33,7 @@ async function rebuildFigure(url: string, log: 'postgres' | 'esdb_double'): Prom
     const events = history(Date.now());
     progress(`${log}: seeding ${events.length} registry events`);
     await appendHistory(store, events, 8);
-    const engine = new ProjectionEngine(store, pool, registryProjections, createLogger({ level: 'error', sink: (l) => process.stderr.write(`${l}\n`) }));
+    const engine = new ProcessorEngine(store, pool, registryProjections, createLogger({ level: 'error', sink: (l) => process.stderr.write(`${l}\n`) }));
     const began = performance.now();
     let applied = 0;
     for (const p of registryProjections) applied += await engine.rebuild(p.name);

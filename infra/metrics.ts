@@ -1,16 +1,20 @@
 // Prometheus metrics (prom-client), one registry per opened platform (tests open several in one
 // process): HTTP requests by service, route pattern and status; events appended by type; each
-// projection's checkpoint, lag behind the head of the log and last error; process metrics.
-// Projection figures are read when scraped, from the database every instance shares.
+// processor's (projection's or reactor's) checkpoint, lag behind the head of the log and last
+// error; process metrics. Processor figures are read when scraped, from the database every
+// instance shares.
 
 import client from 'prom-client';
 import type { DomainEvent } from '../domain/shared/decider.ts';
 import type { EventStore } from './eventstore/port.ts';
 import type { Pool } from './db/pool.ts';
-import { readCheckpoints, type ProjectionEngine } from './projections/engine.ts';
+import type { Position } from './eventstore/position.ts';
+import type { Processor, ProcessorEngine } from './processors/engine.ts';
+import { readReactorCheckpoints } from './processors/reactor.ts';
+import { readCheckpoints } from './projections/engine.ts';
 import { mapLimit } from './scheduler/scheduler.ts';
 
-/** A projection further behind than this reports this figure (the count stops there). */
+/** A processor further behind than this reports this figure (the count stops there). */
 export const LAG_CAP = 100_000;
 
 export class Metrics {
@@ -51,63 +55,76 @@ export class Metrics {
     for (const e of events) this.appended.inc({ type: e.type });
   }
 
-  /** Projection series, computed at scrape time. */
-  watchProjections(engine: ProjectionEngine, store: EventStore, pool: Pool): void {
+  /**
+   * Every processor's series, computed at scrape time: the projections under `orchard_projection_*`
+   * (label `projection`), the reactors under the sibling `orchard_reactor_*` (label `reactor`),
+   * the same six figures each. Reactors register when their service starts, so the lists are
+   * read at each scrape.
+   */
+  watchProcessors(engine: ProcessorEngine, store: EventStore, pool: Pool): void {
+    this.processorSeries('projection', () => engine.projections, () => readCheckpoints(pool), engine, store);
+    this.processorSeries('reactor', () => engine.reactors, () => readReactorCheckpoints(pool), engine, store);
+  }
+
+  private processorSeries(
+    kind: 'projection' | 'reactor', processors: () => readonly Processor[], checkpoints: () => Promise<Map<string, Position>>,
+    engine: ProcessorEngine, store: EventStore,
+  ): void {
     const registers = [this.registry];
-    const labelNames = ['projection'] as const;
+    const labelNames = [kind] as const;
+    const label = (name: string) => ({ [kind]: name });
     new client.Gauge({
-      name: 'orchard_projection_checkpoint_position', help: 'Log position the projection has applied (commit and prepare parts)',
-      labelNames: ['projection', 'part'], registers,
+      name: `orchard_${kind}_checkpoint_position`, help: `Log position the ${kind} has ${kind === 'projection' ? 'applied' : 'acted on'} (commit and prepare parts)`,
+      labelNames: [kind, 'part'], registers,
       async collect() {
         this.reset();
-        const checkpoints = await readCheckpoints(pool);
-        for (const p of engine.projections) {
-          const at = checkpoints.get(p.name);
-          this.set({ projection: p.name, part: 'commit' }, Number(at?.commit ?? 0n));
-          this.set({ projection: p.name, part: 'prepare' }, Number(at?.prepare ?? 0n));
+        const at = await checkpoints();
+        for (const p of processors()) {
+          this.set({ ...label(p.name), part: 'commit' }, Number(at.get(p.name)?.commit ?? 0n));
+          this.set({ ...label(p.name), part: 'prepare' }, Number(at.get(p.name)?.prepare ?? 0n));
         }
       },
     });
     new client.Gauge({
-      name: 'orchard_projection_lag_events', help: `Events of the projection's types behind the head of the log (counted up to ${LAG_CAP})`,
+      name: `orchard_${kind}_lag_events`, help: `Events of the ${kind}'s types behind the head of the log (counted up to ${LAG_CAP})`,
       labelNames, registers,
       async collect() {
         this.reset();
-        const checkpoints = await readCheckpoints(pool);
+        const at = await checkpoints();
         // Several counts at once (each a round trip or two to the log), then set in a stable order.
         const lags = new Map<string, number>();
-        await mapLimit(engine.projections, 8, async (p) => {
-          lags.set(p.name, await store.countAfter(checkpoints.get(p.name) ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP));
+        await mapLimit([...processors()], 8, async (p) => {
+          lags.set(p.name, await store.countAfter(at.get(p.name) ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP));
         });
-        for (const p of engine.projections) this.set({ projection: p.name }, lags.get(p.name)!);
+        for (const p of processors()) this.set(label(p.name), lags.get(p.name)!);
       },
     });
     new client.Gauge({
-      name: 'orchard_projection_active', help: '1 when this process runs the projection (holds its lock)', labelNames, registers,
+      name: `orchard_${kind}_active`, help: `1 when this process runs the ${kind} (holds its lock)`, labelNames, registers,
       collect() {
-        for (const p of engine.projections) this.set({ projection: p.name }, engine.isActive(p.name) ? 1 : 0);
+        for (const p of processors()) this.set(label(p.name), engine.isActive(p.name) ? 1 : 0);
       },
     });
     new client.Gauge({
-      name: 'orchard_projection_errors_total', help: 'Failed batches of the projection in this process', labelNames, registers,
+      name: `orchard_${kind}_errors_total`, help: `Failed batches of the ${kind} in this process`, labelNames, registers,
       collect() {
-        for (const p of engine.projections) this.set({ projection: p.name }, engine.health(p.name).errors);
+        for (const p of processors()) this.set(label(p.name), engine.health(p.name).errors);
       },
     });
     new client.Gauge({
-      name: 'orchard_projection_last_error_timestamp_seconds', help: 'When the projection last failed in this process (0: never)', labelNames, registers,
+      name: `orchard_${kind}_last_error_timestamp_seconds`, help: `When the ${kind} last failed in this process (0: never)`, labelNames, registers,
       collect() {
-        for (const p of engine.projections) this.set({ projection: p.name }, (engine.health(p.name).lastErrorAt?.getTime() ?? 0) / 1000);
+        for (const p of processors()) this.set(label(p.name), (engine.health(p.name).lastErrorAt?.getTime() ?? 0) / 1000);
       },
     });
     new client.Gauge({
-      name: 'orchard_projection_last_error_info', help: 'The last error of the projection in this process (1 while one is known)',
-      labelNames: ['projection', 'error'], registers,
+      name: `orchard_${kind}_last_error_info`, help: `The last error of the ${kind} in this process (1 while one is known)`,
+      labelNames: [kind, 'error'], registers,
       collect() {
         this.reset();
-        for (const p of engine.projections) {
+        for (const p of processors()) {
           const { lastError } = engine.health(p.name);
-          if (lastError) this.set({ projection: p.name, error: lastError.slice(0, 200) }, 1);
+          if (lastError) this.set({ ...label(p.name), error: lastError.slice(0, 200) }, 1);
         }
       },
     });

@@ -1,5 +1,5 @@
 // Opening the platform: the database (given or embedded), migrations, the log (PostgreSQL or
-// EventStoreDB), the projection engine with every projection, the command runner, the sealing
+// EventStoreDB), the processor engine with every projection, the command runner, the sealing
 // key, metrics, the rate limiter and the clock. Every process (a server, a CLI command) opens one.
 
 import { existsSync } from 'node:fs';
@@ -21,7 +21,7 @@ import type { EventStore } from '../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import type { Logger } from '../infra/logging.ts';
 import { Metrics } from '../infra/metrics.ts';
-import { ProjectionEngine } from '../infra/projections/engine.ts';
+import { ProcessorEngine } from '../infra/processors/engine.ts';
 import { estateDocumentsProjection } from '../projections/orchestration/estate.ts';
 import { SearchIndexFolder } from '../projections/orchestration/estate-index.ts';
 import { createRateLimiter, type RateLimiter } from '../infra/rate-limit/index.ts';
@@ -36,7 +36,7 @@ export interface Platform {
   log: Logger;
   pool: Pool;
   store: EventStore;
-  engine: ProjectionEngine;
+  engine: ProcessorEngine;
   commands: CommandRunner;
   /** Seals secrets that must be shown again (API keys on /me, bot tokens). */
   sealKey: Uint8Array;
@@ -154,10 +154,10 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
     }
   }
   const store: EventStore = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new PostgresEventStore(pool, url);
-  const engine = new ProjectionEngine(store, pool, allProjections, log);
+  const engine = new ProcessorEngine(store, pool, allProjections, log);
   const folder = new SearchIndexFolder(pool, engine, log, estateDocumentsProjection.name);
   const metrics = new Metrics();
-  metrics.watchProjections(engine, store, pool);
+  metrics.watchProcessors(engine, store, pool);
   const commands = new CommandRunner(
     store,
     (events) => engine.waitForEvents(events, options.readYourWritesTimeoutMs ?? READ_YOUR_WRITES_TIMEOUT_MS),

@@ -7,7 +7,7 @@
 // process, so `last_used_at` costs one event per token per minute, not one per request.
 
 import type { Pool } from '../../infra/db/pool.ts';
-import type { ProjectionEngine } from '../../infra/projections/engine.ts';
+import type { ProcessorEngine } from '../../infra/processors/engine.ts';
 import { ReadModelCache } from '../../infra/projections/read-model-cache.ts';
 import { botTokenByHash, type BotTokenAuthRow } from '../../projections/chat/bots.ts';
 
@@ -25,7 +25,7 @@ export class BotTokenCache implements BotTokenLookup {
   private readonly cache: ReadModelCache<BotTokenAuthRow>;
   private readonly recorded = new Map<string, number>();
 
-  constructor(engine: Pick<ProjectionEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
     this.cache = new ReadModelCache(engine, ['chat_bot_tokens', 'chat_users']);
   }
 

@@ -3,7 +3,7 @@
 // ReadModelCache), so a revoked session or a deleted account is refused on the very next request.
 
 import type { Pool } from '../../infra/db/pool.ts';
-import type { ProjectionEngine } from '../../infra/projections/engine.ts';
+import type { ProcessorEngine } from '../../infra/processors/engine.ts';
 import { ReadModelCache } from '../../infra/projections/read-model-cache.ts';
 import { sessionPrincipal, type SessionPrincipalRow } from '../../projections/chat/sessions.ts';
 
@@ -14,7 +14,7 @@ export interface SessionLookup {
 export class ChatSessionCache implements SessionLookup {
   private readonly cache: ReadModelCache<SessionPrincipalRow>;
 
-  constructor(engine: Pick<ProjectionEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
     this.cache = new ReadModelCache(engine, ['chat_sessions', 'chat_users']);
   }
 

@@ -7,7 +7,7 @@
 // with a change from storing what it read before the change.
 
 import type { Clock } from '../clock.ts';
-import type { ProjectionEngine } from './engine.ts';
+import type { ProcessorEngine } from '../processors/engine.ts';
 
 const MAX_ENTRIES = 10_000;
 
@@ -16,7 +16,7 @@ export class ReadModelCache<Row> {
   private generation = 0;
 
   constructor(
-    private readonly engine: Pick<ProjectionEngine, 'committed' | 'isActive'>,
+    private readonly engine: Pick<ProcessorEngine, 'committed' | 'isActive'>,
     private readonly watched: readonly string[],
     /** Entries also age out after `maxAgeMs` on `clock`, when given (time-based expiry within that bound). */
     private readonly ageing: { clock: Clock; maxAgeMs: number } | null = null,

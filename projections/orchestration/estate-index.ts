@@ -6,7 +6,7 @@
 import { Lexicon, queryGroups, restrict, type TextLexemes } from '../../domain/orchestration/estate/lexemes.ts';
 import { advisoryKey } from '../../infra/db/advisory-lock.ts';
 import { inTransaction, type Pool, type PoolClient } from '../../infra/db/pool.ts';
-import type { ProjectionEngine } from '../../infra/projections/engine.ts';
+import type { ProcessorEngine } from '../../infra/processors/engine.ts';
 import type { Logger } from '../../infra/logging.ts';
 import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
 import { bucketOf, forEachPending, ordinalAt, pendingRow } from './estate-pending.ts';
@@ -240,7 +240,7 @@ export class SearchIndexFolder {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly pool: Pool, engine: Pick<ProjectionEngine, 'committed'>, private readonly log: Logger, projection: string) {
+  constructor(private readonly pool: Pool, engine: Pick<ProcessorEngine, 'committed'>, private readonly log: Logger, projection: string) {
     engine.committed.on('batch', (batch) => {
       if (batch.projection === projection) this.poke();
     });

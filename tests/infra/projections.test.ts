@@ -1,4 +1,4 @@
-// The projection engine against a real PostgreSQL log.
+// The processor engine running projections, against a real PostgreSQL log.
 
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
@@ -7,7 +7,8 @@ import type { PoolClient } from '../../infra/db/pool.ts';
 import type { RecordedEvent } from '../../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { createLogger } from '../../infra/logging.ts';
-import { ProjectionEngine, ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/projections/engine.ts';
+import { ProcessorEngine } from '../../infra/processors/engine.ts';
+import { ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/projections/engine.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { event } from './eventstore.contract.ts';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
@@ -57,7 +58,7 @@ const count = async (db: TestDatabase, table = 'applied') => Number((await db.po
 test('catches up on existing events, then follows live appends; ignores types it does not handle', async ({ db, store }) => {
   for (let i = 0; i < 30; i++) await store.append(`c-${i % 3}`, [event('Counted')], { expected: 'any' });
   await store.append('c-0', [event('Unrelated')], { expected: 'any' });
-  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   const live = await store.append('c-9', [event('Named')], { expected: 'any' });
   await engine.waitFor(live.position, ['Named']);
@@ -75,7 +76,7 @@ test('a projection that throws half-way through a batch leaves no partial effect
     await store.append(`crash-${i}`, [e], { expected: 'no_stream' });
   }
   const poisoned = ids[12];
-  const failing = new ProjectionEngine(store, db.pool, [tally({ failOn: (e) => e.id === poisoned })], quiet);
+  const failing = new ProcessorEngine(store, db.pool, [tally({ failOn: (e) => e.id === poisoned })], quiet);
   failing.start();
   await new Promise((r) => setTimeout(r, 400));
   await failing.stop();
@@ -89,7 +90,7 @@ test('a projection that throws half-way through a batch leaves no partial effect
   assert.ok(applied < 13);
   assert.is(Number((await db.pool.query('SELECT count(*) FROM applied WHERE event_id = $1', [poisoned])).rows[0].count), 0);
 
-  const healthy = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const healthy = new ProcessorEngine(store, db.pool, [tally()], quiet);
   healthy.start();
   await until(async () => (await count(db)) === 20);
   await new Promise((r) => setTimeout(r, 100));
@@ -99,8 +100,8 @@ test('a projection that throws half-way through a batch leaves no partial effect
 });
 
 test('two engines: one runs the projection, the other stands by and takes over when it stops', async ({ db, store }) => {
-  const first = new ProjectionEngine(store, db.pool, [tally()], quiet);
-  const second = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const first = new ProcessorEngine(store, db.pool, [tally()], quiet);
+  const second = new ProcessorEngine(store, db.pool, [tally()], quiet);
   first.start();
   await until(async () => first.isActive('tally'));
   second.start();
@@ -117,7 +118,7 @@ test('two engines: one runs the projection, the other stands by and takes over w
 });
 
 test('when the lock connection dies, the engine stops, takes the lock again and resumes, applying each event once', async ({ db, store }) => {
-  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   const first = await store.append('lost-1', [event('Counted')], { expected: 'no_stream' });
   await engine.waitFor(first.position, ['Counted']);
@@ -134,8 +135,54 @@ test('when the lock connection dies, the engine stops, takes the lock again and 
   await engine.stop();
 });
 
+test('several projections losing their lock session at once: no double release, no uncaught error; each takes its lock again and goes on', async ({ db, store }) => {
+  // Every projection of a process holds its lock on one connection; when the server ends that
+  // backend, all of them notice together, and the connection must go back to the pool once.
+  const uncaught: unknown[] = [];
+  const record = (error: unknown) => uncaught.push(error);
+  process.on('unhandledRejection', record);
+  process.on('uncaughtException', record);
+  const names = ['tally_a', 'tally_b', 'tally_c', 'tally_d'];
+  await db.pool.query('CREATE TABLE applied_by (projection text NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (projection, event_id))');
+  const counting = (name: string): Projection => ({
+    name, handles: ['Counted'], tables: [],
+    async apply(e, tx) { await tx.query('INSERT INTO applied_by (projection, event_id) VALUES ($1, $2)', [name, e.id]); },
+  });
+  const engine = new ProcessorEngine(store, db.pool, names.map(counting), quiet);
+  try {
+    engine.start();
+    await until(async () => names.every((n) => engine.isActive(n)));
+    const { rows } = await db.pool.query(
+      `SELECT pg_terminate_backend(pid) AS killed FROM (SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND a.datname = current_database()) held`);
+    assert.equal(rows.map((r) => r.killed), [true], 'one lock session held every lock');
+    await until(async () => names.every((n) => engine.isActive(n)), 8000);
+    const last = await store.append('after-loss', [event('Counted')], { expected: 'no_stream' });
+    await engine.waitFor(last.position, ['Counted'], 8000);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(uncaught.map(String), []);
+    assert.is(await count(db, 'applied_by'), 4, 'the event applied once by each projection');
+  } finally {
+    process.off('unhandledRejection', record);
+    process.off('uncaughtException', record);
+    await engine.stop();
+  }
+});
+
+test('a processor is registered once: a second registration of its name is refused; a reactor may be unregistered and registered again', async ({ db, store }) => {
+  const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
+  assert.throws(() => engine.register([{ name: 'tally', handles: ['Counted'], async react() {} }]), /tally is registered already/);
+  assert.equal(engine.processors.map((p) => p.name), ['tally']);
+  // A reactor unregistered (its service stopped in this process) may be registered anew; a projection stays.
+  engine.register([{ name: 'echo', handles: ['Counted'], async react() {} }]);
+  await engine.unregister(['echo']);
+  engine.register([{ name: 'echo', handles: ['Counted'], async react() {} }]);
+  assert.equal(engine.reactors.map((r) => r.name), ['echo']);
+  await engine.unregister(['tally']).then(() => assert.unreachable('a projection unregistered'), (e: Error) => assert.match(e.message, /stays registered/));
+});
+
 test('rebuild replays from the start and yields the same tables as the live run', async ({ db, store }) => {
-  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   let last;
   for (let i = 0; i < 120; i++) last = await store.append(`rb-${i % 7}`, [event(i % 4 ? 'Counted' : 'Named')], { expected: 'any' });
@@ -144,7 +191,7 @@ test('rebuild replays from the start and yields the same tables as the live run'
   const live = await dump();
   const liveCheckpoint = await readCheckpoint(db.pool, 'tally');
   // While it runs here, another process may not rebuild it.
-  const other = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const other = new ProcessorEngine(store, db.pool, [tally()], quiet);
   try {
     await other.rebuild('tally');
     assert.unreachable('rebuild ran beside a live engine');
@@ -158,7 +205,7 @@ test('rebuild replays from the start and yields the same tables as the live run'
 });
 
 test('waitFor times out naming the projection when it cannot get there', async ({ db, store }) => {
-  const engine = new ProjectionEngine(store, db.pool, [tally({ failOn: () => true })], quiet);
+  const engine = new ProcessorEngine(store, db.pool, [tally({ failOn: () => true })], quiet);
   engine.start();
   const { position } = await store.append(`t-${randomUUID()}`, [event('Counted')], { expected: 'no_stream' });
   try {
@@ -175,7 +222,7 @@ test('waitFor times out naming the projection when it cannot get there', async (
 
 
 test('read-your-writes after a mixed append: a projection handling only its first event is waited for, not timed out', async ({ db, store }) => {
-  const engine = new ProjectionEngine(store, db.pool, [tally()], quiet);
+  const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   try {
     const mixed: Decider<number, null, DomainEvent<'Counted' | 'Unrelated', Record<string, never>>> = {
@@ -218,7 +265,7 @@ test('a weighted projection: batches stop growing at maxBatchWeight, live and in
   });
   // Appended before the engine starts, so the catch-up could take them all in one batch.
   for (let i = 0; i < 12; i++) await store.append(`w-${i}`, [event('Counted', { w: i === 5 ? 25 : 3 })], { expected: 'no_stream' });
-  const engine = new ProjectionEngine(store, db.pool, [weighted], quiet);
+  const engine = new ProcessorEngine(store, db.pool, [weighted], quiet);
   engine.start();
   await until(async () => (await count(db, 'weighed')) === 12);
   await engine.stop();

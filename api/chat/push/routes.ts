@@ -8,7 +8,7 @@
 // http to 127.0.0.0/8 and ::1 on any port) and pass the SSRF guard: a literal or resolved
 // loopback, private, link-local or otherwise non-public address is refused (422
 // `destination_not_allowed`; a name that does not resolve: 422 `fetch_failed`). Each send is
-// checked again (api/chat/push/sender.ts). Endpoints and keys are sealed in the log and the read
+// checked again (api/chat/push/reactor.ts). Endpoints and keys are sealed in the log and the read
 // model and never logged. Users only: bot tokens are refused (403).
 //
 // What is pushed, and when: ./sender.ts.

@@ -1,5 +1,5 @@
-// What the scheduler does with a due scheduled message, and the poster that turns a delivery
-// into the message itself.
+// What the scheduler does with a due scheduled message (the poster that turns a delivery into
+// the message itself is ./reactor.ts).
 //
 // Firing (any instance, a claimed batch at once: the streams read in one query, the decisions
 // appended in one transaction, each stream under its own expectation): read the scheduled
@@ -11,9 +11,6 @@
 //    (`held_key_rotated`), so a removed member's key never covers a later message; the client
 //    re-encrypts by PATCH;
 //  - else `ScheduledMessageDelivered`, appended with the revision read.
-// Posting (one process, the `scheduled_message_poster` reactor, a page at once): each delivery
-// becomes `MessagePosted` on `chat_message-<the scheduled id>`, appended with `no_stream`, so a
-// delivery handed over twice (a crash before the checkpoint) posts once.
 
 import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
 import { asDomainEvent, type CommandContext, type CommandRunner, type RunManyItem } from '../../../infra/commands.ts';
@@ -125,35 +122,6 @@ async function deliveredMentions(deps: FireDeps, state: ScheduledState): Promise
   if (!state.mentions.length) return [];
   const members = new Set(await channelMemberIds(deps.db, state.channel_id, state.mentions));
   return state.mentions.filter((id) => members.has(id));
-}
-
-/**
- * The reactor's handler: each `ScheduledMessageDelivered` becomes its message, once: the page's
- * messages are appended together (`runMany`), each with `no_stream`, so a page handed over again
- * only meets conflicts, which `run` decides again as `message_exists`.
- */
-export function postDeliveries(deps: FireDeps) {
-  return async (events: RecordedEvent[]): Promise<void> => {
-    const seen = new Set<string>();
-    const items = events.flatMap((event) => {
-      const d = asDomainEvent<Extract<ScheduledEvent, { type: 'ScheduledMessageDelivered' }>>(event).data;
-      if (seen.has(d.scheduled_message_id)) return []; // one message per id, whatever the log holds
-      seen.add(d.scheduled_message_id);
-      return [{
-        stream: messageStream(d.scheduled_message_id),
-        command: {
-          type: 'Post' as const, message_id: d.scheduled_message_id, channel_id: d.channel_id, sender_id: d.sender_id, ciphertext: d.ciphertext, kind: 'text' as const,
-          thread_root_id: d.thread_root_id, mentions: d.mentions, via_webhook: false, has_file: d.file_ids.length > 0, file_ids: d.file_ids, scheduled_for: d.scheduled_for, at: d.at,
-        },
-        context: { ...SCHEDULER_ACTOR, causationId: event.id },
-        known: { state: messageDecider.initialState(), revision: 'no_stream' as const },
-      }];
-    });
-    for (const outcome of await deps.commands.runMany(messageDecider, items, { awaitProjections: false })) {
-      // Posted already (the page was handed over again): once is enough.
-      if (!outcome.ok && !(outcome.error instanceof DomainError && outcome.error.code === 'message_exists')) throw outcome.error;
-    }
-  };
 }
 
 /** A poll reaching its `closes_at`. */

@@ -5,7 +5,7 @@
 
 import type { Clock } from '../../../infra/clock.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
-import type { ProjectionEngine } from '../../../infra/projections/engine.ts';
+import type { ProcessorEngine } from '../../../infra/processors/engine.ts';
 import { ReadModelCache } from '../../../infra/projections/read-model-cache.ts';
 import { userByKeyHash, userBySession, type SessionUserRow, type UserRow } from '../../../projections/orchestration/users.ts';
 
@@ -19,7 +19,7 @@ const MAX_AGE_MS = 30_000;
 export class PrincipalCache implements PrincipalLookup {
   private readonly cache: ReadModelCache<UserRow>;
 
-  constructor(engine: Pick<ProjectionEngine, 'committed' | 'isActive'>, private readonly db: Pool, private readonly clock: Clock) {
+  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool, private readonly clock: Clock) {
     this.cache = new ReadModelCache(engine, ['users', 'sessions'], { clock, maxAgeMs: MAX_AGE_MS });
   }
 

@@ -3,7 +3,7 @@
 // effect on the very next turn; a process standing by for that projection reads the database.
 
 import type { Pool } from '../../../infra/db/pool.ts';
-import type { ProjectionEngine } from '../../../infra/projections/engine.ts';
+import type { ProcessorEngine } from '../../../infra/processors/engine.ts';
 import { ReadModelCache } from '../../../infra/projections/read-model-cache.ts';
 import { profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 
@@ -15,7 +15,7 @@ export interface ProfileLookup {
 export class ProfileCache implements ProfileLookup {
   private readonly cache: ReadModelCache<ProfileRow>;
 
-  constructor(engine: Pick<ProjectionEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
     this.cache = new ReadModelCache(engine, ['profiles']);
   }
 

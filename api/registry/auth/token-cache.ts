@@ -3,7 +3,7 @@
 // very next request. Expiry is checked by the caller against the clock, never cached.
 
 import type { Pool } from '../../../infra/db/pool.ts';
-import type { ProjectionEngine } from '../../../infra/projections/engine.ts';
+import type { ProcessorEngine } from '../../../infra/processors/engine.ts';
 import { ReadModelCache } from '../../../infra/projections/read-model-cache.ts';
 import { tokenByHash, type TokenRow } from '../../../projections/registry/tokens.ts';
 
@@ -14,7 +14,7 @@ export interface TokenLookup {
 export class TokenCache implements TokenLookup {
   private readonly cache: ReadModelCache<TokenRow>;
 
-  constructor(engine: Pick<ProjectionEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
     this.cache = new ReadModelCache(engine, ['registry_tokens']);
   }
 

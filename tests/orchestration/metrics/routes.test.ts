@@ -1,12 +1,13 @@
 // GET /metrics: Prometheus text with requests by route pattern, events appended by type, each
-// projection's checkpoint, lag and last error, and process metrics; a Bearer token when
-// ORCH_METRICS_TOKEN is set.
+// processor's (projection's, reactor's) checkpoint, lag and last error, and process metrics; a
+// Bearer token when ORCH_METRICS_TOKEN is set.
 
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toAppend } from '../../../infra/commands.ts';
 import { allProjections } from '../../../projections/index.ts';
+import { backgroundOf } from '../../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 
 const ADMIN_KEY = 'orch_metrics-admin-key-00000000000000000';
@@ -88,6 +89,41 @@ test('a projection that cannot apply an event: lag and its last error show', asy
   assert.ok(sample(text, 'orchard_projection_last_error_timestamp_seconds', { projection: 'sessions' })! > 0);
   assert.ok(text.includes('orchard_projection_last_error_info{projection="sessions",error="null value in column \\"session_hash\\"'), 'the last error is named');
   assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'users' }), 0);
+});
+
+test('every reactor beside the projections: checkpoint, lag, active here, and its last error', async ({ s }) => {
+  const reactors = ['scheduled_message_poster', 'web_push_sender'];
+  const background = backgroundOf(s.platform); // registers the chat reactors with the platform's engine
+  background.start();
+  try {
+    const scrape = async () => (await http(`${s.orch}/metrics`)).text;
+    const caughtUp = (text: string) => reactors.every((name) => sample(text, 'orchard_reactor_active', { reactor: name }) === 1
+      && sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0);
+    let text = await scrape();
+    for (const deadline = Date.now() + 20_000; !caughtUp(text) && Date.now() < deadline; text = await scrape()) await new Promise((r) => setTimeout(r, 100));
+    for (const name of reactors) {
+      assert.is(sample(text, 'orchard_reactor_active', { reactor: name }), 1, name);
+      assert.is(sample(text, 'orchard_reactor_lag_events', { reactor: name }), 0, name);
+      assert.is(sample(text, 'orchard_reactor_errors_total', { reactor: name }), 0, name);
+      assert.is(sample(text, 'orchard_projection_active', { projection: name }), undefined, `${name} is not listed as a projection`);
+    }
+    // The push sender starts at the log's head: its checkpoint is written at once.
+    assert.ok(sample(text, 'orchard_reactor_checkpoint_position', { reactor: 'web_push_sender', part: 'prepare' })! > 0);
+
+    // A delivery the poster cannot act on (no file list): it fails, stays behind, and says why.
+    const bad = toAppend({ type: 'ScheduledMessageDelivered', data: { scheduled_message_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+    await s.platform.store.append(`chat_scheduled_message-${randomUUID()}`, [bad], { expected: 'no_stream' });
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      text = await scrape();
+      if ((sample(text, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' }) ?? 0) > 0) break;
+    }
+    assert.ok(sample(text, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' })! >= 1);
+    assert.is(sample(text, 'orchard_reactor_lag_events', { reactor: 'scheduled_message_poster' }), 1);
+    assert.ok(sample(text, 'orchard_reactor_last_error_timestamp_seconds', { reactor: 'scheduled_message_poster' })! > 0);
+    assert.ok(text.includes('orchard_reactor_last_error_info{reactor="scheduled_message_poster",error="'), 'the last error is named');
+  } finally {
+    await background.stop();
+  }
 });
 
 test('ORCH_METRICS_TOKEN: Bearer required, 401 otherwise', async ({ s }) => {

@@ -1,5 +1,5 @@
-// The web-push sender: a reactor (infra/scheduler/reactor.ts: one process at a time, a
-// checkpoint moved after each page, so a restart neither resends nor skips) that pushes to users
+// The web-push sender: a reactor (infra/processors/reactor.ts: one process at a time, the
+// checkpoint moved after each batch, so a restart resumes where it stopped) that pushes to users
 // with no socket on any instance (api/chat/ws/presence.ts) and a push subscription:
 //
 // - `MeetingReminderFired`: to each of `recipient_ids`: `{type: "meeting_reminder", meeting_id,
@@ -17,6 +17,13 @@
 // endpoint) and not retried: a notification is best effort, and a retry of the page would
 // repeat the ones that went through. A newly started sender begins at the log's head: history
 // is never pushed.
+//
+// Idempotent by event id as far as a push can be: a batch handed over again (a crash after the
+// sends, before the checkpoint) sends each notification again with the same `Topic` (derived from
+// the reminder id, or the channel), so the push service replaces one still pending instead of
+// queueing a second; one the device already showed is shown again, which is why a sent push is
+// never retried on failure. Dropping a gone subscription is a command on its own stream that
+// decides nothing the second time (the subscription is removed already).
 
 import type { MessageEvent } from '../../../domain/chat/messages/events.ts';
 import type { ReminderEvent as MeetingReminderFiredEvent } from '../../../domain/chat/meetings/events.ts';
@@ -27,6 +34,7 @@ import type { Clock } from '../../../infra/clock.ts';
 import { asDomainEvent, type CommandContext, type CommandRunner } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
+import { defineReactor, type Reactor } from '../../../infra/processors/reactor.ts';
 import type { Logger } from '../../../infra/logging.ts';
 import { OutboundError, type OutboundPolicy } from '../../../infra/outbound/guard.ts';
 import { pushTopic, sendWebPush, type PushMessage, type Vapid } from '../../../infra/push/web-push.ts';
@@ -34,7 +42,6 @@ import { mapLimit } from '../../../infra/scheduler/scheduler.ts';
 import { pushSubscriptionsFor, type PushSubscriptionRow } from '../../../projections/chat/push.ts';
 import { usersWithSockets } from '../ws/presence.ts';
 
-export const PUSH_SENDER_EVENTS = ['MeetingReminderFired', 'MessagePosted'];
 export const MENTION_TTL_SECONDS = 24 * 60 * 60;
 const PUSH_ACTOR: CommandContext = { actor: { kind: 'system', id: 'push_sender' }, correlationId: null };
 
@@ -50,7 +57,7 @@ export interface PushSenderDeps {
 
 type Posted = Extract<MessageEvent, { type: 'MessagePosted' }>['data'];
 
-export function pushSender(deps: PushSenderDeps) {
+export function pushSender(deps: PushSenderDeps): Reactor {
   /** Send `message` to every subscription of `userIds` whose user has no socket anywhere. */
   async function deliver(userIds: string[], message: PushMessage, causationId: string): Promise<void> {
     const subscriptions = await pushSubscriptionsFor(deps.db, [...new Set(userIds)]);
@@ -100,10 +107,15 @@ export function pushSender(deps: PushSenderDeps) {
     await deliver(recipients, { payload: JSON.stringify(payload), ttlSeconds: MENTION_TTL_SECONDS, topic: pushTopic(`mention:${d.channel_id}`), urgency: 'normal' }, event.id);
   }
 
-  return async (events: RecordedEvent[]): Promise<void> => {
-    for (const event of events) {
-      if (event.type === 'MeetingReminderFired') await reminder(event);
-      else if (event.type === 'MessagePosted') await mention(event);
-    }
-  };
+  return defineReactor<MessageEvent | MeetingReminderFiredEvent>({
+    name: 'web_push_sender',
+    handles: ['MeetingReminderFired', 'MessagePosted'],
+    startAt: 'head',
+    async react(events) {
+      for (const event of events) {
+        if (event.type === 'MeetingReminderFired') await reminder(event);
+        else if (event.type === 'MessagePosted') await mention(event);
+      }
+    },
+  });
 }
