@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { Temporal } from 'temporal-polyfill';
 import { loggedEvents } from '../support/services.ts';
 import { connectWs } from '../support/ws.ts';
-import { sleep, startTwoInstances, stopTwoInstances, until, type TwoInstances } from '../support/two-chat-instances.ts';
+import { sleep, startTwoInstances, stopTwoInstances, type TwoInstances } from '../support/two-chat-instances.ts';
+import { until } from '../support/until.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
 import { meetingDecider, meetingStream } from '../../domain/chat/meetings/decider.ts';
 
