@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { toAppend } from '../../../infra/commands.ts';
 import { allProjections } from '../../../projections/index.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { until } from '../../support/until.ts';
 
 const ADMIN_KEY = 'orch_metrics-admin-key-00000000000000000';
 const TOKEN = 'metrics-token-0123456789';
@@ -58,12 +59,12 @@ test('every projection: checkpoint, lag 0 when caught up, active here, no errors
   // The engine takes each projection's lock in turn at start: on a loaded machine the last ones
   // may still be on their way when this test begins, so wait (bounded) until each is active and caught up.
   let text = '';
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+  const ready = ({ name }: { name: string }) => sample(text, 'orchard_projection_active', { projection: name }) === 1
+    && sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
+  await until(() => `every projection active and caught up (not yet: ${allProjections.filter((p) => !ready(p)).map((p) => p.name).join(', ')})`, async () => {
     text = (await http(`${s.orch}/metrics`)).text;
-    const ready = ({ name }: { name: string }) => sample(text, 'orchard_projection_active', { projection: name }) === 1
-      && sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
-    if (allProjections.every(ready)) break;
-  }
+    return allProjections.every(ready);
+  }, 20_000, 100);
   for (const { name } of allProjections) {
     assert.is(sample(text, 'orchard_projection_lag_events', { projection: name }), 0, name);
     assert.is(sample(text, 'orchard_projection_active', { projection: name }), 1, name);
