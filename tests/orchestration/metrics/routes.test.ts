@@ -79,11 +79,10 @@ test('a projection that cannot apply an event: lag and its last error show', asy
   const bad = toAppend({ type: 'SessionStarted', data: { user_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
   await s.platform.store.append(`session-${randomUUID()}`, [bad], { expected: 'no_stream' });
   let text = '';
-  for (let i = 0; i < 50; i++) {
+  await until('the sessions projection to fail on it', async () => {
     text = (await http(`${s.orch}/metrics`)).text;
-    if ((sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return (sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0;
+  }, 10_000, 100);
   assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'sessions' }), 1);
   assert.ok(sample(text, 'orchard_projection_errors_total', { projection: 'sessions' })! >= 1);
   assert.ok(sample(text, 'orchard_projection_last_error_timestamp_seconds', { projection: 'sessions' })! > 0);
