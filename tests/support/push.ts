@@ -53,7 +53,7 @@ export class PushService {
     return this.received.filter((p) => p.path === path);
   }
 
-  /** Wait until `path` has received `count` pushes (15 s at most). */
+  /** Wait until `path` has received `count` pushes (20 s at most by default). */
   async waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Pushed[]> {
     await until(() => `${count} pushes to ${path} (${this.to(path).length} so far)`, async () => this.to(path).length >= count, timeoutMs, 100);
     return this.to(path);
