@@ -16,6 +16,7 @@ import { browser, decrypt, PushService, type Browser } from '../support/push.ts'
 import { startTestServices, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
 import { connectWs } from '../support/ws.ts';
+import { until } from '../support/until.ts';
 
 interface Ctx { second?: Platform; secondChat?: RunningService; s: TestServices; sp: Spaces; push: PushService; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser }
 const test = suite<Ctx>('e2e: web push skips users with a socket');
@@ -69,11 +70,7 @@ test('online (a socket): no push; offline: pushed; the presence row follows the 
 
   ws.close();
   await ws.closed;
-  const deadline = Date.now() + 20_000;
-  while ((await presentRows(ctx, ctx.alice.id)) > 0) {
-    if (Date.now() > deadline) throw new Error('the presence row stayed after the socket closed');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('the presence row gone after the socket closed', async () => (await presentRows(ctx, ctx.alice.id)) === 0, 20_000, 100);
   const third = await fire(ctx, [ctx.alice.id]);
   const [alices] = await ctx.push.waitFor('/alice', 1);
   assert.is(JSON.parse(decrypt(alices!, ctx.ab)).meeting_id, third);

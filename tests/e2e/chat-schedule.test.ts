@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { startChatProcess } from '../support/chat-process.ts';
 import { postedCount, seedScheduled } from '../support/schedule.ts';
 import { connectWs } from '../support/ws.ts';
-import { call, sleep, startTwoInstances, stopTwoInstances, until, type TwoInstances } from '../support/two-chat-instances.ts';
+import { call, sleep, startTwoInstances, stopTwoInstances, type TwoInstances } from '../support/two-chat-instances.ts';
+import { until } from '../support/until.ts';
 
 type Ctx = TwoInstances;
 const test = suite<Ctx>('e2e: the chat scheduler on two instances');

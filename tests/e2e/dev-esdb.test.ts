@@ -2,43 +2,34 @@
 // as a test double; a service started with EVENTSTORE_URL pointing at it writes its log there
 // (not to PostgreSQL) and reads its own writes back through HTTP. Bad arguments get the usage.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { userStream } from '../../domain/orchestration/users/events.ts';
 import { EventStoreDbEventStore } from '../../infra/eventstore/eventstoredb.ts';
-import { BIN, orchard } from '../support/cli.ts';
+import { orchard, startOrchard, type RunningOrchard } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process.ts';
 import { http } from '../support/services.ts';
 
 const ADMIN_KEY = 'orch_dev-esdb-admin-key-000000000000000';
 
-const test = suite<{ dev?: ChildProcess; output: string[]; db?: TestDatabase; orch?: ServiceProcess }>('orchard dev esdb', { output: [] });
+const test = suite<{ dev?: RunningOrchard; db?: TestDatabase; orch?: ServiceProcess }>('orchard dev esdb');
 
 test.after(async (ctx) => {
   await ctx.orch?.stop();
-  if (ctx.dev && ctx.dev.exitCode === null) {
-    ctx.dev.kill('SIGTERM');
-    await new Promise((r) => ctx.dev!.once('exit', r));
+  if (ctx.dev && ctx.dev.child.exitCode === null) {
+    ctx.dev.child.kill('SIGTERM');
+    await ctx.dev.exited;
   }
   await ctx.db?.drop();
 });
 
 test('the double on a port, labelled as one; a service on it appends through HTTP and reads back; SIGTERM stops it', async (ctx) => {
-  ctx.dev = spawn(process.execPath, [BIN, 'dev', 'esdb', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  ctx.dev.stdout!.on('data', (c) => ctx.output.push(String(c)));
-  ctx.dev.stderr!.on('data', (c) => ctx.output.push(String(c)));
-  const deadline = Date.now() + 60_000;
-  let url: string | undefined;
-  while (!url) {
-    url = /listening\s+(esdb:\/\/127\.0\.0\.1:\d+\?tls=false)/.exec(ctx.output.join(''))?.[1];
-    if (url) break;
-    assert.ok(Date.now() < deadline && ctx.dev.exitCode === null, `dev esdb did not start: ${ctx.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.match(ctx.output.join(''), /TEST DOUBLE, not a server/);
+  ctx.dev = startOrchard(['dev', 'esdb', '--port', '0']);
+  const dev = ctx.dev;
+  const url = await dev.waitFor('dev esdb to listen', () => /listening\s+(esdb:\/\/127\.0\.0\.1:\d+\?tls=false)/.exec(dev.output())?.[1], 60_000);
+  assert.match(dev.output(), /TEST DOUBLE, not a server/);
 
   ctx.db = await freshDatabase('dev_esdb');
   ctx.orch = await startServiceProcess('orch', ctx.db.url, { EVENTSTORE_URL: url, ADMIN_API_KEY: ADMIN_KEY });
@@ -63,9 +54,8 @@ test('the double on a port, labelled as one; a service on it appends through HTT
 
   await ctx.orch.stop();
   ctx.orch = undefined;
-  ctx.dev.kill('SIGTERM');
-  const code = await new Promise((r) => ctx.dev!.once('exit', r));
-  assert.is(code, 0);
+  dev.child.kill('SIGTERM');
+  assert.is(await dev.exited, 0);
 });
 
 test('bad arguments: the usage, exit 2', async () => {

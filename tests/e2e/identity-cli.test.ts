@@ -1,36 +1,21 @@
 // Key recovery from the host: `orchard keys rotate` (interactive terminals only) and
 // `orchard keys runner-status`, plus the server's refusal of the runner beside a literal admin key.
 
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { userDecider } from '../../domain/orchestration/users/decider.ts';
 import { userStream } from '../../domain/orchestration/users/events.ts';
+import { orchard, orchardOnTerminal } from '../support/cli.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
 const ADMIN_KEY = 'orch_cli-keys-admin-key-000000000000000';
 const RUNNER_KEY = 'orch_cli-keys-runner-key-00000000000000';
-
-interface Result { code: number; stdout: string; stderr: string }
-function run(file: string, args: string[], env: Record<string, string>): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(file, args, { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-const orchard = (env: Record<string, string>, ...args: string[]) => run(process.execPath, [BIN, ...args], env);
-/** The same command on a pseudo-terminal, as an operator at a shell would run it. */
-const onTerminal = (env: Record<string, string>, ...args: string[]) =>
-  run('script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], env);
 
 interface Ctx { s: TestServices; user: Account; env: Record<string, string> }
 const test = suite<Ctx>('e2e identity: key recovery CLI and the runner principal');
@@ -51,7 +36,7 @@ test('keys rotate refuses to run without an interactive terminal', async ({ env,
 });
 
 test('keys rotate on a terminal prints the new key once; the old one is refused; the rotation is recorded', async ({ env, user, s }) => {
-  const r = await onTerminal(env, 'keys', 'rotate', user.username);
+  const r = await orchardOnTerminal(env, 'keys', 'rotate', user.username);
   assert.is(r.code, 0, r.stdout + r.stderr);
   const key = /(orch_[A-Za-z0-9_-]{20,})/.exec(r.stdout)?.[1];
   assert.ok(key, r.stdout);
@@ -68,13 +53,13 @@ test('keys rotate refuses agent credentials and the runner, and an unknown user'
     type: 'CreateUser', user_id: agentId, username: 'agent-cli', email: 'agent-cli@agents.invalid', role: 'user', auth_source: 'agent',
     principal_type: 'agent', key: keyMaterial(s.platform.sealKey, agentId, 'orch_agent-cli-key'), password_hash: null, by: null, at: new Date().toISOString(),
   }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
-  const agent = await onTerminal(env, 'keys', 'rotate', 'agent-cli');
+  const agent = await orchardOnTerminal(env, 'keys', 'rotate', 'agent-cli');
   assert.is(agent.code, 1);
   assert.match(agent.stdout + agent.stderr, /agent credential/);
-  const runner = await onTerminal(env, 'keys', 'rotate', 'runner');
+  const runner = await orchardOnTerminal(env, 'keys', 'rotate', 'runner');
   assert.is(runner.code, 1);
   assert.match(runner.stdout + runner.stderr, /ORCH_RUNNER_API_KEY/);
-  const nobody = await onTerminal(env, 'keys', 'rotate', 'nobody-here');
+  const nobody = await orchardOnTerminal(env, 'keys', 'rotate', 'nobody-here');
   assert.is(nobody.code, 1);
   const { rows } = await s.db.pool.query(`SELECT reason FROM api_key_rotations WHERE route = 'cli' AND outcome = 'refused' ORDER BY at`);
   assert.equal(rows.map((r) => r.reason), ['api_key_rotation_agent_credential', 'api_key_rotation_service_principal']);

@@ -7,7 +7,7 @@
 // (removed, or kept when persistent); kill mid-run; the runner killed mid-run and restarted
 // leaves the agent failed with a reason.
 
-import { spawn as spawnProcess, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,57 +15,41 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BIN } from '../support/cli.ts';
+import { startOrchard, type RunningOrchard } from '../support/cli.ts';
 import { completion, startOpenAiServer, type OpenAiServer } from '../support/openai-server.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
+import { until } from '../support/until.ts';
 
 const ADMIN_KEY = `orch_e2e-runner-admin-${randomUUID()}`;
 const RUNNER_KEY = `orch_e2e-runner-${randomUUID()}`;
 const admin = { 'X-API-Key': ADMIN_KEY };
 
-interface Runner { child: ChildProcess; lines: string[] }
-interface Ctx { dir: string; repo: string; workDir: string; s: TestServices; llm: OpenAiServer; runner?: Runner; project: string }
+interface Ctx { dir: string; repo: string; workDir: string; s: TestServices; llm: OpenAiServer; runner?: RunningOrchard; project: string }
 
 const test = suite<Ctx>('e2e: the runner process');
 
-function startRunner(ctx: Ctx): Runner {
+function startRunner(ctx: Ctx): RunningOrchard {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(DATABASE_URL|TEST_DATABASE_URL|EVENTSTORE_URL|ADMIN_API_KEY)/.test(k)) env[k] = v;
   Object.assign(env, {
     ORCH_RUNNER_SERVER_URL: ctx.s.orch, ORCH_RUNNER_API_KEY: RUNNER_KEY, ORCH_RUNNER_WORK_DIR: ctx.workDir, ORCH_RUNNER_POLL_MS: '100',
     ORCH_LLM_PROVIDER: 'openai', ORCH_LLM_BASE_URL: ctx.llm.url, ORCH_LLM_RETRY_MAX: '1', DATA_DIR: path.join(ctx.dir, 'runner-data'), LOG_LEVEL: 'info',
   });
-  const child = spawnProcess(process.execPath, [BIN, 'serve', 'runner'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) {
-    let buffered = '';
-    stream.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      lines.push(...parts);
-    });
-  }
-  return { child, lines };
+  return startOrchard(['serve', 'runner'], { env });
 }
 
-async function stopRunner(runner: Runner | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+/** What the runner printed, line by line (both streams, in the order they came). */
+const linesOf = (runner: RunningOrchard) => runner.output().split('\n');
+
+async function stopRunner(runner: RunningOrchard | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!runner || runner.child.exitCode !== null || runner.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => runner.child.once('exit', resolve));
   runner.child.kill(signal);
-  await exited;
+  await runner.exited;
 }
 
-/** Polls until `check` returns a value (a bounded wait for another process, not a timing assertion). */
-async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, runner?: Runner): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; runner said:\n${runner?.lines.slice(-20).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** A bounded wait (60 s) for another process, not a timing assertion; the runner's last lines in the failure. */
+const eventually = <T>(what: string, check: () => Promise<T | null | undefined | false>, runner?: RunningOrchard) =>
+  until(() => `${what}; runner said:\n${runner ? linesOf(runner).slice(-20).join('\n') : ''}`, check, 60_000, 100);
 
 const agentOf = async (s: TestServices, id: string) => (await http(`${s.orch}/api/v1/agents/${id}`, { headers: admin })).body;
 const spawn = async (ctx: Ctx, body: Record<string, unknown>) => {
@@ -147,7 +131,7 @@ test('the local model: an agent completes offline; a persistent agent keeps its 
   assert.is(done.status, 'completed', JSON.stringify(done));
   assert.is(done.total_cost_usd, 0);
   const kept = path.join(ctx.workDir, ctx.project, 'keeper');
-  await eventually('the runner to finish with keeper', async () => ctx.runner!.lines.some((l) => l.includes('agent_ended') && l.includes(agent.id)), ctx.runner);
+  await eventually('the runner to finish with keeper', async () => linesOf(ctx.runner!).some((l) => l.includes('agent_ended') && l.includes(agent.id)), ctx.runner);
   assert.ok(existsSync(path.join(kept, 'README.md')), 'the persistent worktree is kept');
   assert.is(git(kept, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent/keeper');
 });
@@ -157,7 +141,7 @@ test('kill mid-run: the agent stays killed, the runner abandons it and removes i
   await eventually('hanger-1 to run', async () => (await agentOf(ctx.s, agent.id)).status === 'running', ctx.runner);
   const killed = await http(`${ctx.s.orch}/api/v1/agents/${agent.id}/kill`, { method: 'POST', headers: admin });
   assert.is(killed.body.status, 'killed');
-  await eventually('the runner to abandon hanger-1', async () => ctx.runner!.lines.some((l) => l.includes('agent_ended') && l.includes(agent.id)), ctx.runner);
+  await eventually('the runner to abandon hanger-1', async () => linesOf(ctx.runner!).some((l) => l.includes('agent_ended') && l.includes(agent.id)), ctx.runner);
   assert.is((await agentOf(ctx.s, agent.id)).status, 'killed');
   assert.not.ok(existsSync(path.join(ctx.workDir, ctx.project, 'hanger-1')));
 });
@@ -177,9 +161,8 @@ test('the runner killed mid-run: on restart the agent is failed with a reason, n
   const next = await spawn(ctx, { name: 'after-restart', model: 'local' });
   await eventually('after-restart to complete', async () => (await agentOf(ctx.s, next.id)).status === 'completed', ctx.runner);
   // A graceful stop exits 0.
-  const exited = new Promise<number | null>((resolve) => ctx.runner!.child.once('exit', (code) => resolve(code)));
   ctx.runner!.child.kill('SIGTERM');
-  assert.is(await exited, 0);
+  assert.is(await ctx.runner!.exited, 0);
 });
 
 test.run();

@@ -2,36 +2,25 @@
 // its own embedded PostgreSQL under DATA_DIR, answers the three health routes and /api/v1/me,
 // keeps its data across a restart, and stops everything on SIGTERM.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort } from '../../infra/db/embedded.ts';
+import { startOrchard, type RunningOrchard } from '../support/cli.ts';
 import { http } from '../support/services.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
 const ADMIN_KEY = 'orch_embedded-admin-key-0000000000000000';
 
-interface Running { child: ChildProcess; output: string[]; exited: Promise<number | null> }
-
-async function serve(env: Record<string, string>): Promise<Running> {
+/** `orchard serve all` without this process's DATABASE_URL, once all three services say they listen. */
+async function serve(env: Record<string, string>): Promise<RunningOrchard> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
-  const child = spawn(process.execPath, [BIN, 'serve', 'all'], { env: { ...clean, ...env } });
-  const output: string[] = [];
-  child.stdout!.on('data', (chunk) => output.push(String(chunk)));
-  child.stderr!.on('data', (chunk) => output.push(String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while ((output.join('').match(/"msg":"listening"/g) ?? []).length < 3) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`serve did not start:\n${output.join('')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { child, output, exited };
+  const running = startOrchard(['serve', 'all'], { env: { ...clean, ...env } });
+  await running.waitFor('three services listening', () => (running.output().match(/"msg":"listening"/g) ?? []).length >= 3, 60_000);
+  return running;
 }
 
 const test = suite<{ dataDir: string; env: Record<string, string> }>('e2e: serve all on the embedded PostgreSQL');
@@ -62,7 +51,7 @@ test('starts its own database, answers health and /api/v1/me, stops cleanly, and
   // The generated sealing key lives under DATA_DIR, readable by its owner only.
   assert.ok(existsSync(path.join(dataDir, 'secret.key')));
   assert.match((await readFile(path.join(dataDir, 'secret.key'), 'utf8')).trim(), /^[0-9a-f]{64}$/);
-  assert.not.ok(first.output.join('').includes(ADMIN_KEY));
+  assert.not.ok(first.output().includes(ADMIN_KEY));
 
   first.child.kill('SIGTERM');
   assert.is(await first.exited, 0);

@@ -2,7 +2,7 @@
 // enter, on the embedded PostgreSQL (which must then run as an unprivileged user); and the
 // one-line refusals, with a non-zero exit, for what an operator gets wrong at start.
 
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startOrchard, type RunningOrchard } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { http } from '../support/services.ts';
 
@@ -19,33 +20,23 @@ const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const asRoot = process.getuid?.() === 0;
 
-interface Started { child: ChildProcess; stdout: string[]; stderr: string[]; exited: Promise<number | null> }
-
-function start(bin: string, args: string[], env: Record<string, string>, cwd = ROOT): Started {
+/** `orchard <args>` from `bin` in `cwd`, without this process's database, data or key settings. */
+function start(bin: string, args: string[], env: Record<string, string>, cwd = ROOT): RunningOrchard {
   const clean = { ...process.env };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE', 'REDIS_URL']) delete clean[k];
-  const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...clean, ORCH_SECRET_KEY: 'c3'.repeat(32), ...env } });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  child.stdout!.on('data', (chunk) => stdout.push(String(chunk)));
-  child.stderr!.on('data', (chunk) => stderr.push(String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout, stderr, exited };
+  return startOrchard(args, { bin, cwd, env: { ...clean, ORCH_SECRET_KEY: 'c3'.repeat(32), ...env } });
 }
 
 /** The service URLs from the start lines on stderr, once all three are printed. */
-async function urls(s: Started, ms = 90_000): Promise<Record<string, string>> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+function urls(s: RunningOrchard, ms = 90_000): Promise<Record<string, string>> {
+  return s.waitFor('the three start lines', () => {
     const found = Object.fromEntries([...s.stderr.join('').matchAll(/^orchard: (orchestration|chat|registry)\s+(http:\/\/\S+)/gm)].map((m) => [m[1], m[2]]));
-    if (Object.keys(found).length === 3) return found;
-    if (Date.now() > deadline || s.child.exitCode !== null) throw new Error(`serve did not start:\n${s.stderr.join('')}\n${s.stdout.join('').slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return Object.keys(found).length === 3 && found;
+  }, ms);
 }
 
 /** A refusal: exit code 1, one line on stderr naming the problem, no stack trace. */
-async function refusal(s: Started): Promise<string> {
+async function refusal(s: RunningOrchard): Promise<string> {
   const code = await s.exited;
   const err = s.stderr.join('').trim();
   assert.is(code, 1, err);

@@ -10,6 +10,7 @@ import { createLogger } from '../../infra/logging.ts';
 import { ProcessorEngine } from '../../infra/processors/engine.ts';
 import { ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/projections/engine.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
+import { until } from '../support/until.ts';
 import { event } from './eventstore.contract.ts';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
 import { CommandRunner } from '../../infra/commands.ts';
@@ -43,14 +44,6 @@ function tally(options: { failOn?: (e: RecordedEvent) => boolean } = {}): Projec
          ON CONFLICT (stream) DO UPDATE SET n = tallies.n + 1, last_type = $2`, [e.stream, e.type]);
     },
   };
-}
-
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const count = async (db: TestDatabase, table = 'applied') => Number((await db.pool.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
@@ -92,7 +85,7 @@ test('a projection that throws half-way through a batch leaves no partial effect
 
   const healthy = new ProcessorEngine(store, db.pool, [tally()], quiet);
   healthy.start();
-  await until(async () => (await count(db)) === 20);
+  await until('20 applied', async () => (await count(db)) === 20, 5000, 20);
   await new Promise((r) => setTimeout(r, 100));
   assert.is(await count(db), 20);
   assert.is(Number((await db.pool.query('SELECT sum(n) FROM tallies')).rows[0].sum), 20);
@@ -103,14 +96,14 @@ test('two engines: one runs the projection, the other stands by and takes over w
   const first = new ProcessorEngine(store, db.pool, [tally()], quiet);
   const second = new ProcessorEngine(store, db.pool, [tally()], quiet);
   first.start();
-  await until(async () => first.isActive('tally'));
+  await until('the first engine active', async () => first.isActive('tally'), 5000, 20);
   second.start();
   for (let i = 0; i < 50; i++) await store.append(`two-${i % 5}`, [event('Counted')], { expected: 'any' });
-  await until(async () => (await count(db)) === 50);
+  await until('50 applied', async () => (await count(db)) === 50, 5000, 20);
   assert.ok(first.isActive('tally'));
   assert.not.ok(second.isActive('tally'));
   await first.stop();
-  await until(async () => second.isActive('tally'), 6000);
+  await until('the second engine active', async () => second.isActive('tally'), 6000, 20);
   const last = await store.append('two-x', [event('Counted')], { expected: 'any' });
   await second.waitFor(last.position, ['Counted']);
   assert.is(await count(db), 51); // each event applied exactly once across both engines
@@ -127,8 +120,8 @@ test('when the lock connection dies, the engine stops, takes the lock again and 
      WHERE l.locktype = 'advisory' AND a.datname = current_database()`);
   assert.equal(rows.map((r) => r.killed), [true]);
   for (let i = 0; i < 10; i++) await store.append(`lost-${i + 2}`, [event('Counted')], { expected: 'no_stream' });
-  await until(async () => (await count(db)) === 11, 8000);
-  await until(async () => engine.isActive('tally'), 8000);
+  await until('11 applied', async () => (await count(db)) === 11, 8000, 20);
+  await until('the engine active again', async () => engine.isActive('tally'), 8000, 20);
   const last = await store.append('lost-final', [event('Counted')], { expected: 'no_stream' });
   await engine.waitFor(last.position, ['Counted'], 8000);
   assert.is(await count(db), 12);
@@ -151,12 +144,12 @@ test('several projections losing their lock session at once: no double release, 
   const engine = new ProcessorEngine(store, db.pool, names.map(counting), quiet);
   try {
     engine.start();
-    await until(async () => names.every((n) => engine.isActive(n)));
+    await until('every projection active', async () => names.every((n) => engine.isActive(n)), 8000);
     const { rows } = await db.pool.query(
       `SELECT pg_terminate_backend(pid) AS killed FROM (SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
        WHERE l.locktype = 'advisory' AND a.datname = current_database()) held`);
     assert.equal(rows.map((r) => r.killed), [true], 'one lock session held every lock');
-    await until(async () => names.every((n) => engine.isActive(n)), 8000);
+    await until('every projection active again after the lock session was lost', async () => names.every((n) => engine.isActive(n)), 8000);
     const last = await store.append('after-loss', [event('Counted')], { expected: 'no_stream' });
     await engine.waitFor(last.position, ['Counted'], 8000);
     await new Promise((r) => setTimeout(r, 200));
@@ -267,7 +260,7 @@ test('a weighted projection: batches stop growing at maxBatchWeight, live and in
   for (let i = 0; i < 12; i++) await store.append(`w-${i}`, [event('Counted', { w: i === 5 ? 25 : 3 })], { expected: 'no_stream' });
   const engine = new ProcessorEngine(store, db.pool, [weighted], quiet);
   engine.start();
-  await until(async () => (await count(db, 'weighed')) === 12);
+  await until('12 weighed', async () => (await count(db, 'weighed')) === 12, 5000, 20);
   await engine.stop();
   assert.ok(batches.length >= 4 && wellCut(), JSON.stringify(batches));
   batches.length = 0;

@@ -1,6 +1,11 @@
-// The in-process chat world of the content suites (polls, meetings): the apps with the chat's
-// limits lifted, the chat background (scheduler, reactors) to drive by hand, an owner, Ann and
-// Bob in one channel of one group, and Out, a community member outside that channel.
+// The in-process chat world of the content suites (messages, polls, meetings, scheduled
+// messages, bookmarks, the admin surface): the apps with the chat's limits lifted, the chat
+// background (scheduler, reactors) built unstarted to drive by hand, an owner (the first account:
+// the instance owner), Ann and Bob in one community, one group, and by default one channel of
+// theirs, and Out, a community member outside that channel.
+//
+// A suite that counts accounts or channels says what of the world it does without: Out left
+// outside the community or not registered at all, no channel (it makes its own in `gid`).
 
 import type { ChatBackground } from '../../main/chat-background.ts';
 import type { ChatAccount } from './chat.ts';
@@ -8,24 +13,38 @@ import { backgroundOf } from './schedule.ts';
 import { startTestApps, type TestServices } from './services.ts';
 import { Spaces } from './spaces.ts';
 
-export interface ChannelWorld { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string; chid: string }
+/** Where Out stands: a community member outside the channel, registered but in no community, or absent. */
+type Out = 'member' | 'outsider' | 'absent';
 
-export async function startChannelWorld(label: string): Promise<ChannelWorld> {
-  const s = await startTestApps(label, { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+export interface WorldShape<O extends Out, C extends boolean> {
+  out?: O;
+  /** The channel of Ann and Bob (true, the default), or none. */
+  channel?: C;
+  /** Settings beyond the lifted limits. */
+  env?: Record<string, string>;
+}
+
+interface Base { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; cid: string; gid: string }
+/** The world of a shape: `out` unless absent, `chid` unless there is no channel. */
+export type World<O extends Out = 'member', C extends boolean = true> = Base & (O extends 'absent' ? unknown : { out: ChatAccount }) & (C extends false ? unknown : { chid: string });
+export type ChannelWorld = World;
+
+export async function startChannelWorld<O extends Out = 'member', C extends boolean = true>(label: string, shape: WorldShape<O, C> = {}): Promise<World<O, C>> {
+  const s = await startTestApps(label, { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000', ...shape.env });
   const sp = new Spaces(s);
   const bg = backgroundOf(s.platform);
   const owner = await sp.register('own');
   const ann = await sp.register('ann');
   const bob = await sp.register('bob');
-  const out = await sp.register('out');
+  const out = shape.out === 'absent' ? undefined : await sp.register('out');
   const cid = await sp.community(owner);
-  await sp.join(cid, owner, [ann, bob, out]);
+  await sp.join(cid, owner, out && (shape.out ?? 'member') === 'member' ? [ann, bob, out] : [ann, bob]);
   const gid = await sp.group(owner, cid);
-  const chid = await sp.channel(owner, gid, [ann, bob]);
-  return { s, sp, bg, owner, ann, bob, out, cid, gid, chid };
+  const chid = shape.channel === false ? undefined : await sp.channel(owner, gid, [ann, bob]);
+  return { s, sp, bg, owner, ann, bob, cid, gid, ...(out && { out }), ...(chid && { chid }) } as World<O, C>;
 }
 
-export async function stopChannelWorld({ s, bg }: Partial<ChannelWorld>): Promise<void> {
+export async function stopChannelWorld({ s, bg }: Partial<Base>): Promise<void> {
   await bg?.stop();
   await s?.close();
 }

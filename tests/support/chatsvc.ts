@@ -11,6 +11,7 @@ import { bearer, type ChatAccount } from './chat.ts';
 import { http, type TestServices } from './services.ts';
 import { Spaces } from './spaces.ts';
 import { connectWs, type WsClient } from './ws.ts';
+import { until } from './until.ts';
 
 export const BOOTSTRAP_SECRET = 'bootstrap-secret-for-the-connector-suite-0123456789';
 export const INTEGRATION_KEY = 'c3'.repeat(32);
@@ -114,19 +115,13 @@ export class Human {
    * reply that arrived first). Webhook messages are never the bot's replies.
    */
   async botMessage(channelId: string, botId: string, timeoutMs = 30_000): Promise<Record<string, any>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const frame = this.ws.frames.slice(this.sentMark).find((f) => f.type === 'MessageCreated' && f.channel_id === channelId
-        && f.message.sender_id === botId && !f.message.via_webhook && !this.returned.has(f.message.id));
-      if (frame) {
-        this.returned.add(frame.message.id);
-        return frame.message;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`no message from the bot in ${channelId} within ${timeoutMs} ms; frames since the last send: ${JSON.stringify(this.ws.frames.slice(this.sentMark).map((f) => [f.type, f.channel_id, f.message?.sender_id]))}\n${this.diagnose()}`);
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const message = await until(
+      () => `a message from the bot in ${channelId}; frames since the last send: ${JSON.stringify(this.ws.frames.slice(this.sentMark).map((f) => [f.type, f.channel_id, f.message?.sender_id]))}\n${this.diagnose()}`,
+      async () => this.ws.frames.slice(this.sentMark).find((f) => f.type === 'MessageCreated' && f.channel_id === channelId
+        && f.message.sender_id === botId && !f.message.via_webhook && !this.returned.has(f.message.id))?.message,
+      timeoutMs, 25);
+    this.returned.add(message.id);
+    return message;
   }
 }
 
@@ -197,13 +192,12 @@ export function connectorLog(s: TestServices, lines = 30): string {
 }
 
 export async function socketUp(w: { base: string; admin: Record<string, string> }, state = 'connected', timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  let text = '';
+  await until(() => `the socket ${state} (last: ${text})`, async () => {
     const r = await http(w.base, { headers: w.admin });
-    if (r.body?.socket?.state === state) return;
-    if (Date.now() > deadline) throw new Error(`socket not ${state}: ${r.text}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+    text = r.text;
+    return r.body?.socket?.state === state;
+  }, timeoutMs, 100);
 }
 
 /**

@@ -7,6 +7,7 @@ import { createECDH, createPublicKey, randomBytes, verify, type ECDH } from 'nod
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
+import { until } from './until.ts';
 
 export interface Browser { ecdh: ECDH; auth: Buffer; keys: { p256dh: string; auth: string } }
 
@@ -52,13 +53,9 @@ export class PushService {
     return this.received.filter((p) => p.path === path);
   }
 
-  /** Wait until `path` has received `count` pushes (15 s at most). */
+  /** Wait until `path` has received `count` pushes (20 s at most by default). */
   async waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Pushed[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.to(path).length < count) {
-      if (Date.now() > deadline) throw new Error(`${path}: ${this.to(path).length} pushes, expected ${count}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(() => `${count} pushes to ${path} (${this.to(path).length} so far)`, async () => this.to(path).length >= count, timeoutMs, 100);
     return this.to(path);
   }
 
@@ -95,12 +92,9 @@ export function vapidClaims(push: Pushed, publicKey: string): { aud: string; exp
  */
 export async function settlePush(pool: { query(sql: string, values?: unknown[]): Promise<{ rows: any[] }> }, pusher: { drain(): Promise<number> }, timeoutMs = 30_000): Promise<void> {
   const mark = BigInt((await pool.query(`SELECT coalesce(max(position), 0)::text AS p FROM events WHERE type = ANY($1::text[])`, [['MeetingReminderFired', 'MessagePosted']])).rows[0].p);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await until('settlePush: the push sender at the last event', async () => {
     await pusher.drain();
     const row = (await pool.query(`SELECT prepare_pos::text AS p FROM chat_reactor_checkpoints WHERE name = 'web_push_sender'`)).rows[0];
-    if (row && BigInt(row.p) >= mark) return;
-    if (Date.now() > deadline) throw new Error('settlePush: the push sender did not reach the last event');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return row && BigInt(row.p) >= mark;
+  }, timeoutMs, 100);
 }

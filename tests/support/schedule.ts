@@ -12,11 +12,7 @@ export async function settle(platform: Platform, background: ChatBackground): Pr
   const unposted = async () => Number((await platform.pool.query<{ n: string }>(
     `SELECT count(*) AS n FROM events d WHERE d.type = 'ScheduledMessageDelivered'
        AND NOT EXISTS (SELECT 1 FROM events m WHERE m.stream_id = 'chat_message-' || substring(d.stream_id from 24))`)).rows[0]!.n);
-  const deadline = Date.now() + 30_000;
-  do {
-    await background.settle();
-    if (Date.now() > deadline) throw new Error('settle: deliveries still unposted after 30 s');
-  } while ((await unposted()) > 0);
+  await postedAll(background, unposted);
   const { rows } = await platform.pool.query<{ type: string; txid: string; position: string }>(
     'SELECT type, transaction_id::text AS txid, position::text AS position FROM events WHERE position > $1', [mark]);
   await platform.engine.waitForEvents(rows.map((r) => ({ type: r.type, position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } })), 30_000);
@@ -30,14 +26,16 @@ async function settleOnStore(platform: Platform, background: ChatBackground): Pr
     const posted = new Set(events.filter((e) => e.type === 'MessagePosted').map((e) => e.stream));
     return events.filter((e) => e.type === 'ScheduledMessageDelivered' && !posted.has(`chat_message-${e.stream.slice('chat_scheduled_message-'.length)}`)).length;
   };
-  const deadline = Date.now() + 30_000;
-  do {
-    await background.settle();
-    if (Date.now() > deadline) throw new Error('settle: deliveries still unposted after 30 s');
-  } while ((await unposted()) > 0);
+  await postedAll(background, unposted);
   const appended = await platform.store.readAll({ after: mark, limit: 100_000 });
   await platform.engine.waitForEvents(appended.map((e) => ({ type: e.type, position: e.position })), 30_000);
 }
+
+/** Fire and react until no delivery is left unposted (30 s at most). */
+const postedAll = (background: ChatBackground, unposted: () => Promise<number>) => until('settle: every delivery posted', async () => {
+  await background.settle();
+  return (await unposted()) === 0;
+}, 30_000, 0);
 
 export const backgroundOf = (platform: Platform) => chatBackground(platform);
 
@@ -54,6 +52,7 @@ import { openPlatform } from '../../main/platform.ts';
 import { SHARED_CHAT_ENV } from './chat-process.ts';
 import { loggedEvents } from './services.ts';
 import { logOnEsdb, testLogEnv } from './test-log.ts';
+import { until } from './until.ts';
 
 /** A platform on the database without projections or background work: for appending seeds. */
 export async function seedingPlatform(databaseUrl: string, env: Record<string, string> = {}): Promise<Platform> {

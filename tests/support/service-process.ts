@@ -2,11 +2,11 @@
 // apart from the process running them: several instances on one database, a kill -9, or a
 // service whose CPU and heap are measured alone. Its URL is the one it announces.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BIN } from './cli.ts';
+import { startOrchard } from './cli.ts';
 import { testLogEnv } from './test-log.ts';
 
 export interface ServiceProcess {
@@ -35,31 +35,24 @@ export async function startServiceProcess(
   const dataDir = await mkdtemp(path.join(tmpdir(), `orchard-${service}-`));
   const clean = { ...process.env };
   for (const k of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE', 'REDIS_URL', 'EVENTSTORE_URL']) delete clean[k];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', service], {
+  const started = startOrchard(['serve', service], {
     env: { ...clean, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir, [LISTEN[service]]: '127.0.0.1:0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    nodeArgs: options.nodeArgs,
   });
-  const out: string[] = [];
-  child.stdout!.on('data', (c) => out.push(String(c)));
-  child.stderr!.on('data', (c) => out.push(String(c)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child } = started;
   const announced = new RegExp(`^orchard: ${ANNOUNCED[service]}\\s+(http://\\S+)`, 'm');
-  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  let url: string | undefined;
-  while (!url) {
-    url = announced.exec(out.join(''))?.[1];
-    if (url) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      await rm(dataDir, { recursive: true, force: true });
-      throw new Error(`serve ${service} did not start:\n${out.join('').slice(-3000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  let url: string;
+  try {
+    url = await started.waitFor(`serve ${service} to announce its URL`, () => announced.exec(started.output())?.[1], options.timeoutMs ?? 120_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
   }
   const end = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
+    await started.exited;
     await rm(dataDir, { recursive: true, force: true });
   };
-  return { url, child, output: () => out.join(''), stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  return { url, child, output: started.output, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }

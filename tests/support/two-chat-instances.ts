@@ -21,17 +21,6 @@ export async function call(base: string, who: ChatAccount, method: string, path:
   return r.body;
 }
 
-/** Poll `check` until it returns something other than false. */
-export async function until<T>(what: string, check: () => Promise<T | false>, timeoutMs = 180_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
 /** Both instances, the owner (registered on `a`) and Ann (on `b`) in one channel of a community named `community`. */
 export async function startTwoInstances(label: string, community: string): Promise<TwoInstances> {
   const db = await freshDatabase(label);

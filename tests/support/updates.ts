@@ -122,5 +122,3 @@ export class FakeServices extends StaticHost {
     return this;
   }
 }
-
-export { until } from './until.ts';

@@ -7,6 +7,7 @@ import { parseCheckInterval } from '../../domain/updates/schedule.ts';
 import { UpdateChecker } from '../../infra/updates/checker.ts';
 import { startTestApps, type TestServices } from '../support/services.ts';
 import { payload, releaseKeys, sign, StaticHost, type ReleaseKeys } from '../support/updates.ts';
+import { until } from '../support/until.ts';
 import { ed25519 } from '@noble/curves/ed25519.js';
 
 interface Ctx { s: TestServices; host: StaticHost; keys: ReleaseKeys }
@@ -38,13 +39,6 @@ function scripted(s: TestServices) {
 }
 
 const checks = async (s: TestServices) => Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE type = 'UpdateCheckCompleted'`)).rows[0].count);
-const until = async (fn: () => Promise<boolean>) => {
-  for (let i = 0; i < 200; i++) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('condition not reached');
-};
 
 function checker(ctx: Ctx, interval: string | undefined, random: number, sleep: (ms: number, signal: AbortSignal) => Promise<void>) {
   const p = ctx.s.platform;
@@ -61,16 +55,16 @@ test('at startup, then after 6 h plus the jitter (6-6.6 h); next_check_at says w
   const w = scripted(s);
   const c = checker(ctx, undefined, 0.5, w.sleep);
   c.start();
-  await until(async () => (await checks(s)) === before + 1 && w.delays.length === 1);
+  await until('the first check and its sleep', async () => (await checks(s)) === before + 1 && w.delays.length === 1, 10_000, 20);
   assert.is(w.delays[0], Math.round(6.3 * 3_600_000));
   assert.is(c.nextCheckAt!.getTime() - s.clock.now().getTime() <= 6.3 * 3_600_000, true);
   w.wakeUp();
-  await until(async () => (await checks(s)) === before + 2 && w.delays.length === 2);
+  await until('the second check and its sleep', async () => (await checks(s)) === before + 2 && w.delays.length === 2, 10_000, 20);
   await c.stop();
   const jitterless = scripted(s);
   const max = checker(ctx, undefined, 0.9999, jitterless.sleep);
   max.start();
-  await until(async () => jitterless.delays.length === 1);
+  await until('the first sleep', async () => jitterless.delays.length === 1, 10_000, 20);
   assert.ok(jitterless.delays[0]! >= 6 * 3_600_000 && jitterless.delays[0]! <= 6.6 * 3_600_000);
   await max.stop();
 });
@@ -80,7 +74,7 @@ test('values under 900 are raised to 900; off runs no background check', async (
   const c = checker(ctx, '60', 0, w.sleep);
   assert.is(c.intervalSecs, 900);
   c.start();
-  await until(async () => w.delays.length === 1);
+  await until('the first sleep', async () => w.delays.length === 1, 10_000, 20);
   assert.is(w.delays[0], 900_000);
   await c.stop();
   const off = scripted(ctx.s);

@@ -12,7 +12,8 @@ import { bearer, registerChat, type ChatAccount } from '../support/chat.ts';
 import { browser, createAccount, login, type Account, type Session } from '../support/principals.ts';
 import { http, loggedEvents, startTestApps, type TestServices } from '../support/services.ts';
 import { startSidecar, stopSidecar, StubRuntime, type Sidecar } from '../support/stub-runtime.ts';
-import { FakeServices, payload, releaseKeys, sign, StaticHost, until, type ReleaseKeys } from '../support/updates.ts';
+import { FakeServices, payload, releaseKeys, sign, StaticHost, type ReleaseKeys } from '../support/updates.ts';
+import { until } from '../support/until.ts';
 
 const ADMIN_KEY = 'orch_updates-admin-key-000000000000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };

@@ -11,6 +11,7 @@ import { parseFailpoints } from '../../infra/updater/executor.ts';
 import { SidecarClient, SidecarUnavailable } from '../../infra/updates/sidecar-client.ts';
 import { startSidecar, stopSidecar as stop, type Sidecar } from '../support/stub-runtime.ts';
 import { FakeServices, payload, releaseKeys, sign, signedFetch, type ReleaseKeys } from '../support/updates.ts';
+import { until } from '../support/until.ts';
 
 interface Ctx { keys: ReleaseKeys; services: FakeServices; sc: Sidecar }
 const test = suite<Ctx>('updates: the sidecar');
@@ -256,7 +257,7 @@ test('a sidecar stopped mid-swap rolls back when it starts again (recovered); st
   sc.runtime.hold = new Promise((r) => (release = r));
   const id = randomUUID();
   await apply(sc, sign(keys, payload({ version: '1.1.0' })), id);
-  for (let i = 0; i < 100 && sc.journal.stateOf(id) !== 'migrating'; i++) await new Promise((r) => setTimeout(r, 20));
+  await until('the apply migrating', async () => sc.journal.stateOf(id) === 'migrating', 5_000, 20);
   assert.is(sc.journal.stateOf(id), 'migrating');
   // A new sidecar on the same journal (the old one is abandoned mid-apply, as after kill -9).
   const restarted = await startSidecar(keys, services, { dir: sc.dir });

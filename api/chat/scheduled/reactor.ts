@@ -7,8 +7,9 @@
 // crash after the appends, before the checkpoint) only meets conflicts, which `runMany` decides
 // again as `message_exists`: each delivery is posted once.
 
-import type { ScheduledEvent } from '../../../domain/chat/scheduled/decider.ts';
-import { messageDecider, messageStream } from '../../../domain/chat/messages/decider.ts';
+import type { ScheduledEvent } from '../../../domain/chat/scheduled/events.ts';
+import { messageDecider } from '../../../domain/chat/messages/decider.ts';
+import { messageStream } from '../../../domain/chat/messages/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { defineReactor, type Reactor } from '../../../infra/processors/reactor.ts';
 import { SCHEDULER_ACTOR, type FireDeps } from './fire.ts';

@@ -15,10 +15,10 @@
 import { randomUUID } from 'node:crypto';
 import { fingerprint } from '../../../crypto/e2ee/index.ts';
 import { sealSecret } from '../../../crypto/seal.ts';
-import type { ChatsvcAuditEvent, ToolSource } from '../../../domain/orchestration/chatsvc/audit.ts';
-import { botTokenSealContext, integrationDecider, integrationStream } from '../../../domain/orchestration/chatsvc/decider.ts';
+import { botTokenSealContext, integrationDecider } from '../../../domain/orchestration/chatsvc/decider.ts';
+import { integrationStream, type ChatsvcAuditEvent, type ToolSource } from '../../../domain/orchestration/chatsvc/events.ts';
 import { BOT_TOKEN, TOKEN_PREFIX_CHARS } from '../../../domain/orchestration/chatsvc/rules.ts';
-import { auditStream } from '../../../domain/orchestration/users/audit.ts';
+import { auditStream } from '../../../domain/orchestration/users/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { ChatsvcUnreachable, type ChatsvcReply } from '../../../infra/chatsvc/client.ts';
 import type { CommandContext } from '../../../infra/commands.ts';

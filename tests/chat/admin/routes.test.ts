@@ -6,23 +6,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
+import { startChannelWorld, stopChannelWorld, type World } from '../../support/channel-world.ts';
+import { http } from '../../support/services.ts';
 import { expectStatus, Spaces } from '../../support/spaces.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; cid: string; ch: string }
+// Three accounts only: the user listing counts them.
+type Ctx = World<'absent'>;
 const test = suite<Ctx>('chat admin surface');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_admin', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  ctx.cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(ctx.cid, ctx.owner, [ctx.ann, ctx.bob]);
-  const g = await ctx.sp.group(ctx.owner, ctx.cid);
-  ctx.ch = await ctx.sp.channel(ctx.owner, g, [ctx.ann, ctx.bob]);
+  Object.assign(ctx, await startChannelWorld('chat_admin', { out: 'absent' }));
 });
-test.after(async ({ s }) => s?.close());
+test.after((ctx) => stopChannelWorld(ctx));
 
 const bot = (sp: Spaces, token: string, method: string, path: string, json?: unknown) => http(`${sp.base}${path}`, { method, headers: { 'x-bot-token': token }, ...(json !== undefined ? { json } : {}) });
 
@@ -89,7 +83,7 @@ test('password reset ends the sessions; the new password logs in', async ({ s, s
 
 });
 
-test('quarantine hides a message from every reader until released; purges hard-delete', async ({ s, sp, owner, ann, bob, ch, cid }) => {
+test('quarantine hides a message from every reader until released; purges hard-delete', async ({ s, sp, owner, ann, bob, chid: ch, cid }) => {
   const m1 = await sp.post(ann, ch, 'first');
   const m2 = await sp.post(bob, ch, 'second');
   const m3 = await sp.post(bob, ch, 'third');

@@ -3,23 +3,16 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
+import { expectError } from '../../support/chat.ts';
+import { startChannelWorld, stopChannelWorld, type World } from '../../support/channel-world.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; gid: string }
+// Three accounts, no channel: the test makes its own in the group.
+type Ctx = World<'absent', false>;
 const test = suite<Ctx>('chat bookmarks');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_bookmarks', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  const cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(cid, ctx.owner, [ctx.ann, ctx.bob]);
-  ctx.gid = await ctx.sp.group(ctx.owner, cid);
+  Object.assign(ctx, await startChannelWorld('chat_bookmarks', { out: 'absent', channel: false }));
 });
-test.after(async ({ s }) => s?.close());
+test.after((ctx) => stopChannelWorld(ctx));
 
 test('bookmarks: add (201, again 200), readable only, list newest first with paging, unreadable counted, delete 204', async ({ sp, owner, ann, bob, gid }) => {
   const open = await sp.channel(owner, gid, [ann, bob], 'open');

@@ -8,25 +8,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import ICAL from 'ical.js';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
+import { startChannelWorld, stopChannelWorld, type World } from '../../support/channel-world.ts';
+import { http, logText } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string }
+// Each test makes its own channels in the group.
+type Ctx = World<'member', false>;
 const test = suite<Ctx>('chat meetings: iCalendar and feeds');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_meetings_ics', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  ctx.out = await ctx.sp.register('out');
-  ctx.cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(ctx.cid, ctx.owner, [ctx.ann, ctx.bob, ctx.out]);
-  ctx.gid = await ctx.sp.group(ctx.owner, ctx.cid);
+  Object.assign(ctx, await startChannelWorld('chat_meetings_ics', { channel: false }));
 });
-test.after(async ({ s }) => {
-  await s?.close();
-});
+test.after((ctx) => stopChannelWorld(ctx));
 
 const FROM = '2027-01-01T00:00:00Z';
 const MID = '2027-12-31T00:00:00Z';

@@ -14,6 +14,7 @@ import type { TestServices } from '../../support/services.ts';
 import type { Spaces } from '../../support/spaces.ts';
 import { startChannelWorld, stopChannelWorld, type ChannelWorld } from '../../support/channel-world.ts';
 import { settle } from '../../support/schedule.ts';
+import { until } from '../../support/until.ts';
 import { Scheduler } from '../../../infra/scheduler/scheduler.ts';
 import { meetingReminderHandler } from '../../../api/chat/meetings/fire.ts';
 
@@ -209,8 +210,10 @@ test('the same due reminders fired by two schedulers whose leases lapse at once:
   const [x, y] = [0, 1].map(() => new Scheduler({ pool: p.pool, clock: p.clock, log: p.log, leaseMs: 1, handlers: { meeting_reminder: meetingReminderHandler(fire) } }));
   const count = async () => (await p.pool.query<{ n: number; streams: number }>(
     `SELECT count(*)::int AS n, count(DISTINCT stream_id)::int AS streams FROM events WHERE type = 'MeetingReminderFired' AND data->>'meeting_id' = ANY($1::text[])`, [ids])).rows[0]!;
-  const deadline = Date.now() + 60_000;
-  while ((await count()).n < 10 && Date.now() < deadline) await Promise.all([x!.tick(), y!.tick(), x!.tick(), y!.tick()]);
+  await until('both schedulers through the reminders', async () => {
+    await Promise.all([x!.tick(), y!.tick(), x!.tick(), y!.tick()]);
+    return (await count()).n >= 10;
+  }, 60_000, 0);
   await Promise.all([x!.tick(), y!.tick()]);
   assert.equal(await count(), { n: 10, streams: 10 }, 'the 25-minute reminders, once each');
   assert.ok(x!.fired + y!.fired >= 10);

@@ -5,25 +5,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError, registerChat, uniqueName, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
+import { startChannelWorld, stopChannelWorld, type World } from '../../support/channel-world.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string }
+// Out outside the community; each test makes its own channels in the group Ann and Bob joined.
+type Ctx = World<'outsider', false>;
 const test = suite<Ctx>('chat channels and messages');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_messages', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  ctx.out = await ctx.sp.register('out');
-  ctx.cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(ctx.cid, ctx.owner, [ctx.ann, ctx.bob]);
-  ctx.gid = await ctx.sp.group(ctx.owner, ctx.cid);
+  Object.assign(ctx, await startChannelWorld('chat_messages', { out: 'outsider', channel: false }));
   await ctx.sp.ok(ctx.ann, 'POST', `/api/groups/${ctx.gid}/join`);
   await ctx.sp.ok(ctx.bob, 'POST', `/api/groups/${ctx.gid}/join`);
 });
-test.after(async ({ s }) => s?.close());
+test.after((ctx) => stopChannelWorld(ctx));
 
 test('standalone channels: members named at creation; roles; kick, ban, unban; leave; transfer', async ({ sp, owner, ann, bob, out }) => {
   expectError(await sp.call(ann, 'POST', '/api/channels', { name: 'x', member_ids: ['00000000-0000-4000-8000-000000000000'] }), 404);

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { PresenceTracker, PRESENCE, usersWithSockets } from '../../../api/chat/ws/presence.ts';
 import { createLogger } from '../../../infra/logging.ts';
 import { freshDatabase, type TestDatabase } from '../../support/database.ts';
+import { until } from '../../support/until.ts';
 
 interface Ctx { db: TestDatabase }
 const test = suite<Ctx>('chat presence heartbeats');
@@ -22,14 +23,6 @@ test.after(async ({ db }) => db?.drop());
 const seen = async (ctx: Ctx, instance: string, user: string) =>
   (await ctx.db.pool.query<{ seen_at: Date }>('SELECT seen_at FROM chat_presence WHERE instance_id = $1 AND user_id = $2', [instance, user])).rows[0]?.seen_at ?? null;
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 test('connect writes a row at once; the heartbeat refreshes it; disconnect deletes it', async (ctx) => {
   const tracker = new PresenceTracker(ctx.db.pool, log, 200);
   const user = randomUUID();
@@ -37,9 +30,9 @@ test('connect writes a row at once; the heartbeat refreshes it; disconnect delet
   const first = await seen(ctx, tracker.instanceId, user);
   assert.ok(first);
   assert.equal([...await usersWithSockets(ctx.db.pool, [user, randomUUID()])], [user]);
-  await until('a heartbeat', async () => ((await seen(ctx, tracker.instanceId, user))?.getTime() ?? 0) > first!.getTime());
+  await until('a heartbeat', async () => ((await seen(ctx, tracker.instanceId, user))?.getTime() ?? 0) > first!.getTime(), 20_000, 50);
   tracker.disconnected(user);
-  await until('the row to go', async () => (await seen(ctx, tracker.instanceId, user)) === null);
+  await until('the row to go', async () => (await seen(ctx, tracker.instanceId, user)) === null, 20_000, 50);
   assert.equal([...await usersWithSockets(ctx.db.pool, [user])], []);
 });
 
@@ -50,7 +43,7 @@ test('two instances keep separate rows; a socket on either counts; a reconnect r
   await a.connected(user);
   await b.connected(user);
   a.disconnected(user);
-  await until('instance a\'s row to go', async () => (await seen(ctx, a.instanceId, user)) === null);
+  await until('instance a\'s row to go', async () => (await seen(ctx, a.instanceId, user)) === null, 20_000, 50);
   assert.equal([...await usersWithSockets(ctx.db.pool, [user])], [user], 'still on b');
   b.disconnected(user);
   await b.connected(user); // writes run in order: the delete does not undo the reconnect
@@ -67,7 +60,7 @@ test('a row whose heartbeat stopped counts for the TTL only, and is swept later 
   const tracker = new PresenceTracker(ctx.db.pool, log, 100);
   const someone = randomUUID();
   await tracker.connected(someone);
-  await until('the sweep', async () => (await seen(ctx, 'killed', dead)) === null);
+  await until('the sweep', async () => (await seen(ctx, 'killed', dead)) === null, 20_000, 50);
   assert.ok(await seen(ctx, 'killed', stale), 'younger stale rows wait for the sweep age');
   tracker.disconnected(someone);
 });

@@ -16,6 +16,7 @@ import { browser, decrypt, PushService, settlePush, vapidClaims, type Browser } 
 import { backgroundOf } from '../../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
+import { until } from '../../support/until.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; push: PushService; bg: ChatBackground; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser; publicKey: string; channel: string }
 const test = suite<Ctx>('chat web push: sender');
@@ -132,9 +133,8 @@ test('410 and 404 from the push service drop the subscription (an event); other 
   const removed = (await ctx.s.db.pool.query(`SELECT data->>'user_id' AS user_id, data->>'reason' AS reason, (data->>'status')::int AS status FROM events WHERE type = 'PushSubscriptionRemoved' AND data->>'reason' = 'gone'`)).rows;
   assert.equal(removed.map((r) => [r.user_id, r.status]).sort(), [[dave.id, 410], [erin.id, 404]].sort());
   // The removals are in the log; each read model row goes once the projection has applied it.
-  const deadline = Date.now() + 20_000;
   const listed = async (who: typeof dave) => (await ctx.sp.ok(who, 'GET', '/api/push/subscriptions')).subscriptions.length;
-  while ((await listed(dave)) + (await listed(erin)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await until('the removed subscriptions unlisted', async () => (await listed(dave)) + (await listed(erin)) === 0, 20_000, 100);
   assert.equal((await ctx.sp.ok(dave, 'GET', '/api/push/subscriptions')).subscriptions, []);
   assert.equal((await ctx.sp.ok(erin, 'GET', '/api/push/subscriptions')).subscriptions, []);
   assert.is((await ctx.sp.ok(frank, 'GET', '/api/push/subscriptions')).subscriptions.length, 1);

@@ -4,32 +4,20 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
-import { backgroundOf, settle } from '../../support/schedule.ts';
-import type { ChatBackground } from '../../../main/chat-background.ts';
+import { expectError } from '../../support/chat.ts';
+import { startChannelWorld, stopChannelWorld, type World } from '../../support/channel-world.ts';
+import { settle } from '../../support/schedule.ts';
+import type { TestServices } from '../../support/services.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string; gid: string }
+// Out outside the community; each test makes its own channel in the group Ann and Bob joined.
+type Ctx = World<'outsider', false>;
 const test = suite<Ctx>('chat scheduled messages');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_scheduled', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
-  ctx.bg = backgroundOf(ctx.s.platform);
-  ctx.owner = await ctx.sp.register('own');
-  ctx.ann = await ctx.sp.register('ann');
-  ctx.bob = await ctx.sp.register('bob');
-  ctx.out = await ctx.sp.register('out');
-  ctx.cid = await ctx.sp.community(ctx.owner);
-  await ctx.sp.join(ctx.cid, ctx.owner, [ctx.ann, ctx.bob]);
-  ctx.gid = await ctx.sp.group(ctx.owner, ctx.cid);
+  Object.assign(ctx, await startChannelWorld('chat_scheduled', { out: 'outsider', channel: false }));
   await ctx.sp.ok(ctx.ann, 'POST', `/api/groups/${ctx.gid}/join`);
   await ctx.sp.ok(ctx.bob, 'POST', `/api/groups/${ctx.gid}/join`);
 });
-test.after(async ({ s, bg }) => {
-  await bg?.stop();
-  await s?.close();
-});
+test.after((ctx) => stopChannelWorld(ctx));
 
 const inSecs = (s: TestServices, secs: number) => new Date(s.clock.now().getTime() + secs * 1000).toISOString();
 

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { COST_REPLY } from '../../../domain/orchestration/chatsvc/rules.ts';
 import { connectorWorld, type ConnectorWorld } from '../../support/chatsvc.ts';
 import { completion, startOpenAiServer, type OpenAiServer } from '../../support/openai-server.ts';
+import { until } from '../../support/until.ts';
 
 interface Ctx { w: ConnectorWorld; server: OpenAiServer; dm: string }
 const test = suite<Ctx>('chatsvc: cost cap');
@@ -41,11 +42,7 @@ test('past the daily cost cap: one short canned reply a minute, encrypted', asyn
   // Within the minute: nothing more (the proof that the bot handled the DM is its handled mark).
   const mark = w.human.ws.frames.length;
   const third = await w.human.sendDm(dm, w.bot.id, 'Are you there?');
-  const deadline = Date.now() + 15_000;
-  while ((await w.s.db.pool.query('SELECT 1 FROM chatsvc_handled WHERE message_id = $1', [third])).rowCount === 0) {
-    if (Date.now() > deadline) throw new Error('the third DM was never handled');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('the third DM handled', async () => (await w.s.db.pool.query('SELECT 1 FROM chatsvc_handled WHERE message_id = $1', [third])).rowCount !== 0, 15_000, 100);
   await new Promise((r) => setTimeout(r, 500));
   assert.not.ok(w.human.ws.frames.slice(mark).some((f) => f.type === 'MessageCreated' && f.message.sender_id === w.bot.id), 'no second canned reply');
   // A minute later (the platform's clock), the canned reply may go again.

@@ -14,6 +14,7 @@ import { registerChat, uniqueName, type ChatAccount } from '../../support/chat.t
 import { BOOTSTRAP_SECRET, Human, INTEGRATION_KEY, provisionToken, uniqueBotName } from '../../support/chatsvc.ts';
 import { http, loggedEvents, logText, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
+import { until } from '../../support/until.ts';
 import { addSnippet, makeProfile } from '../agent-chat/helpers.ts';
 
 interface Ctx {
@@ -52,16 +53,6 @@ test.after(async ({ s, human }) => {
 
 const base = (ctx: Ctx) => `${ctx.s.orch}/api/v1/agents/${ctx.profile.id}/chatsvc`;
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 test('connect with a bootstrap-minted bot:provision token: 201 IntegrationStatus; the token is stored sealed only', async (ctx) => {
   const token = await provisionToken(ctx.s);
   const username = uniqueBotName();
@@ -81,7 +72,7 @@ test('connect with a bootstrap-minted bot:provision token: 201 IntegrationStatus
   const profile = await http(`${ctx.s.orch}/api/v1/agent-chat/profiles/${ctx.profile.slug}`, { headers: ctx.admin });
   assert.is(profile.body.integrations.chatsvc.status, 'active');
   assert.is(profile.body.integrations.chatsvc.bot_username, username);
-  await waitFor('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body.socket.state === 'connected');
+  await until('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body.socket.state === 'connected', 15_000, 100);
   assert.is((await http(`${ctx.s.orch}/api/v1/health`)).body.integrations.chatsvc_bot_ws.status, 'connected');
 });
 
@@ -181,7 +172,7 @@ test('a half-done connect is retried: the bot made before the failing step is re
   assert.is(retried.body.bot_user_id, made.id);
   assert.is((await botsNamed()).length, 1, 'no second bot of that name');
   // It answers: a DM to the reused bot.
-  await waitFor('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body?.socket?.state === 'connected', 30_000);
+  await until('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body?.socket?.state === 'connected', 30_000, 100);
   const dm = await ctx.human.openDm(made.id);
   await ctx.human.subscribe(dm);
   ctx.human.resetDm();

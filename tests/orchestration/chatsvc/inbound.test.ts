@@ -14,6 +14,7 @@ import { chatsvcConnector, orchDeps } from '../../../main/apps.ts';
 import { registerChat, uniqueName } from '../../support/chat.ts';
 import { botStayedQuiet, connectorWorld, Human, socketUp, type ConnectorWorld } from '../../support/chatsvc.ts';
 import { http } from '../../support/services.ts';
+import { until } from '../../support/until.ts';
 import { auditEntries } from '../agent-chat/helpers.ts';
 
 interface Ctx { w: ConnectorWorld; dm: string }
@@ -73,14 +74,9 @@ test('KeysLow: one-time prekeys drawn below 25 are topped back up to 100', async
     const r = await w.spaces.call(w.human.account, 'GET', `/api/keys/${w.bot.id}/bundle`);
     if (r.status === 429) await new Promise((res) => setTimeout(res, 1000));
   }
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const n = await unconsumedPrekeyCount(w.s.db.pool, w.bot.id);
-    // Topped up to 100 when KeysLow came (at 24 left); the fetches after it drew a few more.
-    if (n >= 75) break;
-    if (Date.now() > deadline) throw new Error(`still ${n} one-time prekeys`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  // Topped up to 100 when KeysLow came (at 24 left); the fetches after it drew a few more.
+  let n = 0;
+  await until(() => `the prekeys topped up (still ${n} one-time prekeys)`, async () => (n = await unconsumedPrekeyCount(w.s.db.pool, w.bot.id)) >= 75, 15_000, 200);
 });
 
 test('reply modes: dm_only ignores channel mentions; channel_mention ignores DMs; both answers both', async ({ w, dm }) => {
@@ -110,11 +106,7 @@ test('an unknown chain_id is held, then answered once its sender key arrives', a
   const wire = encryptGroup(chain, new TextEncoder().encode(`@${w.bot.username} held question about Lisbon`));
   // The message first, on a chain nobody has seen: the bot fetches the keys, finds none, holds it.
   const id = (await w.spaces.post(w.human.account, w.channel, JSON.stringify(wire), { mentions: [w.bot.id] })).id;
-  const deadline = Date.now() + 10_000;
-  while ((await w.s.db.pool.query('SELECT count(*) AS n FROM chatsvc_held')).rows[0].n === '0') {
-    if (Date.now() > deadline) throw new Error('never held');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until('the message held', async () => (await w.s.db.pool.query('SELECT count(*) AS n FROM chatsvc_held')).rows[0].n !== '0', 10_000, 50);
   // Then the distribution of that chain (iteration 0): SenderKeyUpdated releases it.
   await w.spaces.ok(w.human.account, 'POST', `/api/channels/${w.channel}/sender-keys`, { chain_id: chain.chainId, distribution: initial }, 201);
   const reply = await w.human.botMessage(w.channel, w.bot.id);
@@ -203,14 +195,13 @@ test('an orchestration restart between two DMs: the ratchet state survived', asy
 
 /** `integrations.chatsvc_bot_ws` of the health route once its status is `status`. */
 async function botsHealthIs(orch: string, status: string, timeoutMs = 60_000): Promise<Record<string, any>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  let text = '';
+  return until(() => `chatsvc_bot_ws ${status} (last: ${text})`, async () => {
     const r = await http(`${orch}/api/v1/health`);
+    text = r.text;
     const bots = r.body?.integrations?.chatsvc_bot_ws;
-    if (bots?.status === status) return bots;
-    if (Date.now() > deadline) throw new Error(`chatsvc_bot_ws never ${status}: ${r.text}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+    return bots?.status === status && bots;
+  }, timeoutMs, 100);
 }
 
 test('a chat-only restart: health says disconnected while the chat is down; the bot reconnects and answers', async ({ w, dm }) => {

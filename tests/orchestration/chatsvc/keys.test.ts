@@ -8,6 +8,7 @@ import { chatsvcConnector } from '../../../main/apps.ts';
 import { registerChat, uniqueName } from '../../support/chat.ts';
 import { connectorLog, connectorWorld, Human, type ConnectorWorld } from '../../support/chatsvc.ts';
 import { http } from '../../support/services.ts';
+import { until } from '../../support/until.ts';
 
 interface Ctx { w: ConnectorWorld }
 const test = suite<Ctx>('chatsvc: signed-prekey rotation');
@@ -38,13 +39,8 @@ test('a week on, the supervisor publishes a new signed prekey; a DM begun agains
   w.s.clock.advance(2 * DAY_MS);
   await connector.supervisor.tick();
   const late = new Human(w.spaces, await registerChat(w.s.chat, uniqueName('late')));
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const current = (await w.spaces.ok(late.account, 'GET', `/api/keys/${w.bot.id}/bundle`)).signed_prekey.key_id;
-    if (current !== oldId) break;
-    if (Date.now() > deadline) throw new Error(`the signed prekey was never rotated\n${connectorLog(w.s)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await until(() => `the signed prekey rotated\n${connectorLog(w.s)}`,
+    async () => (await w.spaces.ok(late.account, 'GET', `/api/keys/${w.bot.id}/bundle`)).signed_prekey.key_id !== oldId, 15_000, 200);
 
   // A DM begun from the bundle fetched a week ago (its one-time prekey too): the bot still opens it.
   // (The owner's access token expired with the week: log in again.)

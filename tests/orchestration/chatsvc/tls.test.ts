@@ -13,6 +13,7 @@ import { startAgentApps } from '../../support/agents.ts';
 import { BOOTSTRAP_SECRET, INTEGRATION_KEY, provisionToken, socketUp, uniqueBotName } from '../../support/chatsvc.ts';
 import { http, type TestServices } from '../../support/services.ts';
 import { makeCa, tlsTerminator, type Terminator } from '../../support/tls.ts';
+import { until } from '../../support/until.ts';
 
 interface Ctx { s: TestServices; admin: Record<string, string>; good: Terminator; wrong: Terminator; caFile: string; profiles: string[] }
 const test = suite<Ctx>('chatsvc: TLS');
@@ -58,14 +59,11 @@ test('verify_tls false: that integration\'s REST works; its socket still verifie
   const r = await connect(ctx, ctx.profiles[1]!, ctx.good.port, false);
   assert.is(r.status, 201, r.text);
   assert.is(r.body.verify_tls, false);
-  const deadline = Date.now() + 15_000;
-  let socket;
-  for (;;) {
+  let socket: Record<string, any> = {};
+  await until(() => `the socket refused (last: ${JSON.stringify(socket)})`, async () => {
     socket = (await http(base(ctx, ctx.profiles[1]!), { headers: ctx.admin })).body.socket;
-    if (socket.state === 'disconnected' && socket.last_error) break;
-    if (Date.now() > deadline) throw new Error(`socket: ${JSON.stringify(socket)}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
+    return socket.state === 'disconnected' && socket.last_error;
+  }, 15_000, 100);
   assert.match(socket.last_error, /certificate|self.signed|issuer/i);
   assert.ok(ctx.s.logLines.some((l) => l.includes('chatsvc_tls_verification_off')), 'logged');
   // Per integration: the same instance, verify_tls true, is still refused.

@@ -13,6 +13,7 @@ import { openPlatform } from '../../../main/platform.ts';
 import { startServices } from '../../../main/serve.ts';
 import { connectorWorld, socketUp, type ConnectorWorld } from '../../support/chatsvc.ts';
 import { http } from '../../support/services.ts';
+import { until } from '../../support/until.ts';
 import { auditEntries } from '../agent-chat/helpers.ts';
 
 interface Ctx { w: ConnectorWorld; dm: string }
@@ -103,14 +104,11 @@ test('the model\'s tool loop from an encrypted DM posts through the webhook; bot
   assert.match(reply, /^Tool chatsvc_send_message: /);
   // Posted before the reply (the loop runs before the answer goes out): look among every frame.
   const posted = (f: Record<string, any>) => f.type === 'MessageCreated' && f.channel_id === w.channel && f.message.ciphertext === 'announced by the loop';
-  for (let i = 0; i < 50 && !w.human.ws.frames.some(posted); i++) await new Promise((r) => setTimeout(r, 100));
+  await until(`the loop's message in the channel; the reply was: ${reply}`, async () => w.human.ws.frames.some(posted), 10_000, 100);
   const seen = w.human.ws.frames.find(posted);
   assert.ok(seen?.message.via_webhook, `the loop's message in the channel; the reply was: ${reply}`);
-  let audit = await auditEntries(w.s, w.adminKey);
-  for (let i = 0; i < 50 && !audit.some((e) => e.event_type === 'tool_loop_completed'); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    audit = await auditEntries(w.s, w.adminKey);
-  }
+  let audit: Awaited<ReturnType<typeof auditEntries>> = [];
+  await until('tool_loop_completed in the audit', async () => (audit = await auditEntries(w.s, w.adminKey)).some((e) => e.event_type === 'tool_loop_completed'), 10_000, 100);
   assert.ok(audit.find((e) => e.event_type === 'chatsvc_tool_call' && e.detail.source === 'model' && e.detail.ok === true), JSON.stringify(audit.slice(0, 3)));
   const loop = audit.find((e) => e.event_type === 'tool_loop_completed');
   assert.equal({ surface: loop.detail.surface, tool_calls: loop.detail.tool_calls, hit_max_iterations: loop.detail.hit_max_iterations }, { surface: 'chatsvc', tool_calls: 1, hit_max_iterations: false });

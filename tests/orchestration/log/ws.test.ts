@@ -29,7 +29,7 @@ const fact = (type: string, data: Record<string, unknown> = {}): EventToAppend =
 });
 
 /** Frames until one matches `last`, collected in order (ready frames left out). */
-async function until(ws: WsClient, last: (f: Record<string, any>) => boolean, timeoutMs = 10_000): Promise<Record<string, any>[]> {
+async function framesThrough(ws: WsClient, last: (f: Record<string, any>) => boolean, timeoutMs = 10_000): Promise<Record<string, any>[]> {
   await ws.next(last, timeoutMs);
   return ws.frames.filter((f) => !f.control);
 }
@@ -54,7 +54,7 @@ test('/ws: admin, account and anonymous sockets see their own subsets of one his
   const endMarker = `ws_end-${randomUUID()}`;
   await s.platform.store.append(endMarker, [fact('ScriptEnded')], { expected: 'no_stream' });
 
-  const all = await until(admin, (f) => f.stream === endMarker);
+  const all = await framesThrough(admin, (f) => f.stream === endMarker);
   const types = all.map((f) => f.type);
   for (const t of ['UserCreated', 'SessionStarted', 'UserRoleChanged', 'ProfileCreated', 'ScriptEnded']) assert.ok(types.includes(t), t);
   assert.equal(Object.keys(all[0]!), ['position', 'stream', 'type', 'data', 'metadata', 'at']);
@@ -66,12 +66,12 @@ test('/ws: admin, account and anonymous sockets see their own subsets of one his
   await s.platform.store.append(userStream(alice.id), [], { expected: 'any' });
   const patchedAgain = await http(`${s.orch}/api/v1/admin/users/${alice.id}`, { method: 'PATCH', headers: { 'X-API-Key': ADMIN_KEY }, json: { role: 'user' } });
   assert.is(patchedAgain.status, 200);
-  const hers = await until(mine, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user');
-  const expected = (await until(admin, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user'))
+  const hers = await framesThrough(mine, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user');
+  const expected = (await framesThrough(admin, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user'))
     .filter((f) => f.stream === userStream(alice.id) || (f.stream.startsWith('session-') && f.data.user_id === alice.id));
   assert.equal(hers.map((f) => f.position), expected.map((f) => f.position));
   assert.equal(hers.map((f) => f.type), ['SessionStarted', 'UserRoleChanged', 'UserRoleChanged']);
-  assert.equal((await until(viaQuery, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user')).map((f) => f.position), expected.map((f) => f.position));
+  assert.equal((await framesThrough(viaQuery, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user')).map((f) => f.position), expected.map((f) => f.position));
 
   // Replayed from the start, alice's own creation comes without her e-mail or key material.
   const replay = await connectWs(s.orch, '/ws?from=0/0', { 'X-API-Key': alice.apiKey });

@@ -9,6 +9,7 @@ import { toAppend } from '../../../infra/commands.ts';
 import { allProjections } from '../../../projections/index.ts';
 import { backgroundOf } from '../../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { until } from '../../support/until.ts';
 
 const ADMIN_KEY = 'orch_metrics-admin-key-00000000000000000';
 const TOKEN = 'metrics-token-0123456789';
@@ -59,12 +60,12 @@ test('every projection: checkpoint, lag 0 when caught up, active here, no errors
   // The engine takes each projection's lock in turn at start: on a loaded machine the last ones
   // may still be on their way when this test begins, so wait (bounded) until each is active and caught up.
   let text = '';
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+  const ready = ({ name }: { name: string }) => sample(text, 'orchard_projection_active', { projection: name }) === 1
+    && sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
+  await until(() => `every projection active and caught up (not yet: ${allProjections.filter((p) => !ready(p)).map((p) => p.name).join(', ')})`, async () => {
     text = (await http(`${s.orch}/metrics`)).text;
-    const ready = ({ name }: { name: string }) => sample(text, 'orchard_projection_active', { projection: name }) === 1
-      && sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
-    if (allProjections.every(ready)) break;
-  }
+    return allProjections.every(ready);
+  }, 20_000, 100);
   for (const { name } of allProjections) {
     assert.is(sample(text, 'orchard_projection_lag_events', { projection: name }), 0, name);
     assert.is(sample(text, 'orchard_projection_active', { projection: name }), 1, name);
@@ -79,11 +80,10 @@ test('a projection that cannot apply an event: lag and its last error show', asy
   const bad = toAppend({ type: 'SessionStarted', data: { user_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
   await s.platform.store.append(`session-${randomUUID()}`, [bad], { expected: 'no_stream' });
   let text = '';
-  for (let i = 0; i < 50; i++) {
+  await until('the sessions projection to fail on it', async () => {
     text = (await http(`${s.orch}/metrics`)).text;
-    if ((sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return (sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0;
+  }, 10_000, 100);
   assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'sessions' }), 1);
   assert.ok(sample(text, 'orchard_projection_errors_total', { projection: 'sessions' })! >= 1);
   assert.ok(sample(text, 'orchard_projection_last_error_timestamp_seconds', { projection: 'sessions' })! > 0);
