@@ -112,6 +112,6 @@ export function declareRoute<R extends RouteConfig>(route: R, service: ServiceRo
     request: withPathPatterns(route),
     middleware: [policyMarker(policy), ...middleware, ...(uuids.length ? [uuidCheck(uuids, notFoundStatus, notFoundCode(responses['404']))] : [])],
     responses: { ...responses, ...errorResponses(service.errorSchema, added) },
-    ...(policy.access.length ? { 'x-access': policy.access.map((a) => a.rule) } : {}),
+    ...(policy.access.length ? { 'x-access': [...new Set(policy.access.map((a) => a.rule))] } : {}),
   };
 }

@@ -34,12 +34,14 @@ const flat = (u: { id: string; username: string; email: string; role: 'admin' | 
 const tags = ['accounts and keys'];
 
 export function loginRoutes(deps: OrchDeps) {
-  const localAuthOpen: MiddlewareHandler<OrchEnv> = async (_c, next) => {
+  // Under forward-auth SSO, local login and registration admit nobody.
+  const localAuth = deps.config.forwardAuth.enabled ? { rule: 'nobody', refusals: { 403: 'local_auth_disabled (forward-auth SSO)' } } : { rule: 'anyone' };
+  const localAuthOpen = guard(localAuth, async (_c, next) => {
     if (deps.config.forwardAuth.enabled) {
       throw new ApiError(403, 'local_auth_disabled', 'local login and registration are disabled under forward-auth SSO');
     }
     await next();
-  };
+  }) as MiddlewareHandler<OrchEnv>;
   const adminKeyOnly = guard({ rule: 'admin key', refusals: { 401: 'missing X-API-Key header, or invalid or inactive API key', 403: 'admin role required' } }, async (c, next) => {
     const principal = c.get('principal');
     if (principal.kind === 'anonymous' || principal.via !== 'api_key') throw unauthenticated(c);
@@ -68,7 +70,7 @@ export function loginRoutes(deps: OrchDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/auth/login', tags, summary: 'Log in with email and password; sets orch_sess and orch_csrf',
-    middleware: [localAuthOpen, anyone(), bodyLimit(AUTH_BODY_LIMIT)] as const,
+    middleware: [localAuthOpen, bodyLimit(AUTH_BODY_LIMIT)] as const,
     request: { body: jsonBody(LoginBody) },
     responses: {
       200: ok(FlatUser, 'signed in'),
