@@ -13,12 +13,14 @@ import { randomUUID } from 'node:crypto';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SCOPES } from '../../domain/registry/catalog.ts';
 import { createApp } from '../../main/apps.ts';
 import { agentWithKey, createProject, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import {
   concretePath, operationsOf, runMatrix, undeclared, type MatrixPrincipal, type Operation, type RuleTable, type Traits,
 } from '../support/authorization-matrix.ts';
 import { browser, createAccount, login, setCookies } from '../support/principals.ts';
+import { interactive, mintToken, REGISTRY_ENV } from '../support/registry.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -110,19 +112,55 @@ async function forwardAuthWorld(): Promise<OrchWorld> {
   return { s, keys, principals };
 }
 
-const test = suite<{ local?: OrchWorld; sso?: OrchWorld }>('authorisation matrix, generated from the routes');
+// ---------------------------------------------------------------------------------------------
+// Registry (spec 3, "Authentication"): interactive users (forward-auth here; OIDC sessions are the
+// same principal, tests/registry/authorization-matrix.test.ts) and machine tokens of each scope.
+
+/** An interactive user reads what any scope guards; only an admin writes, except to end its own session. */
+const REGISTRY_RULES: RuleTable = {
+  anyone: () => true,
+  'signed-in': (t) => t.signedIn,
+  admin: (t) => !!t.session && t.role === 'admin',
+  session: (t) => !!t.session,
+  ...Object.fromEntries(SCOPES.map((scope) => [`scope:${scope}`, (t: Traits, op: Operation) =>
+    t.scopes ? t.scopes.includes(scope) : !!t.session && (t.role === 'admin' || op.method === 'GET')])),
+};
+
+interface RegistryWorld {
+  s: TestServices;
+  principals: MatrixPrincipal[];
+}
+
+async function registryWorld(): Promise<RegistryWorld> {
+  const s = await startTestApps('authz_registry', REGISTRY_ENV);
+  const admin = await interactive(s, 'matrix-admin', 'admin');
+  const reader = await interactive(s, 'matrix-reader', 'readonly');
+  const tokens = await Promise.all(SCOPES.map(async (scope) => ({ scope, token: await mintToken(s, admin, [scope]) })));
+  const principals: MatrixPrincipal[] = [
+    { name: 'anonymous', traits: { signedIn: false }, headers: () => ({}) },
+    { name: 'invalid token', traits: { signedIn: false }, headers: () => ({ authorization: 'Bearer reg_not-a-real-token' }) },
+    ...tokens.map(({ scope, token }) => ({ name: `token ${scope}`, traits: { signedIn: true, apiKey: true, scopes: [scope] }, headers: () => token.headers })),
+    { name: 'forward-auth read-only', traits: { signedIn: true, role: 'readonly', session: true }, headers: () => reader.headers },
+    { name: 'forward-auth admin', traits: { signedIn: true, role: 'admin', session: true }, headers: () => admin.headers },
+  ];
+  return { s, principals };
+}
+
+const test = suite<{ local?: OrchWorld; sso?: OrchWorld; registry?: RegistryWorld }>('authorisation matrix, generated from the routes');
 test.before(async (ctx) => {
-  [ctx.local, ctx.sso] = await Promise.all([localWorld(), forwardAuthWorld()]);
+  [ctx.local, ctx.sso, ctx.registry] = await Promise.all([localWorld(), forwardAuthWorld(), registryWorld()]);
 });
-test.after(async ({ local, sso }) => {
+test.after(async ({ local, sso, registry }) => {
   await local?.s.close();
   await sso?.s.close();
+  await registry?.s.close();
 });
 
-test('orchestration: every route states an access rule the matrix knows', ({ local }) => {
-  const ops = operationsOf(documentOf(local!.s, 'orch'));
-  assert.ok(ops.length > 100, `${ops.length} operations`);
-  assert.equal(undeclared(ops, ORCH_RULES), []);
+test('every route of orchestration and the registry states an access rule the matrix knows', ({ local, registry }) => {
+  const orch = operationsOf(documentOf(local!.s, 'orch'));
+  assert.ok(orch.length > 100, `${orch.length} operations`);
+  assert.equal(undeclared(orch, ORCH_RULES), []);
+  assert.equal(undeclared(operationsOf(documentOf(registry!.s, 'registry')), REGISTRY_RULES), []);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -161,6 +199,13 @@ test('orchestration under forward-auth SSO: every route × every identity', asyn
   const { s, principals } = sso!;
   const ops = [...operationsOf(documentOf(s, 'orch')), ...UNDOCUMENTED];
   const { mismatches } = await runMatrix({ origin: s.orch, ops, principals, table: ORCH_RULES, last: endsSession, fixed: socket });
+  assert.equal(mismatches, [], mismatches.join('\n'));
+});
+
+test('registry: every route × every principal (tokens of each scope, forward-auth identities)', async ({ registry }) => {
+  const { s, principals } = registry!;
+  const ops = operationsOf(documentOf(s, 'registry'));
+  const { mismatches } = await runMatrix({ origin: s.registry, ops, principals, table: REGISTRY_RULES, last: (op) => op.path === '/api/v1/auth/logout' });
   assert.equal(mismatches, [], mismatches.join('\n'));
 });
 

@@ -34,8 +34,8 @@ export interface MatrixPrincipal {
   headers(): Record<string, string>;
 }
 
-/** Rule name → which principals it admits. */
-export type RuleTable = Record<string, (t: Traits) => boolean>;
+/** Rule name → which principals it admits (on this operation: some rules let a reader read, not write). */
+export type RuleTable = Record<string, (t: Traits, op: Operation) => boolean>;
 
 export interface Operation {
   method: string;
@@ -71,7 +71,7 @@ export function undeclared(ops: Operation[], table: RuleTable): string[] {
   });
 }
 
-export const admitted = (op: Operation, traits: Traits, table: RuleTable) => (op.rules ?? []).every((rule) => table[rule]!(traits));
+export const admitted = (op: Operation, traits: Traits, table: RuleTable) => (op.rules ?? []).every((rule) => table[rule]!(traits, op));
 
 /** An id no resource has: a UUID for every parameter (the parameter's own check refuses other forms after the access rule). */
 const NOWHERE = '00000000-0000-4000-8000-0000000ab5e7';
