@@ -21,6 +21,8 @@ import {
 } from '../support/authorization-matrix.ts';
 import { browser, createAccount, login, setCookies } from '../support/principals.ts';
 import { interactive, mintToken, REGISTRY_ENV } from '../support/registry.ts';
+import { bearer } from '../support/chat.ts';
+import { Spaces } from '../support/spaces.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -146,21 +148,73 @@ async function registryWorld(): Promise<RegistryWorld> {
   return { s, principals };
 }
 
-const test = suite<{ local?: OrchWorld; sso?: OrchWorld; registry?: RegistryWorld }>('authorisation matrix, generated from the routes');
+// ---------------------------------------------------------------------------------------------
+// Chat (spec 2, "Authentication", "Bots"): access tokens of a user and of the instance admin, and
+// bot tokens of each scope. A rule names the credentials it takes (`user or bot default`); what a
+// member of a space may do there is tests/chat/authorization-matrix.test.ts.
+
+const jwtUser = (t: Traits) => t.signedIn && !t.scopes;
+const bot = (scope: string) => (t: Traits) => !!t.scopes?.includes(scope);
+const instanceAdmin = (t: Traits) => jwtUser(t) && t.role === 'admin';
+
+const CHAT_RULES: RuleTable = {
+  anyone: () => true,
+  // The credential is the URL or a header secret: who else the caller is plays no part (the routes' own suites check those).
+  'capability URL': () => true,
+  'deploy secret': () => true,
+  user: jwtUser,
+  'user or bot default': (t) => jwtUser(t) || bot('default')(t),
+  'user or bot bot:provision': (t) => jwtUser(t) || bot('bot:provision')(t),
+  'bot metrics': bot('metrics'),
+  'instance admin': instanceAdmin,
+  'instance admin or bot bot:provision': (t) => instanceAdmin(t) || bot('bot:provision')(t),
+};
+
+interface ChatWorld {
+  s: TestServices;
+  principals: MatrixPrincipal[];
+}
+
+async function chatWorld(): Promise<ChatWorld> {
+  const s = await startTestApps('authz_chat', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+  const sp = new Spaces(s);
+  // The first account registered owns the instance.
+  const owner = await sp.register('own');
+  const user = await sp.register('usr');
+  const made = await sp.ok(owner, 'POST', '/api/admin/bots', { username: `mx_${randomUUID().slice(0, 8)}` }, 201);
+  const token = async (scope: string) => (await sp.ok(owner, 'POST', `/api/admin/bots/${made.id}/tokens`, { scope, rate_limit_per_window: 100_000 }, 201)).token as string;
+  const bots = await Promise.all(['default', 'metrics', 'bot:provision'].map(async (scope) => ({ scope, token: await token(scope) })));
+  const principals: MatrixPrincipal[] = [
+    { name: 'anonymous', traits: { signedIn: false }, headers: () => ({}) },
+    { name: 'invalid token', traits: { signedIn: false }, headers: () => ({ authorization: 'Bearer not-a-token' }) },
+    { name: 'user', traits: { signedIn: true, role: 'user' }, headers: () => bearer(user) },
+    { name: 'instance owner', traits: { signedIn: true, role: 'admin' }, headers: () => bearer(owner) },
+    ...bots.map(({ scope, token: t }) => ({ name: `bot ${scope}`, traits: { signedIn: true, scopes: [scope] }, headers: () => ({ 'x-bot-token': t }) })),
+  ];
+  return { s, principals };
+}
+
+const test = suite<{ local?: OrchWorld; sso?: OrchWorld; registry?: RegistryWorld; chat?: ChatWorld }>('authorisation matrix, generated from the routes');
 test.before(async (ctx) => {
-  [ctx.local, ctx.sso, ctx.registry] = await Promise.all([localWorld(), forwardAuthWorld(), registryWorld()]);
+  // One world after another: the machine is shared, and each world's setup is short.
+  ctx.local = await localWorld();
+  ctx.sso = await forwardAuthWorld();
+  ctx.registry = await registryWorld();
+  ctx.chat = await chatWorld();
 });
-test.after(async ({ local, sso, registry }) => {
+test.after(async ({ local, sso, registry, chat }) => {
   await local?.s.close();
   await sso?.s.close();
   await registry?.s.close();
+  await chat?.s.close();
 });
 
-test('every route of orchestration and the registry states an access rule the matrix knows', ({ local, registry }) => {
+test('every route of the three services states an access rule the matrix knows', ({ local, registry, chat }) => {
   const orch = operationsOf(documentOf(local!.s, 'orch'));
   assert.ok(orch.length > 100, `${orch.length} operations`);
   assert.equal(undeclared(orch, ORCH_RULES), []);
   assert.equal(undeclared(operationsOf(documentOf(registry!.s, 'registry')), REGISTRY_RULES), []);
+  assert.equal(undeclared(operationsOf(documentOf(chat!.s, 'chat')), CHAT_RULES), []);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -206,6 +260,15 @@ test('registry: every route × every principal (tokens of each scope, forward-au
   const { s, principals } = registry!;
   const ops = operationsOf(documentOf(s, 'registry'));
   const { mismatches } = await runMatrix({ origin: s.registry, ops, principals, table: REGISTRY_RULES, last: (op) => op.path === '/api/v1/auth/logout' });
+  assert.equal(mismatches, [], mismatches.join('\n'));
+});
+
+test('chat: every route × every principal (a user, the instance owner, a bot token of each scope)', async ({ chat }) => {
+  const { s, principals } = chat!;
+  const ops = operationsOf(documentOf(s, 'chat'));
+  // Session ending and account deletion end the caller's credentials: each principal calls them last.
+  const last = (op: Operation) => ['/api/account/delete', '/api/account/sessions/revoke-all'].includes(op.path);
+  const { mismatches } = await runMatrix({ origin: s.chat, ops, principals, table: CHAT_RULES, last, fixed: socket });
   assert.equal(mismatches, [], mismatches.join('\n'));
 });
 
