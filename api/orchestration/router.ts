@@ -28,8 +28,8 @@ const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [
 
 /**
  * Declare `route` (a `/api/v1/...` path) and its web-UI mirror under `/api/...`. `options.first`:
- * what the mirror checks before its session check (`adminArea`, where the mirror's path is in
- * the admin area and the route's is not, or is: require_admin is the area's first refusal).
+ * a check the mirror makes before its session check: `adminArea` for a mirror in the admin area
+ * (`/api/admin/...`, `/api/templates...`), where require_admin is the first refusal.
  */
 export function withWebUiMirror<R extends RouteConfig>(app: OpenAPIHono<OrchEnv>, route: R, handler: RouteHandler<R, OrchEnv>, options: { first?: MiddlewareHandler<OrchEnv> } = {}): void {
   if (!route.path.startsWith('/api/v1/')) throw new Error(`only /api/v1/ routes have a web-UI mirror: ${route.path}`);
