@@ -3,7 +3,6 @@
 // `retry_after` on a 429.
 
 import { createBaseApp } from '../shared/base.ts';
-import { KiB, MiB } from '../shared/body-limit.ts';
 import { serveApiDocs } from '../shared/openapi.ts';
 import { authRoutes } from './accounts/auth-routes.ts';
 import { accountRoutes } from './accounts/routes.ts';
@@ -36,27 +35,17 @@ import { meetingRoutes } from './meetings/routes.ts';
 import { meetingIcsRoutes } from './calendar-feeds/routes.ts';
 import { scheduledRoutes } from './scheduled/routes.ts';
 import { bookmarkRoutes } from './bookmarks/routes.ts';
-import { fileRoutes, UPLOAD_BODY_OVERHEAD, UPLOAD_PATH } from './files/routes.ts';
+import { fileRoutes } from './files/routes.ts';
 import { adminFileRoutes } from './admin-files/routes.ts';
-import { ASSET_UPLOAD_PATHS, ASSET_BODY_LIMIT, assetRoutes } from './assets/routes.ts';
+import { assetRoutes } from './assets/routes.ts';
 import { linkPreviewRoutes } from './link-preview/routes.ts';
 import { gifRoutes } from './gifs/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 
 export { ChatError } from './router.ts';
 
-// Feedback carries a screenshot of up to 5 MB as base64 (4/3 of it) in JSON.
-export const CHAT_BODY_LIMITS = [{ prefix: '/api/auth/', maxBytes: 64 * KiB }, { prefix: '/api/feedback', maxBytes: 8 * MiB }, { prefix: '', maxBytes: 1 * MiB }];
-
 /** A webhook's token and a calendar feed's token are their URLs: log lines show those paths without them. */
 export const redactSecrets = (path: string) => path.replace(/^(\/api\/webhooks\/execute\/)[^/]*/, '$1[redacted]').replace(/^(\/api\/calendar\/feeds\/)[^/]*/, '$1[redacted]');
-
-/** Uploads are streamed families: a declared length over the limit is refused up front, the route counts the rest. */
-export const chatBodyLimits = (maxUploadBytes: number) => [
-  ...CHAT_BODY_LIMITS,
-  { prefix: UPLOAD_PATH, maxBytes: maxUploadBytes + UPLOAD_BODY_OVERHEAD, streamed: true },
-  { prefix: '', pattern: ASSET_UPLOAD_PATHS, maxBytes: ASSET_BODY_LIMIT, streamed: true },
-];
 
 export const CHAT_DOCS = {
   title: 'Chat service API',
@@ -65,7 +54,7 @@ export const CHAT_DOCS = {
 
 export function createChatApp(deps: ChatDeps) {
   const app = createBaseApp<{ chatUser: ChatPrincipal }>({
-    service: 'chat', errorSchema: ChatError, log: deps.log, metrics: deps.metrics, bodyLimits: chatBodyLimits(deps.config.files.maxUploadBytes), logPath: redactSecrets,
+    service: 'chat', errorSchema: ChatError, log: deps.log, metrics: deps.metrics, logPath: redactSecrets,
     errorBody: ({ code, message, extra }) => ({ error: message, ...(code === 'rate_limited' ? { code } : {}), ...extra }),
   });
   app.route('/', healthRoutes(deps));

@@ -21,6 +21,7 @@ import { botTokenUseStream, type BotScope, type BotTokenUseEvent } from '../../d
 import type { BotTokenAuthRow } from '../../projections/chat/bots.ts';
 import { ApiError, rateLimited } from '../shared/http-errors.ts';
 import { rateLimiting } from '../shared/route-declaration.ts';
+import { guard } from '../shared/route-policy.ts';
 import type { ChatDeps } from './deps.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
@@ -121,7 +122,9 @@ export function requireChatUser(deps: ChatDeps, options: AuthOptions = {}): Midd
   const rule = apiRule(deps.config.apiRatePerSec);
   const scopes: readonly BotScope[] = options.bots ?? ['default'];
   const jwt = options.jwt ?? true;
-  return rateLimiting(async (c, next) => {
+  // Its rule by the credentials it takes: `user or bot default`, `user`, `bot metrics`, ...
+  const credentials = [...(jwt ? ['user'] : []), ...scopes.map((scope) => `bot ${scope}`)].join(' or ');
+  return rateLimiting(guard({ rule: credentials, refusals: { 401: 'missing, invalid or expired credentials', 403: 'insufficient_scope (a bot token of another scope)' } }, async (c, next) => {
     const botToken = c.req.header('x-bot-token');
     const header = c.req.header('authorization');
     if (botToken !== undefined && header !== undefined) throw new ApiError(400, 'ambiguous_credentials', 'send either X-Bot-Token or Authorization, not both');
@@ -135,7 +138,7 @@ export function requireChatUser(deps: ChatDeps, options: AuthOptions = {}): Midd
     if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'too many requests');
     c.set('chatUser', principal);
     await next();
-  });
+  }));
 }
 
 async function botRequest(deps: ChatDeps, c: Context<ChatEnv>, token: string, scopes: readonly BotScope[], next: () => Promise<void>): Promise<void> {
@@ -169,7 +172,8 @@ async function botRequest(deps: ChatDeps, c: Context<ChatEnv>, token: string, sc
 
 /** Bot administration: an admin JWT, or a `bot:provision` token (`provision: false`: admin JWT only). Runs after `requireChatUser(deps, { bots: ['bot:provision'] })`. */
 export function requireBotAdmin(options: { provision: boolean }): MiddlewareHandler<ChatEnv> {
-  return async (c, next) => {
+  const access = { rule: options.provision ? 'instance admin or bot bot:provision' : 'instance admin', refusals: { 403: 'forbidden or insufficient_scope' } };
+  return guard(access, async (c, next) => {
     const user = c.get('chatUser');
     if (user.bot) {
       if (!options.provision || user.bot.scope !== 'bot:provision') throw new ApiError(403, 'insufficient_scope', 'this route needs an admin access token');
@@ -177,16 +181,16 @@ export function requireBotAdmin(options: { provision: boolean }): MiddlewareHand
       throw new ApiError(403, 'forbidden', 'instance admin or owner required');
     }
     await next();
-  };
+  });
 }
 
 /** Instance administration: `is_admin` or `is_owner`. Runs after `requireChatUser`. */
 export function requireChatAdmin(): MiddlewareHandler<ChatEnv> {
-  return async (c, next) => {
+  return guard({ rule: 'instance admin', refusals: { 403: 'forbidden: instance admin or owner required' } }, async (c, next) => {
     const user = c.get('chatUser');
     if (!user.is_admin && !user.is_owner) throw new ApiError(403, 'forbidden', 'instance admin or owner required');
     await next();
-  };
+  });
 }
 
 export const actorOf = (c: { get(key: 'chatUser'): ChatPrincipal; get(key: 'requestId'): string }) => ({

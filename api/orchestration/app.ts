@@ -2,16 +2,18 @@
 // The order below is the order requests meet things: health and metrics (anonymous), the web
 // console's static files (anonymous, never under /api, /auth, /ws or /metrics), principal
 // resolution, the routes that answer their own refusals (login, key rotation, agent credential rotation), the CSRF check
-// for session writes, `require_admin` by path, then the slices.
+// for session writes, then the slices. Each route states who may call it and its body limit
+// where it is declared (api/shared/route-policy.ts); `require_admin` is the first refusal of
+// every route in the admin area, and of the area's paths no route takes (admin-area.ts).
 
 import { createBaseApp } from '../shared/base.ts';
-import { KiB, MiB } from '../shared/body-limit.ts';
 import { serveApiDocs } from '../shared/openapi.ts';
-import { requireAdmin, requireKey } from './auth/guards.ts';
+import { adminAreaRoutes } from './auth/admin-area.ts';
+import { requireKey } from './auth/guards.ts';
 import { authenticate, type OrchVars } from './auth/principal.ts';
 import { requireCsrfForSessions } from './auth/session-cookies.ts';
 import type { OrchDeps } from './deps.ts';
-import { estateRoutes, KNOWLEDGE_BATCH_BODY_LIMIT, KNOWLEDGE_BATCH_PATHS } from './estate/routes.ts';
+import { estateRoutes } from './estate/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logRoutes } from './log/routes.ts';
 import { socketRoutes } from './log/ws.ts';
@@ -30,24 +32,13 @@ import { agentChatTurnRoutes } from './agents/chat.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { cockpitRoutes } from './cockpit/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
-import { COMMANDER_LINK_PATHS, signatureRequired } from './commander-link/routes.ts';
+import { commanderLinkRoutes } from './commander-link/routes.ts';
 import { mcpServerRoutes } from './mcp-servers/routes.ts';
 import { projectRoutes } from './projects/routes.ts';
 import { runnerRoutes } from './runner/routes.ts';
 import { taskRoutes } from './tasks/routes.ts';
 import { updateRoutes } from './updates/routes.ts';
 import { chatsvcRoutes } from './chatsvc/routes.ts';
-
-/** `require_admin` guards these paths (spec: Authentication). */
-export const ADMIN_PATHS = ['/api/v1/admin/*', '/api/admin/*', '/api/templates', '/api/templates/*'];
-
-/** Request body limits by route family; later families (ingest) add their own. */
-export const ORCH_BODY_LIMITS = [
-  { prefix: '/auth/', maxBytes: 16 * KiB },
-  { prefix: '', maxBytes: 1 * MiB },
-  // Estate ingest and vault batches: read as a stream, one document at a time (see estate/routes.ts).
-  ...KNOWLEDGE_BATCH_PATHS.map((prefix) => ({ prefix, maxBytes: KNOWLEDGE_BATCH_BODY_LIMIT, streamed: true })),
-];
 
 export const ORCH_DOCS = {
   title: 'Orchestration service API',
@@ -56,7 +47,7 @@ export const ORCH_DOCS = {
 
 export function createOrchestrationApp(deps: OrchDeps) {
   const app = createBaseApp<OrchVars>({
-    service: 'orch', errorSchema: OrchError, log: deps.log, metrics: deps.metrics, bodyLimits: ORCH_BODY_LIMITS,
+    service: 'orch', errorSchema: OrchError, log: deps.log, metrics: deps.metrics,
     errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
   });
   app.route('/', healthRoutes(deps));
@@ -64,14 +55,13 @@ export function createOrchestrationApp(deps: OrchDeps) {
   // The web console's pages and assets (GETs outside /api, /auth, /ws and /metrics): no principal needed.
   app.use('*', consoleRoutes({ dist: deps.consoleDist }));
   // Commander link: no request without a valid signature gets further, whatever key it carries.
-  for (const path of COMMANDER_LINK_PATHS) app.use(path, signatureRequired());
+  app.route('/', commanderLinkRoutes());
   app.use('*', authenticate(deps));
   app.route('/', loginRoutes(deps));
   // Key rotation answers its own refusals (requires_admin and the rest) before require_admin runs.
   app.route('/', keyRotationRoutes(deps));
   app.route('/', agentCredentialRoutes(deps));
   app.use('/api/*', requireCsrfForSessions(deps.sealKey));
-  for (const path of ADMIN_PATHS) app.use(path, requireAdmin(deps.config.enforceAdminRole));
   app.route('/', userRoutes(deps));
   app.route('/', profileRoutes(deps));
   app.route('/', knowledgeRoutes(deps));
@@ -91,6 +81,8 @@ export function createOrchestrationApp(deps: OrchDeps) {
   app.route('/', runnerRoutes(deps));
   app.route('/', cockpitRoutes(deps));
   app.route('/', updateRoutes(deps));
+  // Last: the admin area's paths that no route above takes.
+  app.route('/', adminAreaRoutes(deps));
   serveApiDocs(app, {
     ...ORCH_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
     guard: requireKey(), errorSchema: OrchError,

@@ -4,7 +4,6 @@
 // (machine token, OIDC session cookie, forward-auth headers), then each route's access rule.
 
 import { createBaseApp } from '../shared/base.ts';
-import { MiB } from '../shared/body-limit.ts';
 import { serveApiDocs } from '../shared/openapi.ts';
 import { access } from './auth/access.ts';
 import { authenticate, type RegistryVars } from './auth/principal.ts';
@@ -21,8 +20,6 @@ import { tokenRoutes } from './tokens/routes.ts';
 
 export { RegistryError };
 
-export const REGISTRY_BODY_LIMITS = [{ prefix: '', maxBytes: 1 * MiB }];
-
 export const REGISTRY_DOCS = {
   title: 'Customer registry API',
   description: 'Customers, deployments, subscriptions, rollups and machine tokens. Generated from the routes.',
@@ -30,7 +27,7 @@ export const REGISTRY_DOCS = {
 
 export function createRegistryApp(deps: RegistryDeps) {
   const app = createBaseApp<RegistryVars>({
-    service: 'registry', ...REGISTRY_ROUTES, log: deps.log, metrics: deps.metrics, bodyLimits: REGISTRY_BODY_LIMITS,
+    service: 'registry', ...REGISTRY_ROUTES, log: deps.log, metrics: deps.metrics,
     errorBody: ({ code, message, extra }) => ({ error: { code, message, ...extra } }),
   });
   app.route('/', healthRoutes(deps));

@@ -1,7 +1,7 @@
 // What every service's Hono app starts with: a request id on every request and response, one
 // JSON log line and one metrics observation per request (by route pattern, never the raw path),
-// paths and query strings checked before any handler (url-hygiene.ts), request body limits per
-// route family, the checks and documented answers every route gets (route-declaration.ts), zod
+// paths and query strings checked before any handler (url-hygiene.ts), each route's request body
+// limit (body-limit.ts), the checks and documented answers every route gets (route-declaration.ts), zod
 // validation failures and domain rejections turned into the service's error body, and
 // unexpected errors answered 500 without internals.
 //
@@ -19,10 +19,11 @@ import { DomainError } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../infra/logging.ts';
 import { ProjectionTimeoutError } from '../../infra/projections/engine.ts';
 import type { Metrics } from '../../infra/metrics.ts';
-import { bodyLimits, familyOf, type BodyFamily } from './body-limit.ts';
+import { bodyLimitOf, bodyLimits, DEFAULT_BODY_LIMIT } from './body-limit.ts';
 import { ApiError, STATUS_OF } from './http-errors.ts';
 import { openApiTemplate } from './openapi.ts';
 import { declareRoute, type ServiceRoutes } from './route-declaration.ts';
+import type { BodyLimit } from './route-policy.ts';
 import { refuseMalformedTarget } from './url-hygiene.ts';
 
 export interface ErrorShape {
@@ -46,7 +47,6 @@ export interface ServiceOptions {
   errorSchema: ServiceRoutes['errorSchema'];
   /** A limiter outside a route's own middleware (route-declaration.ts). */
   rateLimited?: ServiceRoutes['rateLimited'];
-  bodyLimits: BodyFamily[];
   /** Status of a request that fails validation: 400, or 422 where the spec says so. */
   validationStatus?: 400 | 422;
   /** What the request log line shows of a path (a path that carries a secret, such as a webhook token, is redacted). */
@@ -126,13 +126,13 @@ function parsedOrUndefined(text: string): unknown {
 
 /**
  * JSON bodies carrying a NUL character or a lone surrogate are refused up front, in every service
- * (400 or 422); routes that stream their body (a streamed body family) check it themselves.
+ * (400 or 422); routes that stream their body (a streamed body limit) check it themselves.
  */
-function refuseNul(validationStatus: 400 | 422, families: BodyFamily[]) {
+function refuseNul(validationStatus: 400 | 422, fallback: BodyLimit) {
   return async (c: Context, next: () => Promise<void>) => {
     // The header first: reading `c.req.raw.body` of a GET would materialise a full Request.
     if (/json/i.test(c.req.header('content-type') ?? '') && c.req.method !== 'GET' && c.req.method !== 'HEAD'
-      && !familyOf(families, c.req.path)?.streamed && c.req.raw.body) {
+      && !bodyLimitOf(c, fallback).streamed && c.req.raw.body) {
       const text = await c.req.text();
       if (NUL_ESCAPE.test(text)) throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
       // Parsed only when an escape is there: most bodies never pay for a second parse.
@@ -186,8 +186,9 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
     });
   });
   app.use(refuseMalformedTarget(options.validationStatus ?? 400));
-  app.use(bodyLimits(options.bodyLimits));
-  app.use(refuseNul(options.validationStatus ?? 400, options.bodyLimits));
+  // A request no declared route takes (a 404) meets the default limit.
+  app.use(bodyLimits(DEFAULT_BODY_LIMIT));
+  app.use(refuseNul(options.validationStatus ?? 400, DEFAULT_BODY_LIMIT));
   app.onError((error, c) => {
     const shape = toErrorShape(error, options.validationStatus);
     if (shape) {

@@ -7,17 +7,22 @@
 //   route documents no 404; it never reaches the database;
 // - the answers the shared machinery gives, added to the route's responses where the route does
 //   not describe them itself: the validation status (every path and query is checked, see
-//   url-hygiene.ts, and parameters and bodies against their schemas), 413 for every method with a
-//   body (every service has a catch-all body family, see body-limit.ts), 415 for a JSON or form
-//   body (Hono's media-type gate), 429 where a rate limiter can refuse the route, and 503
-//   `projection_lagging` (a change recorded whose read model is behind; any route may record one).
+//   url-hygiene.ts, and parameters and bodies against their schemas), 413 with the route's limit
+//   for every method with a body (see body-limit.ts), 415 for a JSON or form body (Hono's
+//   media-type gate), 429 where a rate limiter can refuse the route, and 503 `projection_lagging`
+//   (a change recorded whose read model is behind; any route may record one);
+// - its policy (route-policy.ts): the access rules its middleware states, as the operation's
+//   `x-access` and the 401/403 they answer, and its body limit, carried by a marker middleware
+//   for the app's body-limit middleware to find.
 
 import type { RouteConfig } from '@hono/zod-openapi';
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
+import { DEFAULT_BODY_LIMIT } from './body-limit.ts';
 import { ApiError } from './http-errors.ts';
 import { errorResponses, pathPatterns } from './openapi.ts';
+import { policyMarker, policyOf } from './route-policy.ts';
 
 export interface ServiceRoutes {
   /** The service's error body schema (a named component). */
@@ -90,11 +95,16 @@ export function declareRoute<R extends RouteConfig>(route: R, service: ServiceRo
   const uuids = uuidParams(route);
   const notFoundStatus = responses['404'] ? 404 : service.validationStatus;
   const method = route.method.toLowerCase();
+  const policy = policyOf(middleware, DEFAULT_BODY_LIMIT);
   const shared: Record<number, string> = {
     [service.validationStatus]: 'validation_failed: a path or query that is not percent-encoded UTF-8 or carries a NUL, or a parameter or body that fails its schema',
   };
   if (uuids.length && notFoundStatus === 404) shared[404] = `${uuids.join(', ')}: not a UUID, or nothing by that id`;
-  if (method !== 'get' && method !== 'head') shared[413] = 'payload_too_large: the body is over the route\'s limit (limit_bytes)';
+  for (const status of [401, 403] as const) {
+    const refusals = policy.access.map((a) => a.refusals?.[status]).filter((r): r is string => !!r);
+    if (refusals.length) shared[status] = refusals.join('; ');
+  }
+  if (method !== 'get' && method !== 'head') shared[413] = `payload_too_large: the body is over the route's limit of ${policy.bodyLimit.maxBytes} bytes (limit_bytes)`;
   if (gatedBody(route)) shared[415] = 'unsupported_media_type: the body is not of a media type the route takes';
   if (middleware.some(limits) || service.rateLimited?.(route)) shared[429] = 'rate_limited (Retry-After and retry_after)';
   // Any request that records a change waits for the read models its answer comes from (api/shared/base.ts).
@@ -103,7 +113,8 @@ export function declareRoute<R extends RouteConfig>(route: R, service: ServiceRo
   return {
     ...route,
     request: withPathPatterns(route),
-    middleware: uuids.length ? [...middleware, uuidCheck(uuids, notFoundStatus, notFoundCode(responses['404']))] : route.middleware,
+    middleware: [policyMarker(policy), ...middleware, ...(uuids.length ? [uuidCheck(uuids, notFoundStatus, notFoundCode(responses['404']))] : [])],
     responses: { ...responses, ...errorResponses(service.errorSchema, added) },
+    ...(policy.access.length ? { 'x-access': [...new Set(policy.access.map((a) => a.rule))] } : {}),
   };
 }

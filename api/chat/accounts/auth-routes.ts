@@ -6,6 +6,8 @@ import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
+import { KiB } from '../../shared/body-limit.ts';
+import { anyone, bodyLimit } from '../../shared/route-policy.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { peerAddress } from '../../shared/peer.ts';
 import type { ChatEnv } from '../auth.ts';
@@ -31,11 +33,13 @@ const anonymous = (requestId: string) => ({ actor: { kind: 'visitor' as const, i
 export function authRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const limited = authLimit(deps);
+  // Sign-in and registration bodies are small: 64 KiB holds the public keys a registration carries.
+  const small = bodyLimit(64 * KiB);
   const LIMIT = { 413: 'body too large', 429: 'too many authentication requests from this address (Retry-After)' };
 
   app.openapi(createRoute({
     method: 'post', path: '/api/auth/register', tags, summary: 'Register an account with its public keys',
-    middleware: [limited] as const,
+    middleware: [anyone(), limited, small] as const,
     request: { body: jsonBody(RegisterBody) },
     responses: {
       201: ok(AuthResponse, 'the account, a token pair and the recovery code (shown once; Cache-Control: no-store)'),
@@ -49,7 +53,7 @@ export function authRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/api/auth/login', tags, summary: 'Log in with username and password (and a TOTP or backup code when TOTP is on)',
-    middleware: [limited] as const,
+    middleware: [anyone(), limited, small] as const,
     request: { body: jsonBody(LoginBody) },
     responses: {
       200: ok(LoginResponse, 'a token pair (Cache-Control: no-store)'),
@@ -64,7 +68,7 @@ export function authRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'post', path: '/api/auth/refresh', tags, summary: 'Exchange a refresh token for a new pair; the old one is revoked',
     description: 'Presenting a refresh token that was already exchanged revokes its whole session (theft detection) and answers 401.',
-    middleware: [limited] as const,
+    middleware: [anyone(), limited, small] as const,
     request: { body: jsonBody(RefreshBody) },
     responses: { 200: ok(TokenPair, 'a new token pair (Cache-Control: no-store)'), ...chatErrors({ 400: 'validation error', 401: 'invalid, revoked or reused refresh token', ...LIMIT }) },
   }), async (c) => {
@@ -80,7 +84,7 @@ export function authRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/api/auth/recover', tags, summary: 'Reset the password with the recovery code; every session ends',
-    middleware: [limited] as const,
+    middleware: [anyone(), limited, small] as const,
     request: { body: jsonBody(RecoverBody) },
     responses: {
       200: ok(AuthResponse.pick({ recovery_code: true }).openapi('RecoverResponse'), 'the new recovery code (shown once; the old one no longer works)'),
@@ -96,7 +100,7 @@ export function authRoutes(deps: ChatDeps) {
   });
 
   app.openapi(createRoute({
-    method: 'get', path: '/api/auth/config', tags, summary: 'Registration mode and public URL',
+    method: 'get', path: '/api/auth/config', tags, summary: 'Registration mode and public URL', middleware: anyone(),
     responses: { 200: ok(AuthConfig, 'how this instance registers accounts') },
   }), (c) => c.json({ registration_mode: deps.config.registration, public_url: deps.config.publicUrl }, 200));
 

@@ -24,6 +24,7 @@ import { communityAccess } from '../../../projections/chat/communities.ts';
 import { groupById, groupMemberRole } from '../../../projections/chat/groups.ts';
 import type { Received } from '../../../infra/files/store.ts';
 import { ok } from '../../shared/openapi.ts';
+import { bodyLimit } from '../../shared/route-policy.ts';
 import { communityFor, groupFor, isUuid } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
@@ -37,7 +38,6 @@ const tags = ['assets'];
 const MiB = 1024 * 1024;
 export const ASSET_MAX_BYTES = 8 * MiB;
 export const ASSET_BODY_LIMIT = ASSET_MAX_BYTES + 64 * 1024;
-export const ASSET_UPLOAD_PATHS = /^\/api\/(communities\/[^/]+\/(icon|banner|emojis)|groups\/[^/]+\/(icon|banner|voice-background))$/;
 
 const Asset = z.object({
   kind: z.enum(['icon', 'banner', 'voice_background']), filename: z.string(), url: z.string(), mime_type: z.string(), size: z.number().int(), sha256: z.string(), created_at: z.iso.datetime(),
@@ -62,6 +62,8 @@ const FilenameParam = z.object({ filename: z.string().openapi({ param: { name: '
 export function assetRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
+  // The upload routes read their multipart body as a stream (files/upload.ts counts the bytes).
+  const upload = bodyLimit(ASSET_BODY_LIMIT, { streamed: true });
   const me = (c: Context<ChatEnv>) => c.get('chatUser');
   const iso = () => deps.clock.now().toISOString();
 
@@ -125,7 +127,7 @@ export function assetRoutes(deps: ChatDeps) {
 
   for (const kind of ['icon', 'banner'] as const) {
     app.openapi(createRoute({
-      method: 'post', path: `/api/communities/{cid}/${kind}`, tags, summary: `Set the community's ${kind} (owners and admins; a raster image, at most 8 MiB)`, middleware: [auth] as const,
+      method: 'post', path: `/api/communities/{cid}/${kind}`, tags, summary: `Set the community's ${kind} (owners and admins; a raster image, at most 8 MiB)`, middleware: [auth, upload] as const,
       request: { params: z.object({ cid: pathParam('cid') }), body: multipartBody('the image', {}) },
       responses: { 201: ok(Asset, 'set; the previous one is gone'), ...chatErrors(UPLOAD_ERRORS) },
     }), async (c) => {
@@ -137,7 +139,7 @@ export function assetRoutes(deps: ChatDeps) {
   for (const [path, kind] of [['icon', 'icon'], ['banner', 'banner'], ['voice-background', 'voice_background']] as const) {
     app.openapi(createRoute({
       method: 'post', path: `/api/groups/{id}/${path}`, tags, summary: `Set the group's ${path.replace('-', ' ')} (the group owner or a community admin; a raster image, at most 8 MiB)`,
-      middleware: [auth] as const,
+      middleware: [auth, upload] as const,
       request: { params: z.object({ id: pathParam('id') }), body: multipartBody('the image', {}) },
       responses: { 201: ok(Asset, 'set; the previous one is gone'), ...chatErrors(UPLOAD_ERRORS) },
     }), async (c) => {
@@ -206,7 +208,7 @@ export function assetRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'post', path: '/api/communities/{cid}/emojis', tags, summary: `Add a custom emoji (owners and admins; name unique, at most ${EMOJI_MAX} per community)`,
     description: 'Multipart: `name` (`^[a-z0-9_]{2,32}$`) and `file` (a raster image, at most 8 MiB).',
-    middleware: [auth] as const,
+    middleware: [auth, upload] as const,
     request: { params: z.object({ cid: pathParam('cid') }), body: multipartBody('the image and its name', { name: { type: 'string', pattern: EMOJI_NAME.source } }) },
     responses: { 201: ok(Emoji, 'added'), ...chatErrors({ ...UPLOAD_ERRORS, 400: 'invalid name, not multipart, or no file part', 409: 'emoji_name_taken, emoji_limit_reached' }) },
   }), async (c) => {

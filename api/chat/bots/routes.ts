@@ -26,6 +26,7 @@ import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { peerAddress } from '../../shared/peer.ts';
+import { checkedByHandler } from '../../shared/route-policy.ts';
 import { checkKeys, prekeysOf } from '../accounts/accounts.ts';
 import { OneTimePrekeyBody, SignedPrekeyBody } from '../accounts/schemas.ts';
 import { isUuid, notFound } from '../access.ts';
@@ -106,6 +107,8 @@ export function botRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/api/admin/bots/bootstrap-token', tags, summary: 'Mint the first bot:provision token with the deploy secret',
+    // The deploy secret in a header is the credential, whoever sends it (the handler checks it).
+    middleware: checkedByHandler({ rule: 'deploy secret' }),
     description: 'Header `X-Provision-Bootstrap-Secret` (compared as SHA-256 digests in constant time); no access token. Finds or creates the integration bot '
       + `\`integration-<label>\` (default label \`${BOOTSTRAP_LABEL}\`; never an admin) and mints a bot:provision token for it; repeated calls return the same bot and a new token. `
       + '404 when CHATSVC_BOOTSTRAP_SECRET is unset.',

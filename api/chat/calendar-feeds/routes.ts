@@ -18,6 +18,7 @@ import { channelsOf } from '../../../projections/chat/channels.ts';
 import { meetingById, meetingExceptions, meetingsOfChannels, scheduleOf } from '../../../projections/chat/meetings.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { checkedByHandler } from '../../shared/route-policy.ts';
 import { channelFor, isUuid, memberChannel } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
@@ -110,6 +111,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'get', path: '/api/calendar/feeds/{file{[A-Za-z0-9_-]+\\.ics}}', tags,
     summary: 'GET /api/calendar/feeds/{token}.ics: a feed (the token is the credential; no JWT); memberships are checked on every fetch',
+    middleware: checkedByHandler({ rule: 'capability URL' }),
     request: { params: z.object({ file: z.string().openapi({ description: '`<token>.ics`' }) }) },
     responses: { ...icsResponse, ...chatErrors({ 404: 'unknown or revoked token, a channel the owner left, or an owner suspended or deleted (`feed_not_found`)' }) },
   }), async (c) => {

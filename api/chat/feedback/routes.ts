@@ -13,6 +13,8 @@ import { feedbackStream, type FeedbackEvent } from '../../../domain/chat/admin/e
 import { putBlob, readBlobs } from '../../../infra/blobs.ts';
 import { feedbackById, feedbackQueue, type FeedbackRow } from '../../../projections/chat/admin.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { MiB } from '../../shared/body-limit.ts';
+import { bodyLimit } from '../../shared/route-policy.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { pathParam } from '../communities/schemas.ts';
@@ -77,7 +79,8 @@ export function feedbackRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/api/feedback', tags: ['feedback'], summary: 'Send feedback (stored locally first, then mirrored to the issue tracker when one is configured)',
-    middleware: [auth] as const,
+    // A screenshot of up to 5 MB comes as base64 (4/3 of it) in the JSON.
+    middleware: [auth, bodyLimit(8 * MiB)] as const,
     request: {
       body: jsonBody(z.strictObject({
         description: z.string().trim().min(1).max(10_000),

@@ -19,6 +19,7 @@ import { DomainError } from '../../../domain/shared/decider.ts';
 import { fileById, isBlocked, usedBytes, type FileRow } from '../../../projections/chat/files.ts';
 import { STATUS_OF } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';
+import { bodyLimit } from '../../shared/route-policy.ts';
 import { isUuid, memberChannel } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
@@ -82,7 +83,7 @@ export function fileRoutes(deps: ChatDeps) {
     description: `Streamed to disk through SHA-256, never buffered; identical content is stored once. The file at most ${maxUploadBytes} bytes (413 \`file_too_large\`), `
       + `the body at most ${maxUploadBytes + UPLOAD_BODY_OVERHEAD} bytes (413), the caller's stored files at most ${quotaBytes} bytes (413 \`quota_exceeded\`). `
       + 'The MIME type comes from the bytes. Blocked content: 422 `blocked_content`.',
-    middleware: [auth] as const,
+    middleware: [auth, bodyLimit(maxUploadBytes + UPLOAD_BODY_OVERHEAD, { streamed: true })] as const,
     request: { body: multipartBody('the file, and optionally the channel it is shared in', { channel_id: { type: 'string', format: 'uuid' } }) },
     responses: {
       201: ok(FileMeta, 'stored'),

@@ -2,6 +2,7 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { ok } from '../../shared/openapi.ts';
+import { anyone } from '../../shared/route-policy.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatRouter } from '../router.ts';
 
@@ -25,7 +26,7 @@ async function databaseHealthy(deps: ChatDeps): Promise<boolean> {
 export function healthRoutes(deps: ChatDeps) {
   const app = chatRouter();
   app.openapi(createRoute({
-    method: 'get', path: '/api/health', tags: ['health'], summary: 'Service and database health',
+    method: 'get', path: '/api/health', tags: ['health'], summary: 'Service and database health', middleware: anyone(),
     responses: { 200: ok(ChatHealth, 'healthy'), 503: ok(ChatHealth, 'the database is unreachable (degraded)') },
   }), async (c) => {
     const healthy = await databaseHealthy(deps);

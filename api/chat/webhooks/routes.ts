@@ -27,6 +27,7 @@ import { webhookStream } from '../../../domain/chat/webhooks/events.ts';
 import { activeWebhookByHash, mentionableMembers, webhookById, webhooksOf, type WebhookRow } from '../../../projections/chat/webhooks.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { checkedByHandler } from '../../shared/route-policy.ts';
 import { channelFor } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
@@ -130,6 +131,7 @@ export function webhookRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/api/webhooks/execute/{token}', tags, summary: 'Post a plaintext message through a webhook (no authentication: the token is the credential)',
+    middleware: checkedByHandler({ rule: 'capability URL' }),
     description: `JSON body: \`content\` (required, 1-${WEBHOOK_CONTENT_MAX} characters, Markdown), \`username\` (optional, at most ${WEBHOOK_USERNAME_MAX}; default the webhook's name), `
       + `\`avatar_url\` (optional). No files. \`@username\` mentions notify channel members (exact, case-sensitive; @everyone, @here, @channel ignored; at most ${MENTIONS_MAX}). `
       + 'One message per second per webhook.',

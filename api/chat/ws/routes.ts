@@ -20,6 +20,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../shared/http-errors.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
+import { anyone } from '../../shared/route-policy.ts';
 import { channelDecider } from '../../../domain/chat/channels/decider.ts';
 import { channelStream, type ChannelEvent } from '../../../domain/chat/channels/events.ts';
 import { asDomainEvent } from '../../../infra/commands.ts';
@@ -83,6 +84,8 @@ export function wsRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/api/ws', tags: ['websocket'], summary: 'The chat WebSocket (authenticate with an Authenticate frame)',
+    // Anyone opens the socket; it authenticates in-band (the Authenticate frame).
+    middleware: anyone(),
     description: 'Client frames: Authenticate {token} (answered Authenticated {user_id, client_version}), Ping, Subscribe {channel_id}, Unsubscribe {channel_id}, Typing {channel_id}. '
       + 'Server frames: Authenticated, KeysLow {remaining}, Pong, Subscribed, Unsubscribed {channel_id, reason}, MessageCreated {channel_id, message}, MessageEdited, MessageDeleted, '
       + 'SenderKeyUpdated {channel_id, user_id, chain_id, distribution}, SenderKeyRotationRequired {channel_id}, MemberJoined, MemberLeft, ChannelJoined {channel_id, scope} (to the joiner), Typing, Mentioned, Error {error, code?}. '

@@ -24,6 +24,7 @@ import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import { PERSONAL_ASSISTANT_SLUG } from '../../../domain/orchestration/profiles/decider.ts';
 import { conversationById, conversationsOf, messagesOf, recentConversations, usageSummary, type ConversationRow } from '../../../projections/orchestration/agent-chat.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
+import { anyone } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { peerAddress } from '../../shared/peer.ts';
@@ -78,7 +79,7 @@ export function agentChatRoutes(deps: OrchDeps) {
   }
 
   app.openapi(createRoute({
-    method: 'post', path: PUBLIC_CHAT_PATH, tags, summary: 'Public chat with a tier-1 profile (no authentication)',
+    method: 'post', path: PUBLIC_CHAT_PATH, tags, summary: 'Public chat with a tier-1 profile (no authentication)', middleware: anyone(),
     description: 'Rules 1-8 of the spec. A turn without `visitor_token` starts a new conversation and returns a new token (shown once); a turn with one gets none back. A `conversation_id` of another visitor or profile is ignored; past the profile\'s `conversation_ttl_hours` a turn naming it starts a new one.',
     request: { params: SlugParam, body: jsonBody(PublicChatBody) },
     responses: { 200: ok(ChatReply, 'the reply'), ...orchErrors(TURN_ERRORS) },

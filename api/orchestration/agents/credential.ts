@@ -7,6 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { RotationRefusalReason } from '../../../domain/orchestration/users/events.ts';
 import { agentById } from '../../../projections/orchestration/agents.ts';
+import { checkedByHandler } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';
 import { actorOf, roleOf } from '../auth/guards.ts';
@@ -21,6 +22,8 @@ export function agentCredentialRoutes(deps: OrchDeps) {
   const app = orchRouter();
   app.openapi(createRoute({
     method: 'post', path: '/api/v1/agents/{id}/credential/rotate', tags: ['agents'], summary: 'Rotate an agent\'s credential (admin, interactive session only)',
+    // The handler refuses, and records, every caller but an admin's browser session.
+    middleware: [checkedByHandler({ rule: 'session' }), checkedByHandler({ rule: 'admin' })],
     request: { params: AgentIdParam },
     responses: {
       200: ok(CredentialRotation, 'the new agent key, shown once (Cache-Control: no-store)'),

@@ -12,6 +12,7 @@ import { CHAT_USERNAME, instanceUrlProblem } from '../../../domain/orchestration
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin, requireSession } from '../auth/guards.ts';
+import { adminArea } from '../auth/admin-area.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
@@ -80,7 +81,8 @@ export function chatsvcRoutes(deps: OrchDeps) {
   const forms = [
     // The connector holds bot tokens: the admin role is checked whatever ORCH_ENFORCE_ADMIN_ROLE says.
     { base: V1, middleware: [requireAdmin(true), keyGate(connector)], extraTags: [] as string[] },
-    { base: ADMIN, middleware: [requireSession(), requireAdmin(true), keyGate(connector)], extraTags: ['web UI'] },
+    // The mirror is in the admin area (admin-area.ts): its require_admin refuses first.
+    { base: ADMIN, middleware: [adminArea(deps), requireSession(), requireAdmin(true), keyGate(connector)], extraTags: ['web UI'] },
   ];
 
   for (const form of forms) {

@@ -11,6 +11,7 @@ import { search, type MatchMode } from '../../../projections/orchestration/estat
 import { MiB } from '../../shared/body-limit.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';
+import { bodyLimit } from '../../shared/route-policy.ts';
 import { actorOf, principalUser, requireKey, requireRole } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
@@ -24,14 +25,12 @@ import {
 } from './schemas.ts';
 
 /**
- * Request body limit of the two batch routes (a streamed body family, see ORCH_BODY_LIMITS):
+ * Request body limit of the two batch routes (and their mirrors), read as a stream (route-policy.ts):
  * 500 documents of 500,000 characters at up to 3 bytes of UTF-8 each is 750,000,000 bytes;
  * 768 MiB leaves room for paths, metadata and JSON escapes. The body is read as a stream, one
  * document at a time, so the limit bounds the upload, not the memory used.
  */
 export const KNOWLEDGE_BATCH_BODY_LIMIT = 768 * MiB;
-/** The batch routes and their web-UI mirrors (`/api/knowledge/...`, the console's folder ingest). */
-export const KNOWLEDGE_BATCH_PATHS = ['/api/v1/knowledge/ingest', '/api/v1/knowledge/vault', '/api/knowledge/ingest', '/api/knowledge/vault'];
 /** An element of the array this long cannot be a valid document (content ≤ 500,000 characters, ≤ 6 bytes each escaped). */
 const MAX_ELEMENT_BYTES = 4 * MiB;
 
@@ -77,14 +76,14 @@ export function estateRoutes(deps: OrchDeps) {
   };
 
   withWebUiMirror(app, createRoute({
-    method: 'post', path: '/api/v1/knowledge/ingest', tags, middleware: [requireRole('user')] as const,
+    method: 'post', path: '/api/v1/knowledge/ingest', tags, middleware: [requireRole('user'), bodyLimit(KNOWLEDGE_BATCH_BODY_LIMIT, { streamed: true })] as const,
     summary: 'Ingest a batch of estate documents (upsert on source_repo and path); each document succeeds or fails alone',
     request: { body: streamedBody(IngestBody, `1-${MAX_DOCUMENTS_PER_BATCH} documents; read as a stream, at most ${KNOWLEDGE_BATCH_BODY_LIMIT} bytes`) },
     responses: { 200: ok(IngestResponse, 'what was stored and what failed, and the run'), ...orchErrors(BATCH_ERRORS) },
   }), (c) => batch(c, 'ingest'));
 
   withWebUiMirror(app, createRoute({
-    method: 'post', path: '/api/v1/knowledge/vault', tags, middleware: [requireRole('user')] as const,
+    method: 'post', path: '/api/v1/knowledge/vault', tags, middleware: [requireRole('user'), bodyLimit(KNOWLEDGE_BATCH_BODY_LIMIT, { streamed: true })] as const,
     summary: 'Store customer-vault documents (source_repo `vault`), searchable only with scope=vault',
     request: { body: streamedBody(VaultBody, `1-${MAX_DOCUMENTS_PER_BATCH} documents; read as a stream, at most ${KNOWLEDGE_BATCH_BODY_LIMIT} bytes`) },
     responses: { 200: ok(IngestResponse, 'what was stored and what failed, and the run (kind vault)'), ...orchErrors(BATCH_ERRORS) },

@@ -2,6 +2,7 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { migrationStatus } from '../../../infra/db/migrate.ts';
+import { anyone } from '../../shared/route-policy.ts';
 import { ok } from '../../shared/openapi.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchRouter } from '../router.ts';
@@ -31,7 +32,7 @@ export const maintenanceOf = (deps: Pick<OrchDeps, 'maintenance'>) => {
 export function healthRoutes(deps: Pick<OrchDeps, 'db' | 'version' | 'maintenance' | 'chatsvc'>) {
   const app = orchRouter();
   app.openapi(createRoute({
-    method: 'get', path: '/api/v1/health', tags, summary: 'Liveness (does not check the database)',
+    method: 'get', path: '/api/v1/health', tags, summary: 'Liveness (does not check the database)', middleware: anyone(),
     responses: { 200: ok(Health, 'the service runs') },
   }), (c) => c.json({
     status: 'ok' as const,
@@ -40,7 +41,7 @@ export function healthRoutes(deps: Pick<OrchDeps, 'db' | 'version' | 'maintenanc
     maintenance: maintenanceOf(deps),
   }, 200));
   app.openapi(createRoute({
-    method: 'get', path: '/api/v1/health/db', tags, summary: 'The database and its applied migrations',
+    method: 'get', path: '/api/v1/health/db', tags, summary: 'The database and its applied migrations', middleware: anyone(),
     responses: { 200: ok(DbHealth, 'the database answers'), 503: ok(DbDown, 'the database is unreachable') },
   }), async (c) => {
     try {

@@ -17,6 +17,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { hashToken } from '../../../crypto/tokens.ts';
 import { parsePosition, type Position } from '../../../infra/eventstore/position.ts';
+import { anyone, checkedByHandler } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { INVALID_KEY, roleOf, unauthenticated } from '../auth/guards.ts';
 import type { OrchEnv, Principal } from '../auth/principal.ts';
@@ -83,6 +84,7 @@ export function socketRoutes(deps: OrchDeps, limits: FeedLimits = DEFAULT_FEED_L
 
   app.openapi(createRoute({
     method: 'get', path: '/ws', tags: ['websocket'], summary: 'The log as it happens, filtered by what the principal may see',
+    middleware: anyone(),
     description: 'Frames: `{control: "ready", from}` first, then `{position, stream, type, data, metadata, at}` per event. '
       + 'Admins see every event; accounts their own account\'s events and the estate; anonymous sockets only public events. '
       + 'Personal fields reach admins only. Close 4008: the socket fell too far behind.',
@@ -141,6 +143,7 @@ export function socketRoutes(deps: OrchDeps, limits: FeedLimits = DEFAULT_FEED_L
 
   app.openapi(createRoute({
     method: 'get', path: '/ws/live', tags: ['websocket'], summary: 'Status frames: health, projection lag, agent and task counts, chat turns per minute',
+    middleware: deps.config.gateWsLive ? checkedByHandler({ rule: 'signed-in' }) : anyone(),
     description: `Frames \`{type: "status", at, service, projections, agents_by_status, tasks_by_status, chat_turns_per_minute}\` every ${STATUS_INTERVAL_MS / 1000} s; no message bodies, no user data. `
       + 'Needs a key, session or forward-auth identity unless ORCH_GATE_WS_LIVE is an explicit falsy value.',
     request: { query: FromQuery.pick({ key: true }) },

@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { guard } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
@@ -15,7 +16,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Equal-length digests, so neither the token's length nor its prefix leaks through timing. */
 function metricsToken(token: string | null): MiddlewareHandler<OrchEnv> {
   const expected = token ? digest(token) : null;
-  return async (c, next) => {
+  const access = token ? { rule: 'metrics token', refusals: { 401: 'the bearer token is missing or wrong' } } : { rule: 'anyone' };
+  return guard(access, async (c, next) => {
     if (expected) {
       const presented = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';
       if (!timingSafeEqual(digest(presented), expected)) {
@@ -24,7 +26,7 @@ function metricsToken(token: string | null): MiddlewareHandler<OrchEnv> {
       }
     }
     await next();
-  };
+  });
 }
 
 export function metricsRoutes(deps: Pick<OrchDeps, 'metrics' | 'config'>) {

@@ -23,6 +23,7 @@ import { claimableAgents, heldAgentIds, type AgentRow } from '../../../projectio
 import { listMcpServers } from '../../../projections/orchestration/mcp-servers.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import { userById } from '../../../projections/orchestration/users.ts';
+import { guard } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok, orNull } from '../../shared/openapi.ts';
 import { actorOf, unauthenticated } from '../auth/guards.ts';
@@ -41,12 +42,12 @@ export const ORPHANED_REASON = 'runner_restarted: the runner stopped while the a
 const RUNNER_ERRORS = { ...AUTH_ERRORS, 403: 'runner_only' };
 
 export function requireRunner(): MiddlewareHandler<OrchEnv> {
-  return async (c, next) => {
+  return guard({ rule: 'runner', refusals: { 403: 'runner_only' } }, async (c, next) => {
     const principal = c.get('principal');
     if (principal.kind === 'anonymous') throw unauthenticated(c);
     if (principal.kind !== 'service') throw new ApiError(403, 'runner_only', 'this route serves the runner only');
     await next();
-  };
+  });
 }
 
 const Instance = z.object({ runner_instance: z.string().min(1).max(200) });

@@ -14,6 +14,7 @@ import { actorOf, requireAdmin, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { fields } from '../profiles/schemas.ts';
 import { createProfile, newSettings } from '../profiles/use-cases.ts';
+import { adminArea } from '../auth/admin-area.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { TEMPLATES, templateBySlug, type BotTemplate } from './catalog.ts';
 
@@ -56,6 +57,7 @@ function template(slug: string): BotTemplate {
   return found;
 }
 
+// The mirrors (`/api/templates...`) are in the admin area: require_admin refuses first there.
 export function templateRoutes(deps: OrchDeps) {
   const app = orchRouter();
 
@@ -63,14 +65,14 @@ export function templateRoutes(deps: OrchDeps) {
     method: 'get', path: '/api/v1/templates', tags, summary: 'The bundled bot templates',
     middleware: requireKey(),
     responses: { 200: ok(z.array(TemplateSummary), 'each with slug, name and description'), ...orchErrors(AUTH_ERRORS) },
-  }), (c) => c.json(TEMPLATES.map(summary), 200));
+  }), (c) => c.json(TEMPLATES.map(summary), 200), { first: adminArea(deps) });
 
   withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/templates/{slug}', tags, summary: 'One template, with its starter knowledge memories',
     middleware: requireKey(),
     request: { params: TemplateParam },
     responses: { 200: ok(TemplateDetail, 'the template'), ...orchErrors({ ...AUTH_ERRORS, 404: 'template_not_found' }) },
-  }), (c) => c.json(template(c.req.valid('param').slug), 200));
+  }), (c) => c.json(template(c.req.valid('param').slug), 200), { first: adminArea(deps) });
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/templates/{slug}/instantiate', tags, summary: 'Create a profile from a template (all-or-nothing)',
@@ -100,7 +102,7 @@ export function templateRoutes(deps: OrchDeps) {
     const seed = body.seed_memories ? chosen.starter_memories.map((m) => ({ ...m, source: `template:${chosen.slug}`, metadata: null })) : [];
     const profile = await createProfile(deps, { slug: body.slug, settings, template: { slug: chosen.slug, seed } }, actorOf(c));
     return c.json({ agent_profile_id: profile.id, slug: profile.slug, seeded_memory_count: seed.length }, 201);
-  });
+  }, { first: adminArea(deps) });
 
   return app;
 }

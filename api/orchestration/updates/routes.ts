@@ -11,8 +11,9 @@ import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { applyDetail, checkNow, deliveryState, sidecarState, startApply, updateStatus } from '../../shared/updates.ts';
-import { actorOf, principalUser, requireAdmin } from '../auth/guards.ts';
+import { actorOf, principalUser } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
+import { adminArea } from '../auth/admin-area.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { ApplyBody, ApplyDetailSchema, ApplyParam, ApplySchema, ApplyStarted, StatusSchema } from './schemas.ts';
 
@@ -21,7 +22,8 @@ const ADMIN = { ...AUTH_ERRORS, 403: 'admin role required' };
 
 export function updateRoutes(deps: OrchDeps) {
   const app = orchRouter();
-  const admin = requireAdmin(deps.config.enforceAdminRole);
+  // The admin area's require_admin (admin-area.ts): the first refusal of the mirrors too.
+  const admin = adminArea(deps);
   const updateDeps = { db: deps.db, clock: deps.clock, commands: deps.commands, limiter: deps.limiter, version: deps.version, updates: deps.updates };
 
   const summaryOf = async (applyId: string) => {
@@ -45,7 +47,7 @@ export function updateRoutes(deps: OrchDeps) {
       apply: newest.rows[0] ? await summaryOf(newest.rows[0].apply_id) : null,
       maintenance: { active: view.active, read_only: view.readOnly },
     }, 200);
-  });
+  }, { first: admin });
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/admin/updates/check', tags, summary: 'Check the channel now (one check a minute)',
@@ -57,7 +59,7 @@ export function updateRoutes(deps: OrchDeps) {
   }), async (c) => {
     const s = await checkNow(updateDeps, c.get('requestId'));
     return c.json({ current_version: s.current_version, latest_version: s.latest_version, update_available: s.update_available, checked_at: s.checked_at, last_error: s.last_error }, 200);
-  });
+  }, { first: admin });
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/admin/updates/apply', tags, summary: 'Apply the channel head (an admin\'s interactive session)',
@@ -80,7 +82,7 @@ export function updateRoutes(deps: OrchDeps) {
     }
     const started = await startApply(updateDeps, c.req.valid('json').target_version, principalUser(c).username, actorOf(c));
     return c.json(started, 202);
-  });
+  }, { first: admin });
 
   withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/admin/updates/applies', tags, summary: 'Apply attempts, newest first',
@@ -96,7 +98,7 @@ export function updateRoutes(deps: OrchDeps) {
       requested_by: row.requested_by, started_at: row.started_at.toISOString(), ended_at: row.ended_at?.toISOString() ?? null,
     }));
     return c.json(page('applies', items, total, q), 200);
-  });
+  }, { first: admin });
 
   withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/admin/updates/apply/{apply_id}', tags, summary: 'One apply: state, phase, outcome, error, times and its events',
@@ -107,7 +109,7 @@ export function updateRoutes(deps: OrchDeps) {
     const detail = await applyDetail(updateDeps, c.req.valid('param').apply_id.toLowerCase());
     if (!detail) throw new ApiError(404, 'apply_not_found', 'no such apply');
     return c.json(detail, 200);
-  });
+  }, { first: admin });
 
   return app;
 }

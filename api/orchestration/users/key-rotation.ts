@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { RotationRefusalReason } from '../../../domain/orchestration/users/events.ts';
 import { userById, type UserRow } from '../../../projections/orchestration/users.ts';
+import { checkedByHandler } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';
 import { actorOf, MISSING_KEY, roleOf } from '../auth/guards.ts';
@@ -81,10 +82,14 @@ export function keyRotationRoutes(deps: OrchDeps) {
   const app = orchRouter();
   const selfRoute = createRoute({
     method: 'post', path: '/api/v1/me/api-key/rotate', tags, summary: 'Rotate the caller\'s API key (interactive session only)',
+    // The gate refuses, and records, every caller but a browser session.
+    middleware: [checkedByHandler({ rule: 'session' })],
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },
   });
   const adminRoute = createRoute({
     method: 'post', path: '/api/v1/admin/users/{user_id}/api-key/rotate', tags, summary: 'Rotate another account\'s API key (admin, interactive session only)',
+    // The gate's admin check holds whatever ORCH_ENFORCE_ADMIN_ROLE says: it hands out keys.
+    middleware: [checkedByHandler({ rule: 'session' }), checkedByHandler({ rule: 'admin' })],
     // Any value: the gate records every refusal in its order, an id that is not a UUID too (404 api_key_rotation_not_found).
     request: { params: z.object({ user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, description: 'the account id' }) }) },
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },

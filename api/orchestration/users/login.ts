@@ -9,8 +9,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { hashToken } from '../../../crypto/tokens.ts';
 import { userByEmail } from '../../../projections/orchestration/users.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
+import { KiB } from '../../shared/body-limit.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { peerAddress } from '../../shared/peer.ts';
+import { anyone, bodyLimit, guard } from '../../shared/route-policy.ts';
 import { actorOf, roleOf, unauthenticated } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import { clearSessionCookies, setSessionCookies } from '../auth/session-cookies.ts';
@@ -25,22 +27,27 @@ export const LOGIN_LIMITS = {
   address: { limit: 20, windowMs: WINDOW_MS },
 };
 
+// Sign-in bodies are small: a body over 16 KiB never reaches the password check.
+const AUTH_BODY_LIMIT = 16 * KiB;
+
 const flat = (u: { id: string; username: string; email: string; role: 'admin' | 'user' | 'readonly' }) => ({ id: u.id, username: u.username, email: u.email, role: u.role });
 const tags = ['accounts and keys'];
 
 export function loginRoutes(deps: OrchDeps) {
-  const localAuthOpen: MiddlewareHandler<OrchEnv> = async (_c, next) => {
+  // Under forward-auth SSO, local login and registration admit nobody.
+  const localAuth = deps.config.forwardAuth.enabled ? { rule: 'nobody', refusals: { 403: 'local_auth_disabled (forward-auth SSO)' } } : { rule: 'anyone' };
+  const localAuthOpen = guard(localAuth, async (_c, next) => {
     if (deps.config.forwardAuth.enabled) {
       throw new ApiError(403, 'local_auth_disabled', 'local login and registration are disabled under forward-auth SSO');
     }
     await next();
-  };
-  const adminKeyOnly: MiddlewareHandler<OrchEnv> = async (c, next) => {
+  }) as MiddlewareHandler<OrchEnv>;
+  const adminKeyOnly = guard({ rule: 'admin key', refusals: { 401: 'missing X-API-Key header, or invalid or inactive API key', 403: 'admin role required' } }, async (c, next) => {
     const principal = c.get('principal');
     if (principal.kind === 'anonymous' || principal.via !== 'api_key') throw unauthenticated(c);
     if (roleOf(principal) !== 'admin') throw new ApiError(403, 'forbidden', 'admin role required');
     await next();
-  };
+  }) as MiddlewareHandler<OrchEnv>;
   const wrongCredentials = () => new ApiError(401, 'invalid_credentials', 'invalid email or password');
 
   async function loginFailed(c: Context<OrchEnv>, userId: string | null, email: string, reason: 'bad_credentials' | 'locked' | 'rate_limited', peer: string) {
@@ -53,7 +60,7 @@ export function loginRoutes(deps: OrchDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/auth/register', tags, summary: 'First-run registration of the local admin (admin API key header)',
-    middleware: [localAuthOpen, adminKeyOnly] as const,
+    middleware: [localAuthOpen, adminKeyOnly, bodyLimit(AUTH_BODY_LIMIT)] as const,
     request: { body: jsonBody(RegisterBody) },
     responses: {
       201: ok(FlatUser, 'the new local admin'),
@@ -63,7 +70,7 @@ export function loginRoutes(deps: OrchDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/auth/login', tags, summary: 'Log in with email and password; sets orch_sess and orch_csrf',
-    middleware: [localAuthOpen] as const,
+    middleware: [localAuthOpen, bodyLimit(AUTH_BODY_LIMIT)] as const,
     request: { body: jsonBody(LoginBody) },
     responses: {
       200: ok(FlatUser, 'signed in'),
@@ -100,6 +107,7 @@ export function loginRoutes(deps: OrchDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/auth/session', tags, summary: 'The browser session: who is signed in, and how this server signs people in',
+    middleware: anyone(),
     description: 'Public. `authenticated` is true for a browser session (a password sign-in, or forward-auth identity headers from a trusted proxy, '
       + 'which sign in on this very request); an API key is not a browser session and reads as not signed in. `login` says how to sign in: '
       + '`password` (POST /auth/login) or `forward_auth` (through the SSO proxy); `logout_url` (forward-auth only, ORCH_FORWARD_AUTH_LOGOUT_URL) '
@@ -120,6 +128,7 @@ export function loginRoutes(deps: OrchDeps) {
 
   app.openapi(createRoute({
     method: 'post', path: '/auth/logout', tags, summary: 'End the browser session (safe to repeat)',
+    middleware: [anyone(), bodyLimit(AUTH_BODY_LIMIT)],
     responses: { 204: { description: 'signed out; cookies cleared' } },
   }), async (c) => {
     const principal = c.get('principal');

@@ -11,6 +11,7 @@ import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, principalUser, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
+import { adminArea } from '../auth/admin-area.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { createAccount, updateAccount } from './accounts.ts';
 import { revealApiKey } from './keys.ts';
@@ -59,6 +60,7 @@ export function userRoutes(deps: OrchDeps) {
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/admin/users', tags, summary: 'Create an account; its API key is shown only in this answer',
+    middleware: [adminArea(deps)] as const,
     request: { body: jsonBody(CreateAccountBody) },
     responses: {
       201: ok(CreatedAccount, 'the new account and its key (Cache-Control: no-store)'),
@@ -68,20 +70,22 @@ export function userRoutes(deps: OrchDeps) {
     const { user, apiKey } = await createAccount(deps, { ...c.req.valid('json'), auth_source: 'local' }, actorOf(c));
     c.header('Cache-Control', 'no-store');
     return c.json({ ...accountView(user), api_key: apiKey }, 201);
-  });
+  }, { first: adminArea(deps) });
 
   withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/admin/users', tags, summary: 'List accounts (keys are never listed)',
+    middleware: [adminArea(deps)] as const,
     request: { query: pageQuery(USERS_PAGE) },
     responses: { 200: ok(AccountPage, 'a page of accounts'), ...orchErrors(ADMIN_ERRORS) },
   }), async (c) => {
     const query = c.req.valid('query');
     const { rows, total } = await listUsers(deps.db, query.limit, query.offset);
     return c.json(page('users', rows.map(adminView), total, query), 200);
-  });
+  }, { first: adminArea(deps) });
 
   withWebUiMirror(app, createRoute({
     method: 'patch', path: '/api/v1/admin/users/{user_id}', tags, summary: 'Change an account\'s role or activation',
+    middleware: [adminArea(deps)] as const,
     request: { params: UserIdParam, body: jsonBody(PatchAccountBody) },
     responses: {
       200: ok(AdminAccount, 'the account as changed'),
@@ -98,7 +102,7 @@ export function userRoutes(deps: OrchDeps) {
     }
     await updateAccount(deps, target.id, change, actorOf(c));
     return c.json(adminView((await userById(deps.db, target.id))!), 200);
-  });
+  }, { first: adminArea(deps) });
 
   return app;
 }

@@ -15,6 +15,7 @@ import { csrfTokenFor, csrfTokenValid } from '../../../crypto/csrf.ts';
 import type { Scope } from '../../../domain/registry/catalog.ts';
 import { sameOrigin } from '../../orchestration/auth/session-cookies.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { guard } from '../../shared/route-policy.ts';
 import type { RegistryDeps } from '../deps.ts';
 import { isInteractive, type RegistryEnv, type RegistryPrincipal } from './principal.ts';
 
@@ -53,8 +54,11 @@ export function unauthenticated(p: Extract<RegistryPrincipal, { kind: 'anonymous
   return new ApiError(401, 'unauthorized', UNAUTHENTICATED[p.problem]);
 }
 
+/** The rule's name in the route's document (`x-access`): `signed-in`, `admin`, `session` or `scope:<scope>`. */
+const ruleName = (rule: AccessRule) => (rule === 'any' ? 'signed-in' : typeof rule === 'object' ? `scope:${rule.scope}` : rule);
+
 export function access(deps: Pick<RegistryDeps, 'sealKey' | 'config'>, rule: AccessRule): MiddlewareHandler<RegistryEnv> {
-  return async (c, next) => {
+  return guard({ rule: ruleName(rule) }, async (c, next) => {
     const p = c.get('principal');
     if (p.kind === 'anonymous') throw unauthenticated(p);
     if (p.kind === 'token') {
@@ -76,5 +80,5 @@ export function access(deps: Pick<RegistryDeps, 'sealKey' | 'config'>, rule: Acc
       if (getCookie(c, CSRF_COOKIE) !== token) setCsrfCookie(c, deps, token);
     }
     return next();
-  };
+  });
 }

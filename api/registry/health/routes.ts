@@ -2,6 +2,7 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { ok } from '../../shared/openapi.ts';
+import { anyone } from '../../shared/route-policy.ts';
 import type { RegistryDeps } from '../deps.ts';
 import { registryRouter } from '../router.ts';
 
@@ -13,7 +14,7 @@ const RegistryHealth = z.object({
 export function healthRoutes(deps: RegistryDeps) {
   const app = registryRouter();
   app.openapi(createRoute({
-    method: 'get', path: '/health', tags: ['health'], summary: 'Anonymous liveness',
+    method: 'get', path: '/health', tags: ['health'], summary: 'Anonymous liveness', middleware: anyone(),
     responses: { 200: ok(RegistryHealth, 'the service and its database answer'), 503: ok(RegistryHealth, 'the database is unreachable') },
   }), async (c) => {
     const maintenance = { active: deps.maintenance().active, read_only: deps.maintenance().readOnly };

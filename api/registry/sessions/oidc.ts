@@ -18,6 +18,7 @@ import { hashToken, randomId } from '../../../crypto/tokens.ts';
 import { REGISTRY_SESSION_TTL_MS, registrySessionDecider } from '../../../domain/registry/sessions/decider.ts';
 import { registrySessionStream } from '../../../domain/registry/sessions/events.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { anyone } from '../../shared/route-policy.ts';
 import { access, CSRF_COOKIE, csrfTokenOf, setCsrfCookie } from '../auth/access.ts';
 import { SESSION_COOKIE, type RegistryEnv } from '../auth/principal.ts';
 import type { RegistryDeps } from '../deps.ts';
@@ -56,7 +57,7 @@ export function oidcRoutes(deps: RegistryDeps) {
   }
 
   app.openapi(createRoute({
-    method: 'get', path: '/api/v1/auth/login', tags, summary: 'Start an OIDC sign-in (redirects to the provider)',
+    method: 'get', path: '/api/v1/auth/login', tags, summary: 'Start an OIDC sign-in (redirects to the provider)', middleware: anyone(),
     request: { query: z.object({ return_to: z.string().max(2000).optional().openapi({ description: 'a path on this service to land on (default /api/v1/docs)' }) }) },
     responses: {
       302: { description: 'to the provider\'s authorization endpoint' },
@@ -82,7 +83,7 @@ export function oidcRoutes(deps: RegistryDeps) {
   });
 
   app.openapi(createRoute({
-    method: 'get', path: '/api/v1/auth/callback', tags, summary: 'The provider\'s redirect back: starts the session',
+    method: 'get', path: '/api/v1/auth/callback', tags, summary: 'The provider\'s redirect back: starts the session', middleware: anyone(),
     request: { query: z.object({ code: z.string().optional(), state: z.string().optional(), iss: z.string().optional(), error: z.string().optional() }).passthrough() },
     responses: {
       302: { description: 'signed in: the session cookie is set; on to return_to' },

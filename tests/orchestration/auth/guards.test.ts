@@ -39,7 +39,7 @@ test.before(async (ctx) => {
   // A probe app with the real principal resolution and the guards under test, as a later slice uses them.
   const deps = orchDeps(ctx.s.platform);
   const probe = createBaseApp<{ principal: never; apiKeyPresented: boolean }>({
-    service: 'orch', errorSchema: OrchError, log: createLogger({ level: 'error', sink: () => {} }), bodyLimits: [],
+    service: 'orch', errorSchema: OrchError, log: createLogger({ level: 'error', sink: () => {} }),
     errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
   }) as unknown as OpenAPIHono<OrchEnv>;
   probe.use('*', authenticate(deps));
