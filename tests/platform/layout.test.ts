@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { filesUnder } from '../support/files.ts';
+import { importCycles, runtimeImportGraph } from '../support/import-graph.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -116,6 +117,31 @@ test('the decider rule catches a decider importing another slice\'s decider, and
   assert.equal(crossSliceDeciderImports(graph, deciders), [
     'domain/orchestration/profiles/decider.ts imports domain/orchestration/knowledge/decider.ts',
     'domain/orchestration/chatsvc/rules.ts imports domain/orchestration/profiles/decider.ts',
+  ]);
+});
+
+test('no runtime import cycle anywhere (a module loads before everything it imports)', async () => {
+  const graph = await runtimeImportGraph(ROOT, ['main', 'api', 'projections', 'infra', 'domain', 'crypto', 'bench']);
+  // The scan reads real imports: the composition root loads the apps.
+  assert.ok(graph.get('main/serve.ts')?.includes('main/apps.ts'));
+  assert.equal(importCycles(graph), []);
+});
+
+test('the cycle rule catches a cycle of two, a longer one and a self-import, and ignores a chain', () => {
+  const graph = new Map([
+    ['api/a/bot.ts', ['api/a/connector.ts']],
+    ['api/a/connector.ts', ['api/a/bot.ts', 'infra/x.ts']],
+    ['infra/x.ts', ['domain/y.ts']],
+    ['domain/y.ts', []],
+    ['api/b/one.ts', ['api/b/two.ts']],
+    ['api/b/two.ts', ['api/b/three.ts']],
+    ['api/b/three.ts', ['api/b/one.ts']],
+    ['api/c/self.ts', ['api/c/self.ts']],
+  ]);
+  assert.equal(importCycles(graph).sort((a, b) => a[0]!.localeCompare(b[0]!)), [
+    ['api/a/bot.ts', 'api/a/connector.ts'],
+    ['api/b/one.ts', 'api/b/three.ts', 'api/b/two.ts'],
+    ['api/c/self.ts'],
   ]);
 });
 
