@@ -3,12 +3,8 @@
 // and usage records (GET customers:read, POST subscriptions:write). Each addition is an event
 // on the customer's stream.
 
-import { randomUUID } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
-import { customerDecider, type CustomerCommand } from '../../../domain/registry/customers/decider.ts';
-import { customerStream } from '../../../domain/registry/customers/events.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
-import { agreementById, contactById, listAgreements, listTouchpoints, listUsage, touchpointById, usageById } from '../../../projections/registry/customers.ts';
+import { listAgreements, listTouchpoints, listUsage } from '../../../projections/registry/customers.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
 import { access } from '../auth/access.ts';
@@ -19,20 +15,13 @@ import { LIST_PAGE } from './routes.ts';
 import {
   Agreement, AgreementBody, AgreementPage, Contact, ContactBody, SlugParam, Touchpoint, TouchpointBody, TouchpointPage, TouchpointQuery, Usage, UsageBody, UsagePage, UsageQuery,
 } from './schemas.ts';
-import { liveCustomer } from './use-cases.ts';
+import { addContact, liveCustomer, logTouchpoint, recordAgreement, recordUsage } from './commands.ts';
 
 const NOT_FOUND = { 404: 'customer_not_found' };
 
 export function customerRecordRoutes(deps: RegistryDeps) {
   const app = registryRouter();
   const read = access(deps, { scope: 'customers:read' });
-
-  /** Run a command on the live customer named by the path's slug. */
-  async function file(slug: string, command: CustomerCommand, context: CommandContext): Promise<void> {
-    const customer = await liveCustomer(deps, slug);
-    await deps.commands.run(customerStream(customer.id), customerDecider, command, context);
-  }
-  const now = () => deps.clock.now().toISOString();
 
   app.openapi(createRoute({
     method: 'post', path: '/api/v1/customers/{slug}/contacts', tags: ['contacts'], summary: 'Add a contact (role defaults to other)',
@@ -41,12 +30,8 @@ export function customerRecordRoutes(deps: RegistryDeps) {
     responses: { 201: ok(Contact, 'the new contact'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, ...NOT_FOUND, 409: 'contact_exists (same e-mail)' }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    const id = randomUUID();
-    await file(c.req.valid('param').slug, {
-      type: 'AddContact', contact_id: id, at: now(),
-      contact: { name: body.name, email: body.email, role: body.role ?? 'other', last_contacted_at: body.last_contacted_at ?? null },
-    }, actorOf(c));
-    return c.json((await contactById(deps.db, id))!, 201);
+    const contact = { name: body.name, email: body.email, role: body.role ?? 'other', last_contacted_at: body.last_contacted_at ?? null };
+    return c.json(await addContact(deps, c.req.valid('param').slug, contact, actorOf(c)), 201);
   });
 
   app.openapi(createRoute({
@@ -67,12 +52,8 @@ export function customerRecordRoutes(deps: RegistryDeps) {
     responses: { 201: ok(Touchpoint, 'the touchpoint'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, ...NOT_FOUND }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    const id = randomUUID();
-    await file(c.req.valid('param').slug, {
-      type: 'LogTouchpoint', touchpoint_id: id, at: now(),
-      touchpoint: { kind: body.kind, summary: body.summary, occurred_at: new Date(body.occurred_at).toISOString(), contact_email: body.contact_email ?? null },
-    }, actorOf(c));
-    return c.json((await touchpointById(deps.db, id))!, 201);
+    const touchpoint = { kind: body.kind, summary: body.summary, occurred_at: new Date(body.occurred_at).toISOString(), contact_email: body.contact_email ?? null };
+    return c.json(await logTouchpoint(deps, c.req.valid('param').slug, touchpoint, actorOf(c)), 201);
   });
 
   app.openapi(createRoute({
@@ -93,12 +74,8 @@ export function customerRecordRoutes(deps: RegistryDeps) {
     responses: { 201: ok(Agreement, 'the agreement'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, ...NOT_FOUND }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    const id = randomUUID();
-    await file(c.req.valid('param').slug, {
-      type: 'RecordAgreement', agreement_id: id, at: now(),
-      agreement: { kind: body.kind, title: body.title, signed_at: body.signed_at, expires_at: body.expires_at ?? null, document_url: body.document_url ?? null },
-    }, actorOf(c));
-    return c.json((await agreementById(deps.db, id))!, 201);
+    const agreement = { kind: body.kind, title: body.title, signed_at: body.signed_at, expires_at: body.expires_at ?? null, document_url: body.document_url ?? null };
+    return c.json(await recordAgreement(deps, c.req.valid('param').slug, agreement, actorOf(c)), 201);
   });
 
   app.openapi(createRoute({
@@ -119,15 +96,11 @@ export function customerRecordRoutes(deps: RegistryDeps) {
     responses: { 201: ok(Usage, 'the usage record'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, ...NOT_FOUND }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    const id = randomUUID();
-    await file(c.req.valid('param').slug, {
-      type: 'RecordUsage', usage_id: id, at: now(),
-      usage: {
-        product: body.product, metric: body.metric, quantity: body.quantity,
-        period_start: new Date(body.period_start).toISOString(), period_end: new Date(body.period_end).toISOString(),
-      },
-    }, actorOf(c));
-    return c.json((await usageById(deps.db, id))!, 201);
+    const usage = {
+      product: body.product, metric: body.metric, quantity: body.quantity,
+      period_start: new Date(body.period_start).toISOString(), period_end: new Date(body.period_end).toISOString(),
+    };
+    return c.json(await recordUsage(deps, c.req.valid('param').slug, usage, actorOf(c)), 201);
   });
 
   return app;

@@ -2,9 +2,8 @@
 // deletion is an event and the history stays), and lead capture.
 
 import { createRoute } from '@hono/zod-openapi';
-import { customerDecider } from '../../../domain/registry/customers/decider.ts';
-import { customerStream, type CustomerFields } from '../../../domain/registry/customers/events.ts';
-import { contactsOf, countsOf, customerById, listCustomers } from '../../../projections/registry/customers.ts';
+import type { CustomerFields } from '../../../domain/registry/customers/events.ts';
+import { contactsOf, countsOf, listCustomers } from '../../../projections/registry/customers.ts';
 import { listDeployments } from '../../../projections/registry/deployments.ts';
 import { listSubscriptions } from '../../../projections/registry/subscriptions.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
@@ -14,7 +13,7 @@ import { actorOf } from '../auth/principal.ts';
 import type { RegistryDeps } from '../deps.ts';
 import { AUTH_ERRORS, BODY_ERRORS, registryErrors, registryRouter } from '../router.ts';
 import { CreateCustomerBody, Customer, CustomerDetail, CustomerListQuery, CustomerPage, LeadBody, PatchCustomerBody, SlugParam } from './schemas.ts';
-import { captureLead, createCustomer, liveCustomer } from './use-cases.ts';
+import { captureLead, createCustomer, deleteCustomer, liveCustomer, updateCustomer } from './commands.ts';
 
 export const LIST_PAGE = { defaultLimit: 50, maxLimit: 200 };
 /** How many deployments, subscriptions and contacts the detail view embeds (counts give the totals). */
@@ -70,11 +69,7 @@ export function customerRoutes(deps: RegistryDeps) {
     request: { params: SlugParam, body: jsonBody(PatchCustomerBody) },
     responses: { 200: ok(Customer, 'the customer as changed'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, 404: 'customer_not_found' }) },
   }), async (c) => {
-    const customer = await liveCustomer(deps, c.req.valid('param').slug);
-    await deps.commands.run(customerStream(customer.id), customerDecider, {
-      type: 'UpdateCustomer', patch: c.req.valid('json'), at: deps.clock.now().toISOString(),
-    }, actorOf(c));
-    return c.json((await customerById(deps.db, customer.id))!, 200);
+    return c.json(await updateCustomer(deps, c.req.valid('param').slug, c.req.valid('json'), actorOf(c)), 200);
   });
 
   app.openapi(createRoute({
@@ -83,8 +78,7 @@ export function customerRoutes(deps: RegistryDeps) {
     request: { params: SlugParam },
     responses: { 204: { description: 'deleted' }, ...registryErrors({ ...AUTH_ERRORS, 404: 'customer_not_found' }) },
   }), async (c) => {
-    const customer = await liveCustomer(deps, c.req.valid('param').slug);
-    await deps.commands.run(customerStream(customer.id), customerDecider, { type: 'DeleteCustomer', at: deps.clock.now().toISOString() }, actorOf(c));
+    await deleteCustomer(deps, c.req.valid('param').slug, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -14,15 +14,14 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import * as oidc from 'openid-client';
 import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { hashToken, randomId } from '../../../crypto/tokens.ts';
-import { REGISTRY_SESSION_TTL_MS, registrySessionDecider } from '../../../domain/registry/sessions/decider.ts';
-import { registrySessionStream } from '../../../domain/registry/sessions/events.ts';
+import { REGISTRY_SESSION_TTL_MS } from '../../../domain/registry/sessions/decider.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { anyone } from '../../shared/route-policy.ts';
 import { access, CSRF_COOKIE, csrfTokenOf, setCsrfCookie } from '../auth/access.ts';
 import { SESSION_COOKIE, type RegistryEnv } from '../auth/principal.ts';
 import type { RegistryDeps } from '../deps.ts';
 import { AUTH_ERRORS, registryErrors, registryRouter } from '../router.ts';
+import { endSession, startSession } from './commands.ts';
 
 const LOGIN_COOKIE = 'registry_oidc';
 const LOGIN_PATH = '/api/v1/auth';
@@ -114,12 +113,8 @@ export function oidcRoutes(deps: RegistryDeps) {
     const subject = String(claims.sub);
     const email = typeof claims.email === 'string' ? claims.email : null;
     const name = String(claims.preferred_username ?? claims.name ?? email ?? subject);
-    const sessionId = randomId(32);
-    const sessionHash = hashToken(sessionId);
-    await deps.commands.run(registrySessionStream(sessionHash), registrySessionDecider, {
-      type: 'StartSession', session_hash: sessionHash, subject, name, email, role: groups.includes(settings!.adminGroup) ? 'admin' : 'readonly',
-      at: deps.clock.now().toISOString(),
-    }, { actor: { kind: 'user', id: `oidc:${email ?? subject}` }, correlationId: c.get('requestId') });
+    const { sessionId, sessionHash } = await startSession(deps, { subject, name, email, role: groups.includes(settings!.adminGroup) ? 'admin' : 'readonly' },
+      { actor: { kind: 'user', id: `oidc:${email ?? subject}` }, correlationId: c.get('requestId') });
     setCookie(c, SESSION_COOKIE, sessionId, { httpOnly: true, sameSite: 'Lax', secure: secure(c), path: '/', maxAge: REGISTRY_SESSION_TTL_MS / 1000 });
     setCsrfCookie(c, deps, csrfTokenOf(deps, { kind: 'session', role: 'readonly', subject, name, email, sessionId, sessionHash }));
     c.header('Cache-Control', 'no-store');
@@ -132,8 +127,7 @@ export function oidcRoutes(deps: RegistryDeps) {
   }), async (c) => {
     const p = c.get('principal');
     if (p.kind === 'session') {
-      await deps.commands.run(registrySessionStream(p.sessionHash), registrySessionDecider, { type: 'EndSession', at: deps.clock.now().toISOString() },
-        { actor: { kind: 'user', id: `oidc:${p.email ?? p.subject}` }, correlationId: c.get('requestId') });
+      await endSession(deps, p.sessionHash, { actor: { kind: 'user', id: `oidc:${p.email ?? p.subject}` }, correlationId: c.get('requestId') });
     }
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     deleteCookie(c, CSRF_COOKIE, { path: '/' });

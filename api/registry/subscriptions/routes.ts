@@ -1,23 +1,19 @@
 // Subscriptions: list (filter by status, product), create, read one, update (status, mrr_cents,
 // renewal_date: revenue changes over time), and a customer's subscriptions.
 
-import { randomUUID } from 'node:crypto';
-import { createRoute, z } from '@hono/zod-openapi';
-import { subscriptionDecider } from '../../../domain/registry/subscriptions/decider.ts';
-import { subscriptionStream } from '../../../domain/registry/subscriptions/events.ts';
-import { listSubscriptions, subscriptionById } from '../../../projections/registry/subscriptions.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { createRoute } from '@hono/zod-openapi';
+import { listSubscriptions } from '../../../projections/registry/subscriptions.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
 import { access } from '../auth/access.ts';
 import { actorOf } from '../auth/principal.ts';
 import { LIST_PAGE } from '../customers/routes.ts';
 import { SlugParam } from '../customers/schemas.ts';
-import { liveCustomer } from '../customers/use-cases.ts';
-import { referencedCustomer } from '../deployments/routes.ts';
+import { liveCustomer } from '../customers/commands.ts';
 import { IdParam } from '../deployments/schemas.ts';
 import type { RegistryDeps } from '../deps.ts';
 import { AUTH_ERRORS, BODY_ERRORS, registryErrors, registryRouter } from '../router.ts';
+import { createSubscription, existingSubscription, updateSubscription } from './commands.ts';
 import { CreateSubscriptionBody, PatchSubscriptionBody, Subscription, SubscriptionPage, SubscriptionQuery } from './schemas.ts';
 
 const tags = ['subscriptions'];
@@ -26,12 +22,6 @@ export function subscriptionRoutes(deps: RegistryDeps) {
   const app = registryRouter();
   const read = access(deps, { scope: 'subscriptions:read' });
   const write = access(deps, { scope: 'subscriptions:write' });
-
-  async function existing(id: string) {
-    const subscription = z.uuid().safeParse(id).success ? await subscriptionById(deps.db, id) : null;
-    if (!subscription) throw new ApiError(404, 'subscription_not_found', 'no such subscription');
-    return subscription;
-  }
 
   app.openapi(createRoute({
     method: 'get', path: '/api/v1/subscriptions', tags, summary: 'List subscriptions (filter by status, product)', middleware: [read] as const,
@@ -50,35 +40,25 @@ export function subscriptionRoutes(deps: RegistryDeps) {
     responses: { 201: ok(Subscription, 'the subscription'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, 422: 'validation_failed (mrr_cents a non-negative integer), or unknown_customer' }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    const customer = await referencedCustomer(deps, body.customer_slug);
-    const id = randomUUID();
-    await deps.commands.run(subscriptionStream(id), subscriptionDecider, {
-      type: 'CreateSubscription', at: deps.clock.now().toISOString(),
-      ref: { subscription_id: id, customer_id: customer.id, customer_slug: customer.slug, product: body.product },
-      fields: {
-        status: body.status ?? 'trialing', mrr_cents: body.mrr_cents ?? 0, renewal_date: body.renewal_date ?? null,
-        stripe_customer_id: body.stripe_customer_id ?? null, stripe_subscription_id: body.stripe_subscription_id ?? null,
-      },
-    }, actorOf(c));
-    return c.json((await subscriptionById(deps.db, id))!, 201);
+    return c.json(await createSubscription(deps, {
+      customer_slug: body.customer_slug, product: body.product,
+      status: body.status ?? 'trialing', mrr_cents: body.mrr_cents ?? 0, renewal_date: body.renewal_date ?? null,
+      stripe_customer_id: body.stripe_customer_id ?? null, stripe_subscription_id: body.stripe_subscription_id ?? null,
+    }, actorOf(c)), 201);
   });
 
   app.openapi(createRoute({
     method: 'get', path: '/api/v1/subscriptions/{id}', tags, summary: 'One subscription', middleware: [read] as const,
     request: { params: IdParam },
     responses: { 200: ok(Subscription, 'the subscription'), ...registryErrors({ ...AUTH_ERRORS, 404: 'subscription_not_found' }) },
-  }), async (c) => c.json(await existing(c.req.valid('param').id), 200));
+  }), async (c) => c.json(await existingSubscription(deps, c.req.valid('param').id), 200));
 
   app.openapi(createRoute({
     method: 'patch', path: '/api/v1/subscriptions/{id}', tags, summary: 'Update status, mrr_cents or renewal_date', middleware: [write] as const,
     request: { params: IdParam, body: jsonBody(PatchSubscriptionBody) },
     responses: { 200: ok(Subscription, 'the subscription as changed'), ...registryErrors({ ...AUTH_ERRORS, ...BODY_ERRORS, 404: 'subscription_not_found' }) },
   }), async (c) => {
-    const subscription = await existing(c.req.valid('param').id);
-    await deps.commands.run(subscriptionStream(subscription.id), subscriptionDecider, {
-      type: 'UpdateSubscription', patch: c.req.valid('json'), at: deps.clock.now().toISOString(),
-    }, actorOf(c));
-    return c.json((await subscriptionById(deps.db, subscription.id))!, 200);
+    return c.json(await updateSubscription(deps, c.req.valid('param').id, c.req.valid('json'), actorOf(c)), 200);
   });
 
   app.openapi(createRoute({

@@ -3,14 +3,10 @@
 // Tokens carry scopes from the spec's list (an unknown one is 422) and an expiry of 1 to 365
 // days (default 90).
 
-import { randomUUID } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import { SCOPES } from '../../../domain/registry/catalog.ts';
-import { TOKEN_DAYS, TOKEN_PREFIX, tokenDecider } from '../../../domain/registry/tokens/decider.ts';
-import { tokenStream } from '../../../domain/registry/tokens/events.ts';
-import { listTokens, tokenById, type TokenRow } from '../../../projections/registry/tokens.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { TOKEN_DAYS } from '../../../domain/registry/tokens/decider.ts';
+import { listTokens, type TokenRow } from '../../../projections/registry/tokens.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { access } from '../auth/access.ts';
@@ -19,10 +15,9 @@ import { LIST_PAGE } from '../customers/routes.ts';
 import { IdParam } from '../deployments/schemas.ts';
 import type { RegistryDeps } from '../deps.ts';
 import { AUTH_ERRORS, BODY_ERRORS, registryErrors, registryRouter } from '../router.ts';
+import { createToken, existingToken, revokeToken } from './commands.ts';
 
 const tags = ['machine tokens'];
-/** Characters of the token shown in lists to tell tokens apart (the prefix and 6 random characters). */
-const DISPLAY_CHARS = TOKEN_PREFIX.length + 6;
 
 export const CreateTokenBody = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -59,27 +54,14 @@ export function tokenRoutes(deps: RegistryDeps) {
   const admin = access(deps, 'admin');
   const ERRORS = { ...AUTH_ERRORS, 403: 'interactive admins only (tokens never), or a failed CSRF check' };
 
-  async function existing(id: string): Promise<TokenRow> {
-    const row = z.uuid().safeParse(id).success ? await tokenById(deps.db, id) : null;
-    if (!row) throw new ApiError(404, 'token_not_found', 'no such token');
-    return row;
-  }
-
   app.openapi(createRoute({
     method: 'post', path: '/api/v1/admin/tokens', tags, summary: 'Create a machine token; its plaintext is shown only in this answer', middleware: [admin] as const,
     request: { body: jsonBody(CreateTokenBody) },
     responses: { 201: ok(CreatedToken, 'the token with its plaintext (Cache-Control: no-store)'), ...registryErrors({ ...ERRORS, ...BODY_ERRORS }) },
   }), async (c) => {
-    const body = c.req.valid('json');
-    const id = randomUUID();
-    const token = generateToken(TOKEN_PREFIX);
-    const context = actorOf(c);
-    await deps.commands.run(tokenStream(id), tokenDecider, {
-      type: 'CreateToken', token_id: id, name: body.name, token_hash: hashToken(token), token_prefix: token.slice(0, DISPLAY_CHARS),
-      scopes: body.scopes, days: body.expires_in_days ?? TOKEN_DAYS.default, by: context.actor.id, at: deps.clock.now().toISOString(),
-    }, context);
+    const { row, token } = await createToken(deps, c.req.valid('json'), actorOf(c));
     c.header('Cache-Control', 'no-store');
-    return c.json({ ...tokenView((await tokenById(deps.db, id))!, deps.clock.now()), token }, 201);
+    return c.json({ ...tokenView(row, deps.clock.now()), token }, 201);
   });
 
   app.openapi(createRoute({
@@ -97,16 +79,14 @@ export function tokenRoutes(deps: RegistryDeps) {
     method: 'get', path: '/api/v1/admin/tokens/{id}', tags, summary: 'One machine token', middleware: [admin] as const,
     request: { params: IdParam },
     responses: { 200: ok(Token, 'the token'), ...registryErrors({ ...ERRORS, 404: 'token_not_found' }) },
-  }), async (c) => c.json(tokenView(await existing(c.req.valid('param').id), deps.clock.now()), 200));
+  }), async (c) => c.json(tokenView(await existingToken(deps, c.req.valid('param').id), deps.clock.now()), 200));
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/v1/admin/tokens/{id}', tags, summary: 'Revoke a machine token (refused from the next request on)', middleware: [admin] as const,
     request: { params: IdParam },
     responses: { 204: { description: 'revoked (again: nothing changes)' }, ...registryErrors({ ...ERRORS, 404: 'token_not_found' }) },
   }), async (c) => {
-    const row = await existing(c.req.valid('param').id);
-    const context = actorOf(c);
-    await deps.commands.run(tokenStream(row.id), tokenDecider, { type: 'RevokeToken', by: context.actor.id, at: deps.clock.now().toISOString() }, context);
+    await revokeToken(deps, c.req.valid('param').id, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -1,15 +1,19 @@
-// Customer use cases: create (slug reserved first: 409 when taken), capture a lead (slug derived
-// and de-duplicated, same e-mail answered with the existing customer), and find a live customer
-// by slug for the routes filed under it.
+// Customer commands (the slice's application layer, the only caller of the command runner for
+// customers): create (slug reserved first: 409 when taken), capture a lead (slug derived and
+// de-duplicated, same e-mail answered with the existing customer), update, delete, and what is
+// filed under a customer (contacts, touchpoints, agreements, usage); and finding a live customer
+// by slug, for these and for the routes filed under it.
 
 import { randomUUID } from 'node:crypto';
 import { hashToken } from '../../../crypto/tokens.ts';
-import { customerDecider, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION } from '../../../domain/registry/customers/decider.ts';
+import { customerDecider, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION, type CustomerCommand } from '../../../domain/registry/customers/decider.ts';
 import { customerStream, type CustomerFields } from '../../../domain/registry/customers/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
-import { customerByEmail, customerById, customerBySlug, type CustomerRow } from '../../../projections/registry/customers.ts';
+import {
+  agreementById, contactById, customerByEmail, customerById, customerBySlug, touchpointById, usageById, type CustomerRow,
+} from '../../../projections/registry/customers.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { reserveOrResume, takenError } from '../../shared/reservations.ts';
 import type { RegistryDeps } from '../deps.ts';
@@ -125,4 +129,49 @@ export async function captureLead(deps: Deps, input: { name?: string | null; ema
     return { customer: (await customerById(deps.db, customerId))!, created: true };
   }
   throw new ApiError(409, 'customer_slug_taken', `no free slug derived from ${base}`);
+}
+
+/** Update any field but the slug of the live customer `slug`; the customer as changed. */
+export async function updateCustomer(deps: Deps, slug: string, patch: Extract<CustomerCommand, { type: 'UpdateCustomer' }>['patch'], context: CommandContext): Promise<CustomerRow> {
+  const customer = await liveCustomer(deps, slug);
+  await deps.commands.run(customerStream(customer.id), customerDecider, { type: 'UpdateCustomer', patch, at: deps.clock.now().toISOString() }, context);
+  return (await customerById(deps.db, customer.id))!;
+}
+
+/** Delete the live customer `slug` (an event: the history stays). */
+export async function deleteCustomer(deps: Deps, slug: string, context: CommandContext): Promise<void> {
+  const customer = await liveCustomer(deps, slug);
+  await deps.commands.run(customerStream(customer.id), customerDecider, { type: 'DeleteCustomer', at: deps.clock.now().toISOString() }, context);
+}
+
+type Filed<T extends CustomerCommand['type'], K extends keyof Extract<CustomerCommand, { type: T }>> = Extract<CustomerCommand, { type: T }>[K];
+
+/** Run a command on the live customer named by `slug`. */
+async function file(deps: Deps, slug: string, command: CustomerCommand, context: CommandContext): Promise<void> {
+  const customer = await liveCustomer(deps, slug);
+  await deps.commands.run(customerStream(customer.id), customerDecider, command, context);
+}
+
+export async function addContact(deps: Deps, slug: string, contact: Filed<'AddContact', 'contact'>, context: CommandContext) {
+  const id = randomUUID();
+  await file(deps, slug, { type: 'AddContact', contact_id: id, at: deps.clock.now().toISOString(), contact }, context);
+  return (await contactById(deps.db, id))!;
+}
+
+export async function logTouchpoint(deps: Deps, slug: string, touchpoint: Filed<'LogTouchpoint', 'touchpoint'>, context: CommandContext) {
+  const id = randomUUID();
+  await file(deps, slug, { type: 'LogTouchpoint', touchpoint_id: id, at: deps.clock.now().toISOString(), touchpoint }, context);
+  return (await touchpointById(deps.db, id))!;
+}
+
+export async function recordAgreement(deps: Deps, slug: string, agreement: Filed<'RecordAgreement', 'agreement'>, context: CommandContext) {
+  const id = randomUUID();
+  await file(deps, slug, { type: 'RecordAgreement', agreement_id: id, at: deps.clock.now().toISOString(), agreement }, context);
+  return (await agreementById(deps.db, id))!;
+}
+
+export async function recordUsage(deps: Deps, slug: string, usage: Filed<'RecordUsage', 'usage'>, context: CommandContext) {
+  const id = randomUUID();
+  await file(deps, slug, { type: 'RecordUsage', usage_id: id, at: deps.clock.now().toISOString(), usage }, context);
+  return (await usageById(deps.db, id))!;
 }
