@@ -10,6 +10,9 @@
 //
 // `runMany(decider, items)`: `run` for many streams at once, appended together (`appendMany`).
 //
+// `runTogether(parts, ctx)`: several streams, each decided by its own decider, appended in one
+// log transaction (all or nothing) where the store allows it (`canRunTogether`).
+//
 // Nothing else calls `append`.
 
 import { randomUUID } from 'node:crypto';
@@ -41,6 +44,15 @@ export interface RunManyItem<State, Command> {
   context: CommandContext;
   known?: { state: State; revision: bigint | 'no_stream' };
 }
+
+/** One stream's part of `runTogether`: its decider and its command. Build it with `part` (which checks the command against the decider). */
+export interface TogetherPart {
+  stream: string;
+  decider: Decider<any, any, DomainEvent>;
+  command: unknown;
+}
+export const part = <State, Command, Event extends DomainEvent>(stream: string, decider: Decider<State, Command, Event>, command: Command): TogetherPart =>
+  ({ stream, decider: decider as unknown as TogetherPart['decider'], command });
 
 export type RunManyOutcome<State, Event> = { ok: true; result: CommandResult<State, Event> } | { ok: false; error: unknown };
 
@@ -144,6 +156,65 @@ export class CommandRunner {
       state = events.reduce(decider.evolve, state);
       if (options.awaitProjections !== false) await this.waitForProjections(await this.positionsOf(stream, events, appended));
       return { events, state, appended };
+    }
+  }
+
+  /** Whether `runTogether` is available: the store appends several streams all or nothing. */
+  get canRunTogether(): boolean {
+    return this.store.atomicAppendMany;
+  }
+
+  /**
+   * A use case that spans streams (a reservation and a create): each part is decided by its own
+   * decider on its stream as read, and every decision with events is appended by one atomic
+   * `appendMany`, so the log holds all of them or none (PostgreSQL: one statement, so a crash
+   * cannot split it either). When any stream moved on meanwhile nothing is written, and all parts
+   * are read and decided again (bounded retries, as `run`). A refusal by any decider is thrown
+   * before anything is appended. Results come per part, in order; then, unless
+   * `awaitProjections: false`, one wait for the projections covers every part.
+   *
+   * Only where `canRunTogether`: elsewhere (EventStoreDB) it throws before appending, and the
+   * caller keeps its own way of appending one stream after another.
+   */
+  async runTogether(
+    parts: TogetherPart[],
+    context: CommandContext,
+    options: { awaitProjections?: boolean } = {},
+  ): Promise<CommandResult<unknown, DomainEvent>[]> {
+    if (!this.canRunTogether) throw new Error('runTogether: this store cannot append several streams in one transaction');
+    for (let attempt = 1; ; attempt++) {
+      const histories = await this.store.readStreams(parts.map((p) => p.stream));
+      const decided = parts.map((p) => {
+        const history = histories.get(p.stream) ?? [];
+        const state = history.map((e) => asDomainEvent(e)).reduce(p.decider.evolve, p.decider.initialState());
+        const events = p.decider.decide(p.command, state);
+        return { part: p, state, events, expected: (history.at(-1)?.revision ?? 'no_stream') as ExpectedRevision };
+      });
+      const writing = decided.filter((d) => d.events.length > 0);
+      let outcomes: StreamAppendOutcome[] = [];
+      if (writing.length) {
+        const leave = this.gate?.enter(writing.flatMap((d) => d.events.map((e) => e.type)));
+        try {
+          outcomes = await this.store.appendMany(
+            writing.map((d) => ({ stream: d.part.stream, events: d.events.map((e) => toAppend(e, context)), expected: d.expected })), { atomic: true });
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+          continue;
+        } finally {
+          leave?.();
+        }
+      }
+      const results = decided.map((d) => {
+        const i = writing.indexOf(d);
+        const appended = i < 0 ? null : (outcomes[i] as { ok: true; result: AppendResult }).result;
+        if (appended) this.onAppended(d.events);
+        return { events: d.events, state: d.events.reduce(d.part.decider.evolve, d.state), appended };
+      });
+      if (options.awaitProjections !== false && writing.length) {
+        const positions = await Promise.all(results.filter((r) => r.appended).map((r, i) => this.positionsOf(writing[i]!.part.stream, r.events, r.appended!)));
+        await this.waitForProjections(positions.flat());
+      }
+      return results;
     }
   }
 

@@ -23,7 +23,7 @@ import {
   type JSONType, type ReadPosition, type ReadRevision, type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import type {
-  AppendResult, EventMetadata, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
+  AppendManyOptions, AppendResult, EventMetadata, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
@@ -129,8 +129,13 @@ export class EventStoreDbEventStore implements EventStore {
    * EventStoreDB has no transaction across streams: a sequence of single appends, each checked
    * by the server on its own, so one stream's conflict refuses only that stream. A failure other
    * than a conflict stops the sequence (the streams before it are written; a retry is idempotent).
+   * For the same reason it cannot append all or nothing: `atomicAppendMany` is false, and an
+   * atomic call is refused before anything is written (callers check the flag and fall back).
    */
-  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+  readonly atomicAppendMany = false;
+
+  async appendMany(appends: StreamAppend[], options: AppendManyOptions = {}): Promise<StreamAppendOutcome[]> {
+    if (options.atomic) throw new Error('appendMany: EventStoreDB cannot append several streams atomically (atomicAppendMany is false)');
     if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
     const outcomes: StreamAppendOutcome[] = [];
     for (const a of appends) {

@@ -96,6 +96,16 @@ export interface StreamAppend {
   expected: ExpectedRevision;
 }
 
+/**
+ * `atomic`: all or nothing. Every stream's expectation must hold, else nothing is written and the
+ * first stream whose expectation failed is thrown as a `WrongExpectedRevisionError` (a retried call
+ * whose streams all stand written answers as appended). Every part must carry events. Only on a
+ * store whose `atomicAppendMany` is true; elsewhere it throws before writing anything.
+ */
+export interface AppendManyOptions {
+  atomic?: boolean;
+}
+
 /** What became of one stream's part of `appendMany`: appended, or refused by its expectation. */
 export type StreamAppendOutcome =
   | { ok: true; result: AppendResult }
@@ -121,7 +131,13 @@ export interface EventStore {
    * either retries the same call (same ids, same expectations: written streams answer with
    * their original positions) or settles each stream on what it holds (`CommandRunner.runMany`).
    */
-  appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]>;
+  appendMany(appends: StreamAppend[], options?: AppendManyOptions): Promise<StreamAppendOutcome[]>;
+  /**
+   * Whether `appendMany(..., { atomic: true })` is available: several streams written in one log
+   * transaction, all or none (PostgreSQL: yes; EventStoreDB: no, it has no transaction across
+   * streams). Callers that need it check this and fall back to their own way when it is false.
+   */
+  readonly atomicAppendMany: boolean;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**
    * Several whole streams at once (forwards), by name; a missing stream reads as empty. For a

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Pool } from '../db/pool.ts';
 import type {
-  AppendResult, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
+  AppendManyOptions, AppendResult, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
   ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
@@ -61,6 +61,13 @@ FROM accepted, jsonb_array_elements(accepted.events) WITH ORDINALITY AS e(v, ord
 ORDER BY accepted.ord, e.ord
 RETURNING stream_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid`;
 
+// `appendMany(..., { atomic: true })`: the same statement, inserting only when every stream's
+// expectation holds. One statement is one transaction, so a crash cannot leave part of it.
+const APPEND_ALL_STATEMENT = 'orchard_events_append_all';
+const APPEND_ALL_SQL = APPEND_MANY_SQL.replace(
+  'ORDER BY accepted.ord, e.ord',
+  'WHERE (SELECT count(*) FROM accepted) = (SELECT count(*) FROM input)\nORDER BY accepted.ord, e.ord');
+
 // ORDER BY below always names columns as `events.x`: a bare name matches an output column
 // first, and these aliases are the ::text casts (so `ORDER BY position` would sort '10' < '9').
 const COLUMNS = `position::text AS position, transaction_id::text AS txid, stream_id, revision::text AS revision,
@@ -105,6 +112,14 @@ function retriedAppend(rows: WrittenRow[], events: EventToAppend[], expected: Ex
   if (!inPlace || first !== expectedFirst) return null;
   const last = rows[rows.length - 1]!;
   return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
+}
+
+/** Whether a stream at `actual` meets `expected`. */
+function holds(expected: ExpectedRevision, actual: bigint | 'no_stream'): boolean {
+  return expected === 'any'
+    || (expected === 'no_stream' && actual === 'no_stream')
+    || (expected === 'exists' && actual !== 'no_stream')
+    || (typeof expected === 'bigint' && actual === expected);
 }
 
 function expectation(expected: ExpectedRevision): [string, string | null] {
@@ -178,8 +193,11 @@ export class PostgresEventStore implements EventStore {
     return retriedAppend(rows, events, expected);
   }
 
-  async appendMany(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+  readonly atomicAppendMany = true;
+
+  async appendMany(appends: StreamAppend[], options: AppendManyOptions = {}): Promise<StreamAppendOutcome[]> {
     if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
+    if (options.atomic) return this.appendAll(appends);
     const outcomes: (StreamAppendOutcome | undefined)[] = await Promise.all(appends.map(async (a) => {
       if (a.events.length > 0) return undefined;
       try {
@@ -223,6 +241,41 @@ export class PostgresEventStore implements EventStore {
     return outcomes as StreamAppendOutcome[];
   }
 
+  /** `appendMany` all or nothing (see AppendManyOptions). */
+  private async appendAll(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    if (appends.some((a) => a.events.length === 0)) throw new Error('appendMany: an atomic append needs events in every part');
+    if (!appends.length) return [];
+    const payload = JSON.stringify(appends.map((a) => {
+      const [mode, revision] = expectation(a.expected);
+      return { stream: a.stream, mode, revision, events: a.events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })) };
+    }));
+    let rows: { stream_id: string; revision: string; position: string; txid: string }[];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        ({ rows } = await this.pool.query({ name: APPEND_ALL_STATEMENT, text: APPEND_ALL_SQL, values: [payload] }));
+        break;
+      } catch (error) {
+        // A racing writer took a revision between the check and the insert: checked again, that
+        // stream's expectation now fails and nothing is written.
+        if ((error as { code?: string }).code !== '23505' || attempt >= APPEND_RETRIES) throw error;
+      }
+    }
+    if (!rows.length) {
+      // Nothing written: a retried call whose streams all stand written, else the first stream
+      // whose expectation failed (the others held theirs and were only held back by it).
+      const settled = await this.refusedOutcomes(appends);
+      if (settled.every(([, o]) => o.ok)) return settled.map(([, o]) => o);
+      const refused = settled.map(([, o]) => o).filter((o): o is { ok: false; error: WrongExpectedRevisionError } => !o.ok);
+      throw (refused.find((o) => !holds(o.error.expected, o.error.actual)) ?? refused[0]!).error;
+    }
+    this.wakeReaders([...new Set(appends.flatMap((a) => a.events.map((e) => e.type)))]);
+    return appends.map((a) => {
+      const mine = rows.filter((r) => r.stream_id === a.stream).map((r) => ({ revision: BigInt(r.revision), position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } }))
+        .sort((x, y) => (x.revision < y.revision ? -1 : 1));
+      return { ok: true as const, result: { nextExpectedRevision: mine.at(-1)!.revision, position: mine.at(-1)!.position, positions: mine.map((w) => w.position) } };
+    });
+  }
+
   /** Streams `appendMany` did not write: a retry already in place (appended), else a conflict with the actual revision. */
   private async refusedOutcomes(refused: StreamAppend[]): Promise<[string, StreamAppendOutcome][]> {
     if (!refused.length) return [];
@@ -250,10 +303,7 @@ export class PostgresEventStore implements EventStore {
 
   private async checkOnly(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
     const actual = await this.currentRevision(stream);
-    const ok = expected === 'any'
-      || (expected === 'no_stream' && actual === 'no_stream')
-      || (expected === 'exists' && actual !== 'no_stream')
-      || (typeof expected === 'bigint' && actual === expected);
+    const ok = holds(expected, actual);
     if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
     return { nextExpectedRevision: actual === 'no_stream' ? -1n : actual, position: (await this.headPosition()) ?? START };
   }

@@ -318,6 +318,62 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     }
   });
 
+  test('appendMany atomic: all streams or none, where the store can (else refused before writing)', async ({ store }) => {
+    const [fresh, atZero, taken] = [streamName(), streamName(), streamName()];
+    await store.append(atZero, [event()], { expected: 'no_stream' });
+    await store.append(taken, [event()], { expected: 'no_stream' });
+    if (!store.atomicAppendMany) {
+      // EventStoreDB has no transaction across streams: it says so, and writes nothing when asked.
+      try {
+        await store.appendMany([{ stream: fresh, events: [event()], expected: 'no_stream' }], { atomic: true });
+        assert.unreachable('an atomic appendMany on a store that cannot');
+      } catch (error) {
+        assert.not.instance(error, WrongExpectedRevisionError);
+        assert.match((error as Error).message, /atomic/);
+      }
+      assert.equal(await store.readStream(fresh), []);
+      return;
+    }
+    // One stream's expectation fails: nothing is written, and that stream is the conflict.
+    const refused = await conflict(store.appendMany([
+      { stream: fresh, events: [event('A')], expected: 'no_stream' },
+      { stream: atZero, events: [event('B')], expected: 0n },
+      { stream: taken, events: [event('Lost')], expected: 'no_stream' },
+    ], { atomic: true }));
+    assert.is(refused.stream, taken);
+    assert.is(refused.actual, 0n);
+    assert.equal(await store.readStream(fresh), []);
+    assert.is((await store.readStream(atZero)).length, 1);
+    // Every expectation holds: all written, in the order given; a retried call duplicates nothing.
+    const parts = [
+      { stream: fresh, events: [event('A'), event('A2')], expected: 'no_stream' as const },
+      { stream: atZero, events: [event('B')], expected: 0n },
+    ];
+    const first = await store.appendMany(parts, { atomic: true });
+    assert.equal(first.map((o) => o.ok), [true, true]);
+    const again = await store.appendMany(parts, { atomic: true });
+    for (const [i, o] of again.entries()) {
+      const before = first[i]!;
+      if (!o.ok || !before.ok) throw new Error('unreachable');
+      assert.is(o.result.nextExpectedRevision, before.result.nextExpectedRevision);
+      assert.is(comparePositions(o.result.position, before.result.position), 0);
+    }
+    assert.equal((await store.readStream(fresh)).map((e) => e.type), ['A', 'A2']);
+    assert.equal((await store.readStream(atZero)).map((e) => e.type), ['ThingHappened', 'B']);
+    // Racing atomic calls on a shared stream: one wins, and only the winner's other stream is written.
+    const shared = streamName();
+    const own = Array.from({ length: 4 }, () => streamName());
+    const calls = await Promise.allSettled(own.map((stream) => store.appendMany([
+      { stream: shared, events: [event('Raced')], expected: 'no_stream' },
+      { stream, events: [event('Own')], expected: 'no_stream' },
+    ], { atomic: true })));
+    assert.is(calls.filter((c) => c.status === 'fulfilled').length, 1);
+    for (const c of calls) if (c.status === 'rejected') assert.instance(c.reason, WrongExpectedRevisionError);
+    const ownWritten = await Promise.all(own.map((stream) => store.readStream(stream)));
+    assert.is(ownWritten.filter((events) => events.length > 0).length, 1);
+    assert.is((await store.readStream(shared)).length, 1);
+  });
+
   test('appendMany: racing calls on the same no_stream streams write each stream once, and lose none of the rest', async ({ store }) => {
     const shared = Array.from({ length: 20 }, () => streamName());
     const racers = 4;

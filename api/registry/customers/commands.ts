@@ -10,7 +10,7 @@ import { customerDecider, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION, type Custome
 import { customerStream, type CustomerFields } from '../../../domain/registry/customers/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
+import { part, type CommandContext } from '../../../infra/commands.ts';
 import {
   agreementById, contactById, customerByEmail, customerById, customerBySlug, touchpointById, usageById, type CustomerRow,
 } from '../../../projections/registry/customers.ts';
@@ -29,21 +29,57 @@ export async function liveCustomer(deps: Pick<RegistryDeps, 'db'>, slug: string)
   return customer;
 }
 
-async function reserveSlug(deps: Deps, slug: string, customerId: string, context: CommandContext): Promise<void> {
-  await deps.commands.run(reservationStream(SLUG_RESERVATION, slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }, context);
+/**
+ * A lead's slug reserved for `customerId` and the customer created: in one log transaction where
+ * the store allows it (PostgreSQL), else one append after the other (EventStoreDB: a stop between
+ * them leaves the slug reserved for a customer never created; a later capture of the same e-mail
+ * completes it under that id, the reservation then its own). Either way the slug's refusal comes
+ * first, as `customer_slug_taken`, and nothing is appended for the customer.
+ */
+async function reserveSlugAndCreate(deps: Deps, slug: string, customerId: string, create: CustomerCommand, context: CommandContext): Promise<void> {
+  const reserve = { type: 'Reserve' as const, kind: SLUG_RESERVATION, owner_id: customerId };
+  if (deps.commands.canRunTogether) {
+    await deps.commands.runTogether([
+      part(reservationStream(SLUG_RESERVATION, slug), reservationDecider, reserve),
+      part(customerStream(customerId), customerDecider, create),
+    ], context);
+    return;
+  }
+  await deps.commands.run(reservationStream(SLUG_RESERVATION, slug), reservationDecider, reserve, context);
+  await deps.commands.run(customerStream(customerId), customerDecider, create, context);
 }
 
 /**
- * Reserve the slug, then create the customer. A slug reserved by a creation that never created
- * its customer (it failed between the two appends) is taken over: the customer is created under
- * that reservation's id (api/shared/reservations.ts), so retrying a failed creation completes it.
+ * Reserve the slug and create the customer.
+ *
+ * Where the store appends several streams in one transaction (PostgreSQL), the reservation and
+ * the customer are appended together: both or neither, so a crash cannot leave the slug reserved
+ * for a customer that never existed. A slug already reserved goes the second way below, which
+ * answers 409 for a live customer and takes over a reservation orphaned before (by the second
+ * way, or by logs written before the first).
+ *
+ * Where it cannot (EventStoreDB), and for a reserved slug: reserve, then create, two appends. A
+ * slug reserved by a creation that never created its customer (it failed between the two) is
+ * taken over: the customer is created under that reservation's id (api/shared/reservations.ts),
+ * so retrying a failed creation completes it.
  */
 export async function createCustomer(deps: Deps, slug: string, fields: CustomerFields, via: 'api' | 'lead', context: CommandContext): Promise<CustomerRow> {
+  const create = (customerId: string) => ({ type: 'CreateCustomer' as const, customer_id: customerId, slug, fields, via, at: deps.clock.now().toISOString() });
+  if (deps.commands.canRunTogether) {
+    const customerId = randomUUID();
+    try {
+      await deps.commands.runTogether([
+        part(reservationStream(SLUG_RESERVATION, slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }),
+        part(customerStream(customerId), customerDecider, create(customerId)),
+      ], context);
+      return (await customerById(deps.db, customerId))!;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === takenError(SLUG_RESERVATION).code)) throw error;
+    }
+  }
   const customerId = await reserveOrResume(deps.commands, { kind: SLUG_RESERVATION, key: slug, ownerId: randomUUID(), ownerStream: customerStream }, context);
   try {
-    await deps.commands.run(customerStream(customerId), customerDecider, {
-      type: 'CreateCustomer', customer_id: customerId, slug, fields, via, at: deps.clock.now().toISOString(),
-    }, context);
+    await deps.commands.run(customerStream(customerId), customerDecider, create(customerId), context);
   } catch (error) {
     // Another attempt at this slug created the customer first.
     if (error instanceof DomainError && error.code === 'customer_exists') throw takenError(SLUG_RESERVATION);
@@ -111,16 +147,11 @@ export async function captureLead(deps: Deps, input: { name?: string | null; ema
   for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n++) {
     const slug = n === 1 ? base : `${base}-${n}`;
     try {
-      await reserveSlug(deps, slug, customerId, context);
-    } catch (error) {
-      if (error instanceof DomainError && error.kind === 'conflict') continue;
-      throw error;
-    }
-    try {
-      await deps.commands.run(customerStream(customerId), customerDecider, {
+      await reserveSlugAndCreate(deps, slug, customerId, {
         type: 'CreateCustomer', customer_id: customerId, slug, fields, via: 'lead', at: deps.clock.now().toISOString(),
       }, context);
     } catch (error) {
+      if (error instanceof DomainError && error.code === takenError(SLUG_RESERVATION).code) continue;
       // The capture this one completes finished first after all: answer its customer.
       const first = error instanceof DomainError && error.code === 'customer_exists' ? await ownerOf(deps, customerId) : null;
       if (first) return { customer: first, created: false };
