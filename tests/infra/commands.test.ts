@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError, type Decider, type DomainEvent } from '../../domain/shared/decider.ts';
-import { CommandRunner } from '../../infra/commands.ts';
+import { CommandRunner, part } from '../../infra/commands.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 
@@ -162,5 +162,33 @@ test('runMany: many streams decided and appended in one transaction; a stale hin
   assert.is.not(a, d);
   assert.equal((await store.readStream(over)).length, 1);
 });
+
+test('runTogether: streams of their own deciders appended all or none; a conflict decides all again', async ({ store }) => {
+  const runner = new CommandRunner(store, async () => {});
+  assert.ok(runner.canRunTogether);
+  const [a, b] = [`counter-${randomUUID()}`, `counter-${randomUUID()}`];
+  const results = await runner.runTogether([part(a, counter, { add: 2, max: 10 }), part(b, counter, { add: 3, max: 10 })], context);
+  assert.equal(results.map((r) => r.state), [2, 3]);
+  assert.is(comparePositionsOf(results), true);
+  // One refusal: nothing is appended, not even the part that was accepted.
+  try {
+    await runner.runTogether([part(a, counter, { add: 1, max: 10 }), part(b, counter, { add: 8, max: 10 })], context);
+    assert.unreachable('over the limit');
+  } catch (error) {
+    assert.is((error as DomainError).code, 'over_limit');
+  }
+  assert.is((await store.readStream(a)).length, 1);
+  // Racing writers on a shared stream: each decided again on the state the other left; the bound holds.
+  const shared = `counter-${randomUUID()}`;
+  const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () =>
+    runner.runTogether([part(shared, counter, { add: 3, max: 10 }), part(`counter-${randomUUID()}`, counter, { add: 1, max: 10 })], context)));
+  assert.is(outcomes.filter((o) => o.status === 'fulfilled').length, 3);
+  assert.is((await store.readStream(shared)).length, 3);
+});
+
+/** Both parts of one runTogether call were appended in one transaction (the same commit). */
+function comparePositionsOf(results: { appended: { position: { commit: bigint } } | null }[]): boolean {
+  return results.every((r) => r.appended!.position.commit === results[0]!.appended!.position.commit);
+}
 
 test.run();
