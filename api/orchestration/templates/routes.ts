@@ -13,7 +13,7 @@ import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { fields } from '../profiles/schemas.ts';
-import { createProfile, newSettings } from '../profiles/use-cases.ts';
+import { createProfile, newSettings } from '../profiles/commands.ts';
 import { adminArea } from '../auth/admin-area.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { TEMPLATES, templateBySlug, type BotTemplate } from './catalog.ts';
