@@ -13,7 +13,7 @@ import { agentById, type AgentRow } from '../../../projections/orchestration/age
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import type { OrchDeps } from '../deps.ts';
-import { badReference } from '../tasks/use-cases.ts';
+import { badReference } from '../tasks/commands.ts';
 import { createAccount } from '../users/accounts.ts';
 
 type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock' | 'sealKey' | 'config'>;
