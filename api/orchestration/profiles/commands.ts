@@ -10,7 +10,7 @@ import {
 } from '../../../domain/orchestration/profiles/decider.ts';
 import { profileStream, type Profile, type ProfileSettings, type ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
-import { PROFILE_COLUMNS, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
+import { PROFILE_COLUMNS, profileById, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import type { OrchDeps } from '../deps.ts';
 
 export type ProfileDeps = Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'config'>;
@@ -51,6 +51,13 @@ export async function createProfile(
 /** The profile a request names, from the read model: 404 `profile_not_found` (the slice's one not-found) when there is none. */
 export async function profileOf(deps: Pick<ProfileDeps, 'db'>, slug: string): Promise<ProfileRow> {
   const profile = await profileBySlug(deps.db, slug);
+  if (!profile) throw profileNotFound();
+  return profile;
+}
+
+/** The profile with this uuid (the bot routes name profiles by id), with the same 404. */
+export async function profileWithId(deps: Pick<ProfileDeps, 'db'>, id: string): Promise<ProfileRow> {
+  const profile = await profileById(deps.db, id);
   if (!profile) throw profileNotFound();
   return profile;
 }
