@@ -12,12 +12,10 @@ import { agentById } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import { taskById, taskStatuses, type TaskRow } from '../../../projections/orchestration/tasks.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { roleOf } from '../auth/guards.ts';
-import type { Principal } from '../auth/principal.ts';
+import { roleOf, type SignedIn } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 
 type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock'>;
-type SignedIn = Exclude<Principal, { kind: 'anonymous' }>;
 
 /** 400 for a reference to nothing, naming the column (`created_by must reference an existing agent`). */
 export const badReference = (column: string, what: string) =>

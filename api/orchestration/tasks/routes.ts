@@ -4,12 +4,10 @@
 // is mirrored under `/api/tasks...` for the web console's browser sessions (its board).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { listTasks } from '../../../projections/orchestration/tasks.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
-import { actorOf, requireKey, requireRole, unauthenticated } from '../auth/guards.ts';
-import type { OrchEnv } from '../auth/principal.ts';
+import { actorOf, requireKey, requireRole, signedIn } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { AssignTaskBody, CreateTaskBody, PatchTaskBody, Task, TaskIdParam, TaskListQuery, TaskPage } from './schemas.ts';
@@ -18,12 +16,6 @@ import { assignTask, createTask, deleteTask, taskOf, taskView, updateTask } from
 const tags = ['tasks'];
 export const TASKS_PAGE = { defaultLimit: 50, maxLimit: 200 };
 const WRITE_ERRORS = { ...AUTH_ERRORS, 403: 'insufficient_role (readonly), or task_authority_required', 404: 'task_not_found' };
-
-const signedIn = (c: Context<OrchEnv>) => {
-  const principal = c.get('principal');
-  if (principal.kind === 'anonymous') throw unauthenticated(c);
-  return principal;
-};
 
 export function taskRoutes(deps: OrchDeps) {
   const app = orchRouter();
