@@ -17,7 +17,7 @@ import { ApiError } from '../../shared/http-errors.ts';
 import type { OrchDeps } from '../deps.ts';
 import { roleOf, type SignedIn } from '../auth/guards.ts';
 import { badReference } from '../tasks/commands.ts';
-import { createAccount } from '../users/accounts.ts';
+import { createAccount } from '../users/commands.ts';
 
 type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock' | 'sealKey' | 'config'>;
 
