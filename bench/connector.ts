@@ -14,7 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BotSocket } from '../api/orchestration/chatsvc/bot.ts';
-import { setReplyMode } from '../api/orchestration/profiles/use-cases.ts';
+import { setReplyMode } from '../api/orchestration/profiles/commands.ts';
 import {
   createInitiatorSession, createSenderKey, createSenderKeyReceiver, decryptDm, decryptGroup, encryptDm, encryptGroup, generateIdentityKeyPair,
   generateOneTimePrekeys, generateSignedPrekey, senderKeyDistribution,

@@ -2,7 +2,7 @@
 // the runner's service principal from ORCH_RUNNER_API_KEY (refused, with a log line, while the
 // admin key sits as a literal in the environment or equals the runner's).
 
-import { ensureConfiguredPrincipal, type ConfiguredOutcome } from '../api/orchestration/users/accounts.ts';
+import { ensureConfiguredPrincipal, type ConfiguredOutcome } from '../api/orchestration/users/commands.ts';
 import { runnerRefusal } from '../domain/orchestration/users/runner.ts';
 import type { Platform } from './platform.ts';
 

@@ -3,7 +3,7 @@
 //                            the HTTP rotations; refuses agent credentials and the runner.
 //   keys runner-status       VERIFIED (exit 0), NOT VERIFIED (exit 3), CANNOT VERIFY (exit 4).
 
-import { refuseRotation, rotateKey } from '../api/orchestration/users/accounts.ts';
+import { refuseRotation, rotateKey } from '../api/orchestration/users/commands.ts';
 import { hashToken } from '../crypto/tokens.ts';
 import { RUNNER_ID } from '../domain/orchestration/users/decider.ts';
 import { runnerRefusal } from '../domain/orchestration/users/runner.ts';

@@ -2,7 +2,7 @@
 // start (beside the bootstrap admin), and the operator's `orchard profiles set-reply-mode`, which
 // appends the change as an operator action (actor `system`, id `operator-cli`).
 
-import { ensurePersonalAssistant as ensure, setReplyMode } from '../api/orchestration/profiles/use-cases.ts';
+import { ensurePersonalAssistant as ensure, setReplyMode } from '../api/orchestration/profiles/commands.ts';
 import { REPLY_MODES, type ReplyMode } from '../domain/orchestration/profiles/events.ts';
 import { DomainError } from '../domain/shared/decider.ts';
 import type { Config } from '../infra/config.ts';

@@ -16,7 +16,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { setReplyMode } from '../../api/orchestration/profiles/use-cases.ts';
+import { setReplyMode } from '../../api/orchestration/profiles/commands.ts';
 import { orchDeps } from '../../main/apps.ts';
 import { registerChat, uniqueName, type ChatAccount } from '../support/chat.ts';
 import { BOOTSTRAP_SECRET, Human, INTEGRATION_KEY, provisionToken, uniqueBotName } from '../support/chatsvc.ts';

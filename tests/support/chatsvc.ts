@@ -150,7 +150,7 @@ export interface ConnectorWorld {
 export async function connectorWorld(label: string, options: { env?: Record<string, string>; profile?: Record<string, unknown>; mode?: 'dm_only' | 'channel_mention' | 'both' } = {}): Promise<ConnectorWorld> {
   const { startAgentApps } = await import('./agents.ts');
   const { registerChat, uniqueName } = await import('./chat.ts');
-  const { setReplyMode } = await import('../../api/orchestration/profiles/use-cases.ts');
+  const { setReplyMode } = await import('../../api/orchestration/profiles/commands.ts');
   const { orchDeps } = await import('../../main/apps.ts');
   const { s, keys } = await startAgentApps(label, {
     // The suites' humans post and fetch bundles in bursts: the chat's per-user API limit is not under test here.

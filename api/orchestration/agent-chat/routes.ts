@@ -21,7 +21,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { cors } from 'hono/cors';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { PERSONAL_ASSISTANT_SLUG } from '../../../domain/orchestration/profiles/decider.ts';
+import { PERSONAL_ASSISTANT_SLUG, profileNotFound } from '../../../domain/orchestration/profiles/decider.ts';
 import { conversationById, conversationsOf, messagesOf, recentConversations, usageSummary, type ConversationRow } from '../../../projections/orchestration/agent-chat.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { anyone } from '../../shared/route-policy.ts';
@@ -48,7 +48,6 @@ const TURN_ERRORS = {
   503: 'model_overloaded (retryable, Retry-After), model_unavailable, cost_cap_reached',
 };
 
-const profileNotFound = () => new ApiError(404, 'profile_not_found', 'no such profile');
 const conversationNotFound = () => new ApiError(404, 'conversation_not_found', 'no such conversation');
 
 const reply = (result: TurnResult, visitorToken?: string) => ({

@@ -6,8 +6,6 @@
 // is 503 `model_overloaded`.
 
 import { createRoute } from '@hono/zod-openapi';
-import { agentDecider } from '../../../domain/orchestration/agents/decider.ts';
-import { agentStream } from '../../../domain/orchestration/agents/events.ts';
 import { agentSystemPrompt } from '../../../domain/orchestration/agents/templates.ts';
 import { DEFAULT_REPLY_MODE, PROFILE_DEFAULTS } from '../../../domain/orchestration/profiles/decider.ts';
 import type { AgentRow } from '../../../projections/orchestration/agents.ts';
@@ -20,7 +18,7 @@ import { runTurn } from '../agent-chat/pipeline.ts';
 import { ChatReply, PrivateChatBody } from '../agent-chat/schemas.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
 import { AgentIdParam } from './schemas.ts';
-import { findAgent } from './use-cases.ts';
+import { findAgent, recordAgentCost } from './commands.ts';
 
 /** The profile the pipeline sees for an agent: the agent's id, name, model and template prompt, the default limits. */
 function agentAsProfile(agent: AgentRow, projectName: string): ProfileRow {
@@ -56,9 +54,7 @@ export function agentChatTurnRoutes(deps: OrchDeps) {
       owner: { kind: 'account', id: user.id }, visitorId: null, conversationId: body.conversation_id ?? null,
       message: body.message, maxChars: deps.config.publicChat.maxChars, context: actorOf(c),
     });
-    if (result.cost_cents > 0) {
-      await deps.commands.run(agentStream(agent.id), agentDecider, { type: 'RecordCost', cost_usd: result.cost_cents / 100, at: deps.clock.now().toISOString() }, actorOf(c));
-    }
+    await recordAgentCost(deps, agent.id, result.cost_cents, actorOf(c));
     return c.json({ conversation_id: result.conversation_id, message: result.message, tokens: result.tokens, cost_cents: result.cost_cents }, 200);
   });
   return app;

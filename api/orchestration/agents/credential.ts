@@ -14,7 +14,7 @@ import { actorOf, roleOf } from '../auth/guards.ts';
 import { sessionRequestTrusted } from '../auth/session-cookies.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
-import { refuseRotation, rotateKey } from '../users/accounts.ts';
+import { refuseRotation, rotateKey } from '../users/commands.ts';
 import { ROTATION_MESSAGES, ROTATION_STATUS } from '../users/key-rotation.ts';
 import { AgentIdParam, CredentialRotation } from './schemas.ts';
 

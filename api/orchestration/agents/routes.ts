@@ -5,33 +5,20 @@
 // read, stop and kill are mirrored under `/api/...` for the web console's browser sessions.
 
 import { createRoute } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { listAgents, type AgentRow } from '../../../projections/orchestration/agents.ts';
-import { projectById } from '../../../projections/orchestration/projects.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { listAgents } from '../../../projections/orchestration/agents.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
-import { actorOf, principalUser, requireKey, requireRole, roleOf } from '../auth/guards.ts';
-import type { OrchEnv } from '../auth/principal.ts';
+import { actorOf, principalUser, requireKey, requireRole, signedIn } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { Agent, AgentIdParam, AgentListQuery, AgentPage, SpawnBody } from './schemas.ts';
-import { agentView, findAgent, moveAgent, spawnAgent } from './use-cases.ts';
+import { agentView, endAgent, findAgent, spawnAgent } from './commands.ts';
 
 const tags = ['agents'];
 export const AGENTS_PAGE = { defaultLimit: 50, maxLimit: 200 };
 
 export function agentRoutes(deps: OrchDeps) {
   const app = orchRouter();
-
-  /** The agent, once the caller is its project's owner, its spawner or an admin. */
-  const governed = async (c: Context<OrchEnv>, id: string): Promise<AgentRow> => {
-    const agent = await findAgent(deps, id);
-    const caller = principalUser(c).id;
-    if (roleOf(c.get('principal')) === 'admin' || agent.created_by_user === caller) return agent;
-    if ((await projectById(deps.db, agent.project_id))?.owner_id === caller) return agent;
-    throw new ApiError(403, 'agent_authority_required', 'only the project\'s owner, the agent\'s spawner or an admin can do this');
-  };
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/spawn', tags, summary: 'Spawn an agent in a project (queued for the runner)',
@@ -73,9 +60,7 @@ export function agentRoutes(deps: OrchDeps) {
         ...orchErrors({ ...AUTH_ERRORS, 403: 'agent_authority_required', 404: 'agent_not_found', 409: 'agent_ended' }),
       },
     }), async (c) => {
-      const agent = await governed(c, c.req.valid('param').id);
-      const at = deps.clock.now().toISOString();
-      return c.json(agentView(await moveAgent(deps, agent.id, { type, by: principalUser(c).id, at }, actorOf(c))), 200);
+      return c.json(agentView(await endAgent(deps, signedIn(c), c.req.valid('param').id, type, actorOf(c))), 200);
     });
   }
 

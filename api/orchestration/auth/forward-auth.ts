@@ -9,7 +9,7 @@ import type { Config } from '../../../infra/config.ts';
 import type { UserRow } from '../../../projections/orchestration/users.ts';
 import { peerAddress } from '../../shared/peer.ts';
 import type { OrchDeps } from '../deps.ts';
-import { forwardAuthSignIn, startSession } from '../users/accounts.ts';
+import { forwardAuthSignIn, startSession } from '../users/commands.ts';
 import { setSessionCookies } from './session-cookies.ts';
 import { trustedNets } from './trusted-nets.ts';
 

@@ -76,6 +76,15 @@ export function requireSession(): MiddlewareHandler<OrchEnv> {
   });
 }
 
+export type SignedIn = Exclude<Principal, { kind: 'anonymous' }>;
+
+/** The caller, signed in (a route's guard has already refused anonymous callers; 401 otherwise): what the slices' commands decide authority on. */
+export function signedIn(c: Context<OrchEnv>): SignedIn {
+  const principal = c.get('principal');
+  if (principal.kind === 'anonymous') throw unauthenticated(c);
+  return principal;
+}
+
 export function principalUser(c: Context<OrchEnv>): UserRow {
   const principal = c.get('principal');
   if (principal.kind === 'anonymous') throw unauthenticated(c);

@@ -4,9 +4,9 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { estateDocumentDecider, MAX_DOCUMENTS_PER_BATCH, VAULT_REPO } from '../../../domain/orchestration/estate/decider.ts';
-import { estateDocumentStream, type RunKind } from '../../../domain/orchestration/estate/events.ts';
-import { chunksOf, corpus, documentById, listDocuments, listPaths, recentRuns, type DocumentRow } from '../../../projections/orchestration/estate.ts';
+import { MAX_DOCUMENTS_PER_BATCH, VAULT_REPO } from '../../../domain/orchestration/estate/decider.ts';
+import type { RunKind } from '../../../domain/orchestration/estate/events.ts';
+import { chunksOf, corpus, listDocuments, listPaths, recentRuns, type DocumentRow } from '../../../projections/orchestration/estate.ts';
 import { search, type MatchMode } from '../../../projections/orchestration/estate-index.ts';
 import { MiB } from '../../shared/body-limit.ts';
 import { ApiError } from '../../shared/http-errors.ts';
@@ -17,7 +17,7 @@ import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { batchElements } from './batch-body.ts';
-import { ingestBatch } from './ingest.ts';
+import { deleteDocument, documentOf, ingestBatch } from './commands.ts';
 import {
   CorpusResponse, DocIdParam, DocsQuery, DocsResponse, DocumentDetail, IngestBody, IngestResponse, MAX_QUERY_CHARS, PathsQuery,
   PathsResponse, RUNS_DEFAULT_LIMIT, RUNS_MAX_LIMIT, RunsQuery, RunsResponse, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SearchQuery,
@@ -56,7 +56,6 @@ const documentView = (d: DocumentRow) => ({
   ingested_at: d.ingested_at.toISOString(), chunks: d.chunks,
 });
 
-const isUuid = (id: string) => z.uuid().safeParse(id).success;
 
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 
@@ -156,8 +155,7 @@ export function estateRoutes(deps: OrchDeps) {
     responses: { 200: ok(DocumentDetail, 'the document'), ...orchErrors({ ...AUTH_ERRORS, 404: 'document_not_found' }) },
   }), async (c) => {
     const id = c.req.valid('param').id;
-    const document = isUuid(id) ? await documentById(deps.db, id) : null;
-    if (!document) throw new ApiError(404, 'document_not_found', 'no such document');
+    const document = await documentOf(deps, id);
     const chunks = await chunksOf(deps.db, id);
     return c.json({
       document: {
@@ -174,9 +172,7 @@ export function estateRoutes(deps: OrchDeps) {
     request: { params: DocIdParam },
     responses: { 204: { description: 'deleted' }, ...orchErrors({ ...WRITE_ERRORS, 404: 'document_not_found' }) },
   }), async (c) => {
-    const id = c.req.valid('param').id;
-    if (!isUuid(id)) throw new ApiError(404, 'document_not_found', 'no such document');
-    await deps.commands.run(estateDocumentStream(id.toLowerCase()), estateDocumentDecider, { type: 'DeleteDocument', at: deps.clock.now().toISOString() }, actorOf(c));
+    await deleteDocument(deps, c.req.valid('param').id, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -5,18 +5,13 @@
 // web-UI mirror under /api/bots/{profile_id}/knowledge (browser sessions).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import type { KnowledgeCommand } from '../../../domain/orchestration/knowledge/decisions.ts';
-import { profileDecider } from '../../../domain/orchestration/profiles/decider.ts';
-import { profileStream } from '../../../domain/orchestration/profiles/events.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
-import { listSnippets, searchKnowledge, snippetOf, type SnippetRow } from '../../../projections/orchestration/knowledge.ts';
-import { profileById, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { listSnippets, searchKnowledge, type SnippetRow } from '../../../projections/orchestration/knowledge.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
+import { profileWithId } from '../profiles/commands.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
+import { addSnippet, deleteSnippet, snippetIn, updateSnippet } from './commands.ts';
 import { CreateSnippetBody, ListQuery, PatchSnippetBody, ProfileIdParam, SearchHit, SearchQuery, Snippet, SnippetParams } from './schemas.ts';
 
 const tags = ['bot knowledge'];
@@ -32,26 +27,8 @@ export function snippetView(row: SnippetRow) {
   };
 }
 
-const snippetNotFound = () => new ApiError(404, 'snippet_not_found', 'no such knowledge snippet for this bot');
-
 export function knowledgeRoutes(deps: OrchDeps) {
   const app = orchRouter();
-
-  async function profileOf(id: string): Promise<ProfileRow> {
-    const profile = await profileById(deps.db, id);
-    if (!profile) throw new ApiError(404, 'profile_not_found', 'no such profile');
-    return profile;
-  }
-
-  async function existingSnippet(profile: ProfileRow, id: string): Promise<SnippetRow> {
-    const snippet = await snippetOf(deps.db, profile.id, id);
-    if (!snippet) throw snippetNotFound();
-    return snippet;
-  }
-
-  /** A knowledge command on the profile's stream; answers once the read models show it. */
-  const run = (profile: ProfileRow, command: KnowledgeCommand, context: CommandContext) =>
-    deps.commands.run(profileStream(profile.slug), profileDecider, command, context);
 
   withWebUiMirror(app, createRoute({
     method: 'get', path: BASE, tags, summary: 'A bot\'s knowledge snippets, newest first',
@@ -59,7 +36,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     request: { params: ProfileIdParam, query: ListQuery },
     responses: { 200: ok(z.array(Snippet), 'a bare array, newest first'), ...orchErrors({ ...AUTH_ERRORS, 404: NOT_FOUND }) },
   }), async (c) => {
-    const profile = await profileOf(c.req.valid('param').profile_id);
+    const profile = await profileWithId(deps, c.req.valid('param').profile_id);
     return c.json((await listSnippets(deps.db, profile.id, c.req.valid('query').title_contains)).map(snippetView), 200);
   });
 
@@ -72,15 +49,8 @@ export function knowledgeRoutes(deps: OrchDeps) {
       ...orchErrors({ ...WRITE_ERRORS, 400: 'validation_failed', 404: NOT_FOUND, 413: 'payload_too_large' }),
     },
   }), async (c) => {
-    const profile = await profileOf(c.req.valid('param').profile_id);
-    const body = c.req.valid('json');
-    const context = actorOf(c);
-    const id = randomUUID();
-    await run(profile, {
-      type: 'AddSnippet', snippet_id: id, title: body.title, content: body.content, source: body.source ?? null, metadata: body.metadata ?? null,
-      by: context.actor.id, at: deps.clock.now().toISOString(),
-    }, context);
-    return c.json(snippetView(await existingSnippet(profile, id)), 201);
+    const snippet = await addSnippet(deps, c.req.valid('param').profile_id, c.req.valid('json'), actorOf(c));
+    return c.json(snippetView(snippet), 201);
   });
 
   // Declared before /{id}, so `search` is never taken for a snippet id.
@@ -94,7 +64,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
       ...orchErrors({ ...AUTH_ERRORS, 400: 'validation_failed (q missing or empty)', 404: NOT_FOUND }),
     },
   }), async (c) => {
-    const profile = await profileOf(c.req.valid('param').profile_id);
+    const profile = await profileWithId(deps, c.req.valid('param').profile_id);
     const { q, limit } = c.req.valid('query');
     const hits = await searchKnowledge(deps.db, profile.id, q!, limit);
     return c.json(hits.map((h) => ({ ...snippetView(h), score: h.score })), 200);
@@ -107,7 +77,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     responses: { 200: ok(Snippet, 'the snippet'), ...orchErrors({ ...AUTH_ERRORS, 404: SNIPPET_NOT_FOUND }) },
   }), async (c) => {
     const { profile_id, id } = c.req.valid('param');
-    return c.json(snippetView(await existingSnippet(await profileOf(profile_id), id)), 200);
+    return c.json(snippetView(await snippetIn(deps, await profileWithId(deps, profile_id), id)), 200);
   });
 
   withWebUiMirror(app, createRoute({
@@ -120,11 +90,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     },
   }), async (c) => {
     const { profile_id, id } = c.req.valid('param');
-    const profile = await profileOf(profile_id);
-    await existingSnippet(profile, id);
-    const context = actorOf(c);
-    await run(profile, { type: 'UpdateSnippet', snippet_id: id, changes: c.req.valid('json'), by: context.actor.id, at: deps.clock.now().toISOString() }, context);
-    return c.json(snippetView(await existingSnippet(profile, id)), 200);
+    return c.json(snippetView(await updateSnippet(deps, profile_id, id, c.req.valid('json'), actorOf(c))), 200);
   });
 
   withWebUiMirror(app, createRoute({
@@ -134,10 +100,7 @@ export function knowledgeRoutes(deps: OrchDeps) {
     responses: { 204: { description: 'deleted' }, ...orchErrors({ ...WRITE_ERRORS, 404: SNIPPET_NOT_FOUND }) },
   }), async (c) => {
     const { profile_id, id } = c.req.valid('param');
-    const profile = await profileOf(profile_id);
-    await existingSnippet(profile, id);
-    const context = actorOf(c);
-    await run(profile, { type: 'DeleteSnippet', snippet_id: id, by: context.actor.id, at: deps.clock.now().toISOString() }, context);
+    await deleteSnippet(deps, profile_id, id, actorOf(c));
     return c.body(null, 204);
   });
 

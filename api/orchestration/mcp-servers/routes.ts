@@ -1,18 +1,16 @@
 // MCP server registrations (spec: "MCP server registration"), admin-only operator state: PUT
 // replaces the stored set with the array sent (`[]` removes all); GET shows it with `env` values
-// redacted. `env` is sealed in the log; the runner receives it in full when it claims an agent
+// redacted. `env` is sealed in the log (env-seal.ts); the runner receives it in full when it claims an agent
 // (runner/routes.ts). The admin check is the routes' own, whatever ORCH_ENFORCE_ADMIN_ROLE says:
 // these are commands the runner will execute.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { mcpServersDecider } from '../../../domain/orchestration/mcp-servers/decider.ts';
-import { MCP_SERVERS_STREAM } from '../../../domain/orchestration/mcp-servers/events.ts';
 import { listMcpServers, type McpServerRow } from '../../../projections/orchestration/mcp-servers.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
+import { replaceMcpServers } from './commands.ts';
 
 const tags = ['agents'];
 export const REDACTED = '[redacted]';
@@ -36,13 +34,6 @@ const McpServer = z.object({
   env: z.record(z.string(), z.string()).openapi({ description: 'values redacted' }), description: z.string().nullable(),
 }).openapi('McpServer');
 
-const envContext = (name: string) => `mcp_env:${name}`;
-
-/** A stored server with its `env` opened: what the runner gets. */
-export function openMcpServer(sealKey: Uint8Array, row: McpServerRow) {
-  return { name: row.name, command: row.command, args: row.args, env: JSON.parse(openSecret(sealKey, row.env_sealed, envContext(row.name))) as Record<string, string>, description: row.description };
-}
-
 const redactedView = (row: McpServerRow) => ({
   name: row.name, command: row.command, args: row.args, env: Object.fromEntries(row.env_keys.map((k) => [k, REDACTED])), description: row.description,
 });
@@ -57,12 +48,8 @@ export function mcpServerRoutes(deps: OrchDeps) {
     request: { body: jsonBody(McpServerSet) },
     responses: { 200: ok(z.array(McpServer), 'the stored set, env values redacted'), ...orchErrors({ ...ADMIN_ERRORS, 400: 'validation_failed', 413: 'payload_too_large' }) },
   }), async (c) => {
-    const servers = c.req.valid('json').map((s) => ({
-      name: s.name, command: s.command, args: s.args, env_keys: Object.keys(s.env),
-      env_sealed: sealSecret(deps.sealKey, JSON.stringify(s.env), envContext(s.name)), description: s.description ?? null,
-    }));
-    await deps.commands.run(MCP_SERVERS_STREAM, mcpServersDecider, { type: 'ReplaceMcpServers', servers, at: deps.clock.now().toISOString() }, actorOf(c));
-    return c.json((await listMcpServers(deps.db)).map(redactedView), 200);
+    const stored = await replaceMcpServers(deps, c.req.valid('json'), actorOf(c));
+    return c.json(stored.map(redactedView), 200);
   });
 
   app.openapi(createRoute({

@@ -6,20 +6,18 @@
 // Each route has its web-UI mirror under /api/agent-chat/profiles (browser sessions).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { listProfiles, profileBySlug } from '../../../projections/orchestration/profiles.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { listProfiles } from '../../../projections/orchestration/profiles.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { AsOfQuery, CreateProfileBody, HistoryEntry, Profile, SlugParam, UpdateProfileBody } from './schemas.ts';
-import { createProfile, newSettings, profileAsOf, profileHistory, profileView, updateProfile } from './use-cases.ts';
+import { createProfile, newSettings, profileOf, profileView, updateProfile } from './commands.ts';
+import { profileAsOf, profileHistory } from './history.ts';
 
 const tags = ['profiles'];
 const ADMIN_ERRORS = { ...AUTH_ERRORS, 403: 'admin role required' };
 const adminOnly = () => requireAdmin(true);
-
-export const notFound = () => new ApiError(404, 'profile_not_found', 'no such profile');
 
 export function profileRoutes(deps: OrchDeps) {
   const app = orchRouter();
@@ -57,9 +55,7 @@ export function profileRoutes(deps: OrchDeps) {
     const { slug } = c.req.valid('param');
     const { as_of: asOf } = c.req.valid('query');
     if (asOf !== undefined) return c.json(await profileAsOf(deps, slug, new Date(asOf)), 200);
-    const profile = await profileBySlug(deps.db, slug);
-    if (!profile) throw notFound();
-    return c.json(profileView(profile), 200);
+    return c.json(profileView(await profileOf(deps, slug)), 200);
   });
 
   withWebUiMirror(app, createRoute({
@@ -73,7 +69,6 @@ export function profileRoutes(deps: OrchDeps) {
     },
   }), async (c) => {
     const { slug } = c.req.valid('param');
-    if (!(await profileBySlug(deps.db, slug))) throw notFound();
     const { slug: _slug, channel_reply_mode: _mode, ...changes } = c.req.valid('json');
     return c.json(profileView(await updateProfile(deps, slug, changes, actorOf(c))), 200);
   });

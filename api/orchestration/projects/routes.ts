@@ -4,17 +4,15 @@
 // Each route is mirrored under `/api/projects...` for the web console's browser sessions.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import { MAX_CONCURRENT, projectDecider } from '../../../domain/orchestration/projects/decider.ts';
-import { projectStream } from '../../../domain/orchestration/projects/events.ts';
-import { listProjects, projectById, type ProjectRow } from '../../../projections/orchestration/projects.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { MAX_CONCURRENT } from '../../../domain/orchestration/projects/decider.ts';
+import { listProjects, type ProjectRow } from '../../../projections/orchestration/projects.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
-import { actorOf, principalUser, requireKey, requireRole, roleOf } from '../auth/guards.ts';
+import { actorOf, requireKey, requireRole, roleOf, signedIn } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
+import { createProject, projectOf, updateProject } from './commands.ts';
 import type { Context } from 'hono';
 
 const tags = ['projects'];
@@ -40,8 +38,6 @@ export const Project = z.object({
 const ProjectPage = z.object({ projects: z.array(Project), ...pageFields }).openapi('ProjectPage');
 const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '3f1c2a8e-0000-4000-8000-000000000000' }) });
 
-export const projectNotFound = () => new ApiError(404, 'project_not_found', 'no such project');
-
 const isAdmin = (c: Context<OrchEnv>) => roleOf(c.get('principal')) === 'admin';
 
 function projectView(p: ProjectRow, admin: boolean) {
@@ -51,14 +47,8 @@ function projectView(p: ProjectRow, admin: boolean) {
   };
 }
 
-/** The project with this id, or null (a malformed id is no project). */
-export async function findProject(deps: Pick<OrchDeps, 'db'>, id: string): Promise<ProjectRow | null> {
-  return z.uuid().safeParse(id).success ? projectById(deps.db, id) : null;
-}
-
 export function projectRoutes(deps: OrchDeps) {
   const app = orchRouter();
-  const at = () => deps.clock.now().toISOString();
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/projects', tags, summary: 'Create a project owned by the caller',
@@ -66,13 +56,8 @@ export function projectRoutes(deps: OrchDeps) {
     request: { body: jsonBody(CreateProjectBody) },
     responses: { 201: ok(Project, 'the new project'), ...orchErrors({ ...AUTH_ERRORS, 400: 'validation_failed', 403: 'insufficient_role (readonly)', 413: 'payload_too_large' }) },
   }), async (c) => {
-    const body = c.req.valid('json');
-    const id = randomUUID();
-    await deps.commands.run(projectStream(id), projectDecider, {
-      type: 'CreateProject', project_id: id, owner_id: principalUser(c).id,
-      fields: { name: body.name, repo_path: body.repo_path ?? null, max_concurrent_agents: body.max_concurrent_agents ?? MAX_CONCURRENT.default }, at: at(),
-    }, actorOf(c));
-    return c.json(projectView((await projectById(deps.db, id))!, isAdmin(c)), 201);
+    const project = await createProject(deps, signedIn(c), c.req.valid('json'), actorOf(c));
+    return c.json(projectView(project, isAdmin(c)), 201);
   });
 
   withWebUiMirror(app, createRoute({
@@ -93,9 +78,7 @@ export function projectRoutes(deps: OrchDeps) {
     request: { params: IdParam },
     responses: { 200: ok(Project, 'the project'), ...orchErrors({ ...AUTH_ERRORS, 404: 'project_not_found' }) },
   }), async (c) => {
-    const project = await findProject(deps, c.req.valid('param').id);
-    if (!project) throw projectNotFound();
-    return c.json(projectView(project, isAdmin(c)), 200);
+    return c.json(projectView(await projectOf(deps, c.req.valid('param').id), isAdmin(c)), 200);
   });
 
   withWebUiMirror(app, createRoute({
@@ -107,13 +90,8 @@ export function projectRoutes(deps: OrchDeps) {
       ...orchErrors({ ...AUTH_ERRORS, 400: 'validation_failed', 403: 'insufficient_role, or project_owner_required', 404: 'project_not_found', 413: 'payload_too_large' }),
     },
   }), async (c) => {
-    const project = await findProject(deps, c.req.valid('param').id);
-    if (!project) throw projectNotFound();
-    if (!isAdmin(c) && project.owner_id !== principalUser(c).id) {
-      throw new ApiError(403, 'project_owner_required', 'only the project\'s owner or an admin can change it');
-    }
-    await deps.commands.run(projectStream(project.id), projectDecider, { type: 'UpdateProject', changes: c.req.valid('json'), at: at() }, actorOf(c));
-    return c.json(projectView((await projectById(deps.db, project.id))!, isAdmin(c)), 200);
+    const project = await updateProject(deps, signedIn(c), c.req.valid('param').id, c.req.valid('json'), actorOf(c));
+    return c.json(projectView(project, isAdmin(c)), 200);
   });
 
   return app;

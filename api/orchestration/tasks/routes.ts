@@ -1,45 +1,24 @@
 // Tasks (spec: "Task", "Task status", "Tasks, projects, agents"). Creating needs role user or
 // higher; reading needs a key; changing, deleting and assigning need authority over the task
-// (use-cases.ts) as well, and a refused request leaves the task unchanged. Every route but delete
+// (commands.ts) as well, and a refused request leaves the task unchanged. Every route but delete
 // is mirrored under `/api/tasks...` for the web console's browser sessions (its board).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import { taskById, listTasks, type TaskRow } from '../../../projections/orchestration/tasks.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { listTasks } from '../../../projections/orchestration/tasks.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
-import { actorOf, requireKey, requireRole, unauthenticated } from '../auth/guards.ts';
-import type { OrchEnv } from '../auth/principal.ts';
+import { actorOf, requireKey, requireRole, signedIn } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { AssignTaskBody, CreateTaskBody, PatchTaskBody, Task, TaskIdParam, TaskListQuery, TaskPage } from './schemas.ts';
-import { assignTask, createTask, deleteTask, hasAuthority, noAuthority, taskView, updateTask } from './use-cases.ts';
+import { assignTask, createTask, deleteTask, taskOf, taskView, updateTask } from './commands.ts';
 
 const tags = ['tasks'];
 export const TASKS_PAGE = { defaultLimit: 50, maxLimit: 200 };
 const WRITE_ERRORS = { ...AUTH_ERRORS, 403: 'insufficient_role (readonly), or task_authority_required', 404: 'task_not_found' };
 
-const signedIn = (c: Context<OrchEnv>) => {
-  const principal = c.get('principal');
-  if (principal.kind === 'anonymous') throw unauthenticated(c);
-  return principal;
-};
-
 export function taskRoutes(deps: OrchDeps) {
   const app = orchRouter();
-
-  const found = async (id: string): Promise<TaskRow> => {
-    const task = z.uuid().safeParse(id).success ? await taskById(deps.db, id) : null;
-    if (!task) throw new ApiError(404, 'task_not_found', 'no such task');
-    return task;
-  };
-  /** The task, once the caller's authority over it is established. */
-  const governed = async (c: Context<OrchEnv>, id: string): Promise<TaskRow> => {
-    const task = await found(id);
-    if (!(await hasAuthority(deps, signedIn(c), task))) throw noAuthority();
-    return task;
-  };
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/tasks', tags, summary: 'Create a task',
@@ -68,7 +47,7 @@ export function taskRoutes(deps: OrchDeps) {
     middleware: [requireKey()] as const,
     request: { params: TaskIdParam },
     responses: { 200: ok(Task, 'the task'), ...orchErrors({ ...AUTH_ERRORS, 404: 'task_not_found' }) },
-  }), async (c) => c.json(taskView(await found(c.req.valid('param').id)), 200));
+  }), async (c) => c.json(taskView(await taskOf(deps, c.req.valid('param').id)), 200));
 
   withWebUiMirror(app, createRoute({
     method: 'patch', path: '/api/v1/tasks/{id}', tags, summary: 'Change a task (only the fields sent)',
@@ -80,8 +59,8 @@ export function taskRoutes(deps: OrchDeps) {
       ...orchErrors({ ...WRITE_ERRORS, 400: 'validation_failed, or invalid_reference (parent_task_id)', 409: 'dependencies_incomplete', 413: 'payload_too_large' }),
     },
   }), async (c) => {
-    const task = await governed(c, c.req.valid('param').id);
-    return c.json(taskView(await updateTask(deps, task, c.req.valid('json'), actorOf(c))), 200);
+    const task = await updateTask(deps, signedIn(c), c.req.valid('param').id, c.req.valid('json'), actorOf(c));
+    return c.json(taskView(task), 200);
   });
 
   app.openapi(createRoute({
@@ -90,7 +69,7 @@ export function taskRoutes(deps: OrchDeps) {
     request: { params: TaskIdParam },
     responses: { 204: { description: 'deleted' }, ...orchErrors(WRITE_ERRORS) },
   }), async (c) => {
-    await deleteTask(deps, await governed(c, c.req.valid('param').id), actorOf(c));
+    await deleteTask(deps, signedIn(c), c.req.valid('param').id, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -103,8 +82,8 @@ export function taskRoutes(deps: OrchDeps) {
       ...orchErrors({ ...WRITE_ERRORS, 400: 'validation_failed, or invalid_reference (agent_id)', 413: 'payload_too_large' }),
     },
   }), async (c) => {
-    const task = await governed(c, c.req.valid('param').id);
-    return c.json(taskView(await assignTask(deps, task, c.req.valid('json').agent_id, actorOf(c))), 200);
+    const task = await assignTask(deps, signedIn(c), c.req.valid('param').id, c.req.valid('json').agent_id, actorOf(c));
+    return c.json(taskView(task), 200);
   });
 
   return app;

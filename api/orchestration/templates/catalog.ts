@@ -1,7 +1,9 @@
 // The bundled bot templates (spec: "Bot template"): five pre-tuned starting points, each with a
 // system prompt, security settings suited to who talks to it, and starter knowledge an operator
 // edits to fit (bracketed parts are theirs to fill in). Static content shipped with the server,
-// not state: instantiating one appends the profile and its seeded snippets (see use-cases.ts).
+// not state: instantiating one appends the profile and its seeded snippets (see commands.ts).
+
+import { ApiError } from '../../shared/http-errors.ts';
 
 export interface TemplateSecurity {
   security_tier: number;
@@ -115,4 +117,9 @@ export const TEMPLATES: readonly BotTemplate[] = [
   },
 ];
 
-export const templateBySlug = (slug: string): BotTemplate | undefined => TEMPLATES.find((t) => t.slug === slug);
+/** The bundled template named `slug`: 404 `template_not_found` (the one not-found of a template) when there is none. */
+export function templateOf(slug: string): BotTemplate {
+  const found = TEMPLATES.find((t) => t.slug === slug);
+  if (!found) throw new ApiError(404, 'template_not_found', `no bundled template named ${slug}`);
+  return found;
+}

@@ -2,21 +2,18 @@
 // instantiate one into a new profile (admin). Each route also has its web-UI mirror under
 // /api/templates, an admin surface (require_admin guards the mount).
 //
-// Instantiation is all-or-nothing on both log adapters: the profile, its seeded snippets and the
-// knowledge-search flag are one append on the new profile's stream, whose name is the slug (the
-// stream's `no_stream` append is the slug's reservation). A refusal or a failed append leaves no
-// profile, no snippet and no reservation, and a retry with the same slug succeeds.
+// Instantiation (commands.ts) is all-or-nothing on both log adapters: a refusal or a failed
+// append leaves no profile, no snippet and no reservation, and a retry with the same slug succeeds.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireAdmin, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { fields } from '../profiles/schemas.ts';
-import { createProfile, newSettings } from '../profiles/use-cases.ts';
 import { adminArea } from '../auth/admin-area.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
-import { TEMPLATES, templateBySlug, type BotTemplate } from './catalog.ts';
+import { TEMPLATES, templateOf, type BotTemplate } from './catalog.ts';
+import { instantiateTemplate } from './commands.ts';
 
 const tags = ['bot templates'];
 
@@ -51,12 +48,6 @@ const TemplateParam = z.object({ slug: z.string().openapi({ param: { name: 'slug
 
 const summary = (t: BotTemplate) => ({ slug: t.slug, name: t.name, description: t.description });
 
-function template(slug: string): BotTemplate {
-  const found = templateBySlug(slug);
-  if (!found) throw new ApiError(404, 'template_not_found', `no bundled template named ${slug}`);
-  return found;
-}
-
 // The mirrors (`/api/templates...`) are in the admin area: require_admin refuses first there.
 export function templateRoutes(deps: OrchDeps) {
   const app = orchRouter();
@@ -72,7 +63,7 @@ export function templateRoutes(deps: OrchDeps) {
     middleware: requireKey(),
     request: { params: TemplateParam },
     responses: { 200: ok(TemplateDetail, 'the template'), ...orchErrors({ ...AUTH_ERRORS, 404: 'template_not_found' }) },
-  }), (c) => c.json(template(c.req.valid('param').slug), 200), { first: adminArea(deps) });
+  }), (c) => c.json(templateOf(c.req.valid('param').slug), 200), { first: adminArea(deps) });
 
   withWebUiMirror(app, createRoute({
     method: 'post', path: '/api/v1/templates/{slug}/instantiate', tags, summary: 'Create a profile from a template (all-or-nothing)',
@@ -87,21 +78,8 @@ export function templateRoutes(deps: OrchDeps) {
       }),
     },
   }), async (c) => {
-    const chosen = template(c.req.valid('param').slug);
-    const body = c.req.valid('json');
-    const overrides = Object.fromEntries(Object.entries({
-      security_tier: body.security_tier, cost_cap_daily_cents: body.cost_cap_daily_cents, rate_limit_rpm: body.rate_limit_rpm, rate_limit_rpd: body.rate_limit_rpd,
-    }).filter(([, v]) => v !== undefined));
-    const settings = newSettings(deps, {
-      ...chosen.default_security,
-      ...overrides,
-      name: body.name,
-      description: body.description ?? chosen.description,
-      system_prompt: body.system_prompt_override ?? chosen.default_system_prompt,
-    });
-    const seed = body.seed_memories ? chosen.starter_memories.map((m) => ({ ...m, source: `template:${chosen.slug}`, metadata: null })) : [];
-    const profile = await createProfile(deps, { slug: body.slug, settings, template: { slug: chosen.slug, seed } }, actorOf(c));
-    return c.json({ agent_profile_id: profile.id, slug: profile.slug, seeded_memory_count: seed.length }, 201);
+    const { profile, seeded } = await instantiateTemplate(deps, c.req.valid('param').slug, c.req.valid('json'), actorOf(c));
+    return c.json({ agent_profile_id: profile.id, slug: profile.slug, seeded_memory_count: seeded }, 201);
   }, { first: adminArea(deps) });
 
   return app;

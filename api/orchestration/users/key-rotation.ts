@@ -14,7 +14,7 @@ import type { OrchEnv } from '../auth/principal.ts';
 import { sessionRequestTrusted } from '../auth/session-cookies.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
-import { refuseRotation, rotateKey } from './accounts.ts';
+import { refuseRotation, rotateKey } from './commands.ts';
 import { Rotation } from './schemas.ts';
 
 export const ROTATION_MESSAGES: Record<RotationRefusalReason, string> = {

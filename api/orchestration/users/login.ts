@@ -18,7 +18,7 @@ import type { OrchEnv } from '../auth/principal.ts';
 import { clearSessionCookies, setSessionCookies } from '../auth/session-cookies.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
-import { endSession, recordSecurityEvent, register, startSession, verifyLogin } from './accounts.ts';
+import { endSession, recordSecurityEvent, register, startSession, verifyLogin } from './commands.ts';
 import { FlatUser, LoginBody, RegisterBody, SessionState } from './schemas.ts';
 
 const WINDOW_MS = 15 * 60 * 1000;

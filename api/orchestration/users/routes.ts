@@ -4,16 +4,14 @@
 // web-UI mirror under /api/... (browser sessions).
 
 import { createRoute } from '@hono/zod-openapi';
-import { z } from '@hono/zod-openapi';
-import { userById, listUsers, type UserRow } from '../../../projections/orchestration/users.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { listUsers, type UserRow } from '../../../projections/orchestration/users.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, principalUser, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { adminArea } from '../auth/admin-area.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
-import { createAccount, updateAccount } from './accounts.ts';
+import { changeAccount, createAccount } from './commands.ts';
 import { revealApiKey } from './keys.ts';
 import { AccountPage, AdminAccount, CreateAccountBody, CreatedAccount, Me, PatchAccountBody, UserIdParam } from './schemas.ts';
 
@@ -92,16 +90,8 @@ export function userRoutes(deps: OrchDeps) {
       ...orchErrors({ ...ADMIN_ERRORS, 400: 'validation_failed', 404: 'user_not_found', 409: 'cannot_demote_self or not_an_account', 413: 'payload_too_large' }),
     },
   }), async (c) => {
-    const id = c.req.valid('param').user_id;
-    const target = z.uuid().safeParse(id).success ? await userById(deps.db, id) : null;
-    if (!target) throw new ApiError(404, 'user_not_found', 'no such user');
-    if (target.principal_type !== 'account') throw new ApiError(409, 'not_an_account', 'service principals and agent credentials are managed elsewhere');
-    const change = c.req.valid('json');
-    if (target.id === principalUser(c).id && (change.is_active === false || (change.role && change.role !== 'admin'))) {
-      throw new ApiError(409, 'cannot_demote_self', 'an admin cannot deactivate or demote their own account');
-    }
-    await updateAccount(deps, target.id, change, actorOf(c));
-    return c.json(adminView((await userById(deps.db, target.id))!), 200);
+    const user = await changeAccount(deps, principalUser(c).id, c.req.valid('param').user_id, c.req.valid('json'), actorOf(c));
+    return c.json(adminView(user), 200);
   }, { first: adminArea(deps) });
 
   return app;

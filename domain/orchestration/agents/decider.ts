@@ -55,12 +55,15 @@ function evolve(state: AgentState, event: AgentEvent): AgentState {
 
 const ended = (status: AgentStatus) => new DomainError('conflict', 'agent_ended', `the agent has already ended (${status})`, { status });
 
+/** The one not-found of an agent, here and in the slice's commands. */
+export const agentNotFound = () => new DomainError('not_found', 'agent_not_found', 'no such agent');
+
 function decide(command: AgentCommand, state: AgentState): AgentEvent[] {
   if (command.type === 'SpawnAgent') {
     if (state.exists) throw new DomainError('conflict', 'agent_exists', 'agent already exists');
     return [{ type: 'AgentSpawned', data: { agent_id: command.agent_id, ...command.spec, created_by_user: command.created_by_user, at: command.at } }];
   }
-  if (!state.exists) throw new DomainError('not_found', 'agent_not_found', 'no such agent');
+  if (!state.exists) throw agentNotFound();
   const { agent_id, status } = state;
   const at = command.at;
   const heldBy = (instance: string) => {

@@ -14,6 +14,9 @@ import type { RunStatus, EstateDocumentEvent, IngestRunEvent } from './events.ts
 
 export const VAULT_REPO = 'vault';
 export const MAX_DOCUMENTS_PER_BATCH = 500;
+
+/** The one not-found of an estate document, here and in the slice's commands. */
+export const documentNotFound = () => new DomainError('not_found', 'document_not_found', 'no such document');
 export const MAX_CONTENT_CHARS = 500_000;
 export const MAX_PATH_CHARS = 1024;
 export const MAX_SOURCE_REPO_CHARS = 200;
@@ -125,7 +128,7 @@ function decideDocument(command: EstateDocumentCommand, state: EstateDocumentSta
       }];
     }
     case 'DeleteDocument':
-      if (!state.exists || !state.document_id) throw new DomainError('not_found', 'document_not_found', 'no such document');
+      if (!state.exists || !state.document_id) throw documentNotFound();
       return [{
         type: 'EstateDocumentDeleted',
         data: { document_id: state.document_id, source_repo: state.source_repo!, path: state.path!, is_vault: state.is_vault, at: command.at },

@@ -6,6 +6,9 @@ import type { ProjectFields, ProjectEvent } from './events.ts';
 
 export const MAX_CONCURRENT = { min: 1, max: 100, default: 3 } as const;
 
+/** The one not-found of a project, here and in the slice's commands. */
+export const projectNotFound = () => new DomainError('not_found', 'project_not_found', 'no such project');
+
 export type ProjectCommand =
   | { type: 'CreateProject'; project_id: string; owner_id: string; fields: ProjectFields; at: string }
   | { type: 'UpdateProject'; changes: Partial<ProjectFields>; at: string };
@@ -32,7 +35,7 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
       if (state.exists) throw new DomainError('conflict', 'project_exists', 'project already exists');
       return [{ type: 'ProjectCreated', data: { project_id: command.project_id, owner_id: command.owner_id, ...command.fields, at: command.at } }];
     case 'UpdateProject': {
-      if (!state.exists) throw new DomainError('not_found', 'project_not_found', 'no such project');
+      if (!state.exists) throw projectNotFound();
       const changed: Partial<ProjectFields> = {};
       for (const key of ['name', 'repo_path', 'max_concurrent_agents'] as const) {
         const value = command.changes[key];

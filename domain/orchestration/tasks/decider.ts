@@ -45,7 +45,8 @@ function evolve(state: TaskState, event: TaskEvent): TaskState {
   }
 }
 
-const notFound = () => new DomainError('not_found', 'task_not_found', 'no such task');
+/** The one not-found of a task, here and in the slice's commands. */
+export const taskNotFound = () => new DomainError('not_found', 'task_not_found', 'no such task');
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
@@ -53,7 +54,7 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
     if (state.exists || state.deleted) throw new DomainError('conflict', 'task_exists', 'task already exists');
     return [{ type: 'TaskCreated', data: { ...command.data, at: command.at } }];
   }
-  if (!state.exists) throw notFound();
+  if (!state.exists) throw taskNotFound();
   switch (command.type) {
     case 'UpdateTask': {
       const { status, ...fields } = command.changes;

@@ -54,8 +54,11 @@ function evolve(state: UserState, event: UserEvent): UserState {
   }
 }
 
+/** The one not-found of a user, here and in the slice's commands. */
+export const userNotFound = () => new DomainError('not_found', 'user_not_found', 'no such user');
+
 function mustExist(state: UserState): asserts state is UserState & { user_id: string } {
-  if (!state.exists || !state.user_id) throw new DomainError('not_found', 'user_not_found', 'no such user');
+  if (!state.exists || !state.user_id) throw userNotFound();
 }
 
 function decide(command: UserCommand, state: UserState): UserEvent[] {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { setReplyMode } from '../../../api/orchestration/profiles/use-cases.ts';
+import { setReplyMode } from '../../../api/orchestration/profiles/commands.ts';
 import { orchDeps } from '../../../main/apps.ts';
 import { startAgentApps } from '../../support/agents.ts';
 import { registerChat, uniqueName, type ChatAccount } from '../../support/chat.ts';

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createInitiatorSession, createSenderKey, decryptDm, encryptDm, encryptGroup, generateIdentityKeyPair, senderKeyDistribution } from '../../../crypto/e2ee/index.ts';
 import { unconsumedPrekeyCount } from '../../../projections/chat/keys.ts';
-import { setReplyMode } from '../../../api/orchestration/profiles/use-cases.ts';
+import { setReplyMode } from '../../../api/orchestration/profiles/commands.ts';
 import { LIMIT_REPLY } from '../../../domain/orchestration/chatsvc/rules.ts';
 import { chatsvcConnector, orchDeps } from '../../../main/apps.ts';
 import { registerChat, uniqueName } from '../../support/chat.ts';

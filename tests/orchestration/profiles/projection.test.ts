@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { knowledgeSnippetsProjection } from '../../../projections/orchestration/knowledge.ts';
 import { profilesProjection } from '../../../projections/orchestration/profiles.ts';
-import { setReplyMode } from '../../../api/orchestration/profiles/use-cases.ts';
+import { setReplyMode } from '../../../api/orchestration/profiles/commands.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 
 const ADMIN_KEY = 'orch_profile-projection-admin-key-0000';

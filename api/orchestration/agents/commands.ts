@@ -1,10 +1,12 @@
-// Agent use cases: spawning (the agent's credential, a keyed principal of kind agent with the
-// agent's id, then the agent itself), stopping and killing, and the runner's moves. When an agent
-// ends, its credential is deactivated, so a stopped or killed agent can no longer act.
+// The agents slice's application layer (the only caller of the command runner for it): spawning
+// (the agent's credential, a keyed principal of kind agent with the agent's id, then the agent
+// itself), stopping and killing (authority over the agent decided here, and only here), the
+// runner's moves, and a chat turn's cost. When an agent ends, its credential is deactivated, so a
+// stopped or killed agent can no longer act.
 
 import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
-import { agentDecider, isEnded, templateOfRole, type AgentCommand } from '../../../domain/orchestration/agents/decider.ts';
+import { agentDecider, agentNotFound, isEnded, templateOfRole, type AgentCommand } from '../../../domain/orchestration/agents/decider.ts';
 import { agentStream, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/events.ts';
 import { userDecider } from '../../../domain/orchestration/users/decider.ts';
 import { userStream } from '../../../domain/orchestration/users/events.ts';
@@ -13,8 +15,9 @@ import { agentById, type AgentRow } from '../../../projections/orchestration/age
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import type { OrchDeps } from '../deps.ts';
-import { badReference } from '../tasks/use-cases.ts';
-import { createAccount } from '../users/accounts.ts';
+import { roleOf, type SignedIn } from '../auth/guards.ts';
+import { badReference } from '../tasks/commands.ts';
+import { createAccount } from '../users/commands.ts';
 
 type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock' | 'sealKey' | 'config'>;
 
@@ -25,8 +28,6 @@ export function agentView(a: AgentRow) {
     created_at: a.created_at.toISOString(), started_at: a.started_at?.toISOString() ?? null, ended_at: a.ended_at?.toISOString() ?? null,
   };
 }
-
-export const agentNotFound = () => new ApiError(404, 'agent_not_found', 'no such agent');
 
 export async function findAgent(deps: Pick<OrchDeps, 'db'>, id: string): Promise<AgentRow> {
   const agent = z.uuid().safeParse(id).success ? await agentById(deps.db, id) : null;
@@ -75,4 +76,23 @@ export async function moveAgent(deps: Deps, agentId: string, command: AgentComma
     await deps.commands.run(userStream(agentId), userDecider, { type: 'SetActive', is_active: false, by: context.actor.id, at: deps.clock.now().toISOString() }, context);
   }
   return (await agentById(deps.db, agentId))!;
+}
+
+/**
+ * Stop or kill an agent, as the caller: 404 `agent_not_found`, then 403 `agent_authority_required`
+ * unless the caller is its project's owner, its spawner or an admin.
+ */
+export async function endAgent(deps: Deps, principal: SignedIn, id: string, type: 'StopAgent' | 'KillAgent', context: CommandContext): Promise<AgentRow> {
+  const agent = await findAgent(deps, id);
+  const caller = principal.user.id;
+  const authorised = roleOf(principal) === 'admin' || agent.created_by_user === caller
+    || (await projectById(deps.db, agent.project_id))?.owner_id === caller;
+  if (!authorised) throw new ApiError(403, 'agent_authority_required', 'only the project\'s owner, the agent\'s spawner or an admin can do this');
+  return moveAgent(deps, agent.id, { type, by: caller, at: deps.clock.now().toISOString() }, context);
+}
+
+/** Add a chat turn's cost to the agent's total (nothing to record for a free turn). */
+export async function recordAgentCost(deps: Pick<OrchDeps, 'commands' | 'clock'>, agentId: string, costCents: number, context: CommandContext): Promise<void> {
+  if (costCents <= 0) return;
+  await deps.commands.run(agentStream(agentId), agentDecider, { type: 'RecordCost', cost_usd: costCents / 100, at: deps.clock.now().toISOString() }, context);
 }

@@ -1,19 +1,21 @@
-// Account use cases: create, register, log in and out, forward-auth sign-in, rotate keys, change
+// The users slice's application layer (the only caller of the command runner for it): create, register, log in and out, forward-auth sign-in, rotate keys, change
 // role or activation, and the principals from configuration. Each one turns into commands on
 // the user and session aggregates (or audit facts), and returns only after the read models show
 // the change. Used by the routes, the forward-auth middleware and the composition root (main/).
 
 import { randomUUID } from 'node:crypto';
+import { z } from '@hono/zod-openapi';
 import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
 import { hashToken, randomId } from '../../../crypto/tokens.ts';
 import {
   auditStream, type RotationRefusalReason, type SecurityEvent, userStream, type AuthSource, type PrincipalType, type Role, REGISTRATION_STREAM, sessionStream,
 } from '../../../domain/orchestration/users/events.ts';
-import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider } from '../../../domain/orchestration/users/decider.ts';
+import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userNotFound } from '../../../domain/orchestration/users/decider.ts';
 import { registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
 import { sessionDecider } from '../../../domain/orchestration/users/session.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
+import { ApiError } from '../../shared/http-errors.ts';
 import { reserveOrResume, takenError } from '../../shared/reservations.ts';
 import { localPasswordAccountExists, userById, userByUsername, type UserRow } from '../../../projections/orchestration/users.ts';
 import type { AccountDeps } from '../deps.ts';
@@ -128,6 +130,24 @@ export async function updateAccount(deps: AccountDeps, userId: string, change: {
   if (change.is_active !== undefined) {
     await deps.commands.run(userStream(userId), userDecider, { type: 'SetActive', is_active: change.is_active, by: context.actor.id, at: iso(deps) }, context);
   }
+}
+
+/**
+ * An admin's change of an account's role or activation: 404 `user_not_found` (also a malformed
+ * id), 409 `not_an_account` for service principals and agent credentials, 409
+ * `cannot_demote_self` when the admin would deactivate or demote themselves. Answers the row as changed.
+ */
+export async function changeAccount(
+  deps: AccountDeps, adminId: string, id: string, change: { role?: Role; is_active?: boolean }, context: CommandContext,
+): Promise<UserRow> {
+  const target = z.uuid().safeParse(id).success ? await userById(deps.db, id) : null;
+  if (!target) throw userNotFound();
+  if (target.principal_type !== 'account') throw new ApiError(409, 'not_an_account', 'service principals and agent credentials are managed elsewhere');
+  if (target.id === adminId && (change.is_active === false || (change.role && change.role !== 'admin'))) {
+    throw new ApiError(409, 'cannot_demote_self', 'an admin cannot deactivate or demote their own account');
+  }
+  await updateAccount(deps, target.id, change, context);
+  return (await userById(deps.db, target.id))!;
 }
 
 /**

@@ -1,4 +1,5 @@
-// The ingest use case, shared by the estate route (POST /api/v1/knowledge/ingest) and the vault
+// The estate slice's application layer (the only caller of the command runner for it): deleting
+// a document, and the ingest use case, shared by the estate route (POST /api/v1/knowledge/ingest) and the vault
 // route (POST /api/v1/knowledge/vault). Every document is attempted; one that fails is listed
 // and does not stop the others.
 //
@@ -15,9 +16,9 @@
 //    transactions); then the run is recorded.
 
 import { randomUUID } from 'node:crypto';
-import type { z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import {
-  documentIdOf, estateDocumentDecider, ingestRunDecider, isReservedRepo, MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO, type EstateDocumentState,
+  documentIdOf, documentNotFound, estateDocumentDecider, ingestRunDecider, isReservedRepo, MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO, type EstateDocumentState,
 } from '../../../domain/orchestration/estate/decider.ts';
 import {
   estateDocumentStream, ingestRunStream, type EstateDocumentEvent, type RunFailure, type RunKind,
@@ -28,7 +29,7 @@ import { blobKey, putBlobs } from '../../../infra/blobs.ts';
 import type { CommandContext, RunManyOutcome } from '../../../infra/commands.ts';
 import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
 import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/projections/engine.ts';
-import { estateDocumentsProjection } from '../../../projections/orchestration/estate.ts';
+import { documentById, estateDocumentsProjection, type DocumentRow } from '../../../projections/orchestration/estate.ts';
 import { zodMessage } from '../../shared/base.ts';
 import type { OrchDeps } from '../deps.ts';
 import type { BatchElement } from './batch-body.ts';
@@ -371,4 +372,19 @@ function statusOf(events: EstateDocumentEvent[]): ResultStatus {
   const event = events[0];
   if (!event) return 'unchanged';
   return event.type === 'EstateDocumentIngested' && event.data.previous_content_sha256 !== null ? 'updated' : 'created';
+}
+
+const isUuid = (id: string) => z.uuid().safeParse(id).success;
+
+/** The document with this id, from the read model: 404 `document_not_found` (also a malformed id). */
+export async function documentOf(deps: Pick<EstateDeps, 'db'>, id: string): Promise<DocumentRow> {
+  const document = isUuid(id) ? await documentById(deps.db, id) : null;
+  if (!document) throw documentNotFound();
+  return document;
+}
+
+/** Delete a document and its chunks: 404 for a malformed id here, for an unknown one from the decider. */
+export async function deleteDocument(deps: EstateDeps, id: string, context: CommandContext): Promise<void> {
+  if (!isUuid(id)) throw documentNotFound();
+  await deps.commands.run(estateDocumentStream(id.toLowerCase()), estateDocumentDecider, { type: 'DeleteDocument', at: deps.clock.now().toISOString() }, context);
 }

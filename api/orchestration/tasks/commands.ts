@@ -1,16 +1,18 @@
-// Task use cases: references checked against the read models (a reference that does not exist is
-// a 400 naming the column, the spec's FK rule), authority over a task, and the commands.
+// The tasks slice's application layer (the only caller of the command runner for it): references
+// checked against the read models (a reference that does not exist is a 400 naming the column, the
+// spec's FK rule), and the commands. Authority over an existing task (who may change, delete or
+// assign it) is decided here and only here: the routes only require the role that may call them.
 
 import { randomUUID } from 'node:crypto';
-import { taskDecider } from '../../../domain/orchestration/tasks/decider.ts';
+import { z } from '@hono/zod-openapi';
+import { taskDecider, taskNotFound } from '../../../domain/orchestration/tasks/decider.ts';
 import { taskStream, type TaskEditable, type TaskPriority, type TaskStatus } from '../../../domain/orchestration/tasks/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agentById } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import { taskById, taskStatuses, type TaskRow } from '../../../projections/orchestration/tasks.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { roleOf } from '../auth/guards.ts';
-import type { Principal } from '../auth/principal.ts';
+import { roleOf, type SignedIn } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 
 type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock'>;
@@ -36,7 +38,14 @@ export interface NewTask extends Partial<TaskEditable> {
   created_by?: string | null;
 }
 
-export async function createTask(deps: Deps, principal: Exclude<Principal, { kind: 'anonymous' }>, input: NewTask, context: CommandContext): Promise<TaskRow> {
+/** The task a request names, from the read model; 404 `task_not_found` (also for an id that is not a UUID). */
+export async function taskOf(deps: Pick<OrchDeps, 'db'>, id: string): Promise<TaskRow> {
+  const task = z.uuid().safeParse(id).success ? await taskById(deps.db, id) : null;
+  if (!task) throw taskNotFound();
+  return task;
+}
+
+export async function createTask(deps: Deps, principal: SignedIn, input: NewTask, context: CommandContext): Promise<TaskRow> {
   if (!(await projectById(deps.db, input.project_id))) throw badReference('project_id', 'project');
   if (input.parent_task_id && !(await taskById(deps.db, input.parent_task_id))) throw badReference('parent_task_id', 'task');
   // The creating agent: from the body only for an admin; otherwise the calling agent credential's agent, or none.
@@ -64,7 +73,7 @@ export async function createTask(deps: Deps, principal: Exclude<Principal, { kin
  * Authority over a task (spec: "Tasks, projects, agents"): its creator account, the owner of its
  * project, an agent credential whose agent created it or works in its project, or an admin.
  */
-export async function hasAuthority(deps: Pick<OrchDeps, 'db'>, principal: Exclude<Principal, { kind: 'anonymous' }>, task: TaskRow): Promise<boolean> {
+async function hasAuthority(deps: Pick<OrchDeps, 'db'>, principal: SignedIn, task: TaskRow): Promise<boolean> {
   const id = principal.user.id;
   if (roleOf(principal) === 'admin' || task.created_by_user === id) return true;
   if (principal.kind === 'agent') {
@@ -76,11 +85,19 @@ export async function hasAuthority(deps: Pick<OrchDeps, 'db'>, principal: Exclud
   return project?.owner_id === id;
 }
 
-export const noAuthority = () => new ApiError(403, 'task_authority_required', 'you have no authority over this task');
+const noAuthority = () => new ApiError(403, 'task_authority_required', 'you have no authority over this task');
+
+/** The task, once the caller's authority over it is established: 404 before 403, both before any other check. */
+async function governed(deps: Pick<OrchDeps, 'db'>, principal: SignedIn, id: string): Promise<TaskRow> {
+  const task = await taskOf(deps, id);
+  if (!(await hasAuthority(deps, principal, task))) throw noAuthority();
+  return task;
+}
 
 export async function updateTask(
-  deps: Deps, task: TaskRow, changes: Partial<TaskEditable> & { status?: TaskStatus }, context: CommandContext,
+  deps: Deps, principal: SignedIn, id: string, changes: Partial<TaskEditable> & { status?: TaskStatus }, context: CommandContext,
 ): Promise<TaskRow> {
+  const task = await governed(deps, principal, id);
   if (changes.parent_task_id) {
     if (changes.parent_task_id === task.id || !(await taskById(deps.db, changes.parent_task_id))) throw badReference('parent_task_id', 'task');
   }
@@ -89,13 +106,15 @@ export async function updateTask(
   return (await taskById(deps.db, task.id))!;
 }
 
-export async function assignTask(deps: Deps, task: TaskRow, agentId: string, context: CommandContext): Promise<TaskRow> {
+export async function assignTask(deps: Deps, principal: SignedIn, id: string, agentId: string, context: CommandContext): Promise<TaskRow> {
+  const task = await governed(deps, principal, id);
   if (!(await agentById(deps.db, agentId))) throw badReference('agent_id', 'agent');
   await deps.commands.run(taskStream(task.id), taskDecider, { type: 'AssignTask', agent_id: agentId, at: deps.clock.now().toISOString() }, context);
   return (await taskById(deps.db, task.id))!;
 }
 
-export async function deleteTask(deps: Deps, task: TaskRow, context: CommandContext): Promise<void> {
+export async function deleteTask(deps: Deps, principal: SignedIn, id: string, context: CommandContext): Promise<void> {
+  const task = await governed(deps, principal, id);
   await deps.commands.run(taskStream(task.id), taskDecider, { type: 'DeleteTask', at: deps.clock.now().toISOString() }, context);
 }
 

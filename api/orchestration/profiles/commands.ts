@@ -1,16 +1,16 @@
-// Profile use cases: create (with the defaults, or from a template with its seeded knowledge),
-// update, the operator's reply mode, the built-in profiles, and the auditors' views read from
-// the profile's own stream (its history, and the profile as it was at an instant). Used by the
-// profile and template routes and by the composition root (main/).
+// The profiles slice's application layer (the only caller of the command runner for it): create
+// (with the defaults, or from a template with its seeded knowledge), update, the operator's reply
+// mode and the built-in profiles. Used by the profile and template routes and by the composition
+// root (main/). The auditors' views, read from the profile's stream, are ./history.ts's.
 
 import { randomUUID } from 'node:crypto';
 import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decisions.ts';
 import {
-  DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, SLUG_PATTERN, changedFields, profileDecider, profileNotFound,
+  DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, profileDecider, profileNotFound,
 } from '../../../domain/orchestration/profiles/decider.ts';
-import { profileStream, type AgentProfileStreamEvent, type Profile, type ProfileSettings, type ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
-import { asDomainEvent, type CommandContext } from '../../../infra/commands.ts';
-import { PROFILE_COLUMNS, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
+import { profileStream, type Profile, type ProfileSettings, type ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
+import type { CommandContext } from '../../../infra/commands.ts';
+import { PROFILE_COLUMNS, profileById, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import type { OrchDeps } from '../deps.ts';
 
 export type ProfileDeps = Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'config'>;
@@ -48,7 +48,23 @@ export async function createProfile(
   return (await profileBySlug(deps.db, input.slug))!;
 }
 
+/** The profile a request names, from the read model: 404 `profile_not_found` (the slice's one not-found) when there is none. */
+export async function profileOf(deps: Pick<ProfileDeps, 'db'>, slug: string): Promise<ProfileRow> {
+  const profile = await profileBySlug(deps.db, slug);
+  if (!profile) throw profileNotFound();
+  return profile;
+}
+
+/** The profile with this uuid (the bot routes name profiles by id), with the same 404. */
+export async function profileWithId(deps: Pick<ProfileDeps, 'db'>, id: string): Promise<ProfileRow> {
+  const profile = await profileById(deps.db, id);
+  if (!profile) throw profileNotFound();
+  return profile;
+}
+
+/** Change only the fields sent (a change of nothing appends nothing); 404 before the decider sees an unknown slug. */
 export async function updateProfile(deps: ProfileDeps, slug: string, changes: Partial<ProfileSettings>, context: CommandContext): Promise<ProfileRow> {
+  await profileOf(deps, slug);
   await deps.commands.run(profileStream(slug), profileDecider, { type: 'UpdateProfile', changes, by: context.actor.id, at: iso(deps) }, context);
   return (await profileBySlug(deps.db, slug))!;
 }
@@ -72,47 +88,4 @@ export async function ensurePersonalAssistant(deps: ProfileDeps, context: Comman
     type: 'EnsureProfile', profile_id: PERSONAL_ASSISTANT_ID, slug: PERSONAL_ASSISTANT_SLUG, settings, by: null, at: iso(deps),
   }, context);
   return events.length > 0 ? 'created' : 'unchanged';
-}
-
-// --- auditors' views, read from the profile's stream ------------------------------------------
-
-async function streamOf(deps: Pick<ProfileDeps, 'commands'>, slug: string) {
-  if (!SLUG_PATTERN.test(slug)) return []; // no profile can have it: no stream to read
-  const recorded = await deps.commands.store.readStream(profileStream(slug));
-  return recorded.map((r) => ({ recorded: r, event: asDomainEvent<AgentProfileStreamEvent>(r) }));
-}
-
-export interface HistoryEntry {
-  revision: number;
-  event_type: string;
-  changed_fields: string[];
-  actor: { kind: string; id: string | null };
-  correlation_id: string | null;
-  at: string;
-}
-
-/** Every change of the profile, oldest first (its knowledge events are left out: they change the knowledge). */
-export async function profileHistory(deps: Pick<ProfileDeps, 'commands'>, slug: string): Promise<HistoryEntry[]> {
-  const events = await streamOf(deps, slug);
-  if (events.length === 0) throw profileNotFound();
-  return events.flatMap(({ recorded, event }) => {
-    const changed = changedFields(event);
-    if (!changed) return [];
-    return [{
-      revision: Number(recorded.revision), event_type: event.type, changed_fields: changed,
-      actor: { kind: recorded.metadata.actor.kind, id: recorded.metadata.actor.id }, correlation_id: recorded.metadata.correlation_id ?? null,
-      at: new Date((event.data as { at: string }).at).toISOString(),
-    }];
-  });
-}
-
-/** The profile as it was at `instant`: the stream folded up to its last event at or before it; 404 before the profile existed. */
-export async function profileAsOf(deps: Pick<ProfileDeps, 'commands'>, slug: string, instant: Date): Promise<Profile> {
-  let state = profileDecider.initialState();
-  for (const { event } of await streamOf(deps, slug)) {
-    if (Date.parse((event.data as { at: string }).at) > instant.getTime()) break;
-    state = profileDecider.evolve(state, event);
-  }
-  if (!state.profile) throw profileNotFound();
-  return profileView(state.profile);
 }
