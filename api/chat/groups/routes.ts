@@ -22,7 +22,7 @@ import { jsonBody, ok } from '../../shared/openapi.ts';
 import { channelFor, communityFor, groupFor, isUuid, notFound, type GroupAccess } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { Channel, channelView } from '../channels/schemas.ts';
-import { leaveChannels } from '../communities/cascade.ts';
+import { leaveChannels } from '../communities/commands.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
