@@ -4,35 +4,21 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bookmarkDecider } from '../../../domain/chat/bookmarks/decider.ts';
-import { bookmarkStream } from '../../../domain/chat/bookmarks/events.ts';
 import { bookmarksOf } from '../../../projections/chat/bookmarks.ts';
-import type { Pool } from '../../../infra/db/pool.ts';
 import { pageFields, pageQuery } from '../../shared/pagination.ts';
 import { ok } from '../../shared/openapi.ts';
-import { channelFor, isUuid, notFound } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { Message, messageView } from '../messages/routes.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { addBookmark, removeBookmark } from './commands.ts';
 
 const tags = ['bookmarks'];
 export const BOOKMARK_PAGE = { defaultLimit: 50, maxLimit: 100 };
 
 const Bookmark = z.object({ message_id: z.uuid(), channel_id: z.uuid(), bookmarked_at: z.iso.datetime(), message: Message }).openapi('Bookmark');
 const Param = z.object({ message_id: pathParam('message_id') });
-
-/** A live message the user may read (a member of its live channel), else 404. */
-async function readableMessage(db: Pool, messageId: string, userId: string): Promise<{ id: string; channel_id: string }> {
-  if (!isUuid(messageId)) throw notFound('message');
-  const { rows } = await db.query<{ id: string; channel_id: string }>('SELECT id, channel_id FROM chat_messages WHERE id = $1 AND deleted_at IS NULL', [messageId]);
-  const message = rows[0];
-  if (!message) throw notFound('message');
-  const access = await channelFor(db, message.channel_id, userId).catch(() => null);
-  if (!access?.member) throw notFound('message');
-  return message;
-}
 
 export function bookmarkRoutes(deps: ChatDeps) {
   const app = chatRouter();
@@ -48,10 +34,8 @@ export function bookmarkRoutes(deps: ChatDeps) {
       ...chatErrors({ ...AUTH_ERRORS, 404: 'no such message, or one the caller cannot read' }),
     },
   }), async (c) => {
-    const message = await readableMessage(deps.db, c.req.valid('param').message_id, me(c));
-    const result = await deps.commands.run(bookmarkStream(me(c), message.id), bookmarkDecider,
-      { type: 'Add', user_id: me(c), message_id: message.id, channel_id: message.channel_id, at: deps.clock.now().toISOString() }, actorOf(c));
-    return c.json({ message_id: message.id, channel_id: message.channel_id }, result.events.length ? 201 : 200);
+    const { message, created } = await addBookmark(deps, { user_id: me(c), message_id: c.req.valid('param').message_id }, actorOf(c));
+    return c.json({ message_id: message.id, channel_id: message.channel_id }, created ? 201 : 200);
   });
 
   app.openapi(createRoute({
@@ -59,9 +43,7 @@ export function bookmarkRoutes(deps: ChatDeps) {
     request: { params: Param },
     responses: { 204: { description: 'not bookmarked (any more)' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'not a message id' }) },
   }), async (c) => {
-    const id = c.req.valid('param').message_id;
-    if (!isUuid(id)) throw notFound('message');
-    await deps.commands.run(bookmarkStream(me(c), id), bookmarkDecider, { type: 'Remove', user_id: me(c), message_id: id, at: deps.clock.now().toISOString() }, actorOf(c));
+    await removeBookmark(deps, { user_id: me(c), message_id: c.req.valid('param').message_id }, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -31,7 +31,7 @@ import { checkKeys, prekeysOf } from '../accounts/accounts.ts';
 import { OneTimePrekeyBody, SignedPrekeyBody } from '../accounts/schemas.ts';
 import { isUuid, notFound } from '../access.ts';
 import { actorOf, requireBotAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
-import { leaveCommunitySpaces } from '../communities/cascade.ts';
+import { leaveCommunitySpaces } from '../communities/commands.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { toBase64 } from '../keys/bytes.ts';

@@ -6,19 +6,17 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { channelDecider, type ChannelCommand } from '../../../domain/chat/channels/decider.ts';
-import { channelStream } from '../../../domain/chat/channels/events.ts';
-import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { channelMembers, channelsOf } from '../../../projections/chat/channels.ts';
-import { communityRoleOf } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { channelFor, isUuid, memberChannel, notFound, type ChannelAccess } from '../access.ts';
+import { channelFor, memberChannel, type ChannelAccess } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import {
+  createChannel, joinChannel, leaveChannel, moderateChannelMember, setChannelRole, transferChannelOwnership, updateChannel,
+} from './commands.ts';
 import { Channel, channelView } from './schemas.ts';
 
 const tags = ['channels'];
@@ -29,27 +27,13 @@ const ChannelMember = z.object({ user_id: z.uuid(), username: z.string(), displa
 /** Members named when a standalone channel is created. */
 export const STANDALONE_MEMBERS_MAX = 100;
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** Run a channel command as the caller, with the community facts its decision needs. */
-export async function channelCommand(deps: ChatDeps, c: Context<ChatEnv>, access: ChannelAccess, command: DistributiveOmit<Exclude<ChannelCommand, { type: 'Remove' | 'Create' }>, 'actor_id' | 'community_role' | 'at' | 'target_community_role'>) {
-  const target = 'user_id' in command ? await communityRoleOf(deps.db, access.channel.community_id, command.user_id) : null;
-  const full = { ...command, actor_id: c.get('chatUser').user_id, community_role: access.community_role, target_community_role: target, at: deps.clock.now().toISOString() } as ChannelCommand;
-  return deps.commands.run(channelStream(access.channel.id), channelDecider, full, actorOf(c));
-}
+/** A channel as its caller sees it (the role only for a member). */
+const view = (access: ChannelAccess) => channelView(access.channel, access.member ? access.role : null);
 
 export function channelRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
-  const reread = async (c: Context<ChatEnv>, id: string) => {
-    const access = await channelFor(deps.db, id, me(c));
-    return channelView(access.channel, access.member ? access.role : null);
-  };
-  const targetParam = (uid: string) => {
-    if (!isUuid(uid)) throw notFound('user');
-    return uid;
-  };
 
   app.openapi(createRoute({
     method: 'get', path: '/api/channels', tags, summary: 'The caller\'s standalone and group channels (DMs: GET /api/dms)', middleware: [auth] as const,
@@ -65,17 +49,7 @@ export function channelRoutes(deps: ChatDeps) {
     },
     responses: { 201: ok(Channel, 'created; the caller owns it'), ...chatErrors({ ...AUTH_ERRORS, 400: 'validation error', 404: 'a member_id is no live user', 413: 'body too large' }) },
   }), async (c) => {
-    const body = c.req.valid('json');
-    for (const id of new Set(body.member_ids)) {
-      const user = await chatUserById(deps.db, id);
-      if (!user || user.deleted_at) throw new ApiError(404, 'user_not_found', `no such user ${id}`);
-    }
-    const id = randomUUID();
-    await deps.commands.run(channelStream(id), channelDecider, {
-      type: 'Create', channel_id: id, scope: 'standalone', kind: 'text', group_id: null, community_id: null, name: body.name, description: body.description,
-      member_ids: body.member_ids, existing: 0, actor_id: me(c), community_role: null, at: deps.clock.now().toISOString(),
-    }, actorOf(c));
-    return c.json(await reread(c, id), 201);
+    return c.json(view(await createChannel(deps, { user_id: me(c), ...c.req.valid('json') }, actorOf(c))), 201);
   });
 
   app.openapi(createRoute({
@@ -85,7 +59,7 @@ export function channelRoutes(deps: ChatDeps) {
   }), async (c) => {
     const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
     if (!access.member && !access.joinable) throw new ApiError(403, 'not_a_member', 'you are not a member of this channel');
-    return c.json(channelView(access.channel, access.member ? access.role : null), 200);
+    return c.json(view(access), 200);
   });
 
   app.openapi(createRoute({
@@ -100,9 +74,7 @@ export function channelRoutes(deps: ChatDeps) {
     },
     responses: { 200: ok(Channel, 'the channel'), ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error', 413: 'body too large' }) },
   }), async (c) => {
-    const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
-    await channelCommand(deps, c, access, { type: 'Update', changes: c.req.valid('json') });
-    return c.json(await reread(c, access.channel.id), 200);
+    return c.json(view(await updateChannel(deps, { channel_id: c.req.valid('param').id, user_id: me(c), changes: c.req.valid('json') }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -110,10 +82,7 @@ export function channelRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(Channel, 'the channel'), ...chatErrors({ ...CHANNEL_ERRORS, 403: 'banned, or a channel the caller cannot join' }) },
   }), async (c) => {
-    const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
-    if (access.community_banned) throw new ApiError(403, 'banned', 'you are banned from this community');
-    await channelCommand(deps, c, access, { type: 'Join', eligible: access.joinable });
-    return c.json(await reread(c, access.channel.id), 200);
+    return c.json(view(await joinChannel(deps, { channel_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -121,8 +90,7 @@ export function channelRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'left' }, ...chatErrors({ ...CHANNEL_ERRORS, 400: 'a DM', 409: 'the owner must transfer ownership first' }) },
   }), async (c) => {
-    const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
-    await channelCommand(deps, c, access, { type: 'Leave' });
+    await leaveChannel(deps, { channel_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -131,9 +99,8 @@ export function channelRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ user_id: z.uuid() }).openapi('ChannelTransfer')) },
     responses: { 200: ok(Channel, 'the channel'), ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error', 404: 'no such channel, or the user is not a member' }) },
   }), async (c) => {
-    const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
-    await channelCommand(deps, c, access, { type: 'TransferOwnership', user_id: c.req.valid('json').user_id });
-    return c.json(await reread(c, access.channel.id), 200);
+    const access = await transferChannelOwnership(deps, { channel_id: c.req.valid('param').id, user_id: me(c), to_user_id: c.req.valid('json').user_id }, actorOf(c));
+    return c.json(view(access), 200);
   });
 
   app.openapi(createRoute({
@@ -154,9 +121,7 @@ export function channelRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const { id, user_id } = c.req.valid('param');
-    const access = await channelFor(deps.db, id, me(c));
-    await channelCommand(deps, c, access, { type: 'SetRole', user_id: targetParam(user_id), role: c.req.valid('json').role });
-    const member = (await channelMembers(deps.db, id)).find((m) => m.user_id === user_id)!;
+    const member = await setChannelRole(deps, { channel_id: id, user_id: me(c), target_id: user_id, role: c.req.valid('json').role }, actorOf(c));
     return c.json({ ...member, joined_at: member.joined_at.toISOString() }, 200);
   });
 
@@ -168,9 +133,7 @@ export function channelRoutes(deps: ChatDeps) {
       responses: { 204: { description: 'done' }, ...chatErrors({ ...CHANNEL_ERRORS, 400: 'a DM, or banning oneself', 404: 'no such channel or member' }) },
     }), async (c) => {
       const { id, user_id } = c.req.valid('param');
-      const access = await channelFor(deps.db, id, me(c));
-      const type = ({ kick: 'Kick', ban: 'Ban', unban: 'Unban' } as const)[action];
-      await channelCommand(deps, c, access, { type, user_id: targetParam(user_id) });
+      await moderateChannelMember(deps, { channel_id: id, user_id: me(c), target_id: user_id, action }, actorOf(c));
       return c.body(null, 204);
     });
   }

@@ -6,24 +6,22 @@
 // through any invite.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { generateToken, hashToken } from '../../../crypto/tokens.ts';
+import { openSecret } from '../../../crypto/seal.ts';
 import { isModerator } from '../../../domain/chat/communities/decider.ts';
 import { GRANTABLE_ROLES } from '../../../domain/chat/communities/roles.ts';
-import { communityAccess, communityInviteByHash, communityInvites, type CommunityInviteRow } from '../../../projections/chat/communities.ts';
+import { communityInvites, type CommunityInviteRow } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { communityFor, isUuid } from '../access.ts';
-import { requireChatUser } from '../auth.ts';
+import { communityFor } from '../access.ts';
+import { actorOf, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
-import { communityCommand, MEMBER_ERRORS } from './routes.ts';
+import { acceptInvite, inviteByCode, inviteSealContext, mintInvite, revokeInvite } from './commands.ts';
+import { MEMBER_ERRORS } from './routes.ts';
 import { Community, CommunityParam, communityView, InviteBody, pathParam } from './schemas.ts';
 
 const tags = ['communities'];
 const CodeParam = z.object({ code: z.string().max(128).openapi({ param: { name: 'code', in: 'path' } }) });
-const sealContext = (inviteId: string) => `community_invite:${inviteId}`;
 
 const Invite = z.object({
   id: z.uuid(), code: z.string(), grants_role: z.enum(GRANTABLE_ROLES).nullable(), max_uses: z.number().int().nullable(), uses: z.number().int(),
@@ -44,15 +42,9 @@ export function communityInviteRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const view = (row: CommunityInviteRow) => ({
-    id: row.id, code: openSecret(deps.sealKey, row.code_sealed, sealContext(row.id)), grants_role: row.grants_role, max_uses: row.max_uses, uses: row.uses,
+    id: row.id, code: openSecret(deps.sealKey, row.code_sealed, inviteSealContext(row.id)), grants_role: row.grants_role, max_uses: row.max_uses, uses: row.uses,
     expires_at: row.expires_at?.toISOString() ?? null, created_by: row.created_by, created_at: row.created_at.toISOString(),
   });
-  const usable = (row: CommunityInviteRow) => !row.revoked_at && (!row.expires_at || row.expires_at.getTime() > deps.clock.now().getTime()) && (row.max_uses === null || row.uses < row.max_uses);
-  const byCode = async (code: string) => {
-    const invite = await communityInviteByHash(deps.db, hashToken(code));
-    if (!invite || !usable(invite)) throw new ApiError(404, 'invite_not_found', 'no such invite, or it expired or was used up');
-    return invite;
-  };
 
   app.openapi(createRoute({
     method: 'get', path: '/api/communities/{cid}/invites', tags, summary: 'Active invites with their codes (moderator or above)', middleware: [auth] as const,
@@ -71,16 +63,7 @@ export function communityInviteRoutes(deps: ChatDeps) {
     responses: { 201: ok(Invite, 'the invite, with its code'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error, or expires_at in the past', 413: 'body too large' }) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
-    await communityFor(deps.db, cid, c.get('chatUser').user_id);
-    const body = c.req.valid('json');
-    if (body.expires_at && Date.parse(body.expires_at) <= deps.clock.now().getTime()) throw new ApiError(400, 'validation_failed', 'expires_at must be in the future');
-    const id = randomUUID();
-    const code = generateToken('ci_', 16);
-    await communityCommand(deps, c, cid, {
-      type: 'CreateInvite', invite_id: id, code_hash: hashToken(code), code_sealed: sealSecret(deps.sealKey, code, sealContext(id)),
-      grants_role: body.grants_role ?? null, max_uses: body.max_uses ?? null, expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
-    });
-    const row = (await communityInvites(deps.db, cid)).find((i) => i.id === id)!;
+    const row = await mintInvite(deps, { community_id: cid, user_id: c.get('chatUser').user_id, ...c.req.valid('json') }, actorOf(c));
     return c.json(view(row), 201);
   });
 
@@ -90,9 +73,7 @@ export function communityInviteRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'revoked' }, ...chatErrors({ ...MEMBER_ERRORS, 404: 'no such community or invite' }) },
   }), async (c) => {
     const { cid, iid } = c.req.valid('param');
-    await communityFor(deps.db, cid, c.get('chatUser').user_id);
-    if (!isUuid(iid)) throw new ApiError(404, 'invite_not_found', 'no such invite');
-    await communityCommand(deps, c, cid, { type: 'RevokeInvite', invite_id: iid });
+    await revokeInvite(deps, { community_id: cid, user_id: c.get('chatUser').user_id, invite_id: iid }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -101,7 +82,7 @@ export function communityInviteRoutes(deps: ChatDeps) {
     request: { params: CodeParam },
     responses: { 200: ok(InviteInfo, 'the invite'), ...chatErrors({ ...AUTH_ERRORS, 404: 'no such invite, or it expired, was revoked or used up' }) },
   }), async (c) => {
-    const invite = await byCode(c.req.valid('param').code);
+    const invite = await inviteByCode(deps, c.req.valid('param').code);
     const community = invite.community;
     return c.json({
       community_id: community.id, name: community.discoverable ? community.name : null, description: community.discoverable ? community.description : null,
@@ -114,10 +95,8 @@ export function communityInviteRoutes(deps: ChatDeps) {
     request: { params: CodeParam },
     responses: { 200: ok(Community, 'the community joined'), ...chatErrors({ ...AUTH_ERRORS, 403: 'banned from the community', 404: 'no such invite, or it expired, was revoked or used up' }) },
   }), async (c) => {
-    const invite = await byCode(c.req.valid('param').code);
-    await communityCommand(deps, c, invite.community_id, { type: 'AcceptInvite', invite_id: invite.id });
-    const access = await communityAccess(deps.db, invite.community_id, c.get('chatUser').user_id);
-    return c.json(communityView(access!.community, access!.role), 200);
+    const access = await acceptInvite(deps, { user_id: c.get('chatUser').user_id, code: c.req.valid('param').code }, actorOf(c));
+    return c.json(communityView(access.community, access.role), 200);
   });
 
   return app;

@@ -4,17 +4,16 @@
 // the actor's community role (moderator or above, over someone below).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
 import { isModerator } from '../../../domain/chat/communities/decider.ts';
 import { communityBans, warningsOf } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, jsonContent, ok } from '../../shared/openapi.ts';
-import { channelFor, communityFor, isUuid, notFound } from '../access.ts';
+import { communityFor, isUuid, notFound } from '../access.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
-import { leaveCommunitySpaces } from './cascade.ts';
-import { communityCommand, MEMBER_ERRORS } from './routes.ts';
+import { banMember, communityChannel, liftTimeout, timeoutMember, unbanMember, warnMember } from './commands.ts';
+import { MEMBER_ERRORS } from './routes.ts';
 import { CommunityParam, MemberParam, pathParam } from './schemas.ts';
 
 const tags = ['moderation'];
@@ -34,13 +33,6 @@ export function moderationRoutes(deps: ChatDeps) {
     if (!isUuid(uid)) throw notFound('user');
     return uid;
   };
-  /** The community (caller a member) and a channel of it. */
-  const communityChannel = async (cid: string, chid: string, userId: string) => {
-    const access = await communityFor(deps.db, cid, userId);
-    const channel = await channelFor(deps.db, chid, userId);
-    if (channel.channel.community_id !== cid) throw notFound('channel');
-    return access;
-  };
 
   app.openapi(createRoute({
     method: 'get', path: '/api/communities/{cid}/bans', tags, summary: 'Banned users (moderator or above)', middleware: [auth] as const,
@@ -59,11 +51,8 @@ export function moderationRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'banned' }, ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error, or banning oneself', 404: 'no such community or user' }) },
   }), async (c) => {
     const { cid, uid } = c.req.valid('param');
-    await communityFor(deps.db, cid, c.get('chatUser').user_id);
-    const target = userParam(uid);
     const body = c.req.header('content-type') ? c.req.valid('json') : {};
-    await communityCommand(deps, c, cid, { type: 'Ban', user_id: target, reason: body?.reason ?? null });
-    await leaveCommunitySpaces(deps, cid, target, c.get('chatUser').user_id, actorOf(c));
+    await banMember(deps, { community_id: cid, user_id: c.get('chatUser').user_id, target_id: uid, reason: body?.reason ?? null }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -73,8 +62,7 @@ export function moderationRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'not banned (any more)' }, ...chatErrors({ ...MEMBER_ERRORS, 404: 'no such community or user' }) },
   }), async (c) => {
     const { cid, uid } = c.req.valid('param');
-    await communityFor(deps.db, cid, c.get('chatUser').user_id);
-    await communityCommand(deps, c, cid, { type: 'Unban', user_id: userParam(uid) });
+    await unbanMember(deps, { community_id: cid, user_id: c.get('chatUser').user_id, target_id: uid }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -90,11 +78,11 @@ export function moderationRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const { cid, chid } = c.req.valid('param');
-    await communityChannel(cid, chid, c.get('chatUser').user_id);
     const body = c.req.valid('json');
-    const result = await communityCommand(deps, c, cid, { type: 'Timeout', channel_id: chid, user_id: body.user_id, duration_secs: body.duration_secs, reason: body.reason ?? null });
-    const event = result.events.find((e) => e.type === 'CommunityTimeoutImposed')!;
-    return c.json({ channel_id: chid, user_id: body.user_id, until: (event.data as { until: string }).until }, 200);
+    const { until } = await timeoutMember(deps, {
+      community_id: cid, channel_id: chid, user_id: c.get('chatUser').user_id, target_id: body.user_id, duration_secs: body.duration_secs, reason: body.reason ?? null,
+    }, actorOf(c));
+    return c.json({ channel_id: chid, user_id: body.user_id, until }, 200);
   });
 
   app.openapi(createRoute({
@@ -103,8 +91,7 @@ export function moderationRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'not timed out (any more)' }, ...chatErrors({ ...MEMBER_ERRORS, 404: 'no such community, channel in it, or user' }) },
   }), async (c) => {
     const { cid, chid, uid } = c.req.valid('param');
-    await communityChannel(cid, chid, c.get('chatUser').user_id);
-    await communityCommand(deps, c, cid, { type: 'LiftTimeout', channel_id: chid, user_id: userParam(uid) });
+    await liftTimeout(deps, { community_id: cid, channel_id: chid, user_id: c.get('chatUser').user_id, target_id: uid }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -114,11 +101,8 @@ export function moderationRoutes(deps: ChatDeps) {
     responses: { 201: ok(Warning, 'the warning'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error', 404: 'no such community, channel in it, or member', 413: 'body too large' }) },
   }), async (c) => {
     const { cid, chid } = c.req.valid('param');
-    await communityChannel(cid, chid, c.get('chatUser').user_id);
     const body = c.req.valid('json');
-    const id = randomUUID();
-    await communityCommand(deps, c, cid, { type: 'Warn', warning_id: id, channel_id: chid, user_id: body.user_id, reason: body.reason });
-    const warning = (await warningsOf(deps.db, cid, body.user_id)).find((w) => w.id === id)!;
+    const warning = await warnMember(deps, { community_id: cid, channel_id: chid, user_id: c.get('chatUser').user_id, target_id: body.user_id, reason: body.reason }, actorOf(c));
     return c.json({ ...warning, created_at: warning.created_at.toISOString() }, 201);
   });
 
@@ -129,7 +113,7 @@ export function moderationRoutes(deps: ChatDeps) {
   }), async (c) => {
     const { cid, chid, uid } = c.req.valid('param');
     const me = c.get('chatUser').user_id;
-    const access = await communityChannel(cid, chid, me);
+    const access = await communityChannel(deps.db, cid, chid, me);
     const target = userParam(uid);
     if (target !== me && !isModerator(access.role)) throw new ApiError(403, 'insufficient_role', 'reading warnings needs community role moderator or above');
     return c.json({ warnings: (await warningsOf(deps.db, cid, target)).map((w) => ({ ...w, created_at: w.created_at.toISOString() })) }, 200);

@@ -5,41 +5,29 @@
 // as `owner`. Role rules: domain/chat/communities/roles.ts.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import { communityDecider, type CommunityCommand } from '../../../domain/chat/communities/decider.ts';
-import { communityStream } from '../../../domain/chat/communities/events.ts';
 import { COMMUNITY_ROLES } from '../../../domain/chat/communities/roles.ts';
-import { communitiesOf, communityAccess, communityMembers } from '../../../projections/chat/communities.ts';
+import { communitiesOf, communityMembers, type CommunityAccess } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { communityFor, isUuid, notFound } from '../access.ts';
+import { communityFor } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
-import { leaveCommunitySpaces } from './cascade.ts';
+import {
+  createCommunity, deleteCommunity, kickMember, leaveCommunity, setMemberNickname, setMemberRole, transferCommunityOwnership, updateCommunity,
+} from './commands.ts';
 import { Community, CommunityParam, communityView, CreateCommunityBody, Member, MemberParam, memberView, UpdateCommunityBody, UserRef } from './schemas.ts';
 import type { Context } from 'hono';
 
 const tags = ['communities'];
 export const MEMBER_ERRORS = { ...AUTH_ERRORS, 403: 'not a member, or the role does not allow it', 404: 'no such community' };
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** Run a community command as the caller. */
-export function communityCommand(deps: ChatDeps, c: Context<ChatEnv>, communityId: string, command: DistributiveOmit<CommunityCommand, 'actor_id' | 'at'>) {
-  const full = { ...command, actor_id: c.get('chatUser').user_id, at: deps.clock.now().toISOString() } as CommunityCommand;
-  return deps.commands.run(communityStream(communityId), communityDecider, full, actorOf(c));
-}
+const view = (access: CommunityAccess) => communityView(access.community, access.role);
 
 export function communityRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
-  const current = async (c: Context<ChatEnv>, cid: string) => {
-    const access = await communityAccess(deps.db, cid, me(c));
-    if (!access) throw notFound('community');
-    return communityView(access.community, access.role);
-  };
 
   app.openapi(createRoute({
     method: 'post', path: '/api/communities', tags, summary: 'Create a community (instance admins, or anyone when CHATSVC_COMMUNITY_CREATION=open)',
@@ -50,9 +38,7 @@ export function communityRoutes(deps: ChatDeps) {
     const user = c.get('chatUser');
     if (deps.config.communityCreation !== 'open' && !user.is_admin && !user.is_owner) throw new ApiError(403, 'forbidden', 'community creation is for instance admins');
     const body = c.req.valid('json');
-    const id = randomUUID();
-    await communityCommand(deps, c, id, { type: 'Create', community_id: id, name: body.name, description: body.description });
-    return c.json(await current(c, id), 201);
+    return c.json(view(await createCommunity(deps, { user_id: me(c), name: body.name, description: body.description }, actorOf(c))), 201);
   });
 
   app.openapi(createRoute({
@@ -75,9 +61,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 200: ok(Community, 'the community'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error', 413: 'body too large' }) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    await communityCommand(deps, c, cid, { type: 'Update', changes: c.req.valid('json') });
-    return c.json(await current(c, cid), 200);
+    return c.json(view(await updateCommunity(deps, { community_id: cid, user_id: me(c), changes: c.req.valid('json') }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -86,8 +70,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'deleted' }, ...chatErrors(MEMBER_ERRORS) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    await communityCommand(deps, c, cid, { type: 'Delete' });
+    await deleteCommunity(deps, { community_id: cid, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -97,9 +80,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 200: ok(Community, 'the community'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error', 404: 'no such community, or the user is not a member' }) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    await communityCommand(deps, c, cid, { type: 'TransferOwnership', to: c.req.valid('json').user_id });
-    return c.json(await current(c, cid), 200);
+    return c.json(view(await transferCommunityOwnership(deps, { community_id: cid, user_id: me(c), to: c.req.valid('json').user_id }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -108,9 +89,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'left, with its groups and channels' }, ...chatErrors({ ...MEMBER_ERRORS, 409: 'the owner must transfer ownership first' }) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    await communityCommand(deps, c, cid, { type: 'Leave' });
-    await leaveCommunitySpaces(deps, cid, me(c), me(c), actorOf(c));
+    await leaveCommunity(deps, { community_id: cid, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -124,12 +103,6 @@ export function communityRoutes(deps: ChatDeps) {
     return c.json({ members: (await communityMembers(deps.db, cid)).map(memberView) }, 200);
   });
 
-  const memberAfter = async (cid: string, uid: string) => {
-    const member = (await communityMembers(deps.db, cid)).find((m) => m.user_id === uid);
-    if (!member) throw new ApiError(404, 'member_not_found', 'that user is not a member of this community');
-    return memberView(member);
-  };
-
   app.openapi(createRoute({
     method: 'put', path: '/api/communities/{cid}/members/{uid}/role', tags,
     summary: 'Set a member\'s role: the owner sets any role below owner, an admin moderator or member; nobody changes someone at or above their own role',
@@ -138,10 +111,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 200: ok(Member, 'the member'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error; owner moves with transfer-ownership', 404: 'no such community or member' }) },
   }), async (c) => {
     const { cid, uid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    if (!isUuid(uid)) throw new ApiError(404, 'member_not_found', 'that user is not a member of this community');
-    await communityCommand(deps, c, cid, { type: 'SetRole', user_id: uid, role: c.req.valid('json').role });
-    return c.json(await memberAfter(cid, uid), 200);
+    return c.json(memberView(await setMemberRole(deps, { community_id: cid, user_id: me(c), target_id: uid, role: c.req.valid('json').role }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -150,10 +120,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 200: ok(Member, 'the member'), ...chatErrors({ ...MEMBER_ERRORS, 400: 'validation error', 404: 'no such community or member' }) },
   }), async (c) => {
     const { cid, uid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    if (!isUuid(uid)) throw new ApiError(404, 'member_not_found', 'that user is not a member of this community');
-    await communityCommand(deps, c, cid, { type: 'SetNickname', user_id: uid, nickname: c.req.valid('json').nickname });
-    return c.json(await memberAfter(cid, uid), 200);
+    return c.json(memberView(await setMemberNickname(deps, { community_id: cid, user_id: me(c), target_id: uid, nickname: c.req.valid('json').nickname }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -162,10 +129,7 @@ export function communityRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'kicked, from its groups and channels too' }, ...chatErrors({ ...MEMBER_ERRORS, 404: 'no such community or member' }) },
   }), async (c) => {
     const { cid, uid } = c.req.valid('param');
-    await communityFor(deps.db, cid, me(c));
-    if (!isUuid(uid)) throw new ApiError(404, 'member_not_found', 'that user is not a member of this community');
-    await communityCommand(deps, c, cid, { type: 'Kick', user_id: uid });
-    await leaveCommunitySpaces(deps, cid, uid, me(c), actorOf(c));
+    await kickMember(deps, { community_id: cid, user_id: me(c), target_id: uid }, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -7,26 +7,21 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { channelDecider } from '../../../domain/chat/channels/decider.ts';
-import { CHANNEL_KINDS, channelStream } from '../../../domain/chat/channels/events.ts';
-import { groupDecider, managesGroup, type GroupCommand } from '../../../domain/chat/groups/decider.ts';
-import { groupStream } from '../../../domain/chat/groups/events.ts';
-import { channelIdsOfMember, groupChannels, liveChannelCount } from '../../../projections/chat/channels.ts';
-import { communityRoleOf } from '../../../projections/chat/communities.ts';
-import { communityGroups, discoverGroups, groupById, groupInviteByHash, groupInvites, groupMembers, groupsOf, liveGroupCount, type GroupInviteRow, type GroupRow } from '../../../projections/chat/groups.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { openSecret } from '../../../crypto/seal.ts';
+import { CHANNEL_KINDS } from '../../../domain/chat/channels/events.ts';
+import { groupChannels } from '../../../projections/chat/channels.ts';
+import { communityGroups, discoverGroups, groupInvites, groupMembers, groupsOf, type GroupInviteRow, type GroupRow } from '../../../projections/chat/groups.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { channelFor, communityFor, groupFor, isUuid, notFound, type GroupAccess } from '../access.ts';
+import { communityFor, groupFor } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { Channel, channelView } from '../channels/schemas.ts';
-import { leaveChannels } from '../communities/cascade.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
-import { withAdvisoryLock } from '../../../infra/db/advisory-lock.ts';
+import {
+  acceptGroupInvite, createGroup, createGroupChannel, deleteGroup, deleteGroupChannel, groupInviteByCode, groupInviteSealContext, joinGroup, leaveGroup,
+  mintGroupInvite, requireGroupManager, transferGroupOwnership, updateGroup, updateGroupChannel,
+} from './commands.ts';
 
 const tags = ['groups'];
 const GROUP_ERRORS = { ...AUTH_ERRORS, 403: 'not allowed for the caller\'s role', 404: 'no such group (or a private one the caller is not in)' };
@@ -44,34 +39,15 @@ const groupView = (g: GroupRow) => ({
 const GroupMember = z.object({ user_id: z.uuid(), username: z.string(), display_name: z.string(), role: z.enum(['owner', 'member']), joined_at: z.iso.datetime() }).openapi('GroupMember');
 const GroupInvite = z.object({ id: z.uuid(), code: z.string(), max_uses: z.number().int().nullable(), uses: z.number().int(), expires_at: z.iso.datetime().nullable(), created_by: z.uuid(), created_at: z.iso.datetime() }).openapi('GroupInvite');
 const CodeParam = z.object({ code: z.string().max(128).openapi({ param: { name: 'code', in: 'path' } }) });
-const inviteContext = (id: string) => `group_invite:${id}`;
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export function groupRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
-  const iso = () => deps.clock.now().toISOString();
-  const run = (c: Context<ChatEnv>, groupId: string, communityRole: GroupAccess['community_role'], command: DistributiveOmit<Exclude<GroupCommand, { type: 'Remove' }>, 'actor_id' | 'community_role' | 'at'>) =>
-    deps.commands.run(groupStream(groupId), groupDecider, { ...command, actor_id: me(c), community_role: communityRole, at: iso() } as GroupCommand, actorOf(c));
-  const fresh = async (id: string) => groupView((await groupById(deps.db, id))!);
-  const manager = (access: GroupAccess, userId: string) => {
-    if (!managesGroup(access.group, userId, access.community_role)) throw new ApiError(403, 'insufficient_role', 'this needs the group owner or a community admin');
-  };
   const inviteView = (row: GroupInviteRow) => ({
-    id: row.id, code: openSecret(deps.sealKey, row.code_sealed, inviteContext(row.id)), max_uses: row.max_uses, uses: row.uses,
+    id: row.id, code: openSecret(deps.sealKey, row.code_sealed, groupInviteSealContext(row.id)), max_uses: row.max_uses, uses: row.uses,
     expires_at: row.expires_at?.toISOString() ?? null, created_by: row.created_by, created_at: row.created_at.toISOString(),
   });
-  const inviteByCode = async (code: string) => {
-    const invite = await groupInviteByHash(deps.db, hashToken(code));
-    const now = deps.clock.now().getTime();
-    const group = invite && await groupById(deps.db, invite.group_id);
-    if (!invite || !group || (invite.expires_at && invite.expires_at.getTime() <= now) || (invite.max_uses !== null && invite.uses >= invite.max_uses)) {
-      throw new ApiError(404, 'invite_not_found', 'no such invite, or it expired or was used up');
-    }
-    return { invite, group };
-  };
 
   app.openapi(createRoute({
     method: 'get', path: '/api/groups', tags, summary: 'The groups the caller belongs to', middleware: [auth] as const,
@@ -90,15 +66,7 @@ export function groupRoutes(deps: ChatDeps) {
     responses: { 201: ok(Group, 'created, with the caller as owner'), ...chatErrors({ ...GROUP_ERRORS, 400: 'validation error', 404: 'no such community', 409: 'the community has 200 groups', 413: 'body too large' }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    const access = await communityFor(deps.db, body.community_id, me(c));
-    const id = randomUUID();
-    // Count and create under the community's lock (the create waits for its projection), so two
-    // racing creates cannot both take the last of the 200 places.
-    await withAdvisoryLock(deps.db, `chat:groups-of:${body.community_id}`, async () => run(c, id, access.role, {
-      type: 'Create', group_id: id, community_id: body.community_id, existing: await liveGroupCount(deps.db, body.community_id),
-      fields: { name: body.name, description: body.description, visibility: body.visibility, accent_color: body.accent_color ?? null },
-    }));
-    return c.json(await fresh(id), 201);
+    return c.json(groupView(await createGroup(deps, { user_id: me(c), ...body }, actorOf(c))), 201);
   });
 
   app.openapi(createRoute({
@@ -132,9 +100,7 @@ export function groupRoutes(deps: ChatDeps) {
     },
     responses: { 200: ok(Group, 'the group'), ...chatErrors({ ...GROUP_ERRORS, 400: 'validation error', 413: 'body too large' }) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    await run(c, access.group.id, access.community_role, { type: 'Update', changes: c.req.valid('json') });
-    return c.json(await fresh(access.group.id), 200);
+    return c.json(groupView(await updateGroup(deps, { group_id: c.req.valid('param').id, user_id: me(c), changes: c.req.valid('json') }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -142,12 +108,7 @@ export function groupRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'deleted' }, ...chatErrors(GROUP_ERRORS) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    const channels = await groupChannels(deps.db, access.group.id);
-    await run(c, access.group.id, access.community_role, { type: 'Delete' });
-    for (const channel of channels) {
-      await deps.commands.run(channelStream(channel.id), channelDecider, { type: 'Delete', actor_id: me(c), community_role: 'admin', at: iso() }, actorOf(c));
-    }
+    await deleteGroup(deps, { group_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -156,9 +117,7 @@ export function groupRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ user_id: z.uuid() }).openapi('GroupTransfer')) },
     responses: { 200: ok(Group, 'the group'), ...chatErrors({ ...GROUP_ERRORS, 400: 'validation error', 404: 'no such group, or the user is not in it' }) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    await run(c, access.group.id, access.community_role, { type: 'TransferOwnership', to: c.req.valid('json').user_id });
-    return c.json(await fresh(access.group.id), 200);
+    return c.json(groupView(await transferGroupOwnership(deps, { group_id: c.req.valid('param').id, user_id: me(c), to: c.req.valid('json').user_id }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -166,9 +125,7 @@ export function groupRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(Group, 'the group'), ...chatErrors({ ...GROUP_ERRORS, 403: 'not a member of the community, or a private group' }) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    await run(c, access.group.id, access.community_role, { type: 'Join' });
-    return c.json(await fresh(access.group.id), 200);
+    return c.json(groupView(await joinGroup(deps, { group_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -176,9 +133,7 @@ export function groupRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'left' }, ...chatErrors({ ...GROUP_ERRORS, 409: 'the owner must transfer ownership first' }) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    await run(c, access.group.id, access.community_role, { type: 'Leave' });
-    await leaveChannels(deps, me(c), await channelIdsOfMember(deps.db, me(c), { group_id: access.group.id }), me(c), actorOf(c));
+    await leaveGroup(deps, { group_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -208,28 +163,11 @@ export function groupRoutes(deps: ChatDeps) {
     },
     responses: { 201: ok(Channel, 'created; the caller is its owner and first member'), ...chatErrors({ ...GROUP_ERRORS, 400: 'validation error', 409: 'the group has 100 channels', 413: 'body too large' }) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    manager(access, me(c));
-    const body = c.req.valid('json');
-    const id = randomUUID();
-    // Count and create under the group's lock, as for groups above.
-    await withAdvisoryLock(deps.db, `chat:channels-of:${access.group.id}`, async () => deps.commands.run(channelStream(id), channelDecider, {
-      type: 'Create', channel_id: id, scope: 'group', kind: body.kind, group_id: access.group.id, community_id: access.group.community_id, name: body.name,
-      description: body.description, member_ids: [], existing: await liveChannelCount(deps.db, access.group.id), actor_id: me(c), community_role: access.community_role, at: iso(),
-    }, actorOf(c)));
-    const channel = await channelFor(deps.db, id, me(c));
+    const channel = await createGroupChannel(deps, { group_id: c.req.valid('param').id, user_id: me(c), ...c.req.valid('json') }, actorOf(c));
     return c.json(channelView(channel.channel, channel.role), 201);
   });
 
   const GroupChannelParam = z.object({ id: pathParam('id'), cid: pathParam('cid') });
-  /** A channel of the group, managed by the group's manager. */
-  const managedChannel = async (c: Context<ChatEnv>, groupId: string, channelId: string) => {
-    const access = await groupFor(deps.db, groupId, me(c));
-    manager(access, me(c));
-    const channel = isUuid(channelId) ? await channelFor(deps.db, channelId, me(c)) : null;
-    if (!channel || channel.channel.group_id !== access.group.id) throw notFound('channel');
-    return channel;
-  };
 
   app.openapi(createRoute({
     method: 'patch', path: '/api/groups/{id}/channels/{cid}', tags, summary: 'Change a group channel\'s name, description or topic (group owner or community admin)', middleware: [auth] as const,
@@ -240,10 +178,8 @@ export function groupRoutes(deps: ChatDeps) {
     responses: { 200: ok(Channel, 'the channel'), ...chatErrors({ ...GROUP_ERRORS, 400: 'validation error', 404: 'no such group or channel in it', 413: 'body too large' }) },
   }), async (c) => {
     const { id, cid } = c.req.valid('param');
-    const channel = await managedChannel(c, id, cid);
-    await deps.commands.run(channelStream(cid), channelDecider, { type: 'Update', changes: c.req.valid('json'), actor_id: me(c), community_role: 'admin', at: iso() }, actorOf(c));
-    const after = await channelFor(deps.db, cid, me(c));
-    return c.json(channelView(after.channel, channel.role), 200);
+    const after = await updateGroupChannel(deps, { group_id: id, channel_id: cid, user_id: me(c), changes: c.req.valid('json') }, actorOf(c));
+    return c.json(channelView(after.channel, after.role), 200);
   });
 
   app.openapi(createRoute({
@@ -252,8 +188,7 @@ export function groupRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'deleted' }, ...chatErrors({ ...GROUP_ERRORS, 404: 'no such group or channel in it' }) },
   }), async (c) => {
     const { id, cid } = c.req.valid('param');
-    await managedChannel(c, id, cid);
-    await deps.commands.run(channelStream(cid), channelDecider, { type: 'Delete', actor_id: me(c), community_role: 'admin', at: iso() }, actorOf(c));
+    await deleteGroupChannel(deps, { group_id: id, channel_id: cid, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -263,7 +198,7 @@ export function groupRoutes(deps: ChatDeps) {
     responses: { 200: ok(z.object({ invites: z.array(GroupInvite) }).openapi('GroupInviteList'), 'oldest first'), ...chatErrors(GROUP_ERRORS) },
   }), async (c) => {
     const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    manager(access, me(c));
+    requireGroupManager(access, me(c));
     return c.json({ invites: (await groupInvites(deps.db, access.group.id)).map(inviteView) }, 200);
   });
 
@@ -275,16 +210,7 @@ export function groupRoutes(deps: ChatDeps) {
     },
     responses: { 201: ok(GroupInvite, 'the invite, with its code'), ...chatErrors({ ...GROUP_ERRORS, 400: 'validation error, or expires_at in the past', 413: 'body too large' }) },
   }), async (c) => {
-    const access = await groupFor(deps.db, c.req.valid('param').id, me(c));
-    const body = c.req.valid('json');
-    if (body.expires_at && Date.parse(body.expires_at) <= deps.clock.now().getTime()) throw new ApiError(400, 'validation_failed', 'expires_at must be in the future');
-    const id = randomUUID();
-    const code = generateToken('gi_', 16);
-    await run(c, access.group.id, access.community_role, {
-      type: 'CreateInvite', invite_id: id, code_hash: hashToken(code), code_sealed: sealSecret(deps.sealKey, code, inviteContext(id)),
-      max_uses: body.max_uses ?? null, expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null,
-    });
-    return c.json(inviteView((await groupInvites(deps.db, access.group.id)).find((i) => i.id === id)!), 201);
+    return c.json(inviteView(await mintGroupInvite(deps, { group_id: c.req.valid('param').id, user_id: me(c), ...c.req.valid('json') }, actorOf(c))), 201);
   });
 
   app.openapi(createRoute({
@@ -295,7 +221,7 @@ export function groupRoutes(deps: ChatDeps) {
       ...chatErrors({ ...AUTH_ERRORS, 404: 'no such invite, or it expired or was used up' }),
     },
   }), async (c) => {
-    const { invite, group } = await inviteByCode(c.req.valid('param').code);
+    const { invite, group } = await groupInviteByCode(deps, c.req.valid('param').code);
     return c.json({ group_id: group.id, community_id: group.community_id, name: group.name, visibility: group.visibility, member_count: group.member_count, expires_at: invite.expires_at?.toISOString() ?? null }, 200);
   });
 
@@ -304,9 +230,7 @@ export function groupRoutes(deps: ChatDeps) {
     request: { params: CodeParam },
     responses: { 200: ok(Group, 'the group joined'), ...chatErrors({ ...AUTH_ERRORS, 403: 'not a member of the group\'s community', 404: 'no such invite, or it expired or was used up' }) },
   }), async (c) => {
-    const { invite, group } = await inviteByCode(c.req.valid('param').code);
-    await run(c, group.id, await communityRoleOf(deps.db, group.community_id, me(c)), { type: 'AcceptInvite', invite_id: invite.id });
-    return c.json(await fresh(group.id), 200);
+    return c.json(groupView(await acceptGroupInvite(deps, { user_id: me(c), code: c.req.valid('param').code }, actorOf(c))), 200);
   });
 
   return app;

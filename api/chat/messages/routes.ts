@@ -5,26 +5,17 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { channelDecider } from '../../../domain/chat/channels/decider.ts';
-import { channelStream } from '../../../domain/chat/channels/events.ts';
-import { MANAGER } from '../../../domain/chat/channels/roles.ts';
-import { CIPHERTEXT_MAX, FILES_PER_MESSAGE_MAX, MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream, readCursorStream, type ReadCursorEvent } from '../../../domain/chat/messages/events.ts';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
-import { DomainError } from '../../../domain/shared/decider.ts';
-import { channelMemberIds } from '../../../projections/chat/channels.ts';
-import { attachableFiles } from '../../../projections/chat/files.ts';
+import { CIPHERTEXT_MAX, FILES_PER_MESSAGE_MAX, MENTIONS_MAX } from '../../../domain/chat/messages/decider.ts';
 import {
-  lastPostedAt, messageIn, messagesPage, messageVersions, pinnedMessages, readCursors, searchMessages, threadReplies, unreadCounts, type MessageRow,
+  messagesPage, messageVersions, pinnedMessages, readCursors, searchMessages, threadReplies, unreadCounts, type MessageRow,
 } from '../../../projections/chat/messages.ts';
-import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { channelFor, isUuid, memberChannel, notFound, type ChannelAccess } from '../access.ts';
+import { memberChannel, notFound } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
+import { channelMessage, deleteMessage, editMessage, moveReadCursor, pinMessage, postMessage, unpinMessage } from './commands.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 
 const tags = ['messages'];
@@ -69,14 +60,7 @@ export function messageRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
-  const iso = () => deps.clock.now().toISOString();
-  const message = async (channelId: string, messageId: string) => {
-    const row = isUuid(messageId) ? await messageIn(deps.db, channelId, messageId) : null;
-    if (!row) throw notFound('message');
-    return row;
-  };
-  const pinCommand = (c: Context<ChatEnv>, access: ChannelAccess, type: 'Pin' | 'Unpin', messageId: string) =>
-    deps.commands.run(channelStream(access.channel.id), channelDecider, { type, message_id: messageId, actor_id: me(c), community_role: access.community_role, at: iso() }, actorOf(c));
+  const message = (channelId: string, messageId: string) => channelMessage(deps.db, channelId, messageId);
 
   app.openapi(createRoute({
     method: 'get', path: '/api/channels/unread', tags, summary: 'Per channel of the caller: unread messages (from others, after the read cursor) and mentions of the caller among them',
@@ -121,35 +105,9 @@ export function messageRoutes(deps: ChatDeps) {
       ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error', 403: 'not a member, archived, read-only or timed out', 404: 'no such channel or thread root', 413: 'body too large', 429: 'slow mode or the per-user rate limit (Retry-After)' }),
     },
   }), async (c) => {
-    const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
     const body = c.req.valid('json');
-    const now = deps.clock.now();
-    try {
-      checkPost({
-        member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: access.channel.slow_mode_secs,
-        timed_out_until: access.timed_out_until, last_posted_at: access.channel.slow_mode_secs > 0 && access.member ? await lastPostedAt(deps.db, access.channel.id, me(c)) : null,
-      }, now);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'slow_mode') throw rateLimited(Number(error.details.retry_after_ms) / 1000, error.message);
-      throw error;
-    }
-    let root: string | null = null;
-    if (body.thread_root_id) {
-      const parent = await message(access.channel.id, body.thread_root_id);
-      root = parent.thread_root_id ?? parent.id;
-    }
-    const mentions = body.mentions?.length ? await channelMemberIds(deps.db, access.channel.id, [...new Set(body.mentions)]) : [];
-    const ordered = [...new Set(body.mentions ?? [])].filter((id) => mentions.includes(id));
-    const fileIds = [...new Set(body.file_ids ?? [])];
-    if (fileIds.length && (await attachableFiles(deps.db, fileIds, me(c), access.channel.id)).length !== fileIds.length) {
-      throw new ApiError(400, 'invalid_file_ids', 'file_ids: every file must be live, not quarantined, and uploaded to this channel (or the poster\'s own, without a channel)', { code: 'invalid_file_ids' });
-    }
-    const id = randomUUID();
-    await deps.commands.run(messageStream(id), messageDecider, {
-      type: 'Post', message_id: id, channel_id: access.channel.id, sender_id: me(c), ciphertext: body.ciphertext, kind: 'text', thread_root_id: root,
-      mentions: ordered, via_webhook: false, has_file: fileIds.length > 0, file_ids: fileIds, at: now.toISOString(),
-    }, actorOf(c));
-    return c.json(messageView(await message(access.channel.id, id)), 201);
+    const row = await postMessage(deps, { channel_id: c.req.valid('param').id, user_id: me(c), ...body }, actorOf(c));
+    return c.json(messageView(row), 201);
   });
 
   app.openapi(createRoute({
@@ -170,10 +128,8 @@ export function messageRoutes(deps: ChatDeps) {
     responses: { 200: ok(Message, 'the message'), ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error', 403: 'not a member, or not the sender', 404: 'no such channel or message', 413: 'body too large' }) },
   }), async (c) => {
     const { id, msg_id } = c.req.valid('param');
-    const access = await memberChannel(deps.db, id, me(c));
-    await message(access.channel.id, msg_id);
-    await deps.commands.run(messageStream(msg_id), messageDecider, { type: 'Edit', actor_id: me(c), ciphertext: c.req.valid('json').ciphertext, at: iso() }, actorOf(c));
-    return c.json(messageView(await message(access.channel.id, msg_id)), 200);
+    const row = await editMessage(deps, { channel_id: id, message_id: msg_id, user_id: me(c), ciphertext: c.req.valid('json').ciphertext }, actorOf(c));
+    return c.json(messageView(row), 200);
   });
 
   app.openapi(createRoute({
@@ -182,10 +138,7 @@ export function messageRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'deleted' }, ...chatErrors({ ...CHANNEL_ERRORS, 403: 'neither the sender nor a moderator', 404: 'no such channel or message' }) },
   }), async (c) => {
     const { id, msg_id } = c.req.valid('param');
-    const access = await channelFor(deps.db, id, me(c));
-    if (!access.member && access.rank < MANAGER) throw new ApiError(403, 'not_a_member', 'you are not a member of this channel');
-    await message(access.channel.id, msg_id);
-    await deps.commands.run(messageStream(msg_id), messageDecider, { type: 'Delete', actor_id: me(c), moderator: access.rank >= MANAGER, at: iso() }, actorOf(c));
+    await deleteMessage(deps, { channel_id: id, message_id: msg_id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -233,9 +186,7 @@ export function messageRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'pinned' }, ...chatErrors({ ...CHANNEL_ERRORS, 404: 'no such channel or message', 409: '50 messages are pinned already' }) },
   }), async (c) => {
     const { id, msg_id } = c.req.valid('param');
-    const access = await channelFor(deps.db, id, me(c));
-    await message(access.channel.id, msg_id);
-    await pinCommand(c, access, 'Pin', msg_id);
+    await pinMessage(deps, { channel_id: id, message_id: msg_id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -245,9 +196,7 @@ export function messageRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'not pinned (any more)' }, ...chatErrors({ ...CHANNEL_ERRORS, 404: 'no such channel' }) },
   }), async (c) => {
     const { id, msg_id } = c.req.valid('param');
-    const access = await channelFor(deps.db, id, me(c));
-    if (!isUuid(msg_id)) throw notFound('message');
-    await pinCommand(c, access, 'Unpin', msg_id);
+    await unpinMessage(deps, { channel_id: id, message_id: msg_id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -256,11 +205,7 @@ export function messageRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ message_id: z.uuid() }).openapi('ReadCursor')) },
     responses: { 204: { description: 'recorded' }, ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error', 404: 'no such channel or message', 413: 'body too large' }) },
   }), async (c) => {
-    const access = await memberChannel(deps.db, c.req.valid('param').id, me(c));
-    const { message_id } = c.req.valid('json');
-    await message(access.channel.id, message_id);
-    const event: ReadCursorEvent = { type: 'ReadCursorMoved', data: { channel_id: access.channel.id, user_id: me(c), message_id, at: iso() } };
-    await deps.commands.record(readCursorStream(access.channel.id, me(c)), event, actorOf(c));
+    await moveReadCursor(deps, { channel_id: c.req.valid('param').id, message_id: c.req.valid('json').message_id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -4,20 +4,16 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { MANAGER } from '../../../domain/chat/channels/roles.ts';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
-import { OPTION_TEXT_MAX, OPTIONS_MAX, OPTIONS_MIN, QUESTION_MAX, pollDecider } from '../../../domain/chat/polls/decider.ts';
-import { pollStream } from '../../../domain/chat/polls/events.ts';
-import { channelPolls, pollById, pollVotes, type PollRow, type PollVoteRow } from '../../../projections/chat/polls.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { OPTION_TEXT_MAX, OPTIONS_MAX, OPTIONS_MIN, QUESTION_MAX } from '../../../domain/chat/polls/decider.ts';
+import { channelPolls, pollVotes, type PollRow, type PollVoteRow } from '../../../projections/chat/polls.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { channelFor, isUuid, memberChannel } from '../access.ts';
+import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { closePoll, createPoll, pollOf, pollWithVotes, votePoll, type PollWithVotes } from './commands.ts';
 
 const tags = ['polls'];
 
@@ -58,15 +54,7 @@ export function pollRoutes(deps: ChatDeps) {
   const auth = requireChatUser(deps);
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
 
-  const poll = async (id: string) => {
-    const row = isUuid(id) ? await pollById(deps.db, id) : null;
-    if (!row) throw new ApiError(404, 'poll_not_found', 'no such poll', { code: 'poll_not_found' });
-    return row;
-  };
-  const answer = async (c: Context<ChatEnv>, id: string) => {
-    const row = await poll(id);
-    return pollView(row, await pollVotes(deps.db, [row.id]), me(c), deps.clock.now());
-  };
+  const answer = (c: Context<ChatEnv>, { poll, votes }: PollWithVotes) => pollView(poll, votes, me(c), deps.clock.now());
 
   app.openapi(createRoute({
     method: 'post', path: '/api/channels/{id}/polls', tags, summary: 'Create a poll (a member who may post in the channel)', middleware: [auth] as const,
@@ -84,19 +72,8 @@ export function pollRoutes(deps: ChatDeps) {
       ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error (options not distinct, closes_at not in the future)', 403: 'not a member, archived, read-only or timed out', 413: 'body too large' }),
     },
   }), async (c) => {
-    const access = await channelFor(deps.db, c.req.valid('param').id, me(c));
-    const now = deps.clock.now();
-    checkPost({
-      member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
-      timed_out_until: access.timed_out_until, last_posted_at: null,
-    }, now);
-    const body = c.req.valid('json');
-    const id = randomUUID();
-    await deps.commands.run(pollStream(id), pollDecider, {
-      type: 'Create', id, channel_id: access.channel.id, creator_id: me(c), question: body.question, options: body.options.map((text) => ({ option_id: randomUUID(), text })),
-      multiple_choice: body.multiple_choice, anonymous: body.anonymous, closes_at: body.closes_at ? new Date(body.closes_at).toISOString() : null, at: now.toISOString(),
-    }, actorOf(c));
-    return c.json(await answer(c, id), 201);
+    const created = await createPoll(deps, { channel_id: c.req.valid('param').id, user_id: me(c), ...c.req.valid('json') }, actorOf(c));
+    return c.json(answer(c, created), 201);
   });
 
   app.openapi(createRoute({
@@ -116,9 +93,9 @@ export function pollRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(Poll, 'the poll'), ...chatErrors(POLL_ERRORS) },
   }), async (c) => {
-    const row = await poll(c.req.valid('param').id);
+    const row = await pollOf(deps.db, c.req.valid('param').id);
     await memberChannel(deps.db, row.channel_id, me(c));
-    return c.json(await answer(c, row.id), 200);
+    return c.json(answer(c, await pollWithVotes(deps.db, row.id)), 200);
   });
 
   app.openapi(createRoute({
@@ -129,10 +106,8 @@ export function pollRoutes(deps: ChatDeps) {
       ...chatErrors({ ...POLL_ERRORS, 400: 'not an option of the poll (`invalid_option`), or more than one on a single-choice poll (`single_choice`)', 409: 'the poll is closed (`poll_closed`)', 413: 'body too large' }),
     },
   }), async (c) => {
-    const row = await poll(c.req.valid('param').id);
-    await memberChannel(deps.db, row.channel_id, me(c));
-    await deps.commands.run(pollStream(row.id), pollDecider, { type: 'Vote', user_id: me(c), option_ids: c.req.valid('json').option_ids, at: deps.clock.now().toISOString() }, actorOf(c));
-    return c.json(await answer(c, row.id), 200);
+    const voted = await votePoll(deps, { poll_id: c.req.valid('param').id, user_id: me(c), option_ids: c.req.valid('json').option_ids }, actorOf(c));
+    return c.json(answer(c, voted), 200);
   });
 
   app.openapi(createRoute({
@@ -143,12 +118,9 @@ export function pollRoutes(deps: ChatDeps) {
       ...chatErrors({ ...POLL_ERRORS, 403: 'neither the creator, a moderator nor an instance admin', 409: 'already closed (`poll_closed`)' }),
     },
   }), async (c) => {
-    const row = await poll(c.req.valid('param').id);
     const user = c.get('chatUser');
-    const access = await channelFor(deps.db, row.channel_id, me(c));
-    const allowed = user.is_admin || user.is_owner || row.creator_id === me(c) || access.rank >= MANAGER;
-    await deps.commands.run(pollStream(row.id), pollDecider, { type: 'Close', actor_id: me(c), allowed, at: deps.clock.now().toISOString() }, actorOf(c));
-    return c.json(await answer(c, row.id), 200);
+    const closed = await closePoll(deps, { poll_id: c.req.valid('param').id, user_id: me(c), instance_admin: user.is_admin || user.is_owner }, actorOf(c));
+    return c.json(answer(c, closed), 200);
   });
 
   return app;

@@ -4,20 +4,14 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { SCHEDULE_MAX_AHEAD_MS, scheduledDecider } from '../../../domain/chat/scheduled/decider.ts';
-import { scheduledStream, type ScheduledContent } from '../../../domain/chat/scheduled/events.ts';
 import { CIPHERTEXT_MAX } from '../../../domain/chat/messages/decider.ts';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
-import { messageIn } from '../../../projections/chat/messages.ts';
-import { scheduledById, scheduledOf, type ScheduledRow } from '../../../projections/chat/scheduled.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { scheduledOf, type ScheduledRow } from '../../../projections/chat/scheduled.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { channelFor, isUuid, notFound } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { cancelScheduled, editScheduled, scheduleMessage } from './commands.ts';
 
 const tags = ['scheduled messages'];
 export const FILE_IDS_MAX = 10;
@@ -45,32 +39,12 @@ const content = {
 };
 
 const IdParam = z.object({ id: pathParam('id') });
-const coded = (status: 400 | 404 | 409, code: string, message: string) => new ApiError(status, code, message, { code });
 
 export function scheduledRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
 
-  const checkSendAt = (sendAt: string) => {
-    const at = Date.parse(sendAt);
-    const now = deps.clock.now().getTime();
-    if (at <= now) throw coded(400, 'send_at_in_past', 'send_at must be in the future');
-    if (at > now + SCHEDULE_MAX_AHEAD_MS) throw coded(400, 'send_at_too_far', 'send_at is at most one year ahead');
-    return new Date(at).toISOString();
-  };
-  /** A thread root of the channel; a reply names its root (threads are one level). */
-  const threadRoot = async (channelId: string, id: string | null | undefined): Promise<string | null> => {
-    if (!id) return null;
-    const parent = await messageIn(deps.db, channelId, id);
-    if (!parent) throw notFound('message');
-    return parent.thread_root_id ?? parent.id;
-  };
-  const own = async (c: Context<ChatEnv>, id: string) => {
-    const row = isUuid(id) ? await scheduledById(deps.db, id) : null;
-    if (!row || row.sender_id !== me(c) || row.status === 'cancelled') throw coded(404, 'scheduled_message_not_found', 'no such scheduled message');
-    return row;
-  };
   const ERRORS = { ...AUTH_ERRORS, 400: 'validation error; send_at in the past (`send_at_in_past`) or more than a year ahead (`send_at_too_far`)', 413: 'body too large' };
 
   app.openapi(createRoute({
@@ -83,20 +57,7 @@ export function scheduledRoutes(deps: ChatDeps) {
       ...chatErrors({ ...ERRORS, 403: 'not a member, archived, read-only or timed out', 404: 'no such channel or thread root' }),
     },
   }), async (c) => {
-    const body = c.req.valid('json');
-    const send_at = checkSendAt(body.send_at);
-    const access = await channelFor(deps.db, body.channel_id, me(c));
-    const now = deps.clock.now();
-    checkPost({
-      member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
-      timed_out_until: access.timed_out_until, last_posted_at: null,
-    }, now);
-    const id = randomUUID();
-    await deps.commands.run(scheduledStream(id), scheduledDecider, {
-      type: 'Schedule', id, channel_id: access.channel.id, sender_id: me(c), ciphertext: body.ciphertext, send_at,
-      thread_root_id: await threadRoot(access.channel.id, body.thread_root_id), mentions: [...new Set(body.mentions ?? [])], file_ids: [...new Set(body.file_ids ?? [])], at: now.toISOString(),
-    }, actorOf(c));
-    return c.json(view((await scheduledById(deps.db, id))!), 201);
+    return c.json(view(await scheduleMessage(deps, { user_id: me(c), ...c.req.valid('json') }, actorOf(c))), 201);
   });
 
   app.openapi(createRoute({
@@ -113,16 +74,7 @@ export function scheduledRoutes(deps: ChatDeps) {
       ...chatErrors({ ...ERRORS, 404: 'no such scheduled message of the caller, or no such thread root', 409: 'already delivered (`already_delivered`), failed (`not_pending`), or held without a new ciphertext (`held_key_rotated`)' }),
     },
   }), async (c) => {
-    const row = await own(c, c.req.valid('param').id);
-    const body = c.req.valid('json');
-    const changes: Partial<ScheduledContent> = {};
-    if (body.ciphertext !== undefined) changes.ciphertext = body.ciphertext;
-    if (body.send_at !== undefined) changes.send_at = checkSendAt(body.send_at);
-    if (body.thread_root_id !== undefined) changes.thread_root_id = await threadRoot(row.channel_id, body.thread_root_id);
-    if (body.mentions !== undefined) changes.mentions = [...new Set(body.mentions)];
-    if (body.file_ids !== undefined) changes.file_ids = [...new Set(body.file_ids)];
-    await deps.commands.run(scheduledStream(row.id), scheduledDecider, { type: 'Edit', actor_id: me(c), changes, at: deps.clock.now().toISOString() }, actorOf(c));
-    return c.json(view((await scheduledById(deps.db, row.id))!), 200);
+    return c.json(view(await editScheduled(deps, { id: c.req.valid('param').id, user_id: me(c), ...c.req.valid('json') }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -130,8 +82,7 @@ export function scheduledRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'cancelled' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'no such scheduled message of the caller', 409: 'already delivered (`already_delivered`)' }) },
   }), async (c) => {
-    const row = await own(c, c.req.valid('param').id);
-    await deps.commands.run(scheduledStream(row.id), scheduledDecider, { type: 'Cancel', actor_id: me(c), at: deps.clock.now().toISOString() }, actorOf(c));
+    await cancelScheduled(deps, { id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 

@@ -6,11 +6,9 @@
 // SenderKeyRotationRequired (api/chat/ws/hub.ts).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { openSecret, sealSecret } from '../../../crypto/seal.ts';
-import { senderKeyDecider, senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
-import { senderKeyStream } from '../../../domain/chat/sender-keys/events.ts';
+import { openSecret } from '../../../crypto/seal.ts';
+import { senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
 import { senderKeysOf } from '../../../projections/chat/sender-keys.ts';
-import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
@@ -19,6 +17,7 @@ import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { wireBytes } from '../keys/bytes.ts';
+import { distributeSenderKey } from './commands.ts';
 
 const tags = ['keys'];
 const u32 = z.number().int().min(0).max(0xffff_ffff);
@@ -50,16 +49,9 @@ export function senderKeyRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const me = c.get('chatUser').user_id;
-    const access = await memberChannel(deps.db, c.req.valid('param').id, me);
     const body = c.req.valid('json');
-    if (body.distribution.chain_id !== body.chain_id) throw new ApiError(400, 'validation_failed', 'distribution.chain_id must equal chain_id');
-    if (body.distribution.sender_id !== me) throw new ApiError(400, 'validation_failed', 'distribution.sender_id must be the caller\'s user id');
-    const channelId = access.channel.id;
-    const sealed = sealSecret(deps.sealKey, JSON.stringify(body.distribution), senderKeySealContext(channelId, me));
-    await deps.commands.run(senderKeyStream(channelId, me), senderKeyDecider, {
-      type: 'Distribute', channel_id: channelId, user_id: me, chain_id: body.chain_id, distribution_sealed: sealed, at: deps.clock.now().toISOString(),
-    }, actorOf(c));
-    return c.json({ channel_id: channelId, user_id: me, chain_id: body.chain_id }, 201);
+    const { channel_id } = await distributeSenderKey(deps, { channel_id: c.req.valid('param').id, user_id: me, ...body }, actorOf(c));
+    return c.json({ channel_id, user_id: me, chain_id: body.chain_id }, 201);
   });
 
   app.openapi(createRoute({
