@@ -18,18 +18,30 @@ export async function runtimeImportGraph(root: string, folders: string[]): Promi
     for (const full of await filesUnder(path.join(root, folder), '.ts')) {
       if (full.endsWith('.d.ts')) continue;
       const file = path.relative(root, full).split(path.sep).join('/');
-      const source = ts.createSourceFile(file, await readFile(full, 'utf8'), ts.ScriptTarget.Latest, false);
-      const targets: string[] = [];
-      for (const statement of source.statements) {
-        let specifier: string | null = null;
-        if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-        if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) specifier = (statement.moduleSpecifier as ts.StringLiteral).text;
-        if (specifier?.startsWith('.')) targets.push(path.posix.join(path.posix.dirname(file), specifier));
-      }
+      const targets = runtimeImportsOf(file, await readFile(full, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.'))
+        .map((specifier) => path.posix.join(path.posix.dirname(file), specifier));
       graph.set(file, targets);
     }
   }
   return graph;
+}
+
+/**
+ * The specifiers a module loads at import time: its imports and re-exports but the type-only
+ * ones (`import type`, `export type`). `import { type A }` counts: `verbatimModuleSyntax` keeps it
+ * as `import {} from`, which still loads the module.
+ */
+export function runtimeImportsOf(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const specifiers: string[] = [];
+  for (const statement of source.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      if (!statement.importClause?.isTypeOnly) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    }
+    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
+  }
+  return specifiers;
 }
 
 /** Every import cycle (a strongly connected group of two or more modules, or a module importing itself), each sorted. */
