@@ -9,6 +9,7 @@
 // outside it.
 
 import { channelRank } from '../../domain/chat/channels/roles.ts';
+import { checkPost } from '../../domain/chat/messages/policy.ts';
 import type { CommunityRole } from '../../domain/chat/communities/roles.ts';
 import { channelStanding, type ChannelStanding } from '../../projections/chat/channels.ts';
 import { communityAccess, type CommunityAccess } from '../../projections/chat/communities.ts';
@@ -66,6 +67,19 @@ export async function channelFor(db: Pool, channelId: string, userId: string): P
   const joinable = standing.channel.scope === 'group' && standing.community_role !== null && !standing.community_banned && !standing.banned
     && (standing.group_visibility === 'public' || standing.group_member);
   return { ...standing, member, rank: channelRank(member ? standing.role : null, standing.community_role), joinable };
+}
+
+/**
+ * A channel the caller may post in now, by the posting policy without slow mode (a poll or a
+ * scheduled message is not a post yet: slow mode applies when it is posted).
+ */
+export async function postableChannel(db: Pool, channelId: string, userId: string, now: Date): Promise<ChannelAccess> {
+  const access = await channelFor(db, channelId, userId);
+  checkPost({
+    member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
+    timed_out_until: access.timed_out_until, last_posted_at: null,
+  }, now);
+  return access;
 }
 
 /** A channel the caller is a member of (403 otherwise). */

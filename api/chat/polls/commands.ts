@@ -5,14 +5,13 @@
 
 import { randomUUID } from 'node:crypto';
 import { MANAGER } from '../../../domain/chat/channels/roles.ts';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { pollDecider } from '../../../domain/chat/polls/decider.ts';
 import { pollStream } from '../../../domain/chat/polls/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { pollById, pollVotes, type PollRow, type PollVoteRow } from '../../../projections/chat/polls.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor, isUuid, memberChannel } from '../access.ts';
+import { channelFor, postableChannel, isUuid, memberChannel } from '../access.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
@@ -38,12 +37,8 @@ export interface CreatePoll {
 
 /** Creates a poll: the caller must be able to post in the channel (without slow mode). */
 export async function createPoll(deps: Deps, input: CreatePoll, context: CommandContext): Promise<PollWithVotes> {
-  const access = await channelFor(deps.db, input.channel_id, input.user_id);
   const now = deps.clock.now();
-  checkPost({
-    member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
-    timed_out_until: access.timed_out_until, last_posted_at: null,
-  }, now);
+  const access = await postableChannel(deps.db, input.channel_id, input.user_id, now);
   const id = randomUUID();
   await deps.commands.run(pollStream(id), pollDecider, {
     type: 'Create', id, channel_id: access.channel.id, creator_id: input.user_id, question: input.question, options: input.options.map((text) => ({ option_id: randomUUID(), text })),

@@ -4,7 +4,6 @@
 // the scheduled message, and the thread root, runs the scheduled decider, and reads the row back.
 
 import { randomUUID } from 'node:crypto';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { SCHEDULE_MAX_AHEAD_MS, scheduledDecider } from '../../../domain/chat/scheduled/decider.ts';
 import { scheduledStream, type ScheduledContent } from '../../../domain/chat/scheduled/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
@@ -12,7 +11,7 @@ import type { Pool } from '../../../infra/db/pool.ts';
 import { messageIn } from '../../../projections/chat/messages.ts';
 import { scheduledById, type ScheduledRow } from '../../../projections/chat/scheduled.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor, isUuid, notFound } from '../access.ts';
+import { isUuid, notFound, postableChannel } from '../access.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
@@ -47,12 +46,8 @@ export interface Content { ciphertext: string; send_at: string; thread_root_id?:
 /** Schedules a message: the caller must be able to post in the channel now (without slow mode). */
 export async function scheduleMessage(deps: Deps, input: Content & { channel_id: string; user_id: string }, context: CommandContext): Promise<ScheduledRow> {
   const send_at = checkSendAt(deps, input.send_at);
-  const access = await channelFor(deps.db, input.channel_id, input.user_id);
   const now = deps.clock.now();
-  checkPost({
-    member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
-    timed_out_until: access.timed_out_until, last_posted_at: null,
-  }, now);
+  const access = await postableChannel(deps.db, input.channel_id, input.user_id, now);
   const id = randomUUID();
   await deps.commands.run(scheduledStream(id), scheduledDecider, {
     type: 'Schedule', id, channel_id: access.channel.id, sender_id: input.user_id, ciphertext: input.ciphertext, send_at,
