@@ -14,6 +14,11 @@ export function createPool(url: string, options: { max?: number; application?: s
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Nor may a checked-out one (a lock session, a transaction, when the backend is terminated or
+  // the server fails over): the pool listens only to idle clients, and an 'error' event nobody
+  // listens to ends the process. The query in flight rejects with the error anyway, the holder's
+  // next query fails, and the pool discards the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
