@@ -10,34 +10,24 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { constantTimeEqual, hashToken } from '../../../crypto/tokens.ts';
-import { accountDecider, USERNAME_PATTERN } from '../../../domain/chat/accounts/decider.ts';
-import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
-import { botTokenDecider } from '../../../domain/chat/bots/decider.ts';
-import { BOT_SCOPES, botTokenStream, type BotScope } from '../../../domain/chat/bots/events.ts';
-import { communityDecider } from '../../../domain/chat/communities/decider.ts';
-import { communityStream } from '../../../domain/chat/communities/events.ts';
-import { keysDecider } from '../../../domain/chat/keys/decider.ts';
-import { keysStream } from '../../../domain/chat/keys/events.ts';
+import { USERNAME_PATTERN } from '../../../domain/chat/accounts/decider.ts';
+import { BOT_SCOPES } from '../../../domain/chat/bots/events.ts';
 import {
-  allCommunities, botById, communitiesOfUser, integrationTokens, listBots, tokensOfBots, type AdminCommunityRow, type BotRow, type BotTokenRow,
+  allCommunities, communitiesOfUser, integrationTokens, listBots, tokensOfBots, type AdminCommunityRow, type BotRow, type BotTokenRow,
 } from '../../../projections/chat/bots.ts';
-import { communityAccess } from '../../../projections/chat/communities.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { peerAddress } from '../../shared/peer.ts';
 import { checkedByHandler } from '../../shared/route-policy.ts';
-import { checkKeys, prekeysOf } from '../accounts/accounts.ts';
 import { OneTimePrekeyBody, SignedPrekeyBody } from '../accounts/schemas.ts';
-import { isUuid, notFound } from '../access.ts';
 import { actorOf, requireBotAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
-import { leaveCommunitySpaces } from '../communities/commands.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
-import { toBase64 } from '../keys/bytes.ts';
-import { revokeSessionsOf } from '../sessions/sessions.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
-import { createBot, integrationBot, joinCommunity, mintToken } from './service.ts';
+import {
+  bootstrapToken, botOf, createBot, createIntegration, deleteBot, joinBotToCommunity, mintBotToken, registerKeys, removeBotFromCommunity, revokeBotToken,
+} from './commands.ts';
 
 const tags = ['bots'];
 const BOT_ADMIN_ERRORS = { ...AUTH_ERRORS, 400: 'X-Bot-Token and Authorization both sent', 403: 'not an instance admin, or a bot token of another scope' };
@@ -94,13 +84,8 @@ export function botRoutes(deps: ChatDeps) {
     created_at: b.created_at.toISOString(), suspended: b.suspended_at !== null, has_identity_key: b.has_identity_key, tokens: tokens.filter((t) => t.bot_id === b.id).map(tokenView),
   });
   const communityView = (r: AdminCommunityRow) => ({ id: r.id, name: r.name, description: r.description, discoverable: r.discoverable, member_count: r.member_count, created_at: r.created_at.toISOString() });
-  const bot = async (id: string) => {
-    const row = await botById(deps.db, id);
-    if (!row) throw new ApiError(404, 'bot_not_found', 'no such bot');
-    return row;
-  };
   const fullBot = async (id: string) => {
-    const row = await bot(id);
+    const row = await botOf(deps.db, id);
     return botView(row, await tokensOfBots(deps.db, [row.id]));
   };
   const callerId = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
@@ -131,8 +116,7 @@ export function botRoutes(deps: ChatDeps) {
     const parsed = z.strictObject({ label: z.string().trim().min(1).max(64).optional(), expires_in_hours: z.number().int().min(1).max(24 * 365 * 10).optional() }).safeParse(body ?? {});
     if (!parsed.success) throw new ApiError(400, 'validation_failed', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
     const context = { actor: { kind: 'system' as const, id: 'bootstrap' }, correlationId: c.get('requestId') };
-    const row = await integrationBot(deps, parsed.data.label ?? BOOTSTRAP_LABEL, null, context);
-    const minted = await mintToken(deps, row.id, { scope: 'bot:provision', label: 'bootstrap', expires_in_hours: parsed.data.expires_in_hours ?? null, rate_limit_per_window: null, created_by: null }, context);
+    const { row, minted } = await bootstrapToken(deps, { label: parsed.data.label ?? BOOTSTRAP_LABEL, expires_in_hours: parsed.data.expires_in_hours ?? null }, context);
     c.header('Cache-Control', 'no-store');
     return c.json({ bot: await fullBot(row.id), token: minted }, 201);
   });
@@ -173,11 +157,7 @@ export function botRoutes(deps: ChatDeps) {
     request: { params: BotParam },
     responses: { 204: { description: 'deleted' }, ...chatErrors({ ...ADMIN_JWT_ERRORS, 404: 'no such bot' }) },
   }), async (c) => {
-    const row = await bot(c.req.valid('param').id);
-    const context = actorOf(c);
-    await deps.commands.run(chatUserStream(row.id), accountDecider, { type: 'Delete', at: now().toISOString() }, context);
-    await deps.commands.run(keysStream(row.id), keysDecider, { type: 'RemoveKeys', at: now().toISOString() }, context);
-    await revokeSessionsOf(deps, row.id, 'account_deleted', context);
+    await deleteBot(deps, { bot_id: c.req.valid('param').id }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -188,12 +168,10 @@ export function botRoutes(deps: ChatDeps) {
     request: { params: BotParam, body: jsonBody(MintBody) },
     responses: { 201: ok(MintedToken, 'the token, shown only this once'), ...chatErrors({ ...BOT_ADMIN_ERRORS, 400: 'validation error (unknown scope), or both credentials sent', 404: 'no such bot', 413: 'body too large' }) },
   }), async (c) => {
-    const row = await bot(c.req.valid('param').id);
     const body = c.req.valid('json');
-    const scope: BotScope = body.scope ?? 'default';
-    if (c.get('chatUser').bot && scope !== 'default') throw new ApiError(403, 'insufficient_scope', 'a bot:provision token mints default-scope tokens only');
-    const minted = await mintToken(deps, row.id, {
-      scope, label: body.label || null, expires_in_hours: body.expires_in_hours ?? null, rate_limit_per_window: body.rate_limit_per_window ?? null, created_by: callerId(c),
+    const minted = await mintBotToken(deps, {
+      bot_id: c.req.valid('param').id, user_id: callerId(c), bot_caller: !!c.get('chatUser').bot,
+      scope: body.scope ?? 'default', label: body.label || null, expires_in_hours: body.expires_in_hours ?? null, rate_limit_per_window: body.rate_limit_per_window ?? null,
     }, actorOf(c));
     c.header('Cache-Control', 'no-store');
     return c.json(minted, 201);
@@ -206,10 +184,7 @@ export function botRoutes(deps: ChatDeps) {
     responses: { 200: ok(TokenView, 'the revoked token'), ...chatErrors({ ...ADMIN_JWT_ERRORS, 404: 'no such bot or token' }) },
   }), async (c) => {
     const { id, tid } = c.req.valid('param');
-    const row = await bot(id);
-    if (!isUuid(tid)) throw new ApiError(404, 'token_not_found', 'no such token for this bot');
-    await deps.commands.run(botTokenStream(tid), botTokenDecider, { type: 'Revoke', bot_id: row.id, by: callerId(c), at: now().toISOString() }, actorOf(c));
-    const token = (await tokensOfBots(deps.db, [row.id])).find((t) => t.id === tid)!;
+    const token = await revokeBotToken(deps, { bot_id: id, token_id: tid, user_id: callerId(c) }, actorOf(c));
     return c.json(tokenView(token), 200);
   });
 
@@ -224,12 +199,10 @@ export function botRoutes(deps: ChatDeps) {
       ...chatErrors({ ...BOT_ADMIN_ERRORS, 400: 'validation error, or both credentials sent', 403: 'a bot:provision token asked for a role above member, the bot is banned there, or not an admin', 404: 'no such bot or community', 413: 'body too large' }),
     },
   }), async (c) => {
-    const row = await bot(c.req.valid('param').id);
     const body = c.req.valid('json');
-    if (c.get('chatUser').bot && body.role !== 'member') throw new ApiError(403, 'insufficient_scope', 'a bot:provision token joins bots as member only');
-    if (!(await communityAccess(deps.db, body.community_id, row.id))) throw notFound('community');
-    const joined = await joinCommunity(deps, row.id, body.community_id, body.role, callerId(c), actorOf(c));
-    const membership = (await communitiesOfUser(deps.db, row.id)).find((m) => m.id === body.community_id)!;
+    const { membership, joined } = await joinBotToCommunity(deps, {
+      bot_id: c.req.valid('param').id, community_id: body.community_id, role: body.role, user_id: callerId(c), bot_caller: !!c.get('chatUser').bot,
+    }, actorOf(c));
     return c.json({ community_id: membership.id, name: membership.name, role: membership.role, member_count: membership.member_count, channels_joined: joined }, 200);
   });
 
@@ -238,7 +211,7 @@ export function botRoutes(deps: ChatDeps) {
     request: { params: BotParam },
     responses: { 200: ok(z.object({ communities: z.array(Membership) }).openapi('BotCommunities'), 'oldest first'), ...chatErrors({ ...BOT_ADMIN_ERRORS, 404: 'no such bot' }) },
   }), async (c) => {
-    const row = await bot(c.req.valid('param').id);
+    const row = await botOf(deps.db, c.req.valid('param').id);
     return c.json({ communities: (await communitiesOfUser(deps.db, row.id)).map((m) => ({ community_id: m.id, name: m.name, role: m.role, member_count: m.member_count })) }, 200);
   });
 
@@ -250,11 +223,7 @@ export function botRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'removed' }, ...chatErrors({ ...ADMIN_JWT_ERRORS, 404: 'no such bot or community, or the bot is not a member' }) },
   }), async (c) => {
     const { id, cid } = c.req.valid('param');
-    const row = await bot(id);
-    if (!isUuid(cid) || !(await communityAccess(deps.db, cid, row.id))) throw notFound('community');
-    const context = actorOf(c);
-    await deps.commands.run(communityStream(cid), communityDecider, { type: 'AdminRemoveMember', user_id: row.id, actor_id: callerId(c), at: now().toISOString() }, context);
-    await leaveCommunitySpaces(deps, cid, row.id, callerId(c), context);
+    await removeBotFromCommunity(deps, { bot_id: id, community_id: cid, user_id: callerId(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -300,9 +269,8 @@ export function botRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const body = c.req.valid('json');
-    const row = await integrationBot(deps, body.label, callerId(c), actorOf(c));
-    const minted = await mintToken(deps, row.id, {
-      scope: body.scope, label: body.label, expires_in_hours: body.expires_in_hours ?? null, rate_limit_per_window: body.rate_limit_per_window ?? null, created_by: callerId(c),
+    const { row, minted } = await createIntegration(deps, {
+      label: body.label, scope: body.scope, expires_in_hours: body.expires_in_hours ?? null, rate_limit_per_window: body.rate_limit_per_window ?? null, user_id: callerId(c),
     }, actorOf(c));
     c.header('Cache-Control', 'no-store');
     return c.json({ bot: await fullBot(row.id), token: minted }, 201);
@@ -323,12 +291,7 @@ export function botRoutes(deps: ChatDeps) {
   }), async (c) => {
     const userId = callerId(c);
     const body = c.req.valid('json');
-    checkKeys(body);
-    await deps.commands.run(keysStream(userId), keysDecider, {
-      type: 'RegisterKeys', user_id: userId, identity_key: toBase64(body.identity_key),
-      signed_prekey: { key_id: body.signed_prekey.key_id, public_key: toBase64(body.signed_prekey.public_key), signature: toBase64(body.signed_prekey.signature) },
-      one_time_prekeys: prekeysOf(body.one_time_prekeys), at: now().toISOString(),
-    }, actorOf(c));
+    await registerKeys(deps, { user_id: userId, ...body }, actorOf(c));
     return c.json({ user_id: userId, one_time_prekeys: body.one_time_prekeys.length }, 201);
   });
 

@@ -8,10 +8,8 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { calendarFeedDecider, LABEL_MAX } from '../../../domain/chat/calendar-feeds/decider.ts';
-import { calendarFeedStream } from '../../../domain/chat/calendar-feeds/events.ts';
+import { hashToken } from '../../../crypto/tokens.ts';
+import { LABEL_MAX } from '../../../domain/chat/calendar-feeds/decider.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { liveFeedTokenByHash, liveFeedTokensOf, type FeedTokenRow } from '../../../projections/chat/calendar-feeds.ts';
 import { channelsOf } from '../../../projections/chat/channels.ts';
@@ -27,9 +25,9 @@ import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { ICS_TYPE, meetingsCalendar } from '../meetings/ics.ts';
 import { MEETING_ERRORS } from '../meetings/routes.ts';
+import { createFeedToken, revokeFeedToken } from './commands.ts';
 
 const tags = ['meetings'];
-export const FEED_TOKEN_PREFIX = 'calf_';
 const icsResponse = { 200: { content: { 'text/calendar': { schema: z.string() } }, description: 'an iCalendar (RFC 5545) document' } };
 const feedNotFound = () => new ApiError(404, 'feed_not_found', 'no such feed', { code: 'feed_not_found' });
 
@@ -80,14 +78,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
     },
   }), async (c) => {
     const b = c.req.valid('json');
-    if (b.channel_id) await memberChannel(deps.db, b.channel_id, me(c));
-    const id = randomUUID();
-    const token = generateToken(FEED_TOKEN_PREFIX);
-    const live = (await liveFeedTokensOf(deps.db, me(c))).length;
-    await deps.commands.run(calendarFeedStream(id), calendarFeedDecider, {
-      type: 'Create', token_id: id, user_id: me(c), token_hash: hashToken(token), channel_id: b.channel_id ?? null, label: b.label ?? null, live_tokens: live, at: deps.clock.now().toISOString(),
-    }, actorOf(c));
-    const row = (await liveFeedTokensOf(deps.db, me(c))).find((t) => t.id === id)!;
+    const { row, token } = await createFeedToken(deps, { user_id: me(c), channel_id: b.channel_id, label: b.label }, actorOf(c));
     const path = `/api/calendar/feeds/${token}.ics`;
     return c.json({ ...tokenView(row), token, url: deps.config.publicUrl ? `${deps.config.publicUrl.replace(/\/+$/, '')}${path}` : path }, 201);
   });
@@ -102,9 +93,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
     request: { params: z.object({ id: pathParam('id') }) },
     responses: { 204: { description: 'revoked' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'no such live token of the caller (`feed_token_not_found`)' }) },
   }), async (c) => {
-    const id = c.req.valid('param').id;
-    if (!isUuid(id)) throw new ApiError(404, 'feed_token_not_found', 'no such feed token', { code: 'feed_token_not_found' });
-    await deps.commands.run(calendarFeedStream(id), calendarFeedDecider, { type: 'Revoke', user_id: me(c), at: deps.clock.now().toISOString() }, actorOf(c));
+    await revokeFeedToken(deps, { token_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 

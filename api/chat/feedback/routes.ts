@@ -7,10 +7,7 @@
 // /api/admin/feedback/{id}/screenshot (the stored bytes with their original MIME type).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
-import { feedbackStream, type FeedbackEvent } from '../../../domain/chat/admin/events.ts';
-import { putBlob, readBlobs } from '../../../infra/blobs.ts';
+import { readBlobs } from '../../../infra/blobs.ts';
 import { feedbackById, feedbackQueue, type FeedbackRow } from '../../../projections/chat/admin.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { MiB } from '../../shared/body-limit.ts';
@@ -21,10 +18,8 @@ import { pathParam } from '../communities/schemas.ts';
 import { actorOf, requireChatAdmin, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { submitFeedback, triageFeedback } from './commands.ts';
 
-export const SCREENSHOT_MAX_BYTES = 5 * 1024 * 1024;
-/** How long the tracker may take before the row is kept unmirrored. */
-export const TRACKER_TIMEOUT_MS = 10_000;
 const MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
 const STATUSES = ['new', 'triaged', 'closed'] as const;
 
@@ -38,44 +33,11 @@ const view = (f: FeedbackRow) => ({
   status: f.status as (typeof STATUSES)[number], triaged_at: f.triaged_at?.toISOString() ?? null, triaged_by: f.triaged_by, forwarded_to: f.forwarded_to, created_at: f.created_at.toISOString(),
 });
 
-/** The host an issue's `instance:<host>` label names: CHATSVC_PUBLIC_URL's, else this machine's. */
-function instanceHost(publicUrl: string): string {
-  try {
-    if (publicUrl) return new URL(publicUrl).host;
-  } catch { /* not a URL: fall back */ }
-  return hostname();
-}
-
 export function feedbackRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const adminAuth = requireChatUser(deps, { bots: [] });
   const admin = requireChatAdmin();
-
-  /** Open the issue; true when the tracker took it. Never throws. */
-  async function mirror(row: { id: string; description: string; has_screenshot: boolean; username: string }): Promise<boolean> {
-    const tracker = deps.config.feedbackTracker;
-    if (!tracker) return false;
-    const host = instanceHost(deps.config.publicUrl);
-    try {
-      const res = await fetch(`${tracker.baseUrl}/repos/${tracker.repo}/issues`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${tracker.token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json', 'user-agent': 'orchard-chat' },
-        body: JSON.stringify({
-          title: `Feedback: ${row.description.split('\n')[0]!.slice(0, 80)}`,
-          body: `${row.description}\n\n---\nfeedback ${row.id} from ${row.username} on ${host}${row.has_screenshot ? ' (a screenshot is stored on the instance)' : ''}`,
-          labels: [`instance:${host}`],
-        }),
-        signal: AbortSignal.timeout(TRACKER_TIMEOUT_MS),
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (!res.ok) deps.log.warn('feedback_mirror_failed', { feedback_id: row.id, status: res.status });
-      return res.ok;
-    } catch (error) {
-      deps.log.warn('feedback_mirror_failed', { feedback_id: row.id, error: (error as Error).message });
-      return false;
-    }
-  }
 
   app.openapi(createRoute({
     method: 'post', path: '/api/feedback', tags: ['feedback'], summary: 'Send feedback (stored locally first, then mirrored to the issue tracker when one is configured)',
@@ -90,22 +52,9 @@ export function feedbackRoutes(deps: ChatDeps) {
     responses: { 201: ok(Feedback, 'stored (forwarded_to lists the tracker when the mirror succeeded)'), ...chatErrors({ ...AUTH_ERRORS, 400: 'validation error, or a screenshot over 5 MB', 413: 'body too large' }) },
   }), async (c) => {
     const body = c.req.valid('json');
-    let screenshot: { blob: string; mime_type: string; bytes: number } | null = null;
-    if (body.screenshot) {
-      const bytes = Buffer.from(body.screenshot.data, 'base64').length;
-      if (bytes > SCREENSHOT_MAX_BYTES) throw new ApiError(400, 'screenshot_too_large', 'the screenshot is over 5 MB');
-      screenshot = { blob: await putBlob(deps.db, body.screenshot.data), mime_type: body.screenshot.mime_type, bytes };
-    }
-    const id = randomUUID();
     const user = c.get('chatUser');
-    const submitted: FeedbackEvent = { type: 'FeedbackSubmitted', data: { feedback_id: id, user_id: user.user_id, description: body.description, screenshot, at: deps.clock.now().toISOString() } };
-    await deps.commands.record(feedbackStream(id), submitted, actorOf(c));
-    if (await mirror({ id, description: body.description, has_screenshot: screenshot !== null, username: user.username })) {
-      const tracker = deps.config.feedbackTracker!;
-      const forwarded: FeedbackEvent = { type: 'FeedbackForwarded', data: { feedback_id: id, target: `${tracker.baseUrl}/repos/${tracker.repo}`, at: deps.clock.now().toISOString() } };
-      await deps.commands.record(feedbackStream(id), forwarded, actorOf(c));
-    }
-    return c.json(view((await feedbackById(deps.db, id))!), 201);
+    const row = await submitFeedback(deps, { user_id: user.user_id, username: user.username, description: body.description, screenshot: body.screenshot }, actorOf(c));
+    return c.json(view(row), 201);
   });
 
   app.openapi(createRoute({
@@ -126,11 +75,8 @@ export function feedbackRoutes(deps: ChatDeps) {
     request: { params: z.object({ id: pathParam('id') }), body: jsonBody(z.strictObject({ status: z.enum(STATUSES) }).openapi('TriageFeedbackRequest')) },
     responses: { 200: ok(Feedback, 'the item'), ...chatErrors({ ...AUTH_ERRORS, 400: 'validation error', 403: 'instance admin or owner required', 404: 'no such feedback', 413: 'body too large' }) },
   }), async (c) => {
-    const row = await feedbackById(deps.db, c.req.valid('param').id);
-    if (!row) throw new ApiError(404, 'feedback_not_found', 'no such feedback');
-    const event: FeedbackEvent = { type: 'FeedbackStatusChanged', data: { feedback_id: row.id, status: c.req.valid('json').status, by: c.get('chatUser').user_id, at: deps.clock.now().toISOString() } };
-    await deps.commands.record(feedbackStream(row.id), event, actorOf(c));
-    return c.json(view((await feedbackById(deps.db, row.id))!), 200);
+    const row = await triageFeedback(deps, { feedback_id: c.req.valid('param').id, user_id: c.get('chatUser').user_id, status: c.req.valid('json').status }, actorOf(c));
+    return c.json(view(row), 200);
   });
 
   app.openapi(createRoute({

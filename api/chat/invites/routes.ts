@@ -2,17 +2,13 @@
 // A code registers one account while CHATSVC_REGISTRATION=invite; it is shown once, at minting.
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { inviteDecider } from '../../../domain/chat/invites/decider.ts';
-import { inviteStream } from '../../../domain/chat/invites/events.ts';
-import { inviteById, listInvites, type InviteRow } from '../../../projections/chat/invites.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { listInvites, type InviteRow } from '../../../projections/chat/invites.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, requireChatAdmin, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { createInvite, revokeInvite } from './commands.ts';
 
 const tags = ['admin'];
 const ADMIN_ERRORS = { ...AUTH_ERRORS, 403: 'instance admin or owner required' };
@@ -42,16 +38,9 @@ export function inviteRoutes(deps: ChatDeps) {
     request: { body: jsonBody(z.strictObject({ expires_in_hours: z.number().int().min(1).max(24 * 365).optional().openapi({ description: 'omitted: never expires' }) }).openapi('CreateInviteRequest')) },
     responses: { 201: ok(Invite.extend({ code: z.string().openapi({ description: 'shown only this once' }) }).openapi('CreatedInvite'), 'the invite and its code'), ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error', 413: 'body too large' }) },
   }), async (c) => {
-    const id = randomUUID();
-    const code = generateToken('inv_', 18);
-    const hours = c.req.valid('json').expires_in_hours;
-    const now = deps.clock.now();
-    await deps.commands.run(inviteStream(id), inviteDecider, {
-      type: 'Create', invite_id: id, code_hash: hashToken(code), created_by: c.get('chatUser').user_id,
-      expires_at: hours ? new Date(now.getTime() + hours * 3_600_000).toISOString() : null, at: now.toISOString(),
-    }, actorOf(c));
+    const { invite, code } = await createInvite(deps, { user_id: c.get('chatUser').user_id, expires_in_hours: c.req.valid('json').expires_in_hours }, actorOf(c));
     c.header('Cache-Control', 'no-store');
-    return c.json({ ...view((await inviteById(deps.db, id))!), code }, 201);
+    return c.json({ ...view(invite), code }, 201);
   });
 
   app.openapi(createRoute({
@@ -69,9 +58,7 @@ export function inviteRoutes(deps: ChatDeps) {
     request: { params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, format: 'uuid' }) }) },
     responses: { 204: { description: 'revoked (or already used)' }, ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such invite' }) },
   }), async (c) => {
-    const invite = await inviteById(deps.db, c.req.valid('param').id);
-    if (!invite) throw new ApiError(404, 'invite_not_found', 'no such invite');
-    await deps.commands.run(inviteStream(invite.id), inviteDecider, { type: 'Revoke', by: c.get('chatUser').user_id, at: deps.clock.now().toISOString() }, actorOf(c));
+    await revokeInvite(deps, { invite_id: c.req.valid('param').id, user_id: c.get('chatUser').user_id }, actorOf(c));
     return c.body(null, 204);
   });
 

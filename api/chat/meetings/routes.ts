@@ -5,22 +5,21 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { MANAGER } from '../../../domain/chat/channels/roles.ts';
 import {
-  DESCRIPTION_MAX, DURATION_MAX, LOCATION_MAX, REMINDER_MAX_MINUTES, REMINDERS_MAX, TITLE_MAX, isOccurrenceOf, meetingDecider, occurrenceNotFound,
+  DESCRIPTION_MAX, DURATION_MAX, LOCATION_MAX, REMINDER_MAX_MINUTES, REMINDERS_MAX, TITLE_MAX, isOccurrenceOf, occurrenceNotFound,
 } from '../../../domain/chat/meetings/decider.ts';
-import { RSVP_STATUSES, meetingStream } from '../../../domain/chat/meetings/events.ts';
+import { RSVP_STATUSES } from '../../../domain/chat/meetings/events.ts';
 import { occurrencesIn } from '../../../domain/chat/meetings/occurrences.ts';
-import { meetingById, meetingExceptions, meetingRsvps, meetingsOfChannels, scheduleOf, type MeetingRow } from '../../../projections/chat/meetings.ts';
+import { meetingExceptions, meetingRsvps, meetingsOfChannels, scheduleOf, type MeetingRow } from '../../../projections/chat/meetings.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { isUuid, memberChannel } from '../access.ts';
+import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { cancelMeeting, cancelOccurrence, readableMeeting, rsvpMeeting, scheduleMeeting, updateMeeting, type Caller } from './commands.ts';
 import { Meeting, MeetingOccurrence, answersFor, meetingView, occurrenceView } from './views.ts';
 
 const tags = ['meetings'];
@@ -46,20 +45,12 @@ export function meetingRoutes(deps: ChatDeps) {
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
   const now = () => deps.clock.now();
 
-  /** The meeting, for a member of its channel; and whether the caller may change it. */
-  const readable = async (c: Context<ChatEnv>, id: string) => {
-    const row = isUuid(id) ? await meetingById(deps.db, id) : null;
-    if (!row) throw new ApiError(404, 'meeting_not_found', 'no such meeting', { code: 'meeting_not_found' });
-    const access = await memberChannel(deps.db, row.channel_id, me(c));
+  const caller = (c: Context<ChatEnv>): Caller => {
     const user = c.get('chatUser');
-    return { row, allowed: user.is_admin || user.is_owner || row.creator_id === me(c) || access.rank >= MANAGER };
+    return { user_id: user.user_id, instance_admin: user.is_admin || user.is_owner };
   };
-  const view = async (id: string) => {
-    const row = (await meetingById(deps.db, id))!;
-    return meetingView(row, scheduleOf(row, await meetingExceptions(deps.db, [id])), now());
-  };
-  const run = (c: Context<ChatEnv>, row: MeetingRow, command: Parameters<typeof meetingDecider.decide>[0]) =>
-    deps.commands.run(meetingStream(row.id), meetingDecider, command, actorOf(c));
+  const readable = (c: Context<ChatEnv>, id: string) => readableMeeting(deps.db, id, caller(c));
+  const view = async (row: MeetingRow) => meetingView(row, scheduleOf(row, await meetingExceptions(deps.db, [row.id])), now());
 
   app.openapi(createRoute({
     method: 'post', path: '/api/channels/{id}/meetings', tags, summary: 'Schedule a meeting in a channel (members)', middleware: [auth] as const,
@@ -72,14 +63,8 @@ export function meetingRoutes(deps: ChatDeps) {
     },
     responses: { 201: ok(Meeting, 'scheduled'), ...chatErrors({ ...CHANNEL_ERRORS, 400: 'validation error; `unsupported_rrule`', 413: 'body too large' }) },
   }), async (c) => {
-    const access = await memberChannel(deps.db, c.req.valid('param').id, me(c));
-    const b = c.req.valid('json');
-    const id = randomUUID();
-    await deps.commands.run(meetingStream(id), meetingDecider, {
-      type: 'Schedule', id, channel_id: access.channel.id, creator_id: me(c), title: b.title, description: b.description, start: b.start, time_zone: b.time_zone,
-      duration_minutes: b.duration_minutes, rrule: b.rrule?.replace(/^RRULE:/i, '').trim() ?? null, reminders: b.reminders, location: b.location ?? null, at: now().toISOString(),
-    }, actorOf(c));
-    return c.json(await view(id), 201);
+    const row = await scheduleMeeting(deps, { channel_id: c.req.valid('param').id, user_id: me(c), ...c.req.valid('json') }, actorOf(c));
+    return c.json(await view(row), 201);
   });
 
   app.openapi(createRoute({
@@ -110,7 +95,7 @@ export function meetingRoutes(deps: ChatDeps) {
     responses: { 200: ok(Meeting, 'the meeting'), ...chatErrors(MEETING_ERRORS) },
   }), async (c) => {
     const { row } = await readable(c, c.req.valid('param').id);
-    return c.json(await view(row.id), 200);
+    return c.json(await view(row), 200);
   });
 
   app.openapi(createRoute({
@@ -130,20 +115,9 @@ export function meetingRoutes(deps: ChatDeps) {
       ...chatErrors({ ...WRITE_ERRORS, 400: 'validation error; `unsupported_rrule`; a series-only field with scope occurrence', 404: 'no such meeting or occurrence (`occurrence_not_found`)', 409: 'the meeting or occurrence is cancelled' }),
     },
   }), async (c) => {
-    const { row, allowed } = await readable(c, c.req.valid('param').id);
     const { scope, occurrence_id, ...changes } = c.req.valid('json');
-    if (changes.rrule) changes.rrule = changes.rrule.replace(/^RRULE:/i, '').trim();
-    const at = now().toISOString();
-    if (scope === 'occurrence') {
-      if (!occurrence_id) throw new ApiError(400, 'validation_failed', 'scope occurrence needs occurrence_id', { code: 'validation_failed' });
-      const seriesOnly = (['time_zone', 'rrule', 'reminders'] as const).filter((k) => k in changes);
-      if (seriesOnly.length) throw new ApiError(400, 'validation_failed', `${seriesOnly.join(', ')} apply to the series only`, { code: 'validation_failed' });
-      await run(c, row, { type: 'UpdateOccurrence', occurrence_id, changes, allowed, by: me(c), at });
-    } else {
-      if (occurrence_id) throw new ApiError(400, 'validation_failed', 'occurrence_id goes with scope occurrence', { code: 'validation_failed' });
-      await run(c, row, { type: 'Update', changes, allowed, by: me(c), at });
-    }
-    return c.json(await view(row.id), 200);
+    const row = await updateMeeting(deps, { ...caller(c), meeting_id: c.req.valid('param').id, scope, occurrence_id, changes }, actorOf(c));
+    return c.json(await view(row), 200);
   });
 
   app.openapi(createRoute({
@@ -151,8 +125,7 @@ export function meetingRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'cancelled' }, ...chatErrors(WRITE_ERRORS) },
   }), async (c) => {
-    const { row, allowed } = await readable(c, c.req.valid('param').id);
-    await run(c, row, { type: 'Cancel', allowed, by: me(c), at: now().toISOString() });
+    await cancelMeeting(deps, { ...caller(c), meeting_id: c.req.valid('param').id }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -163,8 +136,7 @@ export function meetingRoutes(deps: ChatDeps) {
     responses: { 204: { description: 'cancelled' }, ...chatErrors({ ...WRITE_ERRORS, 404: 'no such meeting or occurrence', 409: 'the meeting or occurrence is cancelled already' }) },
   }), async (c) => {
     const p = c.req.valid('param');
-    const { row, allowed } = await readable(c, p.id);
-    await run(c, row, { type: 'CancelOccurrence', occurrence_id: p.occurrence_id, allowed, by: me(c), at: now().toISOString() });
+    await cancelOccurrence(deps, { ...caller(c), meeting_id: p.id, occurrence_id: p.occurrence_id }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -187,9 +159,8 @@ export function meetingRoutes(deps: ChatDeps) {
       ...chatErrors({ ...MEETING_ERRORS, 400: 'validation error', 404: 'no such meeting or occurrence', 409: 'the meeting or occurrence is cancelled' }),
     },
   }), async (c) => {
-    const { row } = await readable(c, c.req.valid('param').id);
     const b = c.req.valid('json');
-    await run(c, row, { type: 'Rsvp', user_id: me(c), occurrence_id: b.occurrence_id ?? null, status: b.status, at: now().toISOString() });
+    const row = await rsvpMeeting(deps, { ...caller(c), meeting_id: c.req.valid('param').id, status: b.status, occurrence_id: b.occurrence_id ?? null }, actorOf(c));
     return c.json(await rsvpsView(row.id, b.occurrence_id ?? null), 200);
   });
 

@@ -4,16 +4,13 @@
 // community membership, or instance owner status).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { randomUUID } from 'node:crypto';
-import { blockDecider } from '../../../domain/chat/users/decider.ts';
-import { blocksStream, reportStream, type ReportEvent } from '../../../domain/chat/users/events.ts';
-import { chatUserById, type ChatUserRow } from '../../../projections/chat/accounts.ts';
+import type { ChatUserRow } from '../../../projections/chat/accounts.ts';
 import { blockedBy, searchUsers, visibleUser } from '../../../projections/chat/users.ts';
-import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { actorOf, requireChatUser, type ChatPrincipal } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { blockUser, fileReport, unblockUser, userNotFound } from './commands.ts';
 
 const tags = ['users'];
 export const SEARCH_LIMIT = 20;
@@ -36,19 +33,10 @@ export const publicView = (u: ChatUserRow) => ({
 
 const UserIdParam = z.object({ user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, format: 'uuid' }) });
 const viewer = (p: ChatPrincipal) => ({ user_id: p.user_id, is_owner: p.is_owner });
-const notFound = () => new ApiError(404, 'user_not_found', 'no such user');
 
 export function userRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
-  const iso = () => deps.clock.now().toISOString();
-
-  /** A live account anyone may name (blocking and reporting need no visibility: one must be able to block a stranger who writes). */
-  async function liveUser(id: string) {
-    const user = await chatUserById(deps.db, id);
-    if (!user || user.deleted_at) throw notFound();
-    return user;
-  }
 
   app.openapi(createRoute({
     method: 'get', path: '/api/users/search', tags, summary: 'Search visible users by username or display name', middleware: [auth] as const,
@@ -73,7 +61,7 @@ export function userRoutes(deps: ChatDeps) {
     responses: { 200: ok(PublicUser, 'the profile'), ...chatErrors({ ...AUTH_ERRORS, 404: 'no such user, or not visible to the caller' }) },
   }), async (c) => {
     const user = await visibleUser(deps.db, viewer(c.get('chatUser')), c.req.valid('param').user_id);
-    if (!user) throw notFound();
+    if (!user) throw userNotFound();
     return c.json(publicView(user), 200);
   });
 
@@ -82,9 +70,7 @@ export function userRoutes(deps: ChatDeps) {
     request: { body: jsonBody(z.strictObject({ user_id: z.uuid() }).openapi('BlockRequest')) },
     responses: { 204: { description: 'blocked' }, ...chatErrors({ ...AUTH_ERRORS, 400: 'validation error, or blocking oneself', 404: 'no such user', 413: 'body too large' }) },
   }), async (c) => {
-    const me = c.get('chatUser').user_id;
-    const target = await liveUser(c.req.valid('json').user_id);
-    await deps.commands.run(blocksStream(me), blockDecider, { type: 'Block', user_id: me, blocked_user_id: target.id, at: iso() }, actorOf(c));
+    await blockUser(deps, { user_id: c.get('chatUser').user_id, blocked_user_id: c.req.valid('json').user_id }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -93,10 +79,7 @@ export function userRoutes(deps: ChatDeps) {
     request: { params: UserIdParam },
     responses: { 204: { description: 'not blocked (any more)' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'no such user' }) },
   }), async (c) => {
-    const me = c.get('chatUser').user_id;
-    const target = await chatUserById(deps.db, c.req.valid('param').user_id);
-    if (!target) throw notFound();
-    await deps.commands.run(blocksStream(me), blockDecider, { type: 'Unblock', user_id: me, blocked_user_id: target.id, at: iso() }, actorOf(c));
+    await unblockUser(deps, { user_id: c.get('chatUser').user_id, blocked_user_id: c.req.valid('param').user_id }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -114,12 +97,7 @@ export function userRoutes(deps: ChatDeps) {
       ...chatErrors({ ...AUTH_ERRORS, 400: 'validation error', 404: 'the reported user does not exist', 413: 'body too large' }),
     },
   }), async (c) => {
-    const body = c.req.valid('json');
-    // A message report is kept as filed: the reporter may no longer see the message (deleted, or a channel left).
-    if (body.target_type === 'user') await liveUser(body.target_id);
-    const id = randomUUID();
-    const event: ReportEvent = { type: 'ReportFiled', data: { report_id: id, reporter_id: c.get('chatUser').user_id, ...body, at: iso() } };
-    await deps.commands.record(reportStream(id), event, actorOf(c), { expected: 'no_stream' });
+    const id = await fileReport(deps, { user_id: c.get('chatUser').user_id, ...c.req.valid('json') }, actorOf(c));
     return c.json({ id, status: 'open' as const }, 201);
   });
 

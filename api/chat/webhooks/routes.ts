@@ -13,26 +13,17 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream } from '../../../domain/chat/messages/events.ts';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
-import { DomainError } from '../../../domain/shared/decider.ts';
-import { lastPostedAt } from '../../../projections/chat/messages.ts';
-import {
-  mentionedUsernames, WEBHOOK_CONTENT_MAX, WEBHOOK_NAME_MAX, WEBHOOK_RATE, WEBHOOK_USERNAME_MAX, webhookDecider, type WebhookCommand,
-} from '../../../domain/chat/webhooks/decider.ts';
-import { webhookStream } from '../../../domain/chat/webhooks/events.ts';
-import { activeWebhookByHash, mentionableMembers, webhookById, webhooksOf, type WebhookRow } from '../../../projections/chat/webhooks.ts';
-import { ApiError, rateLimited } from '../../shared/http-errors.ts';
+import { MENTIONS_MAX } from '../../../domain/chat/messages/decider.ts';
+import { WEBHOOK_CONTENT_MAX, WEBHOOK_NAME_MAX, WEBHOOK_USERNAME_MAX } from '../../../domain/chat/webhooks/decider.ts';
+import { webhooksOf, type WebhookRow } from '../../../projections/chat/webhooks.ts';
+import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { checkedByHandler } from '../../shared/route-policy.ts';
-import { channelFor } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { activeWebhook, createWebhook, deleteWebhook, executeWebhook, managedChannel, updateWebhook, type Manager } from './commands.ts';
 
 const tags = ['webhooks'];
 const MANAGE_ERRORS = { ...AUTH_ERRORS, 403: 'not an owner or admin of the channel\'s community (nor an instance admin)', 404: 'no such channel or webhook' };
@@ -56,23 +47,10 @@ export function webhookRoutes(deps: ChatDeps) {
     id: w.id, channel_id: w.channel_id, name: w.name, avatar_url: w.avatar_url, active: w.active, created_by: w.created_by,
     created_at: w.created_at.toISOString(), updated_at: w.updated_at.toISOString(),
   });
-  /** The channel, if the caller manages its webhooks. */
-  const managed = async (c: Context<ChatEnv>, channelId: string) => {
+  const manager = (c: Context<ChatEnv>): Manager => {
     const user = c.get('chatUser');
-    const access = await channelFor(deps.db, channelId, user.user_id);
-    const instance = user.is_admin || user.is_owner;
-    if (!instance && !(access.community_role === 'owner' || access.community_role === 'admin')) {
-      throw new ApiError(403, 'insufficient_role', 'webhooks are managed by the community\'s owners and admins');
-    }
-    return access;
+    return { user_id: user.user_id, instance_admin: user.is_admin || user.is_owner };
   };
-  const webhook = async (c: Context<ChatEnv>, id: string) => {
-    const row = await webhookById(deps.db, id);
-    if (!row) throw new ApiError(404, 'webhook_not_found', 'no such webhook');
-    await managed(c, row.channel_id);
-    return row;
-  };
-  const run = (c: Context<ChatEnv>, id: string, command: WebhookCommand) => deps.commands.run(webhookStream(id), webhookDecider, command, actorOf(c));
 
   app.openapi(createRoute({
     method: 'post', path: '/api/channels/{id}/webhooks', tags, summary: 'Create a webhook on a channel (its token is shown only in this response)', middleware: [auth] as const,
@@ -85,16 +63,10 @@ export function webhookRoutes(deps: ChatDeps) {
       ...chatErrors({ ...MANAGE_ERRORS, 400: 'validation error (name 1-64)', 413: 'body too large' }),
     },
   }), async (c) => {
-    const access = await managed(c, c.req.valid('param').id);
     const body = c.req.valid('json');
-    const id = randomUUID();
-    const token = generateToken('', 48);
-    await run(c, id, {
-      type: 'Create', webhook_id: id, channel_id: access.channel.id, community_id: access.channel.community_id ?? null, name: body.name, avatar_url: body.avatar_url ?? null,
-      token_hash: hashToken(token), by: c.get('chatUser').user_id, at: deps.clock.now().toISOString(),
-    });
+    const { webhook, token } = await createWebhook(deps, { ...manager(c), channel_id: c.req.valid('param').id, name: body.name, avatar_url: body.avatar_url }, actorOf(c));
     c.header('Cache-Control', 'no-store');
-    return c.json({ ...view((await webhookById(deps.db, id))!), token, url: `/api/webhooks/execute/${token}` }, 201);
+    return c.json({ ...view(webhook), token, url: `/api/webhooks/execute/${token}` }, 201);
   });
 
   app.openapi(createRoute({
@@ -102,7 +74,7 @@ export function webhookRoutes(deps: ChatDeps) {
     request: { params: z.object({ id: pathParam('id') }) },
     responses: { 200: ok(z.object({ webhooks: z.array(Webhook) }).openapi('WebhookList'), 'oldest first'), ...chatErrors(MANAGE_ERRORS) },
   }), async (c) => {
-    const access = await managed(c, c.req.valid('param').id);
+    const access = await managedChannel(deps.db, c.req.valid('param').id, manager(c));
     return c.json({ webhooks: (await webhooksOf(deps.db, access.channel.id)).map(view) }, 200);
   });
 
@@ -114,9 +86,7 @@ export function webhookRoutes(deps: ChatDeps) {
     },
     responses: { 200: ok(Webhook, 'the webhook'), ...chatErrors({ ...MANAGE_ERRORS, 400: 'validation error', 413: 'body too large' }) },
   }), async (c) => {
-    const row = await webhook(c, c.req.valid('param').id);
-    await run(c, row.id, { type: 'Update', changes: c.req.valid('json'), by: c.get('chatUser').user_id, at: deps.clock.now().toISOString() });
-    return c.json(view((await webhookById(deps.db, row.id))!), 200);
+    return c.json(view(await updateWebhook(deps, { ...manager(c), webhook_id: c.req.valid('param').id, changes: c.req.valid('json') }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -124,8 +94,7 @@ export function webhookRoutes(deps: ChatDeps) {
     request: { params: z.object({ id: pathParam('id') }) },
     responses: { 204: { description: 'deleted' }, ...chatErrors(MANAGE_ERRORS) },
   }), async (c) => {
-    const row = await webhook(c, c.req.valid('param').id);
-    await run(c, row.id, { type: 'Delete', by: c.get('chatUser').user_id, at: deps.clock.now().toISOString() });
+    await deleteWebhook(deps, { ...manager(c), webhook_id: c.req.valid('param').id }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -144,8 +113,7 @@ export function webhookRoutes(deps: ChatDeps) {
       }),
     },
   }), async (c) => {
-    const hook = await activeWebhookByHash(deps.db, hashToken(c.req.valid('param').token));
-    if (!hook) throw new ApiError(404, 'webhook_not_found', 'invalid or inactive webhook token');
+    const hook = await activeWebhook(deps.db, c.req.valid('param').token);
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/json\b/i.test(type)) throw new ApiError(422, 'invalid_payload', /multipart|octet-stream/i.test(type) ? 'webhook posts cannot carry files' : 'the body must be JSON');
     let raw: unknown;
@@ -156,33 +124,8 @@ export function webhookRoutes(deps: ChatDeps) {
     }
     const parsed = ExecuteBody.safeParse(raw);
     if (!parsed.success) throw new ApiError(422, 'invalid_payload', parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
-    // The channel's posting rules, as for any poster: a webhook is not a moderator, so an archived
-    // or read-only channel refuses it (403), and slow mode holds it like a member (429). It is
-    // not a member and cannot be timed out: the webhook belongs to the channel itself.
-    const now = deps.clock.now();
-    try {
-      checkPost({
-        member: true, rank: 0, archived: hook.archived, read_only: hook.read_only, slow_mode_secs: hook.slow_mode_secs, timed_out_until: null,
-        last_posted_at: hook.slow_mode_secs > 0 ? await lastPostedAt(deps.db, hook.channel_id, hook.id) : null,
-      }, now);
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'slow_mode') throw rateLimited(Number(error.details.retry_after_ms) / 1000, error.message);
-      throw error;
-    }
-    const decision = await deps.limiter.consume(`chat:webhook:${hook.id}`, WEBHOOK_RATE);
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'one message per second per webhook');
-    const body = parsed.data;
-    const names = mentionedUsernames(body.content);
-    const members = await mentionableMembers(deps.db, hook.channel_id, names);
-    const mentions = names.map((n) => members.find((m) => m.username === n)?.id).filter((id): id is string => !!id);
-    const id = randomUUID();
-    const at = now.toISOString();
-    await deps.commands.run(messageStream(id), messageDecider, {
-      type: 'Post', message_id: id, channel_id: hook.channel_id, sender_id: hook.id, ciphertext: body.content, kind: 'text', thread_root_id: null,
-      mentions: [...new Set(mentions)].slice(0, MENTIONS_MAX), via_webhook: true, has_file: false,
-      webhook: { webhook_id: hook.id, username: body.username ?? hook.name, avatar_url: body.avatar_url ?? hook.avatar_url }, at,
-    }, { actor: { kind: 'service', id: `webhook:${hook.id}` }, correlationId: c.get('requestId') });
-    return c.json({ message_id: id, channel_id: hook.channel_id, created_at: at, status: 'ok' as const }, 201);
+    const posted = await executeWebhook(deps, { hook, ...parsed.data }, { actor: { kind: 'service', id: `webhook:${hook.id}` }, correlationId: c.get('requestId') });
+    return c.json({ message_id: posted.message_id, channel_id: posted.channel_id, created_at: posted.at, status: 'ok' as const }, 201);
   });
 
   return app;
