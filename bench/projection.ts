@@ -9,7 +9,7 @@ import type { EventStore, RecordedEvent } from '../infra/eventstore/port.ts';
 import { comparePositions, START, type Position } from '../infra/eventstore/position.ts';
 import { createLogger } from '../infra/logging.ts';
 import { ProcessorEngine } from '../infra/processors/engine.ts';
-import type { Projection } from '../infra/projections/engine.ts';
+import type { Projection } from '../infra/processors/projection.ts';
 import { benchEvent } from './log.ts';
 import { timed } from './measure.ts';
 

@@ -11,7 +11,7 @@ import type { Pool } from './db/pool.ts';
 import type { Position } from './eventstore/position.ts';
 import type { Processor, ProcessorEngine } from './processors/engine.ts';
 import { readReactorCheckpoints } from './processors/reactor.ts';
-import { readCheckpoints } from './projections/engine.ts';
+import { readCheckpoints } from './processors/projection.ts';
 import { mapLimit } from './scheduler/scheduler.ts';
 
 /** A processor further behind than this reports this figure (the count stops there). */

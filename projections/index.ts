@@ -1,6 +1,6 @@
 // Every projection the platform runs, registered once. `orchard rebuild <name>` takes these names.
 
-import type { Projection } from '../infra/projections/engine.ts';
+import type { Projection } from '../infra/processors/projection.ts';
 import { chatUsersProjection } from './chat/accounts.ts';
 import { chatInvitesProjection } from './chat/invites.ts';
 import { chatBotProjections } from './chat/bots.ts';

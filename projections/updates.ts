@@ -6,7 +6,7 @@ import type { ApplyError } from '../domain/updates/apply.ts';
 import { higherOf } from '../domain/updates/manifest.ts';
 import type { UpdateEvent, UpdateService } from '../domain/updates/events.ts';
 import type { Pool } from '../infra/db/pool.ts';
-import { defineProjection } from '../infra/projections/engine.ts';
+import { defineProjection } from '../infra/processors/projection.ts';
 
 export const updateChecksProjection = defineProjection<UpdateEvent>({
   name: 'update_checks',

@@ -8,7 +8,7 @@
 
 import type { Pool } from '../../infra/db/pool.ts';
 import type { ProcessorEngine } from '../../infra/processors/engine.ts';
-import { ReadModelCache } from '../../infra/projections/read-model-cache.ts';
+import { ReadModelCache } from '../../infra/processors/read-model-cache.ts';
 import { botTokenByHash, type BotTokenAuthRow } from '../../projections/chat/bots.ts';
 
 /** How often a token's use is recorded at most (per process). */

@@ -4,7 +4,7 @@
 
 import type { Pool } from '../../infra/db/pool.ts';
 import type { ProcessorEngine } from '../../infra/processors/engine.ts';
-import { ReadModelCache } from '../../infra/projections/read-model-cache.ts';
+import { ReadModelCache } from '../../infra/processors/read-model-cache.ts';
 import { sessionPrincipal, type SessionPrincipalRow } from '../../projections/chat/sessions.ts';
 
 export interface SessionLookup {

@@ -17,7 +17,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ZodError } from 'zod';
 import { DomainError } from '../../domain/shared/decider.ts';
 import type { Logger } from '../../infra/logging.ts';
-import { ProjectionTimeoutError } from '../../infra/projections/engine.ts';
+import { ProjectionTimeoutError } from '../../infra/processors/projection.ts';
 import type { Metrics } from '../../infra/metrics.ts';
 import { bodyLimitOf, bodyLimits, DEFAULT_BODY_LIMIT } from './body-limit.ts';
 import { ApiError, STATUS_OF } from './http-errors.ts';

@@ -2,7 +2,7 @@
 // whole platform (DESIGN.md "Slices", "Projections"). A processor has a name and the event types
 // it handles, and is one of two kinds:
 //
-// - a projection (infra/projections/engine.ts): `apply` writes its read model, and the batch's
+// - a projection (infra/processors/projection.ts): `apply` writes its read model, and the batch's
 //   writes and the checkpoint commit in one transaction, so a crash never loses or doubles an
 //   event's effect; `rebuild` replays it from the start;
 // - a reactor (./reactor.ts): `react` acts outside the read models, then the checkpoint moves, so
@@ -32,7 +32,7 @@ import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { comparePositions, START, type Position } from '../eventstore/position.ts';
 import { upcast } from '../eventstore/upcasters.ts';
 import type { Logger } from '../logging.ts';
-import { ProjectionTimeoutError, readCheckpoint, type Projection, type Recorded } from '../projections/engine.ts';
+import { ProjectionTimeoutError, readCheckpoint, type Projection, type Recorded } from './projection.ts';
 import { moveReactorCheckpoint, reactorStart, type Reactor } from './reactor.ts';
 
 export type Processor = Projection | Reactor;

@@ -12,7 +12,7 @@ import type { DomainEvent } from '../../domain/shared/decider.ts';
 import type { Pool } from '../db/pool.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { Position } from '../eventstore/position.ts';
-import type { Recorded } from '../projections/engine.ts';
+import type { Recorded } from './projection.ts';
 
 export interface Reactor<Event extends DomainEvent = DomainEvent> {
   name: string;

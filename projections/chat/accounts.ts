@@ -4,7 +4,7 @@
 
 import type { AccountEvent } from '../../domain/chat/accounts/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatUsersProjection = defineProjection<AccountEvent>({
   name: 'chat_users',

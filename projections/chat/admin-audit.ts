@@ -24,7 +24,7 @@ import type { PollEvent } from '../../domain/chat/polls/events.ts';
 import type { WebhookEvent } from '../../domain/chat/webhooks/events.ts';
 import type { UpdateEvent } from '../../domain/updates/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 type Audited =
   | Extract<AccountEvent, { type: 'UserSuspended' | 'UserUnsuspended' | 'AdminRoleChanged' | 'PasswordReplaced' | 'AccountDeleted' | 'BotRegistered' }>

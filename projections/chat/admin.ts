@@ -3,7 +3,7 @@
 
 import type { AnnouncementEvent, FeedbackEvent } from '../../domain/chat/admin/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatAnnouncementsProjection = defineProjection<AnnouncementEvent>({
   name: 'chat_announcements',

@@ -3,7 +3,7 @@
 
 import type { AssetEvent, AssetKind, AssetScope } from '../../domain/chat/assets/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatAssetsProjection = defineProjection<AssetEvent>({
   name: 'chat_assets',

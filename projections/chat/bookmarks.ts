@@ -2,7 +2,7 @@
 
 import type { BookmarkEvent } from '../../domain/chat/bookmarks/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { MESSAGE_COLUMNS, type MessageRow } from './messages.ts';
 
 export const chatBookmarksProjection = defineProjection<BookmarkEvent>({

@@ -4,7 +4,7 @@
 
 import type { BotScope, BotTokenEvent, BotTokenUseEvent } from '../../domain/chat/bots/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { chatWebhooksProjection } from './webhooks.ts';
 import { chatAnnouncementsProjection, chatFeedbackProjection } from './admin.ts';
 import { chatAdminAuditProjection } from './admin-audit.ts';

@@ -3,7 +3,7 @@
 
 import type { CalendarFeedEvent } from '../../domain/chat/calendar-feeds/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatCalendarFeedsProjection = defineProjection<CalendarFeedEvent>({
   name: 'chat_calendar_feed_tokens',

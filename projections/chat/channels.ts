@@ -8,7 +8,7 @@ import type { ChannelRole } from '../../domain/chat/channels/roles.ts';
 import type { CommunityRole } from '../../domain/chat/communities/roles.ts';
 import type { Visibility } from '../../domain/chat/groups/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 const FIELDS = ['name', 'description', 'topic', 'slow_mode_secs', 'read_only', 'archived'] as const;
 

@@ -5,7 +5,7 @@
 import type { CommunityEvent } from '../../domain/chat/communities/events.ts';
 import type { CommunityRole, GrantableRole } from '../../domain/chat/communities/roles.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 const FIELDS = ['name', 'description', 'theme', 'welcome_message', 'discoverable'] as const;
 

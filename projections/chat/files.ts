@@ -5,7 +5,7 @@
 
 import type { BlockedHashEvent, FileEvent } from '../../domain/chat/files/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatFilesProjection = defineProjection<FileEvent | BlockedHashEvent>({
   name: 'chat_files',

@@ -2,7 +2,7 @@
 
 import type { GroupEvent, GroupRole, Visibility } from '../../domain/chat/groups/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 const FIELDS = ['name', 'description', 'visibility', 'accent_color'] as const;
 

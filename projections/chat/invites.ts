@@ -3,7 +3,7 @@
 
 import type { InviteEvent } from '../../domain/chat/invites/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatInvitesProjection = defineProjection<InviteEvent>({
   name: 'chat_invites',

@@ -6,7 +6,7 @@
 import type { PrekeyClaimEvent, KeysEvent } from '../../domain/chat/keys/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 async function applyOne(event: Recorded<KeysEvent | PrekeyClaimEvent>, tx: PoolClient): Promise<void> {
   switch (event.type) {

@@ -10,7 +10,7 @@ import type { MeetingEvent, OccurrenceChanges, SeriesFields, ReminderEvent } fro
 import type { Schedule } from '../../domain/chat/meetings/occurrences.ts';
 import { nextReminder, type DueReminder } from '../../domain/chat/meetings/reminders.ts';
 import type { PoolClient } from '../../infra/db/pool.ts';
-import type { Recorded } from '../../infra/projections/engine.ts';
+import type { Recorded } from '../../infra/processors/projection.ts';
 
 export const MEETING_JOB_EVENTS = [
   'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingReminderSkipped', 'MeetingReminderFired',

@@ -6,7 +6,7 @@
 import type { MeetingEvent, OccurrenceChanges, RsvpStatus, SeriesFields } from '../../domain/chat/meetings/events.ts';
 import type { Schedule } from '../../domain/chat/meetings/occurrences.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 const COLUMN: Record<string, string> = { title: 'title', description: 'description', start: 'start_local', time_zone: 'time_zone', duration_minutes: 'duration_minutes', rrule: 'rrule', reminders: 'reminders', location: 'location' };
 

@@ -7,7 +7,7 @@
 import type { PurgeEvent } from '../../domain/chat/admin/events.ts';
 import type { MessageEvent, ReadCursorEvent } from '../../domain/chat/messages/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 async function applyOne(event: Recorded<MessageEvent | ReadCursorEvent | PurgeEvent>, tx: PoolClient): Promise<void> {
   switch (event.type) {

@@ -2,7 +2,7 @@
 
 import type { PollEvent, PollOption } from '../../domain/chat/polls/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatPollsProjection = defineProjection<PollEvent>({
   name: 'chat_polls',

@@ -4,7 +4,7 @@
 import type { AccountEvent } from '../../domain/chat/accounts/events.ts';
 import type { PushSubscriptionEvent } from '../../domain/chat/push/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatPushSubscriptionsProjection = defineProjection<PushSubscriptionEvent | Extract<AccountEvent, { type: 'AccountDeleted' }>>({
   name: 'chat_push_subscriptions',

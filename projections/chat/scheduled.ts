@@ -7,7 +7,7 @@
 import type { ScheduledEvent } from '../../domain/chat/scheduled/events.ts';
 import type { PollEvent } from '../../domain/chat/polls/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 import { applyMeetingJob, MEETING_JOB_EVENTS, type MeetingJobEvent } from './meeting-jobs.ts';
 
 type Created = Recorded<Extract<ScheduledEvent, { type: 'ScheduledMessageCreated' }>>;

@@ -5,7 +5,7 @@ import type { PurgeEvent } from '../../domain/chat/admin/events.ts';
 import type { ChannelEvent } from '../../domain/chat/channels/events.ts';
 import type { SenderKeyEvent } from '../../domain/chat/sender-keys/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 type Handled = SenderKeyEvent | Extract<ChannelEvent, { type: 'ChannelMemberDeparted' | 'ChannelDeleted' }> | PurgeEvent;
 

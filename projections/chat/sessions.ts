@@ -4,7 +4,7 @@
 
 import type { ChatSessionEvent } from '../../domain/chat/sessions/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatSessionsProjection = defineProjection<ChatSessionEvent>({
   name: 'chat_sessions',

@@ -4,7 +4,7 @@
 
 import type { TotpEvent } from '../../domain/chat/totp/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatTotpProjection = defineProjection<TotpEvent>({
   name: 'chat_totp',

@@ -6,7 +6,7 @@
 import type { ReportReviewEvent } from '../../domain/chat/admin/events.ts';
 import type { BlockEvent, ReportEvent } from '../../domain/chat/users/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import type { ChatUserRow } from './accounts.ts';
 
 export const chatBlocksProjection = defineProjection<BlockEvent>({

@@ -2,7 +2,7 @@
 
 import type { WebhookEvent } from '../../domain/chat/webhooks/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatWebhooksProjection = defineProjection<WebhookEvent>({
   name: 'chat_webhooks',

@@ -9,7 +9,7 @@ import {
   CONVERSATION_EVENT_TYPES, type ConversationEvent, type ConversationKind, type TurnTokens,
 } from '../../domain/orchestration/agent-chat/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const agentChatProjection = defineProjection<ConversationEvent>({
   name: 'agent_chat',

@@ -3,7 +3,7 @@
 
 import type { AgentEvent, AgentSpec, AgentStatus } from '../../domain/orchestration/agents/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const agentsProjection = defineProjection<AgentEvent>({
   name: 'agents',

@@ -15,7 +15,7 @@ import type { SecurityEvent, UserEvent } from '../../domain/orchestration/users/
 import type { UpdateEvent } from '../../domain/updates/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import type { Position } from '../../infra/eventstore/position.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 export const SEVERITIES = ['info', 'warning', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];

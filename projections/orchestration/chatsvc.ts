@@ -4,7 +4,7 @@
 
 import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const chatsvcIntegrationsProjection = defineProjection<IntegrationEvent>({
   name: 'chatsvc_integrations',

@@ -9,7 +9,7 @@ import { isEnded } from '../../domain/orchestration/agents/decider.ts';
 import type { ProjectEvent } from '../../domain/orchestration/projects/events.ts';
 import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 type CockpitEvent = ProjectEvent | Extract<TaskEvent, { type: 'TaskCreated' | 'TaskStatusChanged' | 'TaskDeleted' }>
   | Extract<AgentEvent, { type: 'AgentSpawned' | 'AgentStarted' | 'AgentCostRecorded' | 'AgentCompleted' | 'AgentFailed' | 'AgentStopped' | 'AgentKilled' }>;

@@ -13,7 +13,7 @@ import { textArray } from '../../infra/db/binary-params.ts';
 import { readBlobs } from '../../infra/blobs.ts';
 import { Pipeline } from '../../infra/db/pipeline.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 import { appendPending, IndexWriter } from './estate-index.ts';
 import { pendingRows } from './estate-pending.ts';
 

@@ -23,7 +23,7 @@
 import { KNOWLEDGE_EVENT_TYPES, type SnippetFields } from '../../domain/orchestration/knowledge/events.ts';
 import type { AgentProfileStreamEvent } from '../../domain/orchestration/profiles/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const SEARCH_FLOOR = 0.075;
 export const SEARCH_QUERY_MAX_CHARS = 500;

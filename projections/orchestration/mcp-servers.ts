@@ -2,7 +2,7 @@
 
 import type { McpServersEvent } from '../../domain/orchestration/mcp-servers/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const mcpServersProjection = defineProjection<McpServersEvent>({
   name: 'mcp_servers',

@@ -4,7 +4,7 @@
 import { INTEGRATION_EVENT_TYPES, type IntegrationEvent } from '../../domain/orchestration/chatsvc/events.ts';
 import { PROFILE_EVENT_TYPES, SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile } from '../../domain/orchestration/profiles/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 /** Columns in the order the API shows a profile. */
 export const PROFILE_COLUMNS = [

@@ -3,7 +3,7 @@
 
 import type { ProjectEvent } from '../../domain/orchestration/projects/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const projectsProjection = defineProjection<ProjectEvent>({
   name: 'projects',

@@ -3,7 +3,7 @@
 
 import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection, type Recorded } from '../../infra/projections/engine.ts';
+import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 type Created = Extract<Recorded<TaskEvent>, { type: 'TaskCreated' }>;
 

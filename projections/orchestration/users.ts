@@ -7,7 +7,7 @@
 
 import type { SecurityEvent, AuthSource, PrincipalType, Role, UserEvent, SessionEvent } from '../../domain/orchestration/users/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const usersProjection = defineProjection<UserEvent>({
   name: 'users',

@@ -10,7 +10,7 @@ import type { SubscriptionEvent } from '../../domain/registry/subscriptions/even
 import type { TokenEvent } from '../../domain/registry/tokens/events.ts';
 import type { Position } from '../../infra/eventstore/position.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { ts, where } from './columns.ts';
 
 type AuditedEvent = CustomerEvent | DeploymentEvent | SubscriptionEvent | Exclude<TokenEvent, { type: 'RegistryTokenUsed' }>;

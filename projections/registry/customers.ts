@@ -6,7 +6,7 @@
 import type { CustomerEvent, CustomerFields } from '../../domain/registry/customers/events.ts';
 import type { ContactRole, CustomerStatus, Product, TouchpointKind } from '../../domain/registry/catalog.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { day, paged, ts, where, type Rows } from './columns.ts';
 
 const FIELD_COLUMNS = new Set(['name', 'primary_email', 'status', 'notes', 'pipeline_stage', 'next_action', 'next_action_date', 'source']);

@@ -4,7 +4,7 @@
 import type { Channel, Product } from '../../domain/registry/catalog.ts';
 import type { DeploymentEvent, DeploymentFields } from '../../domain/registry/deployments/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { paged, ts, where, type Rows } from './columns.ts';
 
 const PATCHABLE = new Set(['version', 'last_seen_at', 'endpoint_url', 'channel']);

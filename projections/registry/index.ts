@@ -1,6 +1,6 @@
 // The registry's projections, registered in projections/index.ts; the status view reports their lag.
 
-import type { Projection } from '../../infra/projections/engine.ts';
+import type { Projection } from '../../infra/processors/projection.ts';
 import { auditProjection } from './audit.ts';
 import { customersProjection } from './customers.ts';
 import { deploymentsProjection } from './deployments.ts';

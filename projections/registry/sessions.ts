@@ -3,7 +3,7 @@
 
 import type { InteractiveRole, RegistrySessionEvent } from '../../domain/registry/sessions/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const registrySessionsProjection = defineProjection<RegistrySessionEvent>({
   name: 'registry_sessions',

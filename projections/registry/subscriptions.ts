@@ -5,7 +5,7 @@
 import type { Product, SubscriptionStatus } from '../../domain/registry/catalog.ts';
 import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { day, paged, ts, where, type Rows } from './columns.ts';
 
 const PATCHABLE = new Set(['status', 'mrr_cents', 'renewal_date']);

@@ -10,7 +10,7 @@ import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
 import type { DeploymentEvent } from '../../domain/registry/deployments/events.ts';
 import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import type { Summary } from './rollups.ts';
 
 type SummaryEvent = Extract<CustomerEvent, { type: 'CustomerCreated' | 'CustomerUpdated' | 'CustomerDeleted' }> | SubscriptionEvent | DeploymentEvent;

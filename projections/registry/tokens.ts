@@ -5,7 +5,7 @@
 import type { Scope } from '../../domain/registry/catalog.ts';
 import type { TokenEvent } from '../../domain/registry/tokens/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 import { paged, ts, where, type Rows } from './columns.ts';
 
 export const tokensProjection = defineProjection<TokenEvent>({

@@ -17,7 +17,7 @@ import { CUSTOMER_STATUSES, type CustomerStatus, type SubscriptionStatus } from 
 import type { CustomerEvent } from '../../domain/registry/customers/events.ts';
 import type { SubscriptionEvent } from '../../domain/registry/subscriptions/events.ts';
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
-import { defineProjection } from '../../infra/projections/engine.ts';
+import { defineProjection } from '../../infra/processors/projection.ts';
 
 type TrendEvent = Extract<CustomerEvent, { type: 'CustomerCreated' | 'CustomerUpdated' | 'CustomerDeleted' }> | SubscriptionEvent;
 

@@ -8,7 +8,7 @@ import type { RecordedEvent } from '../../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { createLogger } from '../../infra/logging.ts';
 import { ProcessorEngine } from '../../infra/processors/engine.ts';
-import { ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/projections/engine.ts';
+import { ProjectionTimeoutError, readCheckpoint, type Projection } from '../../infra/processors/projection.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { until } from '../support/until.ts';
 import { event } from './eventstore.contract.ts';

@@ -26,11 +26,10 @@ import { pollDecider } from '../../../domain/chat/polls/decider.ts';
 import { pollStream } from '../../../domain/chat/polls/events.ts';
 import { channelStream } from '../../../domain/chat/channels/events.ts';
 import { senderKeyStream } from '../../../domain/chat/sender-keys/events.ts';
-import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { channelMemberIds } from '../../../projections/chat/channels.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor } from '../access.ts';
+import { postableChannel } from '../access.ts';
 
 export interface FireDeps { db: Pool; commands: CommandRunner; log: Logger }
 
@@ -39,11 +38,7 @@ export const SCHEDULER_ACTOR: CommandContext = { actor: { kind: 'system', id: 's
 /** Why the sender cannot post in the channel now, or null. Slow mode does not apply to a scheduled message. */
 export async function postRefusal(db: Pool, channelId: string, senderId: string, now: Date): Promise<string | null> {
   try {
-    const access = await channelFor(db, channelId, senderId);
-    checkPost({
-      member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
-      timed_out_until: access.timed_out_until, last_posted_at: null,
-    }, now);
+    await postableChannel(db, channelId, senderId, now);
     return null;
   } catch (error) {
     if (error instanceof ApiError || error instanceof DomainError) return error.code;

@@ -6,7 +6,7 @@
 import type { Clock } from '../../../infra/clock.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import type { ProcessorEngine } from '../../../infra/processors/engine.ts';
-import { ReadModelCache } from '../../../infra/projections/read-model-cache.ts';
+import { ReadModelCache } from '../../../infra/processors/read-model-cache.ts';
 import { userByKeyHash, userBySession, type SessionUserRow, type UserRow } from '../../../projections/orchestration/users.ts';
 
 export interface PrincipalLookup {

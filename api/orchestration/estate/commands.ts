@@ -28,7 +28,7 @@ import { DomainError } from '../../../domain/shared/decider.ts';
 import { blobKey, putBlobs } from '../../../infra/blobs.ts';
 import type { CommandContext, RunManyOutcome } from '../../../infra/commands.ts';
 import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
-import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/projections/engine.ts';
+import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/processors/projection.ts';
 import { documentById, estateDocumentsProjection, type DocumentRow } from '../../../projections/orchestration/estate.ts';
 import { zodMessage } from '../../shared/base.ts';
 import type { OrchDeps } from '../deps.ts';

@@ -4,7 +4,7 @@
 // Agents and tasks by status, and chat turns (model replies) in the last minute, come from those
 // slices' read models.
 
-import { readCheckpoints } from '../../../infra/projections/engine.ts';
+import { readCheckpoints } from '../../../infra/processors/projection.ts';
 import { mapLimit } from '../../../infra/scheduler/scheduler.ts';
 import { allProjections } from '../../../projections/index.ts';
 import { chatTurnsSince } from '../../../projections/orchestration/agent-chat.ts';

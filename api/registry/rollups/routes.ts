@@ -4,7 +4,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { CHANNELS, CUSTOMER_STATUSES, PRODUCTS, SUBSCRIPTION_STATUSES } from '../../../domain/registry/catalog.ts';
 import { formatPosition, parsePosition, type Position } from '../../../infra/eventstore/position.ts';
-import { readCheckpoint } from '../../../infra/projections/engine.ts';
+import { readCheckpoint } from '../../../infra/processors/projection.ts';
 import { AUDITED_TYPES, auditEvents, lastChangeAt } from '../../../projections/registry/audit.ts';
 import { registryProjections } from '../../../projections/registry/index.ts';
 import { registryCounts, rolloutCounts, SIGNAL_KINDS, signals, type SignalRow } from '../../../projections/registry/rollups.ts';

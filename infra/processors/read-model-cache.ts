@@ -7,7 +7,7 @@
 // with a change from storing what it read before the change.
 
 import type { Clock } from '../clock.ts';
-import type { ProcessorEngine } from '../processors/engine.ts';
+import type { ProcessorEngine } from './engine.ts';
 
 const MAX_ENTRIES = 10_000;
 
