@@ -2,6 +2,7 @@
 // characters (code points), as the domain does, not UTF-16 units.
 
 import { z } from '@hono/zod-openapi';
+import { uuidParams } from '../../shared/params.ts';
 import { CONTENT_MAX, TITLE_MAX, charCount } from '../../../domain/orchestration/knowledge/decisions.ts';
 import { SEARCH_MAX_HITS } from '../../../projections/orchestration/knowledge.ts';
 
@@ -53,6 +54,5 @@ export const SearchQuery = z.object({
   }).openapi({ type: 'integer', description: 'default 5, clamped to 1-50 (never refused)' }),
 });
 
-const uuidParam = (name: string) => z.string().openapi({ param: { name, in: 'path' }, format: 'uuid' });
-export const ProfileIdParam = z.object({ profile_id: uuidParam('profile_id') });
-export const SnippetParams = z.object({ profile_id: uuidParam('profile_id'), id: uuidParam('id') });
+export const ProfileIdParam = uuidParams('profile_id');
+export const SnippetParams = uuidParams('profile_id', 'id');
