@@ -17,9 +17,8 @@ import { groupById, groupMemberRole, type GroupRow } from '../../projections/cha
 import type { GroupRole } from '../../domain/chat/groups/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { ApiError } from '../shared/http-errors.ts';
+import { isUuid } from '../shared/params.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 
 export const notFound = (what: 'community' | 'group' | 'channel' | 'message' | 'invite' | 'user') => new ApiError(404, `${what}_not_found`, `no such ${what}`);
 

@@ -9,6 +9,11 @@
 
 import { z } from '@hono/zod-openapi';
 
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether an id taken from a body or a query is a UUID (path ids are checked by their route). */
+export const isUuid = (value: string) => UUID.test(value);
+
 /** One UUID path parameter's schema. */
 export const uuidParam = (name: string) => z.string().openapi({ param: { name, in: 'path' }, format: 'uuid' });
 

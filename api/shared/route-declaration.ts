@@ -18,6 +18,7 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { isUuid } from './params.ts';
 import type { z } from 'zod';
 import { DEFAULT_BODY_LIMIT } from './body-limit.ts';
 import { ApiError } from './http-errors.ts';
@@ -42,7 +43,6 @@ export function rateLimiting<M extends MiddlewareHandler<any>>(middleware: M): M
 
 const limits = (middleware: unknown) => typeof middleware === 'function' && RATE_LIMITER in middleware;
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const asArray = <T>(value: T | readonly T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? [...value] : [value as T]);
 
@@ -58,7 +58,7 @@ function uuidParams(route: RouteConfig): string[] {
 function uuidCheck(names: string[], status: 404 | 400 | 422, notFoundCode: string): MiddlewareHandler {
   return async (c, next) => {
     for (const name of names) {
-      if (!UUID.test(c.req.param(name) ?? '')) {
+      if (!isUuid(c.req.param(name) ?? '')) {
         throw status === 404
           ? new ApiError(404, notFoundCode, `${name} is not a UUID: nothing by that id`)
           : new ApiError(status, 'validation_failed', `${name}: must be a UUID`);

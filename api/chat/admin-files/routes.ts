@@ -12,7 +12,7 @@ import { blockedHashDecider, uploadsDecider } from '../../../domain/chat/files/d
 import { blockedHashStream, uploadsStream } from '../../../domain/chat/files/events.ts';
 import { blockedHashById, blockedHashes, fileById, filesWithHash, listFiles, storageStats, type BlockedHashRow, type FileRow } from '../../../projections/chat/files.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { isUuid } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';

@@ -25,7 +25,8 @@ import { groupById, groupMemberRole } from '../../../projections/chat/groups.ts'
 import type { Received } from '../../../infra/files/store.ts';
 import { ok } from '../../shared/openapi.ts';
 import { bodyLimit } from '../../shared/route-policy.ts';
-import { communityFor, groupFor, isUuid } from '../access.ts';
+import { communityFor, groupFor } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';

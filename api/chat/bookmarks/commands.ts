@@ -6,7 +6,8 @@ import { bookmarkDecider } from '../../../domain/chat/bookmarks/decider.ts';
 import { bookmarkStream } from '../../../domain/chat/bookmarks/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
-import { channelFor, isUuid, notFound } from '../access.ts';
+import { channelFor, notFound } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

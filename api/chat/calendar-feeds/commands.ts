@@ -10,7 +10,8 @@ import { calendarFeedStream } from '../../../domain/chat/calendar-feeds/events.t
 import type { CommandContext } from '../../../infra/commands.ts';
 import { liveFeedTokensOf, type FeedTokenRow } from '../../../projections/chat/calendar-feeds.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { isUuid, memberChannel } from '../access.ts';
+import { memberChannel } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

@@ -17,7 +17,8 @@ import { meetingById, meetingExceptions, meetingsOfChannels, scheduleOf } from '
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { checkedByHandler } from '../../shared/route-policy.ts';
-import { channelFor, isUuid, memberChannel } from '../access.ts';
+import { channelFor, memberChannel } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
 import { pathParam } from '../communities/schemas.ts';

@@ -13,7 +13,8 @@ import { channelMembers, channelStanding, type ChannelStanding } from '../../../
 import { communityRoleOf, shareCommunity } from '../../../projections/chat/communities.ts';
 import { isBlockedBy } from '../../../projections/chat/users.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor, isUuid, notFound, type ChannelAccess } from '../access.ts';
+import { channelFor, notFound, type ChannelAccess } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

@@ -31,7 +31,8 @@ import {
 } from '../../../projections/chat/communities.ts';
 import { groupIdsOfMember } from '../../../projections/chat/groups.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor, communityFor, isUuid, notFound } from '../access.ts';
+import { channelFor, communityFor, notFound } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

@@ -20,7 +20,8 @@ import { fileById, isBlocked, usedBytes, type FileRow } from '../../../projectio
 import { STATUS_OF } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';
 import { bodyLimit } from '../../shared/route-policy.ts';
-import { isUuid, memberChannel } from '../access.ts';
+import { memberChannel } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';

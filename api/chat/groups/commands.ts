@@ -18,7 +18,8 @@ import { channelIdsOfMember, groupChannels, liveChannelCount } from '../../../pr
 import { communityRoleOf } from '../../../projections/chat/communities.ts';
 import { groupById, groupInviteByHash, groupInvites, liveGroupCount, type GroupInviteRow, type GroupRow } from '../../../projections/chat/groups.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor, communityFor, groupFor, isUuid, notFound, type ChannelAccess, type GroupAccess } from '../access.ts';
+import { channelFor, communityFor, groupFor, notFound, type ChannelAccess, type GroupAccess } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import { leaveChannels } from '../communities/commands.ts';
 import type { ChatDeps } from '../deps.ts';
 

@@ -12,7 +12,8 @@ import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { meetingById, type MeetingRow } from '../../../projections/chat/meetings.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { isUuid, memberChannel } from '../access.ts';
+import { memberChannel } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

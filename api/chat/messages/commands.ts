@@ -18,7 +18,8 @@ import { channelMemberIds } from '../../../projections/chat/channels.ts';
 import { attachableFiles } from '../../../projections/chat/files.ts';
 import { lastPostedAt, messageIn, type MessageRow } from '../../../projections/chat/messages.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
-import { channelFor, isUuid, memberChannel, notFound, type ChannelAccess } from '../access.ts';
+import { channelFor, memberChannel, notFound, type ChannelAccess } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

@@ -11,7 +11,8 @@ import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { pollById, pollVotes, type PollRow, type PollVoteRow } from '../../../projections/chat/polls.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { channelFor, postableChannel, isUuid, memberChannel } from '../access.ts';
+import { channelFor, postableChannel, memberChannel } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

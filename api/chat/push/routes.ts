@@ -23,7 +23,7 @@ import { checkDestination, OutboundError } from '../../../infra/outbound/guard.t
 import { pushSubscriptionsOf, type PushSubscriptionRow } from '../../../projections/chat/push.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { isUuid } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';

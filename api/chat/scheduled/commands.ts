@@ -11,7 +11,8 @@ import type { Pool } from '../../../infra/db/pool.ts';
 import { messageIn } from '../../../projections/chat/messages.ts';
 import { scheduledById, type ScheduledRow } from '../../../projections/chat/scheduled.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { isUuid, notFound, postableChannel } from '../access.ts';
+import { notFound, postableChannel } from '../access.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
