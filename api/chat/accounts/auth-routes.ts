@@ -14,7 +14,7 @@ import type { ChatEnv } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { RefreshReuseError, rotateRefreshToken } from '../sessions/sessions.ts';
-import { login, recover, register } from './accounts.ts';
+import { login, recover, register } from './commands.ts';
 import { AuthConfig, AuthResponse, LoginBody, LoginResponse, RecoverBody, RefreshBody, RegisterBody, TokenPair } from './schemas.ts';
 
 const tags = ['authentication'];

@@ -7,18 +7,14 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { blockedHashDecider, uploadsDecider } from '../../../domain/chat/files/decider.ts';
-import { blockedHashStream, uploadsStream } from '../../../domain/chat/files/events.ts';
-import { blockedHashById, blockedHashes, fileById, filesWithHash, listFiles, storageStats, type BlockedHashRow, type FileRow } from '../../../projections/chat/files.ts';
+import { blockedHashes, listFiles, storageStats, type BlockedHashRow, type FileRow } from '../../../projections/chat/files.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
-import { isUuid } from '../../shared/params.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
-import { asCoded, fileMeta, FileMeta } from '../files/routes.ts';
-import { coded } from '../files/upload.ts';
+import { fileMeta, FileMeta } from '../files/routes.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { blockHash, deleteFile, quarantineFile, unblockHash, unquarantineFile } from './commands.ts';
 
 const tags = ['admin'];
 const ADMIN_ERRORS = { ...AUTH_ERRORS, 403: 'instance admin or owner required' };
@@ -26,8 +22,7 @@ const AdminFile = FileMeta.extend({ quarantined: z.boolean(), quarantine_reason:
 const adminFile = (f: FileRow) => ({ ...fileMeta(f), quarantined: f.quarantined, quarantine_reason: f.quarantine_reason });
 const BlockedHash = z.object({ id: z.uuid(), sha256: z.string(), reason: z.string().nullable(), created_by: z.uuid(), created_at: z.iso.datetime() }).openapi('BlockedHash');
 const blockedView = (b: BlockedHashRow) => ({ id: b.id, sha256: b.sha256, reason: b.reason, created_by: b.created_by, created_at: b.created_at.toISOString() });
-const IdParam = z.object({ id: pathParam('id') });
-const fileNotFound = () => coded(404, 'file_not_found', 'no such file');
+const IdParam = uuidParams('id');
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 200;
 
@@ -35,21 +30,6 @@ export function adminFileRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const guard = [requireChatUser(deps), requireChatAdmin()];
   const admin = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
-  const iso = () => deps.clock.now().toISOString();
-  const file = async (id: string) => {
-    const row = isUuid(id) ? await fileById(deps.db, id) : null;
-    if (!row) throw fileNotFound();
-    return row;
-  };
-  const onFile = async (c: Context<ChatEnv>, row: FileRow, command: { type: 'Quarantine'; reason: string | null } | { type: 'Unquarantine' } | { type: 'Delete' }) => {
-    const base = { file_id: row.id, uploader_id: row.uploader_id, by: admin(c), at: iso() };
-    const full = command.type === 'Delete' ? { ...base, type: 'Delete' as const, by_admin: true } : command.type === 'Quarantine' ? { ...base, type: 'Quarantine' as const, reason: command.reason } : { ...base, type: 'Unquarantine' as const };
-    try {
-      await deps.commands.run(uploadsStream(row.uploader_id), uploadsDecider, full, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
-  };
 
   app.openapi(createRoute({
     method: 'get', path: '/api/admin/files', tags, summary: 'Every stored file, newest first', middleware: guard,
@@ -89,7 +69,7 @@ export function adminFileRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'deleted' }, ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such file' }) },
   }), async (c) => {
-    await onFile(c, await file(c.req.valid('param').id), { type: 'Delete' });
+    await deleteFile(deps, { file_id: c.req.valid('param').id, by: admin(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -98,10 +78,8 @@ export function adminFileRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: { required: false, content: { 'application/json': { schema: z.strictObject({ reason: z.string().max(500).optional() }).openapi('QuarantineFile') } } } },
     responses: { 200: ok(AdminFile, 'the file'), ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error', 404: 'no such file' }) },
   }), async (c) => {
-    const row = await file(c.req.valid('param').id);
     const body = /json/i.test(c.req.header('content-type') ?? '') ? c.req.valid('json') : {};
-    await onFile(c, row, { type: 'Quarantine', reason: body.reason ?? null });
-    return c.json(adminFile((await fileById(deps.db, row.id))!), 200);
+    return c.json(adminFile(await quarantineFile(deps, { file_id: c.req.valid('param').id, reason: body.reason ?? null, by: admin(c) }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -109,9 +87,7 @@ export function adminFileRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(AdminFile, 'the file'), ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such file' }) },
   }), async (c) => {
-    const row = await file(c.req.valid('param').id);
-    await onFile(c, row, { type: 'Unquarantine' });
-    return c.json(adminFile((await fileById(deps.db, row.id))!), 200);
+    return c.json(adminFile(await unquarantineFile(deps, { file_id: c.req.valid('param').id, by: admin(c) }, actorOf(c))), 200);
   });
 
   app.openapi(createRoute({
@@ -127,20 +103,8 @@ export function adminFileRoutes(deps: ChatDeps) {
       ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error', 409: 'already_blocked' }),
     },
   }), async (c) => {
-    const body = c.req.valid('json');
-    const sha256 = body.sha256.toLowerCase();
-    const id = randomUUID();
-    try {
-      await deps.commands.run(blockedHashStream(sha256), blockedHashDecider, { type: 'Block', id, sha256, reason: body.reason ?? null, by: admin(c), at: iso() }, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
-    let quarantined = 0;
-    for (const row of await filesWithHash(deps.db, sha256)) {
-      await onFile(c, row, { type: 'Quarantine', reason: 'blocked_hash' });
-      quarantined += 1;
-    }
-    return c.json({ ...blockedView((await blockedHashById(deps.db, id))!), quarantined_files: quarantined }, 201);
+    const { blocked, quarantined } = await blockHash(deps, { ...c.req.valid('json'), by: admin(c) }, actorOf(c));
+    return c.json({ ...blockedView(blocked), quarantined_files: quarantined }, 201);
   });
 
   app.openapi(createRoute({
@@ -148,14 +112,7 @@ export function adminFileRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'unblocked' }, ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such blocked hash' }) },
   }), async (c) => {
-    const { id } = c.req.valid('param');
-    const row = isUuid(id) ? await blockedHashById(deps.db, id) : null;
-    if (!row) throw coded(404, 'blocked_hash_not_found', 'no such blocked hash');
-    try {
-      await deps.commands.run(blockedHashStream(row.sha256), blockedHashDecider, { type: 'Unblock', by: admin(c), at: iso() }, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
+    await unblockHash(deps, { blocked_hash_id: c.req.valid('param').id, by: admin(c) }, actorOf(c));
     return c.body(null, 204);
   });
 

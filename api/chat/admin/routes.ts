@@ -7,39 +7,23 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { hashPassword } from '../../../crypto/password.ts';
-import {
-  announcementStream, purgeStream, type AnnouncementEvent, type PurgeEvent, type PurgeTarget, type ReportReviewEvent,
-} from '../../../domain/chat/admin/events.ts';
-import { accountDecider, type AccountCommand } from '../../../domain/chat/accounts/decider.ts';
-import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
-import { keysDecider } from '../../../domain/chat/keys/decider.ts';
-import { keysStream } from '../../../domain/chat/keys/events.ts';
-import { messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream } from '../../../domain/chat/messages/events.ts';
-import { reportStream } from '../../../domain/chat/users/events.ts';
-import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { auditLog } from '../../../projections/chat/admin-audit.ts';
-import {
-  adminUsers, announcementExists, announcements, announcementsFor, anyMessage, channelExists, messageCount, reportById, reports,
-  type AdminUserRow, type AnnouncementRow, type ReportRow,
-} from '../../../projections/chat/admin.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { adminUsers, announcements, announcementsFor, reports, type AdminUserRow, type AnnouncementRow, type ReportRow } from '../../../projections/chat/admin.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { password } from '../accounts/schemas.ts';
-import { notFound } from '../access.ts';
-import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
-import { revokeSessionsOf } from '../sessions/sessions.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import {
+  deleteUser, dismissAnnouncement, liveUser, publishAnnouncement, purgeChannel, purgeMessage, purgeUserMessages, quarantineMessage, resetPassword, reviewReport,
+  setAdmin, suspendUser, unsuspendUser,
+} from './commands.ts';
 
 const tags = ['admin'];
 const ADMIN_ERRORS = { ...AUTH_ERRORS, 400: 'X-Bot-Token and Authorization both sent', 403: 'instance admin or owner required (bot tokens are refused)' };
-const IdParam = z.object({ id: pathParam('id') });
+const IdParam = uuidParams('id');
 
 const AdminUser = z.object({
   id: z.uuid(), username: z.string(), display_name: z.string(), email: z.string().nullable(), is_admin: z.boolean(), is_owner: z.boolean(), is_bot: z.boolean(),
@@ -58,19 +42,12 @@ export function adminRoutes(deps: ChatDeps) {
   const auth = requireChatUser(deps, { bots: [] });
   const admin = requireChatAdmin();
   const userAuth = requireChatUser(deps);
-  const iso = () => deps.clock.now().toISOString();
   const me = (c: Context<ChatEnv>) => c.get('chatUser').user_id;
   const userView = (u: AdminUserRow) => ({
     id: u.id, username: u.username, display_name: u.display_name, email: u.email, is_admin: u.is_admin, is_owner: u.is_owner, is_bot: u.is_bot,
     suspended: u.suspended_at !== null, suspend_reason: u.suspend_reason, suspended_at: u.suspended_at?.toISOString() ?? null, created_at: u.created_at.toISOString(),
   });
-  const liveUser = async (id: string) => {
-    const row = await chatUserById(deps.db, id);
-    if (!row || row.deleted_at) throw notFound('user');
-    return row;
-  };
-  const current = async (id: string) => userView({ ...(await liveUser(id)) } as AdminUserRow & { suspended_at: Date | null; suspend_reason: string | null });
-  const account = (c: Context<ChatEnv>, id: string, command: AccountCommand) => deps.commands.run(chatUserStream(id), accountDecider, command, actorOf(c));
+  const current = async (id: string) => userView({ ...(await liveUser(deps, id)) } as AdminUserRow & { suspended_at: Date | null; suspend_reason: string | null });
   const announcementView = (a: AnnouncementRow) => ({ id: a.id, title: a.title, body: a.body, created_by: a.created_by, created_at: a.created_at.toISOString(), expires_at: a.expires_at?.toISOString() ?? null });
   const reportView = (r: ReportRow) => ({
     id: r.id, reporter_id: r.reporter_id, target_type: r.target_type, target_id: r.target_id, reason: r.reason, status: r.status as 'open' | 'resolved' | 'dismissed',
@@ -99,9 +76,8 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ reason: z.string().trim().min(1).max(500) }).openapi('SuspendRequest')) },
     responses: { 200: ok(AdminUser, 'the account'), ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error, or suspending yourself', 403: 'the instance owner cannot be suspended', 404: 'no such user', 413: 'body too large' }) },
   }), async (c) => {
-    const user = await liveUser(c.req.valid('param').id);
-    await account(c, user.id, { type: 'Suspend', reason: c.req.valid('json').reason, by: me(c), at: iso() });
-    return c.json(await current(user.id), 200);
+    const id = await suspendUser(deps, { user_id: c.req.valid('param').id, by: me(c), reason: c.req.valid('json').reason }, actorOf(c));
+    return c.json(await current(id), 200);
   });
 
   app.openapi(createRoute({
@@ -109,9 +85,8 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(AdminUser, 'the account'), ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such user' }) },
   }), async (c) => {
-    const user = await liveUser(c.req.valid('param').id);
-    await account(c, user.id, { type: 'Unsuspend', by: me(c), at: iso() });
-    return c.json(await current(user.id), 200);
+    const id = await unsuspendUser(deps, { user_id: c.req.valid('param').id, by: me(c) }, actorOf(c));
+    return c.json(await current(id), 200);
   });
 
   app.openapi(createRoute({
@@ -119,12 +94,7 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'deleted' }, ...chatErrors({ ...ADMIN_ERRORS, 400: 'deleting yourself (use /api/account/delete)', 403: 'the instance owner cannot be deleted', 404: 'no such user' }) },
   }), async (c) => {
-    const user = await liveUser(c.req.valid('param').id);
-    if (user.is_owner) throw new ApiError(403, 'owner_protected', 'the instance owner cannot be deleted');
-    if (user.id === me(c)) throw new ApiError(400, 'cannot_delete_self', 'delete your own account with /api/account/delete');
-    await account(c, user.id, { type: 'Delete', at: iso() });
-    await deps.commands.run(keysStream(user.id), keysDecider, { type: 'RemoveKeys', at: iso() }, actorOf(c));
-    await revokeSessionsOf(deps, user.id, 'account_deleted', actorOf(c));
+    await deleteUser(deps, { user_id: c.req.valid('param').id, by: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 
@@ -133,9 +103,8 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ is_admin: z.boolean() }).openapi('SetAdminRequest')) },
     responses: { 200: ok(AdminUser, 'the account'), ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error, or a bot', 403: 'the owner stays an admin', 404: 'no such user', 413: 'body too large' }) },
   }), async (c) => {
-    const user = await liveUser(c.req.valid('param').id);
-    await account(c, user.id, { type: 'SetAdmin', is_admin: c.req.valid('json').is_admin, by: me(c), at: iso() });
-    return c.json(await current(user.id), 200);
+    const id = await setAdmin(deps, { user_id: c.req.valid('param').id, by: me(c), is_admin: c.req.valid('json').is_admin }, actorOf(c));
+    return c.json(await current(id), 200);
   });
 
   app.openapi(createRoute({
@@ -143,29 +112,18 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ new_password: password }).openapi('ResetPasswordRequest')) },
     responses: { 204: { description: 'reset' }, ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error (at least 12 characters), or a bot', 404: 'no such user', 413: 'body too large' }) },
   }), async (c) => {
-    const user = await liveUser(c.req.valid('param').id);
-    const hash = await hashPassword(c.req.valid('json').new_password);
-    await account(c, user.id, { type: 'ResetPassword', password_hash: hash, by: me(c), at: iso() });
-    await revokeSessionsOf(deps, user.id, 'password_changed', actorOf(c));
+    await resetPassword(deps, { user_id: c.req.valid('param').id, by: me(c), new_password: c.req.valid('json').new_password }, actorOf(c));
     return c.body(null, 204);
   });
 
   const Purged = z.object({ purge_id: z.uuid(), target_type: z.enum(['message', 'user_messages', 'channel']), target_id: z.uuid(), messages_purged: z.number().int() }).openapi('Purged');
-  const purge = async (c: Context<ChatEnv>, target_type: PurgeTarget, target_id: string, count: number) => {
-    const purge_id = randomUUID();
-    const event: PurgeEvent = { type: 'Purged', data: { purge_id, target_type, target_id, by: me(c), at: iso() } };
-    await deps.commands.record(purgeStream(purge_id), event, actorOf(c));
-    return c.json({ purge_id, target_type, target_id, messages_purged: count }, 200);
-  };
 
   app.openapi(createRoute({
     method: 'post', path: '/api/admin/purge/message/{id}', tags, summary: 'Hard-delete a message from the read models', middleware: [auth, admin] as const,
     request: { params: IdParam },
     responses: { 200: ok(Purged, 'purged'), ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such message' }) },
   }), async (c) => {
-    const message = await anyMessage(deps.db, c.req.valid('param').id);
-    if (!message) throw notFound('message');
-    return purge(c, 'message', message.id, 1);
+    return c.json(await purgeMessage(deps, { message_id: c.req.valid('param').id, by: me(c) }, actorOf(c)), 200);
   });
 
   app.openapi(createRoute({
@@ -173,9 +131,7 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(Purged, 'purged'), ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such user' }) },
   }), async (c) => {
-    const user = await chatUserById(deps.db, c.req.valid('param').id);
-    if (!user) throw notFound('user');
-    return purge(c, 'user_messages', user.id, await messageCount(deps.db, 'sender', user.id));
+    return c.json(await purgeUserMessages(deps, { user_id: c.req.valid('param').id, by: me(c) }, actorOf(c)), 200);
   });
 
   app.openapi(createRoute({
@@ -183,9 +139,7 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 200: ok(Purged, 'purged'), ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such channel' }) },
   }), async (c) => {
-    const id = c.req.valid('param').id;
-    if (!(await channelExists(deps.db, id))) throw notFound('channel');
-    return purge(c, 'channel', id, await messageCount(deps.db, 'channel', id));
+    return c.json(await purgeChannel(deps, { channel_id: c.req.valid('param').id, by: me(c) }, actorOf(c)), 200);
   });
 
   for (const action of ['quarantine', 'unquarantine'] as const) {
@@ -195,12 +149,8 @@ export function adminRoutes(deps: ChatDeps) {
       request: { params: IdParam, ...(action === 'quarantine' ? { body: { ...jsonBody(z.strictObject({ reason: z.string().trim().max(500).optional() }).openapi('QuarantineRequest')), required: false } } : {}) },
       responses: { 200: ok(z.object({ message_id: z.uuid(), channel_id: z.uuid(), quarantined: z.boolean() }).openapi(`Message${action === 'quarantine' ? 'Q' : 'Unq'}uarantined`), 'the message\'s state'), ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such message' }) },
     }), async (c) => {
-      const message = await anyMessage(deps.db, c.req.valid('param').id);
-      if (!message) throw notFound('message');
       const reason = action === 'quarantine' && /json/i.test(c.req.header('content-type') ?? '') ? ((await c.req.json().catch(() => ({}))) as { reason?: string }).reason ?? null : null;
-      await deps.commands.run(messageStream(message.id), messageDecider,
-        action === 'quarantine' ? { type: 'Quarantine', by: me(c), reason, at: iso() } : { type: 'Unquarantine', by: me(c), at: iso() }, actorOf(c));
-      return c.json({ message_id: message.id, channel_id: message.channel_id, quarantined: action === 'quarantine' }, 200);
+      return c.json(await quarantineMessage(deps, { message_id: c.req.valid('param').id, quarantine: action === 'quarantine', reason, by: me(c) }, actorOf(c)), 200);
     });
   }
 
@@ -235,12 +185,8 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam, body: jsonBody(z.strictObject({ status: z.enum(['resolved', 'dismissed']), note: z.string().trim().max(1000).optional() }).openapi('ReviewReportRequest')) },
     responses: { 200: ok(Report, 'the report'), ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error', 404: 'no such report', 413: 'body too large' }) },
   }), async (c) => {
-    const report = await reportById(deps.db, c.req.valid('param').id);
-    if (!report) throw new ApiError(404, 'report_not_found', 'no such report');
-    const body = c.req.valid('json');
-    const event: ReportReviewEvent = { type: 'ReportReviewed', data: { report_id: report.id, status: body.status, note: body.note || null, by: me(c), at: iso() } };
-    await deps.commands.record(reportStream(report.id), event, actorOf(c));
-    return c.json(reportView((await reportById(deps.db, report.id))!), 200);
+    const report = await reviewReport(deps, { report_id: c.req.valid('param').id, ...c.req.valid('json'), by: me(c) }, actorOf(c));
+    return c.json(reportView(report), 200);
   });
 
   app.openapi(createRoute({
@@ -253,12 +199,8 @@ export function adminRoutes(deps: ChatDeps) {
     request: { body: jsonBody(z.strictObject({ title: z.string().trim().min(1).max(200), body: z.string().trim().min(1).max(10_000), expires_at: z.iso.datetime({ offset: true }).optional() }).openapi('CreateAnnouncementRequest')) },
     responses: { 201: ok(Announcement, 'published'), ...chatErrors({ ...ADMIN_ERRORS, 400: 'validation error, or expires_at in the past', 413: 'body too large' }) },
   }), async (c) => {
-    const body = c.req.valid('json');
-    if (body.expires_at && Date.parse(body.expires_at) <= deps.clock.now().getTime()) throw new ApiError(400, 'validation_failed', 'expires_at must be in the future');
-    const id = randomUUID();
-    const event: AnnouncementEvent = { type: 'AnnouncementPublished', data: { announcement_id: id, title: body.title, body: body.body, expires_at: body.expires_at ? new Date(body.expires_at).toISOString() : null, by: me(c), at: iso() } };
-    await deps.commands.record(announcementStream(id), event, actorOf(c));
-    return c.json(announcementView((await announcements(deps.db)).find((a) => a.id === id)!), 201);
+    const announcement = await publishAnnouncement(deps, { ...c.req.valid('json'), by: me(c) }, actorOf(c));
+    return c.json(announcementView(announcement), 201);
   });
 
   app.openapi(createRoute({
@@ -271,10 +213,7 @@ export function adminRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'dismissed' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'no such announcement' }) },
   }), async (c) => {
-    const id = c.req.valid('param').id;
-    if (!isUuid(id) || !(await announcementExists(deps.db, id))) throw new ApiError(404, 'announcement_not_found', 'no such announcement');
-    const event: AnnouncementEvent = { type: 'AnnouncementDismissed', data: { announcement_id: id, user_id: me(c), at: iso() } };
-    await deps.commands.record(announcementStream(id), event, actorOf(c));
+    await dismissAnnouncement(deps, { announcement_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));
     return c.body(null, 204);
   });
 

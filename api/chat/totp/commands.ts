@@ -1,9 +1,7 @@
-// TOTP's use cases: set up, verify (enable), disable. The slice's application layer and the only
-// caller of the command runner for these routes (spending a code at sign-in is still second-factor.ts's,
-// called by the accounts slice's login; merging it here would close an import cycle through
-// accounts/routes.ts's wrongPassword):
-// each function checks what its decision needs (the set-up secret and the code, the password),
-// then runs the TOTP decider.
+// TOTP's use cases: set up, verify (enable), disable, and the second factor at sign-in (spending
+// a code or a backup code, called by the accounts slice's login). The slice's application layer
+// and the only caller of the command runner for TOTP: each function checks what its decision
+// needs (the set-up secret and the code, the password), then runs the TOTP decider.
 
 import { hashCode, newBackupCode } from '../../../crypto/codes.ts';
 import { verifyPassword } from '../../../crypto/password.ts';
@@ -11,15 +9,17 @@ import { openSecret, sealSecret } from '../../../crypto/seal.ts';
 import { newTotpSecret, totpStep } from '../../../crypto/totp.ts';
 import { BACKUP_CODE_COUNT, totpDecider } from '../../../domain/chat/totp/decider.ts';
 import { totpStream } from '../../../domain/chat/totp/events.ts';
+import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { totpOf } from '../../../projections/chat/totp.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { wrongPassword } from '../accounts/routes.ts';
+import { wrongPassword } from '../accounts/accounts.ts';
 import type { ChatDeps } from '../deps.ts';
-import { totpSealContext } from './second-factor.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock' | 'sealKey'>;
+
+export const totpSealContext = (userId: string) => `chat_totp:${userId}`;
 
 /** Starts set-up: a new secret, sealed at rest, not active until verified. Returns the secret. */
 export async function setupTotp(deps: Deps, input: { user_id: string }, context: CommandContext): Promise<string> {
@@ -50,4 +50,29 @@ export async function disableTotp(deps: Deps, input: { user_id: string; password
   const user = await chatUserById(deps.db, input.user_id);
   if (!user?.password_hash || !(await verifyPassword(input.password, user.password_hash))) throw wrongPassword();
   await deps.commands.run(totpStream(input.user_id), totpDecider, { type: 'Disable', user_id: input.user_id, at: deps.clock.now().toISOString() }, context);
+}
+
+/**
+ * The second factor at login: with TOTP on, `code` must be the code of the current time step
+ * (±1) not used before, or one of the account's unused backup codes (each works once). Both are
+ * decided by the account's TOTP stream, so two logins racing with one code cannot both pass.
+ * Whether TOTP is on for the user; throws the 401 when it is and the code does not pass.
+ */
+export async function checkSecondFactor(deps: Deps, user: { id: string }, code: string | undefined, context: CommandContext): Promise<boolean> {
+  const totp = await totpOf(deps.db, user.id);
+  if (!totp?.enabled || !totp.secret_sealed) return false;
+  if (!code?.trim()) throw new ApiError(401, 'totp_required', 'a TOTP code is required for this account', { totp_required: true });
+  const now = deps.clock.now();
+  const step = totpStep(openSecret(deps.sealKey, totp.secret_sealed, totpSealContext(user.id)), code.trim(), now.getTime());
+  try {
+    if (step !== null) {
+      await deps.commands.run(totpStream(user.id), totpDecider, { type: 'UseCode', user_id: user.id, counter: step, at: now.toISOString() }, context);
+    } else {
+      await deps.commands.run(totpStream(user.id), totpDecider, { type: 'UseBackupCode', user_id: user.id, code_hash: hashCode(code), at: now.toISOString() }, context);
+    }
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'unauthorized') throw new ApiError(401, 'invalid_totp_code', 'invalid or already used TOTP code');
+    throw error;
+  }
+  return true;
 }
