@@ -16,7 +16,8 @@ import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
 import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
-import { asCoded, fileMeta, FileMeta } from '../files/routes.ts';
+import { asCoded } from '../files/commands.ts';
+import { fileMeta, FileMeta } from '../files/routes.ts';
 import { coded } from '../files/upload.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 
