@@ -25,9 +25,8 @@ import { bodyLimit } from '../../shared/route-policy.ts';
 import { communityFor, groupFor } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
-import { multipartBody } from '../files/routes.ts';
 import { blobResponses, serveBlob } from '../files/serve.ts';
-import { coded, isRasterImage, receiveUpload, sniff } from '../files/upload.ts';
+import { coded, isRasterImage, multipartBody, receiveUpload, sniff } from '../files/upload.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { addEmoji, removeEmoji, setCommunityAsset, setGroupAsset, type Image } from './commands.ts';
 

@@ -21,7 +21,7 @@ import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { deleteFile, readableFile, storeUpload } from './commands.ts';
 import { blobResponses, serveBlob } from './serve.ts';
-import { coded, inlineType, receiveUpload } from './upload.ts';
+import { coded, inlineType, multipartBody, receiveUpload } from './upload.ts';
 
 const tags = ['files'];
 const MiB = 1024 * 1024;
@@ -35,13 +35,6 @@ export const FileMeta = z.object({
 
 export const fileMeta = (f: FileRow) => ({
   id: f.id, name: f.name, size: f.size, mime_type: f.mime_type, sha256: f.sha256, channel_id: f.channel_id, uploader_id: f.uploader_id, created_at: f.created_at.toISOString(),
-});
-
-type StringProperty = { type: 'string'; format?: string; pattern?: string };
-/** The OpenAPI form of a streamed multipart body: documented, never validated (or buffered) by a middleware. */
-export const multipartBody = (description: string, properties: Record<string, StringProperty>) => ({
-  required: true, description,
-  content: { 'multipart/form-data': { schema: { type: 'object' as const, properties: { file: { type: 'string', format: 'binary' } as StringProperty, ...properties }, required: ['file'] } } },
 });
 
 const IdParam = uuidParams('id');
