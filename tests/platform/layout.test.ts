@@ -146,12 +146,7 @@ test('the cycle rule catches a cycle of two, a longer one and a self-import, and
 });
 
 // The application layer (`commands.ts`) is the only caller of the command runner: a route module
-// maps HTTP to commands and queries. Slices still to convert are named here, each to be removed
-// when its routes move to its commands.ts (issue 32); the list only shrinks.
-const ROUTES_NOT_YET_ON_COMMANDS = new Set([
-  'api/chat/assets/routes.ts',
-  'api/chat/files/routes.ts', 'api/chat/keys/routes.ts', 'api/chat/push/routes.ts', 'api/chat/ws/routes.ts',
-]);
+// maps HTTP to commands and queries.
 
 /** Route modules (`routes.ts`) that run commands themselves: a call of the runner's writing methods, or a runtime import of infra/commands.ts. */
 export function routesRunningCommands(modules: Map<string, string>): string[] {
@@ -169,9 +164,7 @@ test('no routes.ts runs commands: commands.ts is the only caller of the command 
   const modules = new Map<string, string>();
   for (const full of await filesUnder(path.join(ROOT, 'api'), '.ts')) modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
   const wrong = routesRunningCommands(modules);
-  assert.equal(wrong.filter((f) => !ROUTES_NOT_YET_ON_COMMANDS.has(f)), [], 'routes running commands');
-  // The list of slices still to convert names only slices that still need it.
-  assert.equal([...ROUTES_NOT_YET_ON_COMMANDS].filter((f) => !wrong.includes(f)), [], 'converted: remove from ROUTES_NOT_YET_ON_COMMANDS');
+  assert.equal(wrong, [], 'routes running commands');
 });
 
 test('the routes rule catches a runner call and a runtime import, and allows `import type` and reads of the log', () => {

@@ -11,7 +11,7 @@ import type { CommandContext } from '../../../infra/commands.ts';
 import { blockedHashById, fileById, filesWithHash, type BlockedHashRow, type FileRow } from '../../../projections/chat/files.ts';
 import { isUuid } from '../../shared/params.ts';
 import type { ChatDeps } from '../deps.ts';
-import { asCoded } from '../files/routes.ts';
+import { asCoded } from '../files/commands.ts';
 import { coded } from '../files/upload.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;

@@ -14,26 +14,21 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { emojiDecider, EMOJI_MAX, EMOJI_NAME, spaceAssetDecider } from '../../../domain/chat/assets/decider.ts';
-import { emojiStream, spaceAssetStream, type AssetKind, type AssetScope } from '../../../domain/chat/assets/events.ts';
+import { EMOJI_MAX, EMOJI_NAME } from '../../../domain/chat/assets/decider.ts';
 import { atLeast } from '../../../domain/chat/communities/roles.ts';
-import { managesGroup } from '../../../domain/chat/groups/decider.ts';
 import { assetByFilename, communityEmojis, currentAssets, emojiById, type AssetRow, type EmojiRow } from '../../../projections/chat/assets.ts';
 import { communityAccess } from '../../../projections/chat/communities.ts';
 import { groupById, groupMemberRole } from '../../../projections/chat/groups.ts';
-import type { Received } from '../../../infra/files/store.ts';
 import { ok } from '../../shared/openapi.ts';
+import { isUuid, uuidParams } from '../../shared/params.ts';
 import { bodyLimit } from '../../shared/route-policy.ts';
 import { communityFor, groupFor } from '../access.ts';
-import { isUuid } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
-import { asCoded, multipartBody } from '../files/routes.ts';
 import { blobResponses, serveBlob } from '../files/serve.ts';
-import { coded, isRasterImage, receiveUpload, sniff } from '../files/upload.ts';
+import { coded, isRasterImage, multipartBody, receiveUpload, sniff } from '../files/upload.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { addEmoji, removeEmoji, setCommunityAsset, setGroupAsset, type Image } from './commands.ts';
 
 const tags = ['assets'];
 const MiB = 1024 * 1024;
@@ -66,7 +61,6 @@ export function assetRoutes(deps: ChatDeps) {
   // The upload routes read their multipart body as a stream (files/upload.ts counts the bytes).
   const upload = bodyLimit(ASSET_BODY_LIMIT, { streamed: true });
   const me = (c: Context<ChatEnv>) => c.get('chatUser');
-  const iso = () => deps.clock.now().toISOString();
 
   /** Passes, or throws Hidden (answered with the one 404). */
   const gate = async (user: ChatPrincipal, communityId: string, groupId: string | null) => {
@@ -93,7 +87,7 @@ export function assetRoutes(deps: ChatDeps) {
   };
 
   /** An uploaded raster image, stored as a blob. */
-  const image = async (c: Context<ChatEnv>, fields: string[] = []): Promise<{ file: Received; mime: string; ext: string; fields: Record<string, string> }> => {
+  const image = async (c: Context<ChatEnv>, fields: string[] = []): Promise<Image> => {
     const upload = await receiveUpload(c, deps.files, {
       maxFileBytes: ASSET_MAX_BYTES, maxBodyBytes: ASSET_BODY_LIMIT, fields,
       tooLarge: () => coded(413, 'file_too_large', `an image is at most ${ASSET_MAX_BYTES} bytes`, { limit_bytes: ASSET_MAX_BYTES }),
@@ -106,34 +100,14 @@ export function assetRoutes(deps: ChatDeps) {
     return { file: upload.file, mime, ext, fields: upload.fields };
   };
 
-  const setAsset = async (c: Context<ChatEnv>, scope: AssetScope, spaceId: string, communityId: string, kind: AssetKind) => {
-    const { file, mime, ext } = await image(c);
-    await deps.files.commit(file);
-    const filename = `${randomUUID()}.${ext}`;
-    try {
-      await deps.commands.run(spaceAssetStream(spaceId), spaceAssetDecider, {
-        type: 'Set', scope, space_id: spaceId, community_id: communityId, kind, filename, sha256: file.sha256, mime_type: mime, size: file.size, by: me(c).user_id, at: iso(),
-      }, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
-    return c.json(assetView((await assetByFilename(deps.db, scope, filename))!), 201);
-  };
-
-  const managedCommunity = async (c: Context<ChatEnv>, cid: string) => {
-    const access = await communityFor(deps.db, cid, me(c).user_id);
-    if (!atLeast(access.role, 'admin')) throw coded(403, 'insufficient_role', 'this needs a community owner or admin');
-    return access;
-  };
-
   for (const kind of ['icon', 'banner'] as const) {
     app.openapi(createRoute({
       method: 'post', path: `/api/communities/{cid}/${kind}`, tags, summary: `Set the community's ${kind} (owners and admins; a raster image, at most 8 MiB)`, middleware: [auth, upload] as const,
-      request: { params: z.object({ cid: pathParam('cid') }), body: multipartBody('the image', {}) },
+      request: { params: uuidParams('cid'), body: multipartBody('the image', {}) },
       responses: { 201: ok(Asset, 'set; the previous one is gone'), ...chatErrors(UPLOAD_ERRORS) },
     }), async (c) => {
-      const access = await managedCommunity(c, c.req.valid('param').cid);
-      return setAsset(c, 'community', access.community.id, access.community.id, kind);
+      const row = await setCommunityAsset(deps, { community_id: c.req.valid('param').cid, user_id: me(c).user_id, kind }, () => image(c), actorOf(c));
+      return c.json(assetView(row), 201);
     });
   }
 
@@ -141,18 +115,17 @@ export function assetRoutes(deps: ChatDeps) {
     app.openapi(createRoute({
       method: 'post', path: `/api/groups/{id}/${path}`, tags, summary: `Set the group's ${path.replace('-', ' ')} (the group owner or a community admin; a raster image, at most 8 MiB)`,
       middleware: [auth, upload] as const,
-      request: { params: z.object({ id: pathParam('id') }), body: multipartBody('the image', {}) },
+      request: { params: uuidParams('id'), body: multipartBody('the image', {}) },
       responses: { 201: ok(Asset, 'set; the previous one is gone'), ...chatErrors(UPLOAD_ERRORS) },
     }), async (c) => {
-      const access = await groupFor(deps.db, c.req.valid('param').id, me(c).user_id);
-      if (!managesGroup(access.group, me(c).user_id, access.community_role)) throw coded(403, 'insufficient_role', 'this needs the group owner or a community admin');
-      return setAsset(c, 'group', access.group.id, access.group.community_id, kind);
+      const row = await setGroupAsset(deps, { group_id: c.req.valid('param').id, user_id: me(c).user_id, kind }, () => image(c), actorOf(c));
+      return c.json(assetView(row), 201);
     });
   }
 
   app.openapi(createRoute({
     method: 'get', path: '/api/communities/{cid}/assets', tags, summary: 'The community\'s current icon and banner (members)', middleware: [auth] as const,
-    request: { params: z.object({ cid: pathParam('cid') }) },
+    request: { params: uuidParams('cid') },
     responses: { 200: ok(z.object({ assets: z.array(Asset) }).openapi('SpaceAssets'), 'current assets'), ...chatErrors({ ...AUTH_ERRORS, 403: 'not a member', 404: 'no such community' }) },
   }), async (c) => {
     const access = await communityFor(deps.db, c.req.valid('param').cid, me(c).user_id);
@@ -161,7 +134,7 @@ export function assetRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/api/groups/{id}/assets', tags, summary: 'The group\'s current icon, banner and voice background (those who see the group)', middleware: [auth] as const,
-    request: { params: z.object({ id: pathParam('id') }) },
+    request: { params: uuidParams('id') },
     responses: { 200: ok(z.object({ assets: z.array(Asset) }), 'current assets'), ...chatErrors({ ...AUTH_ERRORS, 403: 'not a member of the community', 404: 'no such group' }) },
   }), async (c) => {
     const access = await groupFor(deps.db, c.req.valid('param').id, me(c).user_id);
@@ -192,7 +165,7 @@ export function assetRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/api/communities/{cid}/emojis', tags, summary: 'The community\'s custom emoji (gated like the images)', middleware: [auth] as const,
-    request: { params: z.object({ cid: pathParam('cid') }) },
+    request: { params: uuidParams('cid') },
     responses: { 200: ok(z.object({ emojis: z.array(Emoji) }).openapi('Emojis'), 'by name'), ...chatErrors({ ...AUTH_ERRORS, 404: 'no such community, or not for the caller' }) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
@@ -210,42 +183,20 @@ export function assetRoutes(deps: ChatDeps) {
     method: 'post', path: '/api/communities/{cid}/emojis', tags, summary: `Add a custom emoji (owners and admins; name unique, at most ${EMOJI_MAX} per community)`,
     description: 'Multipart: `name` (`^[a-z0-9_]{2,32}$`) and `file` (a raster image, at most 8 MiB).',
     middleware: [auth, upload] as const,
-    request: { params: z.object({ cid: pathParam('cid') }), body: multipartBody('the image and its name', { name: { type: 'string', pattern: EMOJI_NAME.source } }) },
+    request: { params: uuidParams('cid'), body: multipartBody('the image and its name', { name: { type: 'string', pattern: EMOJI_NAME.source } }) },
     responses: { 201: ok(Emoji, 'added'), ...chatErrors({ ...UPLOAD_ERRORS, 400: 'invalid name, not multipart, or no file part', 409: 'emoji_name_taken, emoji_limit_reached' }) },
   }), async (c) => {
-    const access = await managedCommunity(c, c.req.valid('param').cid);
-    const { file, mime, fields } = await image(c, ['name']);
-    const name = fields.name ?? '';
-    if (!EMOJI_NAME.test(name)) {
-      await deps.files.discard(file);
-      throw coded(400, 'validation_failed', 'name: 2-32 characters of a-z, 0-9 and _');
-    }
-    await deps.files.commit(file);
-    const id = randomUUID();
-    try {
-      await deps.commands.run(emojiStream(access.community.id), emojiDecider, {
-        type: 'Add', emoji_id: id, community_id: access.community.id, name, sha256: file.sha256, mime_type: mime, size: file.size, by: me(c).user_id, at: iso(),
-      }, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
-    return c.json(emojiView((await emojiById(deps.db, id))!), 201);
+    const row = await addEmoji(deps, { community_id: c.req.valid('param').cid, user_id: me(c).user_id }, () => image(c, ['name']), actorOf(c));
+    return c.json(emojiView(row), 201);
   });
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/communities/{cid}/emojis/{eid}', tags, summary: 'Remove a custom emoji (owners and admins)', middleware: [auth] as const,
-    request: { params: z.object({ cid: pathParam('cid'), eid: pathParam('eid') }) },
+    request: { params: uuidParams('cid', 'eid') },
     responses: { 204: { description: 'removed' }, ...chatErrors({ ...AUTH_ERRORS, 403: 'not an owner or admin', 404: 'no such community or emoji' }) },
   }), async (c) => {
     const { cid, eid } = c.req.valid('param');
-    const access = await managedCommunity(c, cid);
-    const row = isUuid(eid) ? await emojiById(deps.db, eid) : null;
-    if (!row || row.community_id !== access.community.id) throw coded(404, 'emoji_not_found', 'no such emoji');
-    try {
-      await deps.commands.run(emojiStream(access.community.id), emojiDecider, { type: 'Remove', emoji_id: eid, by: me(c).user_id, at: iso() }, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
+    await removeEmoji(deps, { community_id: cid, emoji_id: eid, user_id: me(c).user_id }, actorOf(c));
     return c.body(null, 204);
   });
 

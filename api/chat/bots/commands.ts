@@ -1,8 +1,9 @@
 // Bots' use cases: the slice's application layer and the only caller of the command runner for
 // the bot administration, integration, bootstrap and key registration routes. Create a bot
-// account (its username reserved like any account's), find or create an integration bot, mint a
-// token (plaintext returned once, only its SHA-256 and prefix recorded) or revoke one, join a bot
-// to a community and its public channels or remove it, delete a bot, register a bot's first keys.
+// account (its username reserved like any account's, with the bot in one log transaction where
+// the store allows), find or create an integration bot, mint a token (plaintext returned once,
+// only its SHA-256 and prefix recorded) or revoke one, join a bot to a community and its public
+// channels or remove it, delete a bot, register a bot's first keys.
 
 import type { z } from '@hono/zod-openapi';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -20,7 +21,8 @@ import { groupStream } from '../../../domain/chat/groups/events.ts';
 import { keysDecider } from '../../../domain/chat/keys/decider.ts';
 import { keysStream } from '../../../domain/chat/keys/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
+import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
+import { part, type CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import {
   botById, botByUsername, communitiesOfUser, publicSpacesOf, tokensOfBots, type BotRow, type BotTokenRow,
@@ -28,7 +30,7 @@ import {
 import { chatUserByUsername } from '../../../projections/chat/accounts.ts';
 import { communityAccess } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { reserveOrResume } from '../../shared/reservations.ts';
+import { reserveOrResume, takenError } from '../../shared/reservations.ts';
 import { checkKeys, prekeysOf } from '../accounts/accounts.ts';
 import type { OneTimePrekeyBody, SignedPrekeyBody } from '../accounts/schemas.ts';
 import { notFound } from '../access.ts';
@@ -43,16 +45,46 @@ const iso = (deps: Pick<ChatDeps, 'clock'>) => deps.clock.now().toISOString();
 /** `cb_` + 64 lowercase hex characters (256 random bits). */
 export const newBotToken = () => `cb_${randomBytes(32).toString('hex')}`;
 
+const USERNAME = 'chat_username';
+
+/**
+ * Creates a bot account, its username reserved like any account's (409 `username_taken` when it
+ * is someone's).
+ *
+ * Where the store appends several streams in one transaction (PostgreSQL), the reservation and
+ * the bot are appended together: both or neither, so a crash cannot leave the username reserved
+ * for a bot that never existed. A username already reserved goes the second way below, which
+ * answers 409 for a live account and takes over a reservation orphaned before (by the second
+ * way, or by logs written before the first).
+ *
+ * Where it cannot (EventStoreDB), and for a reserved username: reserve, then create, two appends.
+ * A bot whose creation failed after its reservation is completed under the reservation's id
+ * (api/shared/reservations.ts), so retrying a failed creation completes it.
+ */
 export async function createBot(
   deps: ChatDeps,
   input: { username: string; display_name: string; created_by: string | null; integration: string | null },
   context: CommandContext,
 ): Promise<BotRow> {
   if (await chatUserByUsername(deps.db, input.username)) throw new ApiError(409, 'username_taken', 'username is already taken');
+  const key = input.username.toLowerCase();
+  const register = (id: string) => ({ type: 'RegisterBot' as const, user_id: id, ...input, at: iso(deps) });
   try {
-    // A bot whose creation failed after its reservation is completed under its id (api/shared/reservations.ts).
-    const id = await reserveOrResume(deps.commands, { kind: 'chat_username', key: input.username.toLowerCase(), ownerId: randomUUID(), ownerStream: chatUserStream }, context);
-    await deps.commands.run(chatUserStream(id), accountDecider, { type: 'RegisterBot', user_id: id, ...input, at: iso(deps) }, context);
+    if (deps.commands.canRunTogether) {
+      const id = randomUUID();
+      try {
+        await deps.commands.runTogether([
+          part(reservationStream(USERNAME, key), reservationDecider, { type: 'Reserve', kind: USERNAME, owner_id: id }),
+          part(chatUserStream(id), accountDecider, register(id)),
+        ], context);
+        return (await botById(deps.db, id))!;
+      } catch (error) {
+        // Reserved already: by a live account (409 below), or by a creation that never made its bot (resumed below).
+        if (!(error instanceof DomainError && error.code === takenError(USERNAME).code)) throw error;
+      }
+    }
+    const id = await reserveOrResume(deps.commands, { kind: USERNAME, key, ownerId: randomUUID(), ownerStream: chatUserStream }, context);
+    await deps.commands.run(chatUserStream(id), accountDecider, register(id), context);
     return (await botById(deps.db, id))!;
   } catch (error) {
     // Taken, or created first by another attempt at this username.

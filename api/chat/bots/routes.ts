@@ -18,11 +18,11 @@ import {
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { peerAddress } from '../../shared/peer.ts';
 import { checkedByHandler } from '../../shared/route-policy.ts';
 import { OneTimePrekeyBody, SignedPrekeyBody } from '../accounts/schemas.ts';
 import { actorOf, requireBotAdmin, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import {
@@ -64,7 +64,7 @@ const MintBody = z.strictObject({
   rate_limit_per_window: z.number().int().min(1).max(100_000).nullable().optional().openapi({ description: 'requests per 10 s (default 60)' }),
 }).openapi('MintBotTokenRequest');
 
-const BotParam = z.object({ id: pathParam('id') });
+const BotParam = uuidParams('id');
 
 export function botRoutes(deps: ChatDeps) {
   const app = chatRouter();
@@ -180,7 +180,7 @@ export function botRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'post', path: '/api/admin/bots/{id}/tokens/{tid}/revoke', tags, summary: 'Revoke a bot token (admin access token only); refused from the next request on',
     middleware: [adminAuth, adminOnly] as const,
-    request: { params: z.object({ id: pathParam('id'), tid: pathParam('tid') }) },
+    request: { params: uuidParams('id', 'tid') },
     responses: { 200: ok(TokenView, 'the revoked token'), ...chatErrors({ ...ADMIN_JWT_ERRORS, 404: 'no such bot or token' }) },
   }), async (c) => {
     const { id, tid } = c.req.valid('param');
@@ -219,7 +219,7 @@ export function botRoutes(deps: ChatDeps) {
     method: 'delete', path: '/api/admin/bots/{id}/communities/{cid}', tags, summary: 'Remove a bot from a community (admin access token only)',
     description: 'The bot leaves the community\'s groups and channels too; the remaining members of each channel are told to rotate their sender keys (SenderKeyRotationRequired).',
     middleware: [adminAuth, adminOnly] as const,
-    request: { params: z.object({ id: pathParam('id'), cid: pathParam('cid') }) },
+    request: { params: uuidParams('id', 'cid') },
     responses: { 204: { description: 'removed' }, ...chatErrors({ ...ADMIN_JWT_ERRORS, 404: 'no such bot or community, or the bot is not a member' }) },
   }), async (c) => {
     const { id, cid } = c.req.valid('param');

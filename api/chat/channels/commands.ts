@@ -6,8 +6,8 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { channelDecider, dmPairKey, type ChannelCommand } from '../../../domain/chat/channels/decider.ts';
-import { channelStream } from '../../../domain/chat/channels/events.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
+import { channelStream, type ChannelEvent } from '../../../domain/chat/channels/events.ts';
+import { asDomainEvent, type CommandContext } from '../../../infra/commands.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { channelMembers, channelStanding, type ChannelStanding } from '../../../projections/chat/channels.ts';
 import { communityRoleOf, shareCommunity } from '../../../projections/chat/communities.ts';
@@ -27,6 +27,19 @@ async function channelCommand(deps: Deps, access: ChannelAccess, userId: string,
   const target = 'user_id' in command ? await communityRoleOf(deps.db, access.channel.community_id, command.user_id) : null;
   const full = { ...command, actor_id: userId, community_role: access.community_role, target_community_role: target, at: deps.clock.now().toISOString() } as ChannelCommand;
   return deps.commands.run(channelStream(access.channel.id), channelDecider, full, context);
+}
+
+/**
+ * Whether the user is a member of the channel now: the read model says whether the channel (and
+ * its group and community) is live (its access refusal thrown otherwise), and the channel's own
+ * stream, read now, whether the user is a member (the read model may lag a removal). The live
+ * socket's subscribe uses it (api/chat/ws/routes.ts).
+ */
+export async function isMemberNow(deps: Pick<ChatDeps, 'commands' | 'db'>, channelId: string, userId: string): Promise<boolean> {
+  const access = await channelFor(deps.db, channelId, userId);
+  const history = await deps.commands.store.readStream(channelStream(channelId));
+  const state = history.map((e) => asDomainEvent<ChannelEvent>(e)).reduce(channelDecider.evolve, channelDecider.initialState());
+  return access.member && state.members.has(userId);
 }
 
 /** A path's user id: 404 `user_not_found` when it is no UUID. */

@@ -12,22 +12,16 @@
 
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { randomUUID } from 'node:crypto';
-import { uploadsDecider } from '../../../domain/chat/files/decider.ts';
-import { uploadRefusalStream, uploadsStream, type UploadRefusedEvent } from '../../../domain/chat/files/events.ts';
-import { DomainError } from '../../../domain/shared/decider.ts';
-import { fileById, isBlocked, usedBytes, type FileRow } from '../../../projections/chat/files.ts';
-import { STATUS_OF } from '../../shared/http-errors.ts';
+import { usedBytes, type FileRow } from '../../../projections/chat/files.ts';
 import { ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { bodyLimit } from '../../shared/route-policy.ts';
-import { memberChannel } from '../access.ts';
-import { isUuid } from '../../shared/params.ts';
-import { actorOf, requireChatUser, type ChatEnv, type ChatPrincipal } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
+import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
+import { deleteFile, readableFile, storeUpload } from './commands.ts';
 import { blobResponses, serveBlob } from './serve.ts';
-import { coded, inlineType, receiveUpload, sniff } from './upload.ts';
+import { coded, inlineType, multipartBody, receiveUpload } from './upload.ts';
 
 const tags = ['files'];
 const MiB = 1024 * 1024;
@@ -43,41 +37,13 @@ export const fileMeta = (f: FileRow) => ({
   id: f.id, name: f.name, size: f.size, mime_type: f.mime_type, sha256: f.sha256, channel_id: f.channel_id, uploader_id: f.uploader_id, created_at: f.created_at.toISOString(),
 });
 
-/** A domain refusal as the chat body with its `code` (quota 413). */
-export function asCoded(error: unknown): unknown {
-  if (!(error instanceof DomainError)) return error;
-  const status = error.code === 'quota_exceeded' ? 413 : STATUS_OF[error.kind];
-  return coded(status, error.code, error.message, error.details);
-}
-
-type StringProperty = { type: 'string'; format?: string; pattern?: string };
-/** The OpenAPI form of a streamed multipart body: documented, never validated (or buffered) by a middleware. */
-export const multipartBody = (description: string, properties: Record<string, StringProperty>) => ({
-  required: true, description,
-  content: { 'multipart/form-data': { schema: { type: 'object' as const, properties: { file: { type: 'string', format: 'binary' } as StringProperty, ...properties }, required: ['file'] } } },
-});
-
-const fileNotFound = () => coded(404, 'file_not_found', 'no such file');
-const IdParam = z.object({ id: pathParam('id') });
+const IdParam = uuidParams('id');
 
 export function fileRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
   const { maxUploadBytes, quotaBytes } = deps.config.files;
   const me = (c: Context<ChatEnv>) => c.get('chatUser');
-
-  /** A live file the caller may read (404 otherwise, quarantined included). */
-  const readable = async (id: string, user: ChatPrincipal): Promise<FileRow> => {
-    const file = isUuid(id) ? await fileById(deps.db, id) : null;
-    if (!file || file.quarantined) throw fileNotFound();
-    if (file.uploader_id === user.user_id || !file.channel_id) return file;
-    try {
-      await memberChannel(deps.db, file.channel_id, user.user_id);
-    } catch {
-      throw fileNotFound();
-    }
-    return file;
-  };
 
   app.openapi(createRoute({
     method: 'post', path: UPLOAD_PATH, tags, summary: 'Upload a file (multipart: one file part, optional channel_id of a channel the caller is a member of)',
@@ -101,42 +67,15 @@ export function fileRoutes(deps: ChatDeps) {
         ? coded(413, 'quota_exceeded', `the upload quota of ${quotaBytes} bytes would be exceeded`, { quota_bytes: quotaBytes, used_bytes: used })
         : coded(413, 'file_too_large', `a file is at most ${maxUploadBytes} bytes`, { limit_bytes: maxUploadBytes })),
     });
-    const { file } = upload;
-    let committed = false;
-    try {
-      const channelId = upload.fields.channel_id?.trim() || null;
-      if (channelId) {
-        if (!isUuid(channelId)) throw coded(400, 'validation_failed', 'channel_id: not a UUID');
-        await memberChannel(deps.db, channelId, user.user_id);
-      }
-      if (await isBlocked(deps.db, file.sha256)) {
-        const event: UploadRefusedEvent = { type: 'FileUploadRefused', data: { user_id: user.user_id, sha256: file.sha256, name: file.name, size: file.size, channel_id: channelId, reason: 'blocked_content', at: deps.clock.now().toISOString() } };
-        await deps.commands.record(uploadRefusalStream(randomUUID()), event, actorOf(c));
-        throw coded(422, 'blocked_content', 'this content is blocked on this server');
-      }
-      const { mime } = await sniff(file.head);
-      await deps.files.commit(file);
-      committed = true;
-      const id = randomUUID();
-      try {
-        await deps.commands.run(uploadsStream(user.user_id), uploadsDecider, {
-          type: 'Upload', file_id: id, name: file.name, size: file.size, mime_type: mime, sha256: file.sha256, channel_id: channelId, uploader_id: user.user_id,
-          quota_bytes: quotaBytes, at: deps.clock.now().toISOString(),
-        }, actorOf(c));
-      } catch (error) {
-        throw asCoded(error);
-      }
-      return c.json(fileMeta((await fileById(deps.db, id))!), 201);
-    } finally {
-      if (!committed) await deps.files.discard(file);
-    }
+    const row = await storeUpload(deps, { user_id: user.user_id, upload, quota_bytes: quotaBytes }, actorOf(c));
+    return c.json(fileMeta(row), 201);
   });
 
   app.openapi(createRoute({
     method: 'get', path: '/api/files/{id}/meta', tags, summary: 'A file\'s metadata (its readers)', middleware: [auth] as const,
     request: { params: IdParam },
     responses: { 200: ok(FileMeta, 'the file'), ...chatErrors({ ...AUTH_ERRORS, 404: 'no such file, not readable by the caller, or quarantined' }) },
-  }), async (c) => c.json(fileMeta(await readable(c.req.valid('param').id, me(c))), 200));
+  }), async (c) => c.json(fileMeta(await readableFile(deps.db, c.req.valid('param').id, me(c).user_id)), 200));
 
   app.openapi(createRoute({
     method: 'get', path: '/api/files/{id}', tags, summary: 'Download a file (its readers); ETag, Range',
@@ -150,7 +89,7 @@ export function fileRoutes(deps: ChatDeps) {
       ...chatErrors({ ...AUTH_ERRORS, 404: 'no such file, not readable by the caller, or quarantined' }),
     },
   }), async (c) => {
-    const file = await readable(c.req.valid('param').id, me(c));
+    const file = await readableFile(deps.db, c.req.valid('param').id, me(c).user_id);
     return serveBlob(c, deps.files, { sha256: file.sha256, size: file.size, mime_type: file.mime_type, name: file.name, inline: inlineType(file.mime_type) }) as never;
   });
 
@@ -159,14 +98,7 @@ export function fileRoutes(deps: ChatDeps) {
     request: { params: IdParam },
     responses: { 204: { description: 'deleted' }, ...chatErrors({ ...AUTH_ERRORS, 403: 'a reader who is not the uploader', 404: 'no such file, or not readable by the caller' }) },
   }), async (c) => {
-    const user = me(c);
-    const file = await readable(c.req.valid('param').id, user);
-    if (file.uploader_id !== user.user_id) throw coded(403, 'forbidden', 'only the uploader deletes a file');
-    try {
-      await deps.commands.run(uploadsStream(user.user_id), uploadsDecider, { type: 'Delete', file_id: file.id, uploader_id: user.user_id, by: user.user_id, by_admin: false, at: deps.clock.now().toISOString() }, actorOf(c));
-    } catch (error) {
-      throw asCoded(error);
-    }
+    await deleteFile(deps, { file_id: c.req.valid('param').id, user_id: me(c).user_id }, actorOf(c));
     return c.body(null, 204);
   });
 

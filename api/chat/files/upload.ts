@@ -2,7 +2,8 @@
 // goes through SHA-256 into a temp file of the blob store; small text fields come alongside. The
 // request body is counted too: past its limit the upload stops with 413, whatever Content-Length
 // said (a declared one over the limit is refused before a byte is read, by the body-limit family).
-// Any failure (too large, malformed, aborted by the client) removes the temp file.
+// Any failure (too large, malformed, aborted by the client) removes the temp file. The OpenAPI
+// form of such a body, for the routes that take one: multipartBody.
 
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import type { Context } from 'hono';
@@ -15,6 +16,13 @@ import { ApiError } from '../../shared/http-errors.ts';
 /** An error in the chat body form carrying a machine-readable `code`. */
 export const coded = (status: ConstructorParameters<typeof ApiError>[0], code: string, message: string, extra: Record<string, unknown> = {}) =>
   new ApiError(status, code, message, { code, ...extra });
+
+type StringProperty = { type: 'string'; format?: string; pattern?: string };
+/** The OpenAPI form of a streamed multipart body: documented, never validated (or buffered) by a middleware. */
+export const multipartBody = (description: string, properties: Record<string, StringProperty>) => ({
+  required: true, description,
+  content: { 'multipart/form-data': { schema: { type: 'object' as const, properties: { file: { type: 'string', format: 'binary' } as StringProperty, ...properties }, required: ['file'] } } },
+});
 
 export interface Upload {
   file: Received & { name: string };

@@ -1,9 +1,9 @@
 // Sender keys' use case: a member uploads the distribution of their current chain. The slice's
 // application layer and the only caller of the command runner for it: membership of the
 // channel, the distribution's consistency with the caller, then the distribution sealed with
-// the server key before it reaches the log.
+// the server key before it reaches the log (and opened again for members: openDistribution).
 
-import { sealSecret } from '../../../crypto/seal.ts';
+import { openSecret, sealSecret } from '../../../crypto/seal.ts';
 import { senderKeyDecider, senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
 import { senderKeyStream } from '../../../domain/chat/sender-keys/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
@@ -13,6 +13,10 @@ import type { ChatDeps } from '../deps.ts';
 import type { DistributionWire } from './routes.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock' | 'sealKey'>;
+
+/** Opens a stored distribution (for members, and the live hub: api/chat/ws/). */
+export const openDistribution = (sealKey: Uint8Array, channelId: string, userId: string, sealed: string): DistributionWire =>
+  JSON.parse(openSecret(sealKey, sealed, senderKeySealContext(channelId, userId)));
 
 export interface Distribute {
   channel_id: string; user_id: string; chain_id: number;

@@ -6,18 +6,16 @@
 // SenderKeyRotationRequired (api/chat/ws/hub.ts).
 
 import { createRoute, z } from '@hono/zod-openapi';
-import { openSecret } from '../../../crypto/seal.ts';
-import { senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
 import { senderKeysOf } from '../../../projections/chat/sender-keys.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { wireBytes } from '../keys/bytes.ts';
-import { distributeSenderKey } from './commands.ts';
+import { distributeSenderKey, openDistribution } from './commands.ts';
 
 const tags = ['keys'];
 const u32 = z.number().int().min(0).max(0xffff_ffff);
@@ -31,14 +29,10 @@ export const Distribution = z.strictObject({
 
 export type DistributionWire = z.infer<typeof Distribution>;
 
-/** Opens a stored distribution (for members and the live hub). */
-export const openDistribution = (sealKey: Uint8Array, channelId: string, userId: string, sealed: string): DistributionWire =>
-  JSON.parse(openSecret(sealKey, sealed, senderKeySealContext(channelId, userId)));
-
 export function senderKeyRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
-  const IdParam = z.object({ id: pathParam('id') });
+  const IdParam = uuidParams('id');
 
   app.openapi(createRoute({
     method: 'post', path: '/api/channels/{id}/sender-keys', tags, summary: 'Upload the distribution of the caller\'s sender-key chain for this channel (members only)', middleware: [auth] as const,

@@ -21,13 +21,10 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../shared/http-errors.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { anyone } from '../../shared/route-policy.ts';
-import { channelDecider } from '../../../domain/chat/channels/decider.ts';
-import { channelStream, type ChannelEvent } from '../../../domain/chat/channels/events.ts';
-import { asDomainEvent } from '../../../infra/commands.ts';
-import { channelFor } from '../access.ts';
 import { isUuid } from '../../shared/params.ts';
 import { principalOfAnyToken } from '../auth.ts';
-import { openDistribution } from '../sender-keys/routes.ts';
+import { isMemberNow } from '../channels/commands.ts';
+import { openDistribution } from '../sender-keys/commands.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { SocketHub, type HubSocket } from './hub.ts';
@@ -61,18 +58,15 @@ export function wsRoutes(deps: ChatDeps) {
   const hub = new SocketHub(deps.events, deps.log, (channelId, userId, sealed) => openDistribution(deps.sealKey, channelId, userId, sealed), new PresenceTracker(deps.db, deps.log));
 
   /**
-   * Membership at subscribe: the read model says whether the channel (and its group and
-   * community) is live, and the channel's own stream, read now, whether the caller is a member
-   * (the read model may lag a removal the hub has not seen yet). A removal appended after this
-   * read reaches the hub in log order and drops the subscription.
+   * Membership at subscribe (isMemberNow: the read model for a live channel, the channel's own
+   * stream, read now, for the membership, as the read model may lag a removal the hub has not
+   * seen yet). A removal appended after this read reaches the hub in log order and drops the
+   * subscription.
    */
   async function subscribe(member: HubSocket, channelId: unknown): Promise<Record<string, unknown>> {
     if (typeof channelId !== 'string' || !isUuid(channelId)) return { type: 'Error', error: 'channel_id must be a channel UUID', code: 'not_found', channel_id: channelId ?? null };
     try {
-      const access = await channelFor(deps.db, channelId, member.user_id);
-      const history = await deps.commands.store.readStream(channelStream(channelId));
-      const state = history.map((e) => asDomainEvent<ChannelEvent>(e)).reduce(channelDecider.evolve, channelDecider.initialState());
-      if (!access.member || !state.members.has(member.user_id)) return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
+      if (!(await isMemberNow(deps, channelId, member.user_id))) return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
     } catch (error) {
       if (error instanceof ApiError || error instanceof DomainError) return { type: 'Error', error: 'no such channel', code: 'not_found', channel_id: channelId };
       throw error;

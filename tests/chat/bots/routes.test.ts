@@ -2,6 +2,7 @@
 // bot:provision token, scopes, per-token rate limits with their headers, expiry, revocation,
 // last use, the cockpit, and a bot taking part as a member (keys, bundles, sender keys, posts).
 
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearer, clientKeys, expectError, wire, type ChatAccount } from '../../support/chat.ts';
@@ -211,6 +212,25 @@ test('delete (admin JWT only): the bot\'s tokens stop at once; removal from a co
 test('bootstrap answers 404 when no secret is configured', async ({ s, sp }) => {
   await s.restart({ CHATSVC_BOOTSTRAP_SECRET: undefined });
   expectError(await http(`${sp.base}/api/admin/bots/bootstrap-token`, { method: 'POST', headers: { 'x-provision-bootstrap-secret': SECRET } }), 404);
+});
+
+test('creating a bot: its username reservation and the bot in one log transaction where the store allows; an orphaned reservation is taken over', async (ctx) => {
+  const { s, sp } = ctx;
+  const bot = (await sp.ok(ctx.admin, 'POST', '/api/admin/bots', { username: 'together_bot' }, 201));
+  const reservation = await s.platform.store.readStream('chat_username_reservation-together_bot');
+  assert.equal(reservation.map((e) => e.data.owner_id), [bot.id]);
+  if (s.platform.commands.canRunTogether) {
+    const { rows } = await s.db.pool.query(
+      'SELECT DISTINCT transaction_id::text FROM events WHERE stream_id = ANY($1::text[])', [['chat_username_reservation-together_bot', `chat_user-${bot.id}`]]);
+    assert.is(rows.length, 1, 'one transaction');
+  }
+  // A reservation whose bot was never created (a creation that stopped half way, or a log written before): the next creation completes it under its id.
+  const orphan = randomUUID();
+  await s.platform.commands.record('chat_username_reservation-orphan_bot', { type: 'UniqueValueReserved', data: { kind: 'chat_username', owner_id: orphan } },
+    { actor: { kind: 'system', id: 'test' }, correlationId: null }, { expected: 'no_stream' });
+  const resumed = await sp.ok(ctx.admin, 'POST', '/api/admin/bots', { username: 'orphan_bot' }, 201);
+  assert.is(resumed.id, orphan);
+  expectError(await sp.call(ctx.admin, 'POST', '/api/admin/bots', { username: 'orphan_bot' }), 409);
 });
 
 test.run();
