@@ -11,7 +11,7 @@ import { actorOf, principalUser, requireKey } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { ChatReply, PrivateChatBody } from '../agent-chat/schemas.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
-import { AgentIdParam } from './schemas.ts';
+import { AgentUuidParam } from './schemas.ts';
 import { chatWithAgent } from './commands.ts';
 
 const AgentChatReply = ChatReply.omit({ visitor_token: true }).openapi('AgentChatReply');
@@ -21,7 +21,7 @@ export function agentChatTurnRoutes(deps: OrchDeps) {
   app.openapi(createRoute({
     method: 'post', path: '/api/v1/agents/{id}/chat', tags: ['agents'], summary: 'Chat with a spawned agent (through the chat pipeline)',
     middleware: [requireKey()] as const,
-    request: { params: AgentIdParam, body: jsonBody(PrivateChatBody.omit({ visitor_id: true })) },
+    request: { params: AgentUuidParam, body: jsonBody(PrivateChatBody.omit({ visitor_id: true })) },
     responses: {
       200: ok(AgentChatReply, 'the reply, its tokens and cost; the cost is added to the agent\'s total_cost_usd'),
       ...orchErrors({

@@ -5,7 +5,6 @@
 // stopped or killed agent can no longer act.
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { agentDecider, agentNotFound, isEnded, templateOfRole, type AgentCommand } from '../../../domain/orchestration/agents/decider.ts';
 import { agentStream, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/events.ts';
 import { agentSystemPrompt } from '../../../domain/orchestration/agents/templates.ts';
@@ -17,9 +16,10 @@ import { agentById, type AgentRow } from '../../../projections/orchestration/age
 import { projectById } from '../../../projections/orchestration/projects.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { OrchDeps } from '../deps.ts';
 import { roleOf, type SignedIn } from '../auth/guards.ts';
-import { runTurn, type PipelineDeps, type TurnResult } from '../agent-chat/pipeline.ts';
+import { runTurn, type PipelineDeps, type TurnResult } from '../agent-chat/commands.ts';
 import { badReference } from '../tasks/commands.ts';
 import { createAccount, refuseRotationAttempt, rotateKey, type RotationAttempt } from '../users/commands.ts';
 
@@ -33,8 +33,9 @@ export function agentView(a: AgentRow) {
   };
 }
 
+/** The agent a request names: 404 `agent_not_found` (also a malformed id: the runner's report route takes any value). */
 export async function findAgent(deps: Pick<OrchDeps, 'db'>, id: string): Promise<AgentRow> {
-  const agent = z.uuid().safeParse(id).success ? await agentById(deps.db, id) : null;
+  const agent = isUuid(id) ? await agentById(deps.db, id) : null;
   if (!agent) throw agentNotFound();
   return agent;
 }
