@@ -13,7 +13,8 @@ import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userNotFound } from '../../
 import { registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
 import { sessionDecider } from '../../../domain/orchestration/users/session.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
-import type { CommandContext } from '../../../infra/commands.ts';
+import { part, type CommandContext, type TogetherPart } from '../../../infra/commands.ts';
+import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { reserveOrResume, takenError } from '../../shared/reservations.ts';
 import { localPasswordAccountExists, userByEmail, userById, userByUsername, type UserRow } from '../../../projections/orchestration/users.ts';
@@ -33,36 +34,70 @@ export interface NewAccount {
 
 const iso = (deps: AccountDeps) => deps.clock.now().toISOString();
 
+const normalised = (value: string) => value.trim().toLowerCase();
+/** Usernames compare as typed (trimmed, lower-cased); emails are personal data, so their streams are named by a hash. */
+const reservationKey = (kind: 'username' | 'email', value: string) => (kind === 'email' ? hashToken(normalised(value)) : normalised(value));
+
 /**
- * Usernames compare as typed (trimmed, lower-cased); emails are personal data, so their streams
- * are named by a hash. The id to create the user under: `ownerId`, or that of a reservation whose
+ * Reserve the value; the id to create the user under: `ownerId`, or that of a reservation whose
  * user was never created (a creation that failed half way; api/shared/reservations.ts).
  */
 async function reserve(deps: AccountDeps, kind: 'username' | 'email', value: string, ownerId: string, context: CommandContext): Promise<string> {
-  const normal = value.trim().toLowerCase();
-  return reserveOrResume(deps.commands, { kind, key: kind === 'email' ? hashToken(normal) : normal, ownerId, ownerStream: userStream }, context);
+  return reserveOrResume(deps.commands, { kind, key: reservationKey(kind, value), ownerId, ownerStream: userStream }, context);
 }
 
-/** Create an account with a fresh API key; the key is returned once, here. */
+const isTaken = (error: unknown) => error instanceof DomainError && (error.code === takenError('username').code || error.code === takenError('email').code);
+
+/**
+ * Create an account with a fresh API key; the key is returned once, here. `claim` is a further
+ * stream's command the creation needs (first-run registration's claim), appended with it.
+ *
+ * Where the store appends several streams in one transaction (PostgreSQL), the username and
+ * e-mail reservations, the claim and the user are appended together: all or nothing. A value
+ * already reserved goes the second way below, which answers 409 for a live account and takes
+ * over a reservation orphaned before.
+ *
+ * Where it cannot (EventStoreDB), and for a reserved value: reserve, claim, then create, one
+ * append after the other. A creation that failed after its reservations is completed under the
+ * reservations' id by the next creation of the same username.
+ */
 export async function createAccount(
   deps: AccountDeps,
   input: NewAccount,
   context: CommandContext,
-  beforeCreate: (userId: string) => Promise<void> = async () => {},
+  claim?: (userId: string) => TogetherPart,
   newUserId: string = randomUUID(),
 ): Promise<{ user: UserRow; apiKey: string }> {
+  const apiKey = newApiKey();
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  const create = (userId: string) => part(userStream(userId), userDecider, {
+    type: 'CreateUser', user_id: userId, username: input.username, email: input.email, role: input.role,
+    auth_source: input.auth_source, principal_type: input.principal_type, key: keyMaterial(deps.sealKey, userId, apiKey),
+    password_hash: passwordHash, by: context.actor.id, at: iso(deps),
+  });
+  if (deps.commands.canRunTogether) {
+    const reservation = (kind: 'username' | 'email', value: string) =>
+      part(reservationStream(kind, reservationKey(kind, value)), reservationDecider, { type: 'Reserve', kind, owner_id: newUserId });
+    try {
+      await deps.commands.runTogether([
+        reservation('username', input.username), reservation('email', input.email), ...(claim ? [claim(newUserId)] : []), create(newUserId),
+      ], context);
+      return { user: (await userById(deps.db, newUserId))!, apiKey };
+    } catch (error) {
+      if (!isTaken(error)) throw error;
+    }
+  }
   // A creation that failed after its reservations is completed under its id (same username).
   const userId = await reserve(deps, 'username', input.username, newUserId, context);
   // Reserved by another creation that never finished (under another username): still taken.
   if ((await reserve(deps, 'email', input.email, userId, context)) !== userId) throw takenError('email');
-  await beforeCreate(userId);
-  const apiKey = newApiKey();
+  if (claim) {
+    const { stream, decider, command } = claim(userId);
+    await deps.commands.run(stream, decider, command, context);
+  }
+  const user = create(userId);
   try {
-    await deps.commands.run(userStream(userId), userDecider, {
-      type: 'CreateUser', user_id: userId, username: input.username, email: input.email, role: input.role,
-      auth_source: input.auth_source, principal_type: input.principal_type, key: keyMaterial(deps.sealKey, userId, apiKey),
-      password_hash: input.password ? await hashPassword(input.password) : null, by: context.actor.id, at: iso(deps),
-    }, context);
+    await deps.commands.run(user.stream, user.decider, user.command, context);
   } catch (error) {
     // Another attempt at this username created the user first.
     if (error instanceof DomainError && error.code === 'user_exists') throw takenError('username');
@@ -74,9 +109,8 @@ export async function createAccount(
 /** First-run registration: only while no local password account exists (the claim stream settles races). */
 export async function register(deps: AccountDeps, input: { username: string; email: string; password: string }, context: CommandContext): Promise<UserRow> {
   if (await localPasswordAccountExists(deps.db)) throw registrationClosed();
-  const { user } = await createAccount(deps, { ...input, role: 'admin', auth_source: 'local' }, context, async (userId) => {
-    await deps.commands.run(REGISTRATION_STREAM, registrationDecider, { type: 'ClaimLocalRegistration', user_id: userId }, context);
-  });
+  const { user } = await createAccount(deps, { ...input, role: 'admin', auth_source: 'local' }, context,
+    (userId) => part(REGISTRATION_STREAM, registrationDecider, { type: 'ClaimLocalRegistration', user_id: userId }));
   return user;
 }
 
