@@ -6,7 +6,7 @@ import type { EventStore } from '../../infra/eventstore/port.ts';
 import type { ServiceDeps } from '../shared/deps.ts';
 import type { SessionLookup } from './session-cache.ts';
 import type { BotTokenLookup } from './bot-cache.ts';
-import type { ServiceUpdates } from '../shared/updates.ts';
+import type { ServiceUpdates } from '../shared/updates/commands.ts';
 import type { FilesystemBlobStore } from '../../infra/files/store.ts';
 import type { Vapid } from '../../infra/push/web-push.ts';
 

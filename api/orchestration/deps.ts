@@ -14,7 +14,7 @@ import type { RateLimiter } from '../../infra/rate-limit/index.ts';
 import type { PrincipalLookup } from './auth/principal-cache.ts';
 import type { ProfileLookup } from './profiles/profile-cache.ts';
 import type { MaintenanceView } from '../../infra/updates/write-gate.ts';
-import type { ServiceUpdates } from '../shared/updates.ts';
+import type { ServiceUpdates } from '../shared/updates/commands.ts';
 import type { ChatsvcConnector } from './chatsvc/connector.ts';
 
 export interface OrchDeps {

@@ -16,14 +16,13 @@
 //   `.../conversations/{id}/messages` (admin, the route's own check; both mirrored under
 //   /api/agent-chat/conversations... for the console's conversations page).
 //
-// Every surface runs the one pipeline (pipeline.ts).
+// Every surface runs the one pipeline (commands.ts, the slice's application layer), which also
+// decides which profiles each surface may invoke.
 
 import { createRoute, z } from '@hono/zod-openapi';
 import { cors } from 'hono/cors';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
-import { PERSONAL_ASSISTANT_SLUG, profileNotFound } from '../../../domain/orchestration/profiles/decider.ts';
 import { conversationById, conversationsOf, messagesOf, recentConversations, usageSummary, type ConversationRow } from '../../../projections/orchestration/agent-chat.ts';
-import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { anyone } from '../../shared/route-policy.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
@@ -32,7 +31,7 @@ import { actorOf, principalUser, requireAdmin, requireKey, requireSession } from
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
 import { clientKey } from './client-key.ts';
-import { runTurn, type TurnResult } from './pipeline.ts';
+import { assistantTurn, privateTurn, publicTurn, type SurfaceTurn, type TurnResult } from './commands.ts';
 import {
   ChatReply, Conversation, ConversationParam, conversationsQuery, Message, PrivateChatBody, PublicChatBody, SlugParam, UsageRow,
 } from './schemas.ts';
@@ -61,8 +60,6 @@ export const conversationView = (c: ConversationRow) => ({
   started_at: iso(c.started_at), last_message_at: iso(c.last_message_at), expires_at: iso(c.expires_at),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function agentChatRoutes(deps: OrchDeps) {
   const app = orchRouter();
   const publicChat = deps.config.publicChat;
@@ -89,16 +86,9 @@ export function agentChatRoutes(deps: OrchDeps) {
     const presented = body.visitor_token || null;
     const token = presented ?? generateToken('', 32);
     const client = clientKey(peerAddress(c), publicChat.trustedProxyHeader ? c.req.header(publicChat.trustedProxyHeader) : undefined, publicChat);
-    const result = await runTurn(deps, {
-      surface: 'public', kind: 'public',
+    const result = await publicTurn(deps, slug, {
       clientLimit: { key: `chat:client:${client}`, rule: { limit: publicChat.ratePerMin, windowMs: 60_000 } },
       caller: client,
-      profile: async () => {
-        const profile = await deps.profiles.bySlug(slug);
-        // Unknown, disabled and tier 2-3 answer alike: the tier is not revealed.
-        if (!profile || !profile.enabled || profile.security_tier !== 1) throw profileNotFound();
-        return profile;
-      },
       owner: { kind: 'visitor', id: hashToken(token) },
       visitorId: null,
       conversationId: presented ? body.conversation_id ?? null : null,
@@ -110,20 +100,15 @@ export function agentChatRoutes(deps: OrchDeps) {
     return c.json(reply(result, presented ? undefined : token), 200);
   });
 
-  const privateTurn = (c: Parameters<Parameters<typeof app.openapi>[1]>[0], kind: 'private' | 'assistant', findProfile: () => Promise<ProfileRow>,
-    body: { message: string; conversation_id?: string | null; visitor_id?: string | null }) => {
+  /** A signed-in account's turn: its conversations, its `visitor_id`. */
+  const accountTurn = (c: Parameters<Parameters<typeof app.openapi>[1]>[0],
+    body: { message: string; conversation_id?: string | null; visitor_id?: string | null }): SurfaceTurn => {
     const user = principalUser(c);
-    return runTurn(deps, {
-      surface: kind, kind, clientLimit: null, caller: `account:${user.id}`, profile: findProfile,
+    return {
+      clientLimit: null, caller: `account:${user.id}`,
       owner: { kind: 'account', id: user.id }, visitorId: body.visitor_id ?? null, conversationId: body.conversation_id ?? null,
       message: body.message, maxChars: publicChat.maxChars, context: actorOf(c), tools: deps.chatsvc.turnTools(actorOf(c)),
-    });
-  };
-
-  const enabledProfile = async (slug: string) => {
-    const profile = await deps.profiles.bySlug(slug);
-    if (!profile || !profile.enabled) throw profileNotFound();
-    return profile;
+    };
   };
 
   withWebUiMirror(app, createRoute({
@@ -137,10 +122,7 @@ export function agentChatRoutes(deps: OrchDeps) {
     },
   }), async (c) => {
     const { slug } = c.req.valid('param');
-    const result = await privateTurn(c, 'private', async () => {
-      if (slug === PERSONAL_ASSISTANT_SLUG) throw new ApiError(403, 'personal_assistant_forbidden', 'the personal assistant is reached through POST /api/assistant-user/chat with a browser session');
-      return enabledProfile(slug);
-    }, c.req.valid('json'));
+    const result = await privateTurn(deps, slug, accountTurn(c, c.req.valid('json')));
     return c.json(reply(result), 200);
   });
 
@@ -150,7 +132,7 @@ export function agentChatRoutes(deps: OrchDeps) {
     middleware: requireSession(),
     request: { body: jsonBody(PrivateChatBody) },
     responses: { 200: ok(ChatReply, 'the reply'), ...orchErrors({ ...AUTH_ERRORS, ...TURN_ERRORS, 403: 'session_required, csrf_failed' }) },
-  }), async (c) => c.json(reply(await privateTurn(c, 'assistant', () => enabledProfile(PERSONAL_ASSISTANT_SLUG), c.req.valid('json'))), 200));
+  }), async (c) => c.json(reply(await assistantTurn(deps, accountTurn(c, c.req.valid('json')))), 200));
 
   app.openapi(createRoute({
     method: 'get', path: '/api/assistant-user/conversations', tags: [...tags, 'web UI'], summary: 'The caller\'s own personal-assistant conversations, newest first',
@@ -182,7 +164,8 @@ export function agentChatRoutes(deps: OrchDeps) {
     responses: { 200: ok(z.array(Message), 'a bare array, oldest first'), ...orchErrors({ ...ADMIN_ERRORS, 404: 'conversation_not_found' }) },
   }), async (c) => {
     const { id } = c.req.valid('param');
-    if (!UUID.test(id) || !(await conversationById(deps.db, id))) throw conversationNotFound();
+    // A malformed id is the route's 404 before this (its uuid param).
+    if (!(await conversationById(deps.db, id))) throw conversationNotFound();
     const rows = await messagesOf(deps.db, id);
     return c.json(rows.map((m) => ({ ...m, created_at: iso(m.created_at) })), 200);
   });

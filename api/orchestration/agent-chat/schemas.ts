@@ -7,6 +7,7 @@
 import { z } from '@hono/zod-openapi';
 import { SLUG_PATTERN } from '../../../domain/orchestration/profiles/decider.ts';
 import { pageQuery } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 
 export const VISITOR_TOKEN_MAX_BYTES = 128;
 
@@ -73,6 +74,6 @@ export const Message = z.object({
   created_at: z.iso.datetime(),
 }).openapi('ConversationMessage');
 
-export const ConversationParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, format: 'uuid' }) });
+export const ConversationParam = uuidParams('id');
 
 export const conversationsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).pick({ limit: true });

@@ -5,19 +5,23 @@
 // stopped or killed agent can no longer act.
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { agentDecider, agentNotFound, isEnded, templateOfRole, type AgentCommand } from '../../../domain/orchestration/agents/decider.ts';
 import { agentStream, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/events.ts';
+import { agentSystemPrompt } from '../../../domain/orchestration/agents/templates.ts';
+import { DEFAULT_REPLY_MODE, PROFILE_DEFAULTS } from '../../../domain/orchestration/profiles/decider.ts';
 import { userDecider } from '../../../domain/orchestration/users/decider.ts';
 import { userStream } from '../../../domain/orchestration/users/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agentById, type AgentRow } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';
+import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { OrchDeps } from '../deps.ts';
 import { roleOf, type SignedIn } from '../auth/guards.ts';
+import { runTurn, type PipelineDeps, type TurnResult } from '../agent-chat/commands.ts';
 import { badReference } from '../tasks/commands.ts';
-import { createAccount } from '../users/commands.ts';
+import { createAccount, refuseRotationAttempt, rotateKey, type RotationAttempt } from '../users/commands.ts';
 
 type Deps = Pick<OrchDeps, 'db' | 'commands' | 'clock' | 'sealKey' | 'config'>;
 
@@ -29,8 +33,9 @@ export function agentView(a: AgentRow) {
   };
 }
 
+/** The agent a request names: 404 `agent_not_found` (also a malformed id: the runner's report route takes any value). */
 export async function findAgent(deps: Pick<OrchDeps, 'db'>, id: string): Promise<AgentRow> {
-  const agent = z.uuid().safeParse(id).success ? await agentById(deps.db, id) : null;
+  const agent = isUuid(id) ? await agentById(deps.db, id) : null;
   if (!agent) throw agentNotFound();
   return agent;
 }
@@ -95,4 +100,45 @@ export async function endAgent(deps: Deps, principal: SignedIn, id: string, type
 export async function recordAgentCost(deps: Pick<OrchDeps, 'commands' | 'clock'>, agentId: string, costCents: number, context: CommandContext): Promise<void> {
   if (costCents <= 0) return;
   await deps.commands.run(agentStream(agentId), agentDecider, { type: 'RecordCost', cost_usd: costCents / 100, at: deps.clock.now().toISOString() }, context);
+}
+
+/**
+ * Rotate an agent's credential (admin route, interactive session): refused and recorded like an
+ * account's rotation (users/commands.ts), `api_key_rotation_not_found` for an unknown agent.
+ */
+export async function rotateAgentCredential(
+  deps: Deps, attempt: RotationAttempt, context: CommandContext,
+): Promise<{ agent: AgentRow; apiKey: string; rotatedAt: string }> {
+  if (attempt.refused) return refuseRotationAttempt(deps, attempt, attempt.refused, context);
+  const agent = attempt.target_user_id ? await agentById(deps.db, attempt.target_user_id) : null;
+  if (!agent) return refuseRotationAttempt(deps, attempt, 'api_key_rotation_not_found', context);
+  const { apiKey, rotatedAt } = await rotateKey(deps, agent.id, 'admin', context);
+  return { agent, apiKey, rotatedAt };
+}
+
+/** The profile the pipeline sees for an agent: the agent's id, name, model and template prompt, the default limits. */
+function agentAsProfile(agent: AgentRow, projectName: string): ProfileRow {
+  return {
+    ...PROFILE_DEFAULTS, id: agent.id, slug: `agent-${agent.name.toLowerCase()}`, name: agent.name, model: agent.model,
+    system_prompt: agentSystemPrompt({ template: agent.template, custom_agent_md: agent.custom_agent_md, name: agent.name, role: agent.role, project_name: projectName }),
+    channel_reply_mode: DEFAULT_REPLY_MODE, integrations: {}, created_at: agent.created_at, updated_at: agent.created_at,
+  };
+}
+
+/**
+ * One chat turn of an account with a spawned agent, through the chat pipeline (the agent stands
+ * in for a profile): 404 `agent_not_found` first; the turn's cost is added to the agent's total.
+ */
+export async function chatWithAgent(
+  deps: Deps & PipelineDeps, agentId: string, userId: string, body: { message: string; conversation_id: string | null }, context: CommandContext,
+): Promise<TurnResult> {
+  const agent = await findAgent(deps, agentId);
+  const project = await projectById(deps.db, agent.project_id);
+  const result = await runTurn(deps, {
+    surface: 'private', kind: 'private', clientLimit: null, caller: `account:${userId}`, profile: async () => agentAsProfile(agent, project?.name ?? ''),
+    owner: { kind: 'account', id: userId }, visitorId: null, conversationId: body.conversation_id,
+    message: body.message, maxChars: deps.config.publicChat.maxChars, context,
+  });
+  await recordAgentCost(deps, agent.id, result.cost_cents, context);
+  return result;
 }

@@ -11,7 +11,7 @@ import { page, pageQuery } from '../../shared/pagination.ts';
 import { actorOf, principalUser, requireKey, requireRole, signedIn } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter, withWebUiMirror } from '../router.ts';
-import { Agent, AgentIdParam, AgentListQuery, AgentPage, SpawnBody } from './schemas.ts';
+import { Agent, AgentUuidParam, AgentListQuery, AgentPage, SpawnBody } from './schemas.ts';
 import { agentView, endAgent, findAgent, spawnAgent } from './commands.ts';
 
 const tags = ['agents'];
@@ -45,7 +45,7 @@ export function agentRoutes(deps: OrchDeps) {
   withWebUiMirror(app, createRoute({
     method: 'get', path: '/api/v1/agents/{id}', tags, summary: 'One agent',
     middleware: [requireKey()] as const,
-    request: { params: AgentIdParam },
+    request: { params: AgentUuidParam },
     responses: { 200: ok(Agent, 'the agent'), ...orchErrors({ ...AUTH_ERRORS, 404: 'agent_not_found' }) },
   }), async (c) => c.json(agentView(await findAgent(deps, c.req.valid('param').id)), 200));
 
@@ -54,7 +54,7 @@ export function agentRoutes(deps: OrchDeps) {
       method: 'post', path: `/api/v1/agents/{id}/${verb}`, tags, summary: `Move the agent to ${status} (its runner abandons it)`,
       description: `The project's owner, the spawner or an admin. Repeating it answers the agent as it is; an agent that already ended otherwise is 409 \`agent_ended\`.`,
       middleware: [requireKey()] as const,
-      request: { params: AgentIdParam },
+      request: { params: AgentUuidParam },
       responses: {
         200: ok(Agent, `the agent, ${status}`),
         ...orchErrors({ ...AUTH_ERRORS, 403: 'agent_authority_required', 404: 'agent_not_found', 409: 'agent_ended' }),

@@ -1,6 +1,7 @@
 // Request and response schemas of the agents slice (spec: "Agent (spawn)").
 
 import { z } from '@hono/zod-openapi';
+import { uuidParams } from '../../shared/params.ts';
 import { AGENT_NAME_PATTERN } from '../../../domain/orchestration/agents/decider.ts';
 import { AGENT_ROLES, AGENT_STATUSES, AGENT_TEMPLATES } from '../../../domain/orchestration/agents/events.ts';
 import { pageFields } from '../../shared/pagination.ts';
@@ -38,6 +39,9 @@ export const Agent = z.object({
 
 export const AgentPage = z.object({ agents: z.array(Agent), ...pageFields }).openapi('AgentPage');
 export const AgentListQuery = z.object({ project_id: z.uuid().optional() });
+/** The agent routes' id: a UUID (declareRoute answers 404 `agent_not_found` for any other value). */
+export const AgentUuidParam = uuidParams('id');
+/** Any value: the runner's report and the credential rotation answer (and record) a malformed id themselves. */
 export const AgentIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '3f1c2a8e-0000-4000-8000-000000000000' }) });
 
 export const CredentialRotation = z.object({

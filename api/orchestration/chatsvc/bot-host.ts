@@ -7,7 +7,7 @@ import type { DeviceStore } from '../../../infra/chatsvc/device-store.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
-import type { PipelineDeps, TurnTools } from '../agent-chat/pipeline.ts';
+import type { PipelineDeps, TurnTools } from '../agent-chat/commands.ts';
 import type { OrchDeps } from '../deps.ts';
 
 /** The chat pipeline's dependencies (an answer is a chat turn), plus the config and metrics. */

@@ -10,7 +10,7 @@ import type { DecryptCommit } from '../../../infra/chatsvc/device-store.ts';
 import type { IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';
 import { profileById, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import { runTurn } from '../agent-chat/pipeline.ts';
+import { runTurn } from '../agent-chat/commands.ts';
 import { restOf, type BotHost } from './bot-host.ts';
 import type { ChatMessage } from './bot-inbox.ts';
 

@@ -25,8 +25,9 @@ import type { CommandContext } from '../../../infra/commands.ts';
 import { integrationOf, type IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';
 import { profileById, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import { ApiError } from '../../shared/http-errors.ts';
-import type { TurnTools } from '../agent-chat/pipeline.ts';
+import type { TurnTools } from '../agent-chat/commands.ts';
 import type { OrchDeps } from '../deps.ts';
+import { profileNotFound } from '../profiles/commands.ts';
 import type { SocketView } from './bot.ts';
 import type { ChatsvcClients } from './clients.ts';
 import { listCommunities, provisionBot, StepFailed, type ConnectRequest } from './provision.ts';
@@ -76,7 +77,7 @@ export class ChatsvcCommands {
 
   private async profileOf(profileId: string): Promise<ProfileRow> {
     const profile = await profileById(this.deps.db, profileId);
-    if (!profile) throw new ApiError(404, 'profile_not_found', 'no such profile');
+    if (!profile) throw profileNotFound();
     return profile;
   }
 

@@ -13,7 +13,7 @@ import type { ChatsvcClient } from '../../../infra/chatsvc/client.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
-import type { TurnTools } from '../agent-chat/pipeline.ts';
+import type { TurnTools } from '../agent-chat/commands.ts';
 import type { OrchDeps } from '../deps.ts';
 import type { BotHost } from './bot-host.ts';
 import { ChatsvcClients } from './clients.ts';

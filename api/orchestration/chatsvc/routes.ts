@@ -11,6 +11,7 @@ import type { MiddlewareHandler } from 'hono';
 import { CHAT_USERNAME, instanceUrlProblem } from '../../../domain/orchestration/chatsvc/rules.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireAdmin, requireSession } from '../auth/guards.ts';
 import { adminArea } from '../auth/admin-area.ts';
 import type { OrchEnv } from '../auth/principal.ts';
@@ -24,7 +25,7 @@ const tags = ['chat-service integration'];
 const V1 = '/api/v1/agents/{profile_id}/chatsvc';
 const ADMIN = '/api/admin/agents/{profile_id}/chatsvc';
 
-const ProfileParam = z.object({ profile_id: z.string().openapi({ param: { name: 'profile_id', in: 'path' }, format: 'uuid' }) });
+const ProfileParam = uuidParams('profile_id');
 const ToolParam = ProfileParam.extend({ tool_name: z.string().openapi({ param: { name: 'tool_name', in: 'path' }, description: TOOL_NAMES.join(', ') }) });
 
 export const ConnectBody = z.strictObject({

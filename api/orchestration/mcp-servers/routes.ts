@@ -1,7 +1,7 @@
 // MCP server registrations (spec: "MCP server registration"), admin-only operator state: PUT
 // replaces the stored set with the array sent (`[]` removes all); GET shows it with `env` values
 // redacted. `env` is sealed in the log (env-seal.ts); the runner receives it in full when it claims an agent
-// (runner/routes.ts). The admin check is the routes' own, whatever ORCH_ENFORCE_ADMIN_ROLE says:
+// (runner/commands.ts). The admin check is the routes' own, whatever ORCH_ENFORCE_ADMIN_ROLE says:
 // these are commands the runner will execute.
 
 import { createRoute, z } from '@hono/zod-openapi';

@@ -13,6 +13,9 @@ import type { CommandContext } from '../../../infra/commands.ts';
 import { PROFILE_COLUMNS, profileById, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import type { OrchDeps } from '../deps.ts';
 
+/** 404 `profile_not_found`: the one not-found of a profile, for every route of the service that names one. */
+export { profileNotFound };
+
 export type ProfileDeps = Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'config'>;
 
 const iso = (deps: Pick<ProfileDeps, 'clock'>) => deps.clock.now().toISOString();

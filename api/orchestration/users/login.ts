@@ -5,10 +5,8 @@
 // after 20. With REDIS_URL set, every instance shares these counters.
 
 import { createRoute } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
-import { hashToken } from '../../../crypto/tokens.ts';
-import { userByEmail } from '../../../projections/orchestration/users.ts';
-import { ApiError, rateLimited } from '../../shared/http-errors.ts';
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../../shared/http-errors.ts';
 import { KiB } from '../../shared/body-limit.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { peerAddress } from '../../shared/peer.ts';
@@ -18,14 +16,9 @@ import type { OrchEnv } from '../auth/principal.ts';
 import { clearSessionCookies, setSessionCookies } from '../auth/session-cookies.ts';
 import type { OrchDeps } from '../deps.ts';
 import { orchErrors, orchRouter } from '../router.ts';
-import { endSession, recordSecurityEvent, register, startSession, verifyLogin } from './commands.ts';
+import { endSession, logIn, register } from './commands.ts';
 import { FlatUser, LoginBody, RegisterBody, SessionState } from './schemas.ts';
 
-const WINDOW_MS = 15 * 60 * 1000;
-export const LOGIN_LIMITS = {
-  account: { limit: 5, windowMs: WINDOW_MS },
-  address: { limit: 20, windowMs: WINDOW_MS },
-};
 
 // Sign-in bodies are small: a body over 16 KiB never reaches the password check.
 const AUTH_BODY_LIMIT = 16 * KiB;
@@ -48,14 +41,6 @@ export function loginRoutes(deps: OrchDeps) {
     if (roleOf(principal) !== 'admin') throw new ApiError(403, 'forbidden', 'admin role required');
     await next();
   }) as MiddlewareHandler<OrchEnv>;
-  const wrongCredentials = () => new ApiError(401, 'invalid_credentials', 'invalid email or password');
-
-  async function loginFailed(c: Context<OrchEnv>, userId: string | null, email: string, reason: 'bad_credentials' | 'locked' | 'rate_limited', peer: string) {
-    await recordSecurityEvent(deps, {
-      type: 'LoginFailed', data: { user_id: userId, email_hash: hashToken(email.trim().toLowerCase()), reason, peer, at: deps.clock.now().toISOString() },
-    }, actorOf(c));
-  }
-
   const app = orchRouter();
 
   app.openapi(createRoute({
@@ -78,29 +63,7 @@ export function loginRoutes(deps: OrchDeps) {
     },
   }), async (c) => {
     const { email, password } = c.req.valid('json');
-    const peer = peerAddress(c) ?? 'unknown';
-    const addressKey = `login:address:${peer}`;
-    const address = await deps.limiter.peek(addressKey, LOGIN_LIMITS.address);
-    if (!address.allowed) {
-      await loginFailed(c, null, email, 'rate_limited', peer);
-      throw rateLimited(address.retryAfterSeconds, 'too many failed logins from this address');
-    }
-    const user = await userByEmail(deps.db, email);
-    const accountKey = `login:account:${user?.id ?? hashToken(email.trim().toLowerCase())}`;
-    // A locked account answers exactly like a wrong password.
-    if (!(await deps.limiter.peek(accountKey, LOGIN_LIMITS.account)).allowed) {
-      await deps.limiter.consume(addressKey, LOGIN_LIMITS.address);
-      await loginFailed(c, user?.id ?? null, email, 'locked', peer);
-      throw wrongCredentials();
-    }
-    if (!(await verifyLogin(user, password)) || !user) {
-      await deps.limiter.consume(accountKey, LOGIN_LIMITS.account);
-      await deps.limiter.consume(addressKey, LOGIN_LIMITS.address);
-      await loginFailed(c, user?.id ?? null, email, 'bad_credentials', peer);
-      throw wrongCredentials();
-    }
-    await deps.limiter.reset(accountKey);
-    const sessionId = await startSession(deps, user, 'password', { actor: { kind: 'user', id: user.id }, correlationId: c.get('requestId') });
+    const { user, sessionId } = await logIn(deps, { email, password, peer: peerAddress(c) ?? 'unknown' }, actorOf(c));
     setSessionCookies(c, deps, sessionId);
     return c.json(flat(user), 200);
   });

@@ -1,6 +1,7 @@
 // Request and response schemas of the identity slice (`users`).
 
 import { z } from '@hono/zod-openapi';
+import { uuidParams } from '../../shared/params.ts';
 import { ROLES } from '../../../domain/orchestration/users/decider.ts';
 import { pageFields } from '../../shared/pagination.ts';
 
@@ -48,7 +49,7 @@ export const PatchAccountBody = z.strictObject({ role: z.enum(ROLES).optional(),
   .refine((b) => b.role !== undefined || b.is_active !== undefined, 'send role and/or is_active')
   .openapi('PatchAccountRequest');
 
-export const UserIdParam = z.object({ user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, format: 'uuid' }) });
+export const UserIdParam = uuidParams('user_id');
 
 export const Rotation = z.object({
   user_id: z.uuid(),

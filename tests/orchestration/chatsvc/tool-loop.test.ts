@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_ITERATIONS, runTurn, type TurnRequest } from '../../../api/orchestration/agent-chat/pipeline.ts';
+import { MAX_ITERATIONS, runTurn, type TurnRequest } from '../../../api/orchestration/agent-chat/commands.ts';
 import { modelToolSpecs } from '../../../api/orchestration/chatsvc/tools.ts';
 import { orchDeps } from '../../../main/apps.ts';
 import { profileById } from '../../../projections/orchestration/profiles.ts';

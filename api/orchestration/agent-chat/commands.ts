@@ -1,5 +1,7 @@
-// The chat pipeline: one turn of a conversation with an agent profile, in the spec's order, for
-// every chat surface (public, private, the personal assistant, later the chat-service bot):
+// The agent-chat slice's application layer (the only caller of the command runner for it): the
+// chat pipeline, one turn of a conversation with an agent profile, in the spec's order, for every
+// chat surface (public, private, the personal assistant, a spawned agent, the chat-service bot),
+// and each route's surface (publicTurn, privateTurn, assistantTurn: which profiles it may invoke).
 //
 //   per-client limit → per-profile rate_limit_rpm / rate_limit_rpd (per profile and caller)
 //   → input cap → prompt-injection check → PII scrub on input → daily cost cap → grounding
@@ -29,7 +31,9 @@ import { ModelError, type ChatMessage, type ModelCall, type ToolCall, type ToolS
 import type { RateRule } from '../../../infra/rate-limit/index.ts';
 import { conversationState, conversationWithContext, costOnDay, ownerCostOnDay } from '../../../projections/orchestration/agent-chat.ts';
 import { GROUNDING_HITS, searchKnowledge } from '../../../projections/orchestration/knowledge.ts';
+import { PERSONAL_ASSISTANT_SLUG } from '../../../domain/orchestration/profiles/decider.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
+import { profileNotFound } from '../profiles/commands.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import type { OrchDeps } from '../deps.ts';
 
@@ -307,4 +311,43 @@ async function toolLoopAudit(deps: PipelineDeps, request: TurnRequest, profile: 
       cost_cents: cost, hit_cap: loop.hit_cap, hit_max_iterations: loop.hit_max_iterations, at: deps.clock.now().toISOString(),
     },
   }, request.context);
+}
+
+/** A route's turn: the request without its surface, kind and profile, which the surface decides. */
+export type SurfaceTurn = Omit<TurnRequest, 'surface' | 'kind' | 'profile'>;
+export type ChatDeps = PipelineDeps & Pick<OrchDeps, 'profiles'>;
+
+/** An enabled profile by slug, else 404 `profile_not_found`. */
+async function enabledProfile(deps: ChatDeps, slug: string): Promise<ProfileRow> {
+  const profile = await deps.profiles.bySlug(slug);
+  if (!profile || !profile.enabled) throw profileNotFound();
+  return profile;
+}
+
+/** The public surface: enabled tier-1 profiles only; unknown, disabled and tier 2-3 answer alike (the tier is not revealed). */
+export function publicTurn(deps: ChatDeps, slug: string, request: SurfaceTurn): Promise<TurnResult> {
+  return runTurn(deps, {
+    ...request, surface: 'public', kind: 'public',
+    profile: async () => {
+      const profile = await deps.profiles.bySlug(slug);
+      if (!profile || !profile.enabled || profile.security_tier !== 1) throw profileNotFound();
+      return profile;
+    },
+  });
+}
+
+/** The private surface (key or session): any enabled profile but the personal assistant (403 `personal_assistant_forbidden`). */
+export function privateTurn(deps: ChatDeps, slug: string, request: SurfaceTurn): Promise<TurnResult> {
+  return runTurn(deps, {
+    ...request, surface: 'private', kind: 'private',
+    profile: async () => {
+      if (slug === PERSONAL_ASSISTANT_SLUG) throw new ApiError(403, 'personal_assistant_forbidden', 'the personal assistant is reached through POST /api/assistant-user/chat with a browser session');
+      return enabledProfile(deps, slug);
+    },
+  });
+}
+
+/** The personal assistant's surface (browser session). */
+export function assistantTurn(deps: ChatDeps, request: SurfaceTurn): Promise<TurnResult> {
+  return runTurn(deps, { ...request, surface: 'assistant', kind: 'assistant', profile: () => enabledProfile(deps, PERSONAL_ASSISTANT_SLUG) });
 }
