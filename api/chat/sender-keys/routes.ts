@@ -10,10 +10,10 @@ import { openSecret } from '../../../crypto/seal.ts';
 import { senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
 import { senderKeysOf } from '../../../projections/chat/sender-keys.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { wireBytes } from '../keys/bytes.ts';
@@ -38,7 +38,7 @@ export const openDistribution = (sealKey: Uint8Array, channelId: string, userId:
 export function senderKeyRoutes(deps: ChatDeps) {
   const app = chatRouter();
   const auth = requireChatUser(deps);
-  const IdParam = z.object({ id: pathParam('id') });
+  const IdParam = uuidParams('id');
 
   app.openapi(createRoute({
     method: 'post', path: '/api/channels/{id}/sender-keys', tags, summary: 'Upload the distribution of the caller\'s sender-key chain for this channel (members only)', middleware: [auth] as const,
