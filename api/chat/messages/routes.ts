@@ -4,6 +4,7 @@
 // are opaque to the server: ciphertext from E2EE clients, plaintext only from webhooks.
 
 import { createRoute, z } from '@hono/zod-openapi';
+import { clampedInt } from '../../shared/pagination.ts';
 import type { Context } from 'hono';
 import { CIPHERTEXT_MAX, FILES_PER_MESSAGE_MAX, MENTIONS_MAX } from '../../../domain/chat/messages/decider.ts';
 import {
@@ -43,8 +44,7 @@ export const messageView = (m: MessageRow) => ({
 
 const IdParam = uuidParams('id');
 const MessageParam = uuidParams('id', 'msg_id');
-const limitQuery = z.coerce.number().int().catch(PAGE_DEFAULT).transform((n) => Math.min(PAGE_MAX, Math.max(1, n))).default(PAGE_DEFAULT)
-  .openapi({ type: 'integer', description: `default ${PAGE_DEFAULT}, clamped to 1-${PAGE_MAX}` });
+const limitQuery = clampedInt({ default: PAGE_DEFAULT, max: PAGE_MAX });
 const SearchQuery = z.object({
   q: z.string().trim().max(200).optional().openapi({ description: 'full text over plaintext (webhook) messages only; ciphertext never matches it' }),
   sender: z.uuid().optional(),
