@@ -25,6 +25,7 @@ import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { ICS_TYPE, meetingsCalendar } from '../meetings/ics.ts';
 import { MEETING_ERRORS } from '../meetings/routes.ts';
+import { meetingNotFound } from '../meetings/commands.ts';
 import { createFeedToken, revokeFeedToken } from './commands.ts';
 
 const tags = ['meetings'];
@@ -52,7 +53,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
   }), async (c) => {
     const id = c.req.valid('param').file.slice(0, -4);
     const row = isUuid(id) ? await meetingById(deps.db, id) : null;
-    if (!row) throw new ApiError(404, 'meeting_not_found', 'no such meeting', { code: 'meeting_not_found' });
+    if (!row) throw meetingNotFound();
     await memberChannel(deps.db, row.channel_id, me(c));
     return ics(c, await render(row.title, [row.channel_id], row.id), `${row.id}.ics`);
   });
