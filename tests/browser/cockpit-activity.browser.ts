@@ -20,7 +20,6 @@ import * as assert from 'uvu/assert';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
-import { until as poll } from '../support/until.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
 import { axeClean, closeSuite, disallowed, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Opened, type Recorded } from './support.ts';
 
@@ -107,7 +106,12 @@ function signedInWatched(ctx: Ctx, account: Account, problems: string[] = []): P
 const cspViolations = async (page: Page) => (await page.evaluate('window.cspViolations')) as string[];
 const usd4 = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
 
-const until = (what: string, check: () => Promise<boolean>, ms = 10_000) => poll(what, check, ms, 100);
+async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await check());) {
+    assert.ok(Date.now() < deadline, what);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 async function tableRows(page: Page, id: string): Promise<string[][]> {
   return page.locator(`#${id} tbody tr`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.textContent ?? '').trim())));

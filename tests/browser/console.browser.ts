@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, launchBrowser, openPage, screenshots, submitSignIn, tabTo, until, writesWithoutCsrf, type Recorded } from './support.ts';
+import { axeClean, closeSuite, countPointerEvents, disallowed, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-admin-key-0000000000000000';
 
@@ -198,7 +198,10 @@ test('a wrong password and a locked account read the same; a 429 counts down ret
   const first = Number(/\d+/.exec((await button.textContent())!)![0]);
   // Polled from here: the page's CSP (no eval) refuses waitForFunction's string predicates.
   const seconds = async () => Number(/\d+/.exec((await page.locator('form button').textContent()) ?? '')?.[0]);
-  await until('the countdown to move', async () => (await seconds()) < first, 5000);
+  for (const deadline = Date.now() + 5000; (await seconds()) >= first;) {
+    assert.ok(Date.now() < deadline, 'the countdown did not move');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   await screenshots(page, 'sign-in-rate-limited');
   await context.close();
 });
