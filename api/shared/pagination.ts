@@ -2,6 +2,10 @@
 // carrying `total`, `limit`, `offset`. Each endpoint names its default and maximum; a value out
 // of range is clamped and an unreadable one falls back to the default (the specs drop unknown
 // query input rather than refuse it).
+//
+// The clamp is this file's, once: `clampedInt` is the query schema of any such integer (a page's
+// `limit` and `offset`, a search's `limit`, a window's `days`), and `clampInt` the same rule for a
+// number a route has read itself (to report, say, `limit_clamped`).
 
 import { z } from '@hono/zod-openapi';
 
@@ -10,12 +14,28 @@ export interface PageRule {
   maxLimit: number;
 }
 
+/** An integer with a default, clamped to min-max (min 1 unless given). */
+export interface IntRange {
+  default: number;
+  min?: number;
+  max: number;
+}
+
+/** The value clamped to the range; none (undefined or NaN) is the default. */
+export function clampInt(value: number | undefined, { default: fallback, min = 1, max }: IntRange): number {
+  return value === undefined || Number.isNaN(value) ? fallback : Math.min(max, Math.max(min, value));
+}
+
+/** A query integer: an unreadable one is the default, one out of range is clamped. */
+export function clampedInt(range: IntRange, description = `default ${range.default}, clamped to ${range.min ?? 1}-${range.max}`) {
+  return z.coerce.number().int().catch(range.default).transform((n) => clampInt(n, range)).default(range.default)
+    .openapi({ description, type: 'integer' });
+}
+
 export function pageQuery({ defaultLimit, maxLimit }: PageRule) {
   return z.object({
-    limit: z.coerce.number().int().catch(defaultLimit).transform((n) => Math.min(maxLimit, Math.max(1, n))).default(defaultLimit)
-      .openapi({ description: `default ${defaultLimit}, clamped to 1-${maxLimit}`, type: 'integer' }),
-    offset: z.coerce.number().int().catch(0).transform((n) => Math.max(0, n)).default(0)
-      .openapi({ description: 'default 0', type: 'integer' }),
+    limit: clampedInt({ default: defaultLimit, max: maxLimit }),
+    offset: clampedInt({ default: 0, min: 0, max: Infinity }, 'default 0'),
   });
 }
 

@@ -12,10 +12,10 @@ import type { Clock } from '../../infra/clock.ts';
 import type { ApplyExecutor } from '../../infra/updater/executor.ts';
 import type { Journal } from '../../infra/updater/journal.ts';
 import type { ReleaseRuntime } from '../../infra/updater/runtime.ts';
+import { isUuid } from '../shared/params.ts';
 
 export const SKEW_SECS = 300;
 const MAX_BODY_BYTES = 256 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface SidecarDeps {
   token: Uint8Array;
@@ -89,7 +89,7 @@ export function createSidecarApp(deps: SidecarDeps) {
 
   app.post('/v1/apply', async (c) => {
     const b = bodyOf(c) as Record<string, unknown> | null | undefined;
-    if (!b || typeof b !== 'object' || typeof b.apply_id !== 'string' || !UUID.test(b.apply_id) || !b.manifest || typeof b.manifest !== 'object'
+    if (!b || typeof b !== 'object' || typeof b.apply_id !== 'string' || !isUuid(b.apply_id) || !b.manifest || typeof b.manifest !== 'object'
       || typeof b.requested_by !== 'string' || typeof b.source !== 'string') {
       return c.json({ error: 'validation_failed', message: 'body: {apply_id (uuid), manifest (DSSE envelope), requested_by, source}' }, 400);
     }

@@ -7,7 +7,7 @@
 // (frozen, then `orchard updates unfreeze`), a missing requirement (delivery_incomplete), and a
 // write during maintenance (503, nothing lost).
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../../infra/db/embedded.ts';
-import { BIN, orchard } from '../support/cli.ts';
+import { orchard, startOrchard } from '../support/cli.ts';
 import { buildRelease, unpackRelease, type Release } from '../support/releases.ts';
 import { signedFetch, StaticHost, TOKEN_TEXT } from '../support/updates.ts';
 import { until } from '../support/until.ts';
@@ -42,10 +42,9 @@ interface Ctx {
 const test = suite<Ctx>('e2e: managed updates on the process runtime');
 
 async function startSidecar(ctx: Ctx, extra: Record<string, string> = {}): Promise<void> {
-  ctx.stderr = [];
-  const child = spawn(process.execPath, [BIN, 'serve', 'sidecar', '--enable-failpoints'], { env: { ...process.env, ...ctx.env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr!.on('data', (c: Buffer) => ctx.stderr.push(c.toString()));
-  ctx.sidecar = child;
+  const sidecar = startOrchard(['serve', 'sidecar', '--enable-failpoints'], { env: { ...process.env, ...ctx.env, ...extra } });
+  ctx.stderr = sidecar.stderr;
+  ctx.sidecar = sidecar.child;
   await until('the sidecar', async () => (await fetch(`${ctx.sidecarUrl}/health`)).ok, 60_000);
 }
 

@@ -7,8 +7,8 @@ import type { Context } from 'hono';
 import { bookmarksOf } from '../../../projections/chat/bookmarks.ts';
 import { pageFields, pageQuery } from '../../shared/pagination.ts';
 import { ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { Message, messageView } from '../messages/routes.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
@@ -18,7 +18,7 @@ const tags = ['bookmarks'];
 export const BOOKMARK_PAGE = { defaultLimit: 50, maxLimit: 100 };
 
 const Bookmark = z.object({ message_id: z.uuid(), channel_id: z.uuid(), bookmarked_at: z.iso.datetime(), message: Message }).openapi('Bookmark');
-const Param = z.object({ message_id: pathParam('message_id') });
+const Param = uuidParams('message_id');
 
 export function bookmarkRoutes(deps: ChatDeps) {
   const app = chatRouter();

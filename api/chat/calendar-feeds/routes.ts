@@ -18,14 +18,14 @@ import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { checkedByHandler } from '../../shared/route-policy.ts';
 import { channelFor, memberChannel } from '../access.ts';
-import { isUuid } from '../../shared/params.ts';
+import { isUuid, uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { ICS_TYPE, meetingsCalendar } from '../meetings/ics.ts';
 import { MEETING_ERRORS } from '../meetings/routes.ts';
+import { meetingNotFound } from '../meetings/commands.ts';
 import { createFeedToken, revokeFeedToken } from './commands.ts';
 
 const tags = ['meetings'];
@@ -53,14 +53,14 @@ export function meetingIcsRoutes(deps: ChatDeps) {
   }), async (c) => {
     const id = c.req.valid('param').file.slice(0, -4);
     const row = isUuid(id) ? await meetingById(deps.db, id) : null;
-    if (!row) throw new ApiError(404, 'meeting_not_found', 'no such meeting', { code: 'meeting_not_found' });
+    if (!row) throw meetingNotFound();
     await memberChannel(deps.db, row.channel_id, me(c));
     return ics(c, await render(row.title, [row.channel_id], row.id), `${row.id}.ics`);
   });
 
   app.openapi(createRoute({
     method: 'get', path: '/api/channels/{id}/meetings.ics', tags, summary: 'A channel\'s meetings as iCalendar (members; cancelled ones with STATUS:CANCELLED)', middleware: [auth] as const,
-    request: { params: z.object({ id: pathParam('id') }) },
+    request: { params: uuidParams('id') },
     responses: { ...icsResponse, ...chatErrors(CHANNEL_ERRORS) },
   }), async (c) => {
     const access = await memberChannel(deps.db, c.req.valid('param').id, me(c));
@@ -91,7 +91,7 @@ export function meetingIcsRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/calendar/feed-tokens/{id}', tags, summary: 'Revoke a feed token: its URL is 404 at once', middleware: [auth] as const,
-    request: { params: z.object({ id: pathParam('id') }) },
+    request: { params: uuidParams('id') },
     responses: { 204: { description: 'revoked' }, ...chatErrors({ ...AUTH_ERRORS, 404: 'no such live token of the caller (`feed_token_not_found`)' }) },
   }), async (c) => {
     await revokeFeedToken(deps, { token_id: c.req.valid('param').id, user_id: me(c) }, actorOf(c));

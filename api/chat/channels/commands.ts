@@ -121,7 +121,7 @@ export async function openDm(deps: Deps, input: { user_id: string; other_user_id
   const { user_id: me, other_user_id: other } = input;
   if (other === me) throw new ApiError(400, 'validation_failed', 'a DM is with someone else');
   const user = await chatUserById(deps.db, other);
-  if (!user || user.deleted_at) throw new ApiError(404, 'user_not_found', 'no such user');
+  if (!user || user.deleted_at) throw notFound('user');
   if (!(await shareCommunity(deps.db, me, other))) throw new ApiError(403, 'no_shared_community', 'a DM needs a community you share');
   if (await isBlockedBy(deps.db, me, other)) throw new ApiError(403, 'blocked', 'this user does not accept your messages');
   const id = dmChannelId(me, other);

@@ -9,9 +9,9 @@ import type { Context } from 'hono';
 import { channelMembers, channelsOf } from '../../../projections/chat/channels.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { channelFor, memberChannel, type ChannelAccess } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import {
@@ -21,8 +21,8 @@ import { Channel, channelView } from './schemas.ts';
 
 const tags = ['channels'];
 export const CHANNEL_ERRORS = { ...AUTH_ERRORS, 403: 'not a member, or the role does not allow it', 404: 'no such channel' };
-const IdParam = z.object({ id: pathParam('id') });
-const MemberParam = z.object({ id: pathParam('id'), user_id: pathParam('user_id') });
+const IdParam = uuidParams('id');
+const MemberParam = uuidParams('id', 'user_id');
 const ChannelMember = z.object({ user_id: z.uuid(), username: z.string(), display_name: z.string(), role: z.enum(['owner', 'moderator', 'member']), joined_at: z.iso.datetime() }).openapi('ChannelMember');
 /** Members named when a standalone channel is created. */
 export const STANDALONE_MEMBERS_MAX = 100;

@@ -156,7 +156,7 @@ export async function mintInvite(deps: Deps & Pick<ChatDeps, 'sealKey'>, input: 
 
 export async function revokeInvite(deps: Deps, input: CommunityRef & { invite_id: string }, context: CommandContext): Promise<void> {
   await communityFor(deps.db, input.community_id, input.user_id);
-  if (!isUuid(input.invite_id)) throw new ApiError(404, 'invite_not_found', 'no such invite');
+  if (!isUuid(input.invite_id)) throw notFound('invite');
   await communityCommand(deps, input.community_id, input.user_id, { type: 'RevokeInvite', invite_id: input.invite_id }, context);
 }
 

@@ -12,13 +12,14 @@ import { GRANTABLE_ROLES } from '../../../domain/chat/communities/roles.ts';
 import { communityInvites, type CommunityInviteRow } from '../../../projections/chat/communities.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { communityFor } from '../access.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { acceptInvite, inviteByCode, inviteSealContext, mintInvite, revokeInvite } from './commands.ts';
 import { MEMBER_ERRORS } from './routes.ts';
-import { Community, CommunityParam, communityView, InviteBody, pathParam } from './schemas.ts';
+import { Community, CommunityParam, communityView, InviteBody } from './schemas.ts';
 
 const tags = ['communities'];
 const CodeParam = z.object({ code: z.string().max(128).openapi({ param: { name: 'code', in: 'path' } }) });
@@ -69,7 +70,7 @@ export function communityInviteRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/communities/{cid}/invites/{iid}', tags, summary: 'Revoke an invite (moderator or above; a role-granting one needs a role that could mint it)', middleware: [auth] as const,
-    request: { params: z.object({ cid: pathParam('cid'), iid: pathParam('iid') }) },
+    request: { params: uuidParams('cid', 'iid') },
     responses: { 204: { description: 'revoked' }, ...chatErrors({ ...MEMBER_ERRORS, 404: 'no such community or invite' }) },
   }), async (c) => {
     const { cid, iid } = c.req.valid('param');

@@ -9,13 +9,13 @@ import { communityBans, warningsOf } from '../../../projections/chat/communities
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, jsonContent, ok } from '../../shared/openapi.ts';
 import { communityFor, notFound } from '../access.ts';
-import { isUuid } from '../../shared/params.ts';
+import { isUuid, uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { chatErrors, chatRouter } from '../router.ts';
 import { banMember, communityChannel, liftTimeout, timeoutMember, unbanMember, warnMember } from './commands.ts';
 import { MEMBER_ERRORS } from './routes.ts';
-import { CommunityParam, MemberParam, pathParam } from './schemas.ts';
+import { CommunityParam, MemberParam } from './schemas.ts';
 
 const tags = ['moderation'];
 /** A timeout lasts at most 28 days. */
@@ -23,8 +23,8 @@ export const TIMEOUT_MAX_SECS = 28 * 24 * 3600;
 
 const Ban = z.object({ user_id: z.uuid(), username: z.string(), reason: z.string().nullable(), banned_by: z.uuid(), created_at: z.iso.datetime() }).openapi('CommunityBan');
 const Warning = z.object({ id: z.uuid(), channel_id: z.uuid(), user_id: z.uuid(), reason: z.string(), warned_by: z.uuid(), created_at: z.iso.datetime() }).openapi('Warning');
-const ChannelParam = z.object({ cid: pathParam('cid'), chid: pathParam('chid') });
-const ChannelMemberParam = z.object({ cid: pathParam('cid'), chid: pathParam('chid'), uid: pathParam('uid') });
+const ChannelParam = uuidParams('cid', 'chid');
+const ChannelMemberParam = uuidParams('cid', 'chid', 'uid');
 const reason = z.string().trim().min(1).max(500);
 
 export function moderationRoutes(deps: ChatDeps) {

@@ -3,10 +3,12 @@
 import { z } from '@hono/zod-openapi';
 import { COMMUNITY_ROLES, GRANTABLE_ROLES } from '../../../domain/chat/communities/roles.ts';
 import type { CommunityRow, MemberRow } from '../../../projections/chat/communities.ts';
+import { uuidParam, uuidParams } from '../../shared/params.ts';
 
-export const pathParam = (name: string) => z.string().openapi({ param: { name, in: 'path' }, format: 'uuid' });
-export const CommunityParam = z.object({ cid: pathParam('cid') });
-export const MemberParam = z.object({ cid: pathParam('cid'), uid: pathParam('uid') });
+/** @deprecated The one UUID path parameter is `uuidParam` (api/shared/params.ts); this name stays for importers not yet moved. */
+export const pathParam = uuidParam;
+export const CommunityParam = uuidParams('cid');
+export const MemberParam = uuidParams('cid', 'uid');
 
 export const Community = z.object({
   id: z.uuid(),

@@ -14,7 +14,7 @@ import { MiB } from '../../shared/body-limit.ts';
 import { bodyLimit } from '../../shared/route-policy.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
-import { pathParam } from '../communities/schemas.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatAdmin, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
@@ -72,7 +72,7 @@ export function feedbackRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'patch', path: '/api/admin/feedback/{id}', tags: ['admin'], summary: 'Set a feedback item\'s status (records triaged_at and triaged_by)', middleware: [adminAuth, admin] as const,
-    request: { params: z.object({ id: pathParam('id') }), body: jsonBody(z.strictObject({ status: z.enum(STATUSES) }).openapi('TriageFeedbackRequest')) },
+    request: { params: uuidParams('id'), body: jsonBody(z.strictObject({ status: z.enum(STATUSES) }).openapi('TriageFeedbackRequest')) },
     responses: { 200: ok(Feedback, 'the item'), ...chatErrors({ ...AUTH_ERRORS, 400: 'validation error', 403: 'instance admin or owner required', 404: 'no such feedback', 413: 'body too large' }) },
   }), async (c) => {
     const row = await triageFeedback(deps, { feedback_id: c.req.valid('param').id, user_id: c.get('chatUser').user_id, status: c.req.valid('json').status }, actorOf(c));
@@ -81,7 +81,7 @@ export function feedbackRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/api/admin/feedback/{id}/screenshot', tags: ['admin'], summary: 'A feedback item\'s screenshot: the stored bytes with their original MIME type', middleware: [adminAuth, admin] as const,
-    request: { params: z.object({ id: pathParam('id') }) },
+    request: { params: uuidParams('id') },
     responses: {
       200: { description: 'the image', content: Object.fromEntries(MIME_TYPES.map((m) => [m, { schema: z.string().openapi({ format: 'binary' }) }])) },
       ...chatErrors({ ...AUTH_ERRORS, 403: 'instance admin or owner required', 404: 'no such feedback, or it has no screenshot' }),

@@ -5,6 +5,7 @@
 // Unconfigured: 503 `feature_disabled` naming the feature and the variable (after the 401).
 
 import { createRoute, z } from '@hono/zod-openapi';
+import { clampedInt, clampInt } from '../../shared/pagination.ts';
 import type { ChatGifConfig } from '../../../infra/config.ts';
 import { ok } from '../../shared/openapi.ts';
 import { requireChatUser } from '../auth.ts';
@@ -21,8 +22,7 @@ const Gif = z.object({ id: z.string(), title: z.string(), url: z.string(), previ
 const GifPage = z.object({ results: z.array(Gif), next: z.string().nullable().openapi({ description: 'pass as `pos` for the next page; null at the end' }) }).openapi('GifPage');
 type Page = z.infer<typeof GifPage>;
 
-const limitQuery = z.coerce.number().int().catch(LIMIT_DEFAULT).transform((n) => Math.min(LIMIT_MAX, Math.max(1, n))).default(LIMIT_DEFAULT)
-  .openapi({ type: 'integer', description: `default ${LIMIT_DEFAULT}, clamped to 1-${LIMIT_MAX}` });
+const limitQuery = clampedInt({ default: LIMIT_DEFAULT, max: LIMIT_MAX });
 const posQuery = z.string().max(200).optional().openapi({ description: 'the `next` of the previous page' });
 
 const num = (v: unknown) => (Number.isFinite(Number(v)) ? Math.round(Number(v)) : 0);
@@ -57,7 +57,7 @@ async function ask(config: ChatGifConfig, kind: 'search' | 'trending', q: string
   let url: URL;
   let offset = 0;
   if (config.api === 'giphy') {
-    offset = Math.max(0, Math.min(4999, Number.parseInt(pos ?? '0', 10) || 0));
+    offset = clampInt(Number.parseInt(pos ?? '0', 10), { default: 0, min: 0, max: 4999 });
     url = new URL(`${config.url}/v1/gifs/${kind}`);
     url.searchParams.set('api_key', config.key);
     if (kind === 'search') url.searchParams.set('q', q);

@@ -12,10 +12,10 @@ import { CHANNEL_KINDS } from '../../../domain/chat/channels/events.ts';
 import { groupChannels } from '../../../projections/chat/channels.ts';
 import { communityGroups, discoverGroups, groupInvites, groupMembers, groupsOf, type GroupInviteRow, type GroupRow } from '../../../projections/chat/groups.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { communityFor, groupFor } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { Channel, channelView } from '../channels/schemas.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import {
@@ -25,7 +25,7 @@ import {
 
 const tags = ['groups'];
 const GROUP_ERRORS = { ...AUTH_ERRORS, 403: 'not allowed for the caller\'s role', 404: 'no such group (or a private one the caller is not in)' };
-const IdParam = z.object({ id: pathParam('id') });
+const IdParam = uuidParams('id');
 const accent = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'accent_color: #rrggbb');
 
 const Group = z.object({
@@ -76,7 +76,7 @@ export function groupRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/api/communities/{cid}/groups', tags, summary: 'The community\'s groups the caller can see (public ones and their own; all for admins)', middleware: [auth] as const,
-    request: { params: z.object({ cid: pathParam('cid') }) },
+    request: { params: uuidParams('cid') },
     responses: { 200: ok(z.object({ groups: z.array(Group) }).openapi('CommunityGroups'), 'oldest first'), ...chatErrors({ ...AUTH_ERRORS, 403: 'not a member of the community', 404: 'no such community' }) },
   }), async (c) => {
     const { cid } = c.req.valid('param');
@@ -167,7 +167,7 @@ export function groupRoutes(deps: ChatDeps) {
     return c.json(channelView(channel.channel, channel.role), 201);
   });
 
-  const GroupChannelParam = z.object({ id: pathParam('id'), cid: pathParam('cid') });
+  const GroupChannelParam = uuidParams('id', 'cid');
 
   app.openapi(createRoute({
     method: 'patch', path: '/api/groups/{id}/channels/{cid}', tags, summary: 'Change a group channel\'s name, description or topic (group owner or community admin)', middleware: [auth] as const,

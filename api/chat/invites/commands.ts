@@ -8,7 +8,7 @@ import { inviteDecider } from '../../../domain/chat/invites/decider.ts';
 import { inviteStream } from '../../../domain/chat/invites/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { inviteById, type InviteRow } from '../../../projections/chat/invites.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { notFound } from '../access.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
@@ -29,6 +29,6 @@ export async function createInvite(deps: Deps, input: { user_id: string; expires
 /** Revokes an invite (404 `invite_not_found` otherwise). */
 export async function revokeInvite(deps: Deps, input: { invite_id: string; user_id: string }, context: CommandContext): Promise<void> {
   const invite = await inviteById(deps.db, input.invite_id);
-  if (!invite) throw new ApiError(404, 'invite_not_found', 'no such invite');
+  if (!invite) throw notFound('invite');
   await deps.commands.run(inviteStream(invite.id), inviteDecider, { type: 'Revoke', by: input.user_id, at: deps.clock.now().toISOString() }, context);
 }

@@ -5,6 +5,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { listInvites, type InviteRow } from '../../../projections/chat/invites.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatAdmin, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
@@ -55,7 +56,7 @@ export function inviteRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/admin/invites/{id}', tags, summary: 'Revoke an invite', middleware: [auth, admin] as const,
-    request: { params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, format: 'uuid' }) }) },
+    request: { params: uuidParams('id') },
     responses: { 204: { description: 'revoked (or already used)' }, ...chatErrors({ ...ADMIN_ERRORS, 404: 'no such invite' }) },
   }), async (c) => {
     await revokeInvite(deps, { invite_id: c.req.valid('param').id, user_id: c.get('chatUser').user_id }, actorOf(c));

@@ -21,12 +21,15 @@ export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
 type MeetingCommand = Parameters<typeof meetingDecider.decide>[0];
 
 /** The caller: their id and whether they are an instance admin (or owner). */
+/** 404 `meeting_not_found`: no meeting by that id, or one the caller may not see. */
+export const meetingNotFound = () => new ApiError(404, 'meeting_not_found', 'no such meeting', { code: 'meeting_not_found' });
+
 export interface Caller { user_id: string; instance_admin: boolean }
 
 /** The meeting, for a member of its channel (404 `meeting_not_found`, then 403); and whether the caller may change it. Reads use it too. */
 export async function readableMeeting(db: Pool, id: string, caller: Caller): Promise<{ row: MeetingRow; allowed: boolean }> {
   const row = isUuid(id) ? await meetingById(db, id) : null;
-  if (!row) throw new ApiError(404, 'meeting_not_found', 'no such meeting', { code: 'meeting_not_found' });
+  if (!row) throw meetingNotFound();
   const access = await memberChannel(db, row.channel_id, caller.user_id);
   return { row, allowed: caller.instance_admin || row.creator_id === caller.user_id || access.rank >= MANAGER };
 }

@@ -13,10 +13,10 @@ import { occurrencesIn } from '../../../domain/chat/meetings/occurrences.ts';
 import { meetingExceptions, meetingRsvps, meetingsOfChannels, scheduleOf, type MeetingRow } from '../../../projections/chat/meetings.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParam, uuidParams } from '../../shared/params.ts';
 import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { cancelMeeting, cancelOccurrence, readableMeeting, rsvpMeeting, scheduleMeeting, updateMeeting, type Caller } from './commands.ts';
@@ -27,7 +27,7 @@ const DAY_MS = 86_400_000;
 export const RANGE_MAX_DAYS = 366;
 const DEFAULT_RANGE_DAYS = 30;
 
-const IdParam = z.object({ id: pathParam('id') });
+const IdParam = uuidParams('id');
 export const MEETING_ERRORS = { ...AUTH_ERRORS, 403: 'not a member of the meeting\'s channel', 404: 'no such meeting (`meeting_not_found`)' };
 const WRITE_ERRORS = { ...MEETING_ERRORS, 403: 'neither the creator, a channel moderator nor an instance admin (`insufficient_role`), or not a member', 409: 'the meeting is cancelled (`meeting_cancelled`)' };
 
@@ -132,7 +132,7 @@ export function meetingRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'delete', path: '/api/meetings/{id}/occurrences/{occurrence_id}', tags, summary: 'Cancel one occurrence (an EXDATE in calendars)', middleware: [auth] as const,
     // An occurrence id is its original start (`20260105T090000Z`), not a UUID.
-    request: { params: z.object({ id: pathParam('id'), occurrence_id: z.string().max(32).openapi({ param: { name: 'occurrence_id', in: 'path' }, description: 'the occurrence\'s original start, as in the meeting\'s occurrences' }) }) },
+    request: { params: z.object({ id: uuidParam('id'), occurrence_id: z.string().max(32).openapi({ param: { name: 'occurrence_id', in: 'path' }, description: 'the occurrence\'s original start, as in the meeting\'s occurrences' }) }) },
     responses: { 204: { description: 'cancelled' }, ...chatErrors({ ...WRITE_ERRORS, 404: 'no such meeting or occurrence', 409: 'the meeting or occurrence is cancelled already' }) },
   }), async (c) => {
     const p = c.req.valid('param');

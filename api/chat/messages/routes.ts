@@ -4,16 +4,17 @@
 // are opaque to the server: ciphertext from E2EE clients, plaintext only from webhooks.
 
 import { createRoute, z } from '@hono/zod-openapi';
+import { clampedInt } from '../../shared/pagination.ts';
 import type { Context } from 'hono';
 import { CIPHERTEXT_MAX, FILES_PER_MESSAGE_MAX, MENTIONS_MAX } from '../../../domain/chat/messages/decider.ts';
 import {
   messagesPage, messageVersions, pinnedMessages, readCursors, searchMessages, threadReplies, unreadCounts, type MessageRow,
 } from '../../../projections/chat/messages.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { memberChannel, notFound } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { channelMessage, deleteMessage, editMessage, moveReadCursor, pinMessage, postMessage, unpinMessage } from './commands.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
@@ -41,10 +42,9 @@ export const messageView = (m: MessageRow) => ({
   scheduled_for: m.scheduled_for?.toISOString() ?? null,
 });
 
-const IdParam = z.object({ id: pathParam('id') });
-const MessageParam = z.object({ id: pathParam('id'), msg_id: pathParam('msg_id') });
-const limitQuery = z.coerce.number().int().catch(PAGE_DEFAULT).transform((n) => Math.min(PAGE_MAX, Math.max(1, n))).default(PAGE_DEFAULT)
-  .openapi({ type: 'integer', description: `default ${PAGE_DEFAULT}, clamped to 1-${PAGE_MAX}` });
+const IdParam = uuidParams('id');
+const MessageParam = uuidParams('id', 'msg_id');
+const limitQuery = clampedInt({ default: PAGE_DEFAULT, max: PAGE_MAX });
 const SearchQuery = z.object({
   q: z.string().trim().max(200).optional().openapi({ description: 'full text over plaintext (webhook) messages only; ciphertext never matches it' }),
   sender: z.uuid().optional(),

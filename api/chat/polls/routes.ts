@@ -7,10 +7,10 @@ import type { Context } from 'hono';
 import { OPTION_TEXT_MAX, OPTIONS_MAX, OPTIONS_MIN, QUESTION_MAX } from '../../../domain/chat/polls/decider.ts';
 import { channelPolls, pollVotes, type PollRow, type PollVoteRow } from '../../../projections/chat/polls.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { memberChannel } from '../access.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
 import { CHANNEL_ERRORS } from '../channels/routes.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { closePoll, createPoll, pollOf, pollWithVotes, votePoll, type PollWithVotes } from './commands.ts';
@@ -46,7 +46,7 @@ export function pollView(p: PollRow, votes: PollVoteRow[], userId: string, now: 
   };
 }
 
-const IdParam = z.object({ id: pathParam('id') });
+const IdParam = uuidParams('id');
 const POLL_ERRORS = { ...AUTH_ERRORS, 403: 'not a member of the poll\'s channel', 404: 'no such poll (`poll_not_found`)' };
 
 export function pollRoutes(deps: ChatDeps) {

@@ -7,8 +7,8 @@ import type { Context } from 'hono';
 import { CIPHERTEXT_MAX } from '../../../domain/chat/messages/decider.ts';
 import { scheduledOf, type ScheduledRow } from '../../../projections/chat/scheduled.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { cancelScheduled, editScheduled, scheduleMessage } from './commands.ts';
@@ -38,7 +38,7 @@ const content = {
   file_ids: z.array(z.string().min(1).max(128)).max(FILE_IDS_MAX).optional().openapi({ description: 'files to attach, carried into the delivered message' }),
 };
 
-const IdParam = z.object({ id: pathParam('id') });
+const IdParam = uuidParams('id');
 
 export function scheduledRoutes(deps: ChatDeps) {
   const app = chatRouter();

@@ -5,6 +5,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { liveSessionsOf } from '../../../projections/chat/sessions.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
@@ -20,7 +21,7 @@ const SessionView = z.object({
   current: z.boolean(),
 }).openapi('ChatSession');
 
-const SessionIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, format: 'uuid' }) });
+const SessionIdParam = uuidParams('id');
 
 export function sessionRoutes(deps: ChatDeps) {
   const app = chatRouter();

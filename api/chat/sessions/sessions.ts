@@ -9,6 +9,7 @@ import { chatSessionDecider, invalidRefreshToken } from '../../../domain/chat/se
 import { chatSessionStream, type RevokeReason, type SessionOrigin } from '../../../domain/chat/sessions/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { liveSessionsOf, sessionPrincipal } from '../../../projections/chat/sessions.ts';
+import { isUuid } from '../../shared/params.ts';
 import { issueAccessToken } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 
@@ -20,7 +21,6 @@ export interface TokenPair {
 }
 
 const iso = (deps: Pick<ChatDeps, 'clock'>) => deps.clock.now().toISOString();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function startSession(
   deps: SessionDeps,
@@ -48,7 +48,7 @@ export class RefreshReuseError extends Error {
 /** A new pair for a live refresh token; a reused one revokes its session (RefreshReuseError). */
 export async function rotateRefreshToken(deps: SessionDeps, presented: string, context: CommandContext): Promise<TokenPair> {
   const sessionId = presented.split('.')[0] ?? '';
-  if (!UUID.test(sessionId)) throw invalidRefreshToken();
+  if (!isUuid(sessionId)) throw invalidRefreshToken();
   const next = `${sessionId}.${randomId(32)}`;
   const { events, state } = await deps.commands.run(chatSessionStream(sessionId), chatSessionDecider, {
     type: 'Refresh', presented_hash: hashToken(presented), new_hash: hashToken(next), at: iso(deps),

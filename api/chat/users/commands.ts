@@ -8,13 +8,13 @@ import { blocksStream, reportStream, type ReportEvent } from '../../../domain/ch
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { chatUserById, type ChatUserRow } from '../../../projections/chat/accounts.ts';
-import { ApiError } from '../../shared/http-errors.ts';
+import { notFound } from '../access.ts';
 import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
 
 /** 404 `user_not_found`; the profile read uses it too. */
-export const userNotFound = () => new ApiError(404, 'user_not_found', 'no such user');
+export const userNotFound = () => notFound('user');
 
 /** A live account anyone may name (blocking and reporting need no visibility: one must be able to block a stranger who writes). */
 async function liveUser(db: Pool, id: string): Promise<ChatUserRow> {

@@ -7,6 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { ChatUserRow } from '../../../projections/chat/accounts.ts';
 import { blockedBy, searchUsers, visibleUser } from '../../../projections/chat/users.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatPrincipal } from '../auth.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
@@ -31,7 +32,7 @@ export const publicView = (u: ChatUserRow) => ({
   is_bot: u.is_bot, created_at: u.created_at.toISOString(),
 });
 
-const UserIdParam = z.object({ user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, format: 'uuid' }) });
+const UserIdParam = uuidParams('user_id');
 const viewer = (p: ChatPrincipal) => ({ user_id: p.user_id, is_owner: p.is_owner });
 
 export function userRoutes(deps: ChatDeps) {

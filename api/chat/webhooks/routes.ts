@@ -19,8 +19,8 @@ import { webhooksOf, type WebhookRow } from '../../../projections/chat/webhooks.
 import { ApiError } from '../../shared/http-errors.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { checkedByHandler } from '../../shared/route-policy.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireChatUser, type ChatEnv } from '../auth.ts';
-import { pathParam } from '../communities/schemas.ts';
 import type { ChatDeps } from '../deps.ts';
 import { AUTH_ERRORS, chatErrors, chatRouter } from '../router.ts';
 import { activeWebhook, createWebhook, deleteWebhook, executeWebhook, managedChannel, updateWebhook, type Manager } from './commands.ts';
@@ -55,7 +55,7 @@ export function webhookRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'post', path: '/api/channels/{id}/webhooks', tags, summary: 'Create a webhook on a channel (its token is shown only in this response)', middleware: [auth] as const,
     request: {
-      params: z.object({ id: pathParam('id') }),
+      params: uuidParams('id'),
       body: jsonBody(z.strictObject({ name: z.string().trim().min(1).max(WEBHOOK_NAME_MAX), avatar_url: AvatarUrl.nullable().optional() }).openapi('CreateWebhookRequest')),
     },
     responses: {
@@ -71,7 +71,7 @@ export function webhookRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'get', path: '/api/channels/{id}/webhooks', tags, summary: 'A channel\'s webhooks (never their tokens)', middleware: [auth] as const,
-    request: { params: z.object({ id: pathParam('id') }) },
+    request: { params: uuidParams('id') },
     responses: { 200: ok(z.object({ webhooks: z.array(Webhook) }).openapi('WebhookList'), 'oldest first'), ...chatErrors(MANAGE_ERRORS) },
   }), async (c) => {
     const access = await managedChannel(deps.db, c.req.valid('param').id, manager(c));
@@ -81,7 +81,7 @@ export function webhookRoutes(deps: ChatDeps) {
   app.openapi(createRoute({
     method: 'patch', path: '/api/webhooks/{id}', tags, summary: 'Rename, change the avatar, deactivate (execution then answers 404) or reactivate', middleware: [auth] as const,
     request: {
-      params: z.object({ id: pathParam('id') }),
+      params: uuidParams('id'),
       body: jsonBody(z.strictObject({ name: z.string().trim().min(1).max(WEBHOOK_NAME_MAX).optional(), avatar_url: AvatarUrl.nullable().optional(), active: z.boolean().optional() }).openapi('UpdateWebhookRequest')),
     },
     responses: { 200: ok(Webhook, 'the webhook'), ...chatErrors({ ...MANAGE_ERRORS, 400: 'validation error', 413: 'body too large' }) },
@@ -91,7 +91,7 @@ export function webhookRoutes(deps: ChatDeps) {
 
   app.openapi(createRoute({
     method: 'delete', path: '/api/webhooks/{id}', tags, summary: 'Delete a webhook: its URL stops working at once', middleware: [auth] as const,
-    request: { params: z.object({ id: pathParam('id') }) },
+    request: { params: uuidParams('id') },
     responses: { 204: { description: 'deleted' }, ...chatErrors(MANAGE_ERRORS) },
   }), async (c) => {
     await deleteWebhook(deps, { ...manager(c), webhook_id: c.req.valid('param').id }, actorOf(c));

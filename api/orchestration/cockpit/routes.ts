@@ -8,6 +8,7 @@
 // value is the default (the platform's rule for `limit`).
 
 import { createRoute, z } from '@hono/zod-openapi';
+import { clampInt } from '../../shared/pagination.ts';
 import { readCockpit, readDailyCost } from '../../../projections/orchestration/cockpit.ts';
 import { ok } from '../../shared/openapi.ts';
 import { requireKey } from '../auth/guards.ts';
@@ -47,7 +48,7 @@ const DailyCost = z.object({
 /** `days` as asked, or the default when unreadable; then clamped to 1-366. */
 function dailyWindow(raw: string | undefined): { days: number; clamped: boolean } {
   const asked = raw !== undefined && /^-?\d+$/.test(raw.trim()) ? Number(raw) : COST_WINDOW_DAYS;
-  const days = Math.min(DAILY_MAX_DAYS, Math.max(1, asked));
+  const days = clampInt(asked, { default: COST_WINDOW_DAYS, max: DAILY_MAX_DAYS });
   return { days, clamped: days !== asked };
 }
 

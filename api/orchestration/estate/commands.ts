@@ -374,17 +374,14 @@ function statusOf(events: EstateDocumentEvent[]): ResultStatus {
   return event.type === 'EstateDocumentIngested' && event.data.previous_content_sha256 !== null ? 'updated' : 'created';
 }
 
-const isUuid = (id: string) => z.uuid().safeParse(id).success;
-
-/** The document with this id, from the read model: 404 `document_not_found` (also a malformed id). */
+/** The document with this id (a UUID: its route checks the shape), from the read model: 404 `document_not_found`. */
 export async function documentOf(deps: Pick<EstateDeps, 'db'>, id: string): Promise<DocumentRow> {
-  const document = isUuid(id) ? await documentById(deps.db, id) : null;
+  const document = await documentById(deps.db, id);
   if (!document) throw documentNotFound();
   return document;
 }
 
-/** Delete a document and its chunks: 404 for a malformed id here, for an unknown one from the decider. */
+/** Delete a document and its chunks (a UUID: its route checks the shape): 404 for an unknown one from the decider. */
 export async function deleteDocument(deps: EstateDeps, id: string, context: CommandContext): Promise<void> {
-  if (!isUuid(id)) throw documentNotFound();
   await deps.commands.run(estateDocumentStream(id.toLowerCase()), estateDocumentDecider, { type: 'DeleteDocument', at: deps.clock.now().toISOString() }, context);
 }

@@ -3,6 +3,7 @@
 // has its web-UI mirror under /api/knowledge/... (browser sessions; the same role checks).
 
 import { createRoute, z } from '@hono/zod-openapi';
+import { clampInt } from '../../shared/pagination.ts';
 import type { Context } from 'hono';
 import { MAX_DOCUMENTS_PER_BATCH, VAULT_REPO } from '../../../domain/orchestration/estate/decider.ts';
 import type { RunKind } from '../../../domain/orchestration/estate/events.ts';
@@ -57,7 +58,6 @@ const documentView = (d: DocumentRow) => ({
 });
 
 
-const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 
 export function estateRoutes(deps: OrchDeps) {
   const app = orchRouter();
@@ -103,7 +103,7 @@ export function estateRoutes(deps: OrchDeps) {
     if (given !== 'any' && given !== 'all') throw new ApiError(400, 'validation_failed', 'match: must be any or all');
     const match: MatchMode = given;
     const requested = query.limit ?? query.k;
-    const limit = requested === undefined ? SEARCH_DEFAULT_LIMIT : clamp(requested, 1, SEARCH_MAX_LIMIT);
+    const limit = clampInt(requested, { default: SEARCH_DEFAULT_LIMIT, max: SEARCH_MAX_LIMIT });
     const scope = query.scope === undefined || query.scope === '' ? null : query.scope;
     const vault = scope === VAULT_REPO;
     const { total, hits } = await search(deps.db, { q, match, vault, category: vault ? null : scope, limit });
@@ -183,7 +183,7 @@ export function estateRoutes(deps: OrchDeps) {
     responses: { 200: ok(RunsResponse, 'the runs'), ...orchErrors(AUTH_ERRORS) },
   }), async (c) => {
     const requested = c.req.valid('query').limit;
-    const limit = requested === undefined ? RUNS_DEFAULT_LIMIT : clamp(requested, 1, RUNS_MAX_LIMIT);
+    const limit = clampInt(requested, { default: RUNS_DEFAULT_LIMIT, max: RUNS_MAX_LIMIT });
     const { runs, lastIncomplete } = await recentRuns(deps.db, limit);
     return c.json({
       runs: runs.map(({ actor_id: _id, ...r }) => ({ ...r, started_at: r.started_at.toISOString(), ended_at: r.ended_at.toISOString() })),

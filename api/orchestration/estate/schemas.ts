@@ -1,6 +1,7 @@
 // Request and response schemas of the estate knowledge routes (spec 1, "Estate knowledge").
 
 import { z } from '@hono/zod-openapi';
+import { uuidParams } from '../../shared/params.ts';
 import { MAX_COMMIT_SHA_CHARS, MAX_CONTENT_CHARS, MAX_DOCUMENTS_PER_BATCH, MAX_PATH_CHARS } from '../../../domain/orchestration/estate/decider.ts';
 
 // --- ingest and vault ---------------------------------------------------------------------
@@ -153,7 +154,7 @@ export const DocumentDetail = z.object({
   chunks: z.array(z.object({ chunk_id: z.uuid(), chunk_index: z.number().int(), content: z.string() })),
 }).openapi('EstateDocumentDetail');
 
-export const DocIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
+export const DocIdParam = uuidParams('id');
 
 export const RUNS_DEFAULT_LIMIT = 20;
 export const RUNS_MAX_LIMIT = 200;

@@ -2,6 +2,7 @@
 // characters (code points), as the domain does, not UTF-16 units.
 
 import { z } from '@hono/zod-openapi';
+import { clampInt } from '../../shared/pagination.ts';
 import { uuidParams } from '../../shared/params.ts';
 import { CONTENT_MAX, TITLE_MAX, charCount } from '../../../domain/orchestration/knowledge/decisions.ts';
 import { SEARCH_MAX_HITS } from '../../../projections/orchestration/knowledge.ts';
@@ -48,10 +49,7 @@ export const ListQuery = z.object({
 export const SearchQuery = z.object({
   q: first.refine((v) => v !== undefined && v.trim() !== '', 'q is required: the text to search for')
     .openapi({ type: 'string', description: 'free text; its words are ORed, English stemming' }),
-  limit: first.transform((v) => {
-    const n = Number.parseInt(v ?? '', 10);
-    return Number.isNaN(n) ? SEARCH_LIMIT.defaultLimit : Math.min(SEARCH_LIMIT.maxLimit, Math.max(1, n));
-  }).openapi({ type: 'integer', description: 'default 5, clamped to 1-50 (never refused)' }),
+  limit: first.transform((v) => clampInt(Number.parseInt(v ?? '', 10), { default: SEARCH_LIMIT.defaultLimit, max: SEARCH_LIMIT.maxLimit })).openapi({ type: 'integer', description: 'default 5, clamped to 1-50 (never refused)' }),
 });
 
 export const ProfileIdParam = uuidParams('profile_id');

@@ -11,6 +11,7 @@
 //   its signed checkpoint (an audit entry's `position` is the one to pass).
 
 import { createRoute, z } from '@hono/zod-openapi';
+import { clampedInt } from '../../shared/pagination.ts';
 import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
 import { upcast } from '../../../infra/eventstore/upcasters.ts';
 import { comparePositions, formatPosition, parsePosition, type Position } from '../../../infra/eventstore/position.ts';
@@ -71,8 +72,7 @@ const EventsQuery = z.object({
   type: many.openapi({ description: 'event type (repeatable)', type: 'string' }),
   from: positionText.optional().openapi({ description: 'exclusive: events after this position' }),
   until: z.union([positionText, instant]).optional().openapi({ description: 'inclusive: a position, or an RFC 3339 instant' }),
-  limit: z.coerce.number().int().catch(EVENTS_PAGE.defaultLimit).transform((n) => Math.min(EVENTS_PAGE.maxLimit, Math.max(1, n))).default(EVENTS_PAGE.defaultLimit)
-    .openapi({ description: `default ${EVENTS_PAGE.defaultLimit}, clamped to 1-${EVENTS_PAGE.maxLimit}`, type: 'integer' }),
+  limit: clampedInt({ default: EVENTS_PAGE.defaultLimit, max: EVENTS_PAGE.maxLimit }),
 });
 
 export function logEventView(e: RecordedEvent) {

@@ -2,7 +2,6 @@
 // (the caller becomes the owner) and change (its owner or an admin: decided here, and only here).
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { MAX_CONCURRENT, projectDecider, projectNotFound } from '../../../domain/orchestration/projects/decider.ts';
 import { projectStream, type ProjectFields } from '../../../domain/orchestration/projects/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
@@ -13,14 +12,9 @@ import type { OrchDeps } from '../deps.ts';
 
 type Deps = Pick<OrchDeps, 'commands' | 'db' | 'clock'>;
 
-/** The project with this id, or null (a malformed id is no project). */
-export async function findProject(deps: Pick<OrchDeps, 'db'>, id: string): Promise<ProjectRow | null> {
-  return z.uuid().safeParse(id).success ? projectById(deps.db, id) : null;
-}
-
-/** The project a request names: 404 `project_not_found` (the decider's) when there is none. */
+/** The project a request names (a UUID: its route checks the shape): 404 `project_not_found` (the decider's) when there is none. */
 export async function projectOf(deps: Pick<OrchDeps, 'db'>, id: string): Promise<ProjectRow> {
-  const project = await findProject(deps, id);
+  const project = await projectById(deps.db, id);
   if (!project) throw projectNotFound();
   return project;
 }

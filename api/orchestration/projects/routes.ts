@@ -8,6 +8,7 @@ import { MAX_CONCURRENT } from '../../../domain/orchestration/projects/decider.t
 import { listProjects, type ProjectRow } from '../../../projections/orchestration/projects.ts';
 import { jsonBody, ok } from '../../shared/openapi.ts';
 import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 import { actorOf, requireKey, requireRole, roleOf, signedIn } from '../auth/guards.ts';
 import type { OrchEnv } from '../auth/principal.ts';
 import type { OrchDeps } from '../deps.ts';
@@ -36,7 +37,7 @@ export const Project = z.object({
   updated_at: z.string(),
 }).openapi('Project');
 const ProjectPage = z.object({ projects: z.array(Project), ...pageFields }).openapi('ProjectPage');
-const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '3f1c2a8e-0000-4000-8000-000000000000' }) });
+const IdParam = uuidParams('id');
 
 const isAdmin = (c: Context<OrchEnv>) => roleOf(c.get('principal')) === 'admin';
 

@@ -4,7 +4,6 @@
 // assign it) is decided here and only here: the routes only require the role that may call them.
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { taskDecider, taskNotFound } from '../../../domain/orchestration/tasks/decider.ts';
 import { taskStream, type TaskEditable, type TaskPriority, type TaskStatus } from '../../../domain/orchestration/tasks/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
@@ -38,9 +37,9 @@ export interface NewTask extends Partial<TaskEditable> {
   created_by?: string | null;
 }
 
-/** The task a request names, from the read model; 404 `task_not_found` (also for an id that is not a UUID). */
+/** The task a request names (a UUID: its route checks the shape), from the read model; 404 `task_not_found`. */
 export async function taskOf(deps: Pick<OrchDeps, 'db'>, id: string): Promise<TaskRow> {
-  const task = z.uuid().safeParse(id).success ? await taskById(deps.db, id) : null;
+  const task = await taskById(deps.db, id);
   if (!task) throw taskNotFound();
   return task;
 }

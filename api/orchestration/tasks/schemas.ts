@@ -6,6 +6,7 @@ import { z } from '@hono/zod-openapi';
 import { TITLE_MAX } from '../../../domain/orchestration/tasks/decider.ts';
 import { TASK_PRIORITIES, TASK_STATUSES } from '../../../domain/orchestration/tasks/events.ts';
 import { pageFields } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 
 const status = z.enum(TASK_STATUSES).openapi({ description: 'backlog (default), todo, in_progress, in_review, done, cancelled' });
 const priority = z.enum(TASK_PRIORITIES).openapi({ description: 'low, medium, high, critical' });
@@ -66,4 +67,4 @@ export const Task = z.object({
 
 export const TaskPage = z.object({ tasks: z.array(Task), ...pageFields }).openapi('TaskPage');
 
-export const TaskIdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '3f1c2a8e-0000-4000-8000-000000000000' }) });
+export const TaskIdParam = uuidParams('id');

@@ -3,6 +3,7 @@
 import { z } from '@hono/zod-openapi';
 import { CHANNELS, PRODUCTS } from '../../../domain/registry/catalog.ts';
 import { pageFields } from '../../shared/pagination.ts';
+import { uuidParams } from '../../shared/params.ts';
 
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -42,4 +43,4 @@ export const Deployment = z.object({
 
 export const DeploymentPage = z.object({ items: z.array(Deployment), ...pageFields }).openapi('DeploymentPage');
 export const DeploymentQuery = z.object({ product: z.enum(PRODUCTS).optional(), channel: z.enum(CHANNELS).optional() });
-export const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, format: 'uuid' }) });
+export const IdParam = uuidParams('id');

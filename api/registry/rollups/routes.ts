@@ -11,7 +11,7 @@ import { registryCounts, rolloutCounts, SIGNAL_KINDS, signals, type SignalRow } 
 import { summary } from '../../../projections/registry/summary.ts';
 import { monthOf, nextMonth, trendMonths } from '../../../projections/registry/trend.ts';
 import { ok } from '../../shared/openapi.ts';
-import { page, pageFields, pageQuery } from '../../shared/pagination.ts';
+import { clampedInt, page, pageFields, pageQuery } from '../../shared/pagination.ts';
 import { access } from '../auth/access.ts';
 import { LIST_PAGE } from '../customers/routes.ts';
 import type { RegistryDeps } from '../deps.ts';
@@ -78,7 +78,7 @@ const AuditEvent = z.object({
 const AuditPage = z.object({ items: z.array(AuditEvent), next_before: z.string().nullable() }).openapi('RegistryAuditPage');
 const positionText = z.string().regex(/^\d+\/\d+$/, 'a log position as returned in `position`');
 const EventsQuery = z.object({
-  limit: z.coerce.number().int().catch(50).transform((n) => Math.min(200, Math.max(1, n))).default(50).openapi({ type: 'integer', description: 'default 50, clamped to 1-200' }),
+  limit: clampedInt({ default: 50, max: 200 }),
   before: positionText.optional(),
   customer: z.string().max(63).optional(),
   type: z.enum(AUDITED_TYPES).optional(),

@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
+import { startSpaces } from '../../support/channel-world.ts';
+import type { TestServices } from '../../support/services.ts';
+import type { Spaces } from '../../support/spaces.ts';
 
 const KEY = 'gif-key-5f0c3a9e71';
 interface Seen { path: string; query: URLSearchParams; headers: IncomingHttpHeaders }
@@ -53,8 +54,7 @@ test.before(async (ctx) => {
     const results = pos ? [tenorGif(9)] : [tenorGif(1), tenorGif(2)];
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results, next: pos ? '' : 'CAgQAA' }));
   });
-  ctx.s = await startTestApps('chat_gifs', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
+  Object.assign(ctx, await startSpaces('chat_gifs'));
   ctx.user = await ctx.sp.register('gif');
 });
 test.after(async ({ s, giphy, tenor }) => {

@@ -5,14 +5,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { startTestApps, type TestServices } from '../../support/services.ts';
-import { Spaces } from '../../support/spaces.ts';
+import { startSpaces } from '../../support/channel-world.ts';
+import type { TestServices } from '../../support/services.ts';
+import type { Spaces } from '../../support/spaces.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; out: ChatAccount; cid: string }
 const test = suite<Ctx>('chat groups');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_groups', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
+  Object.assign(ctx, await startSpaces('chat_groups'));
   ctx.owner = await ctx.sp.register('own');
   ctx.ann = await ctx.sp.register('ann');
   ctx.bob = await ctx.sp.register('bob');

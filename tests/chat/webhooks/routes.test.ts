@@ -6,14 +6,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mentionedUsernames } from '../../../domain/chat/webhooks/decider.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
-import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
-import { expectStatus, Spaces } from '../../support/spaces.ts';
+import { startSpaces } from '../../support/channel-world.ts';
+import { http, logText, type TestServices } from '../../support/services.ts';
+import { expectStatus, type Spaces } from '../../support/spaces.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; inst: ChatAccount; owner: ChatAccount; mod: ChatAccount; ann: ChatAccount; outsider: ChatAccount; cid: string; ch: string }
 const test = suite<Ctx>('chat webhooks');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_webhooks', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
-  ctx.sp = new Spaces(ctx.s);
+  Object.assign(ctx, await startSpaces('chat_webhooks'));
   ctx.inst = await ctx.sp.register('inst');
   ctx.owner = await ctx.sp.register('owner');
   ctx.mod = await ctx.sp.register('mod');

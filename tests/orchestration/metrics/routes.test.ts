@@ -99,8 +99,7 @@ test('every reactor beside the projections: checkpoint, lag, active here, and it
     const scrape = async () => (await http(`${s.orch}/metrics`)).text;
     const caughtUp = (text: string) => reactors.every((name) => sample(text, 'orchard_reactor_active', { reactor: name }) === 1
       && sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0);
-    let text = await scrape();
-    for (const deadline = Date.now() + 20_000; !caughtUp(text) && Date.now() < deadline; text = await scrape()) await new Promise((r) => setTimeout(r, 100));
+    let text = await until('the reactors active and caught up', async () => { const t = await scrape(); return caughtUp(t) && t; }, 20_000, 100);
     for (const name of reactors) {
       assert.is(sample(text, 'orchard_reactor_active', { reactor: name }), 1, name);
       assert.is(sample(text, 'orchard_reactor_lag_events', { reactor: name }), 0, name);
@@ -113,10 +112,10 @@ test('every reactor beside the projections: checkpoint, lag, active here, and it
     // A delivery the poster cannot act on (no file list): it fails, stays behind, and says why.
     const bad = toAppend({ type: 'ScheduledMessageDelivered', data: { scheduled_message_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
     await s.platform.store.append(`chat_scheduled_message-${randomUUID()}`, [bad], { expected: 'no_stream' });
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-      text = await scrape();
-      if ((sample(text, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' }) ?? 0) > 0) break;
-    }
+    text = await until('the poster\'s error counted', async () => {
+      const t = await scrape();
+      return (sample(t, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' }) ?? 0) > 0 && t;
+    }, 20_000, 100);
     assert.ok(sample(text, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' })! >= 1);
     assert.is(sample(text, 'orchard_reactor_lag_events', { reactor: 'scheduled_message_poster' }), 1);
     assert.ok(sample(text, 'orchard_reactor_last_error_timestamp_seconds', { reactor: 'scheduled_message_poster' })! > 0);

@@ -54,7 +54,8 @@ test('list: every signed-in account reads every project, paginated; repo_path fo
   const asAdmin = await http(`${s.orch}/api/v1/projects?limit=200`, { headers: admin });
   assert.ok(asAdmin.body.projects.some((p: { repo_path: unknown }) => p.repo_path === '/srv/a'));
   assert.is((await http(`${s.orch}/api/v1/projects`)).status, 401);
-  assert.is((await http(`${s.orch}/api/v1/projects/not-a-uuid`, { headers: admin })).status, 404);
+  const malformed = await http(`${s.orch}/api/v1/projects/not-a-uuid`, { headers: admin });
+  assert.equal([malformed.status, malformed.body.error], [404, 'project_not_found']);
   assert.is((await http(`${s.orch}/api/v1/projects/00000000-0000-4000-8000-00000000abcd`, { headers: admin })).body.error, 'project_not_found');
 });
 

@@ -155,6 +155,10 @@ test('patch: partial, statuses, parent reference; 404 for no task', async (ctx) 
   const none = await patch({ parent_task_id: MISSING });
   assert.equal([none.status, none.body.column], [400, 'parent_task_id']);
   assert.is((await http(`${s.orch}/api/v1/tasks/${MISSING}`, { method: 'PATCH', headers: key(ctx.keys.adminKey), json: { title: 'x' } })).status, 404);
+  for (const method of ['GET', 'PATCH', 'DELETE']) {
+    const malformed = await http(`${s.orch}/api/v1/tasks/not-a-uuid`, { method, headers: key(ctx.keys.adminKey), ...(method === 'PATCH' ? { json: { title: 'x' } } : {}) });
+    assert.equal([malformed.status, malformed.body.error], [404, 'task_not_found'], method);
+  }
 });
 
 test('assign: the agent must exist (400 naming agent_id); sets assigned_agent_id', async (ctx) => {
