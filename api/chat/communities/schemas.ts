@@ -3,10 +3,8 @@
 import { z } from '@hono/zod-openapi';
 import { COMMUNITY_ROLES, GRANTABLE_ROLES } from '../../../domain/chat/communities/roles.ts';
 import type { CommunityRow, MemberRow } from '../../../projections/chat/communities.ts';
-import { uuidParam, uuidParams } from '../../shared/params.ts';
+import { uuidParams } from '../../shared/params.ts';
 
-/** @deprecated The one UUID path parameter is `uuidParam` (api/shared/params.ts); this name stays for importers not yet moved. */
-export const pathParam = uuidParam;
 export const CommunityParam = uuidParams('cid');
 export const MemberParam = uuidParams('cid', 'uid');
 
