@@ -2,13 +2,13 @@
 // deployments): register one under an existing customer, update one; and the lookups they need.
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { deploymentDecider, type DeploymentCommand, type DeploymentPatch } from '../../../domain/registry/deployments/decider.ts';
 import { deploymentStream } from '../../../domain/registry/deployments/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { customerBySlug } from '../../../projections/registry/customers.ts';
 import { deploymentById, type DeploymentRow } from '../../../projections/registry/deployments.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { RegistryDeps } from '../deps.ts';
 
 type Deps = Pick<RegistryDeps, 'commands' | 'db' | 'clock'>;
@@ -23,7 +23,7 @@ export async function referencedCustomer(deps: Pick<RegistryDeps, 'db'>, slug: s
 
 /** A deployment by id, or 404 `deployment_not_found` (an id that is no UUID names none). */
 export async function existingDeployment(deps: Pick<RegistryDeps, 'db'>, id: string): Promise<DeploymentRow> {
-  const deployment = z.uuid().safeParse(id).success ? await deploymentById(deps.db, id) : null;
+  const deployment = isUuid(id) ? await deploymentById(deps.db, id) : null;
   if (!deployment) throw new ApiError(404, 'deployment_not_found', 'no such deployment');
   return deployment;
 }

@@ -2,12 +2,12 @@
 // for subscriptions): create one under an existing customer, update one; and the lookup they need.
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { subscriptionDecider, type SubscriptionCommand, type SubscriptionPatch } from '../../../domain/registry/subscriptions/decider.ts';
 import { subscriptionStream } from '../../../domain/registry/subscriptions/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { subscriptionById, type SubscriptionRow } from '../../../projections/registry/subscriptions.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { isUuid } from '../../shared/params.ts';
 import { referencedCustomer } from '../deployments/commands.ts';
 import type { RegistryDeps } from '../deps.ts';
 
@@ -16,7 +16,7 @@ type Create = Extract<SubscriptionCommand, { type: 'CreateSubscription' }>;
 
 /** A subscription by id, or 404 `subscription_not_found` (an id that is no UUID names none). */
 export async function existingSubscription(deps: Pick<RegistryDeps, 'db'>, id: string): Promise<SubscriptionRow> {
-  const subscription = z.uuid().safeParse(id).success ? await subscriptionById(deps.db, id) : null;
+  const subscription = isUuid(id) ? await subscriptionById(deps.db, id) : null;
   if (!subscription) throw new ApiError(404, 'subscription_not_found', 'no such subscription');
   return subscription;
 }

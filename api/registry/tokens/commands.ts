@@ -3,7 +3,6 @@
 // the lookup they need.
 
 import { randomUUID } from 'node:crypto';
-import { z } from '@hono/zod-openapi';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import type { Scope } from '../../../domain/registry/catalog.ts';
 import { TOKEN_DAYS, TOKEN_PREFIX, tokenDecider } from '../../../domain/registry/tokens/decider.ts';
@@ -11,6 +10,7 @@ import { tokenStream } from '../../../domain/registry/tokens/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { tokenById, type TokenRow } from '../../../projections/registry/tokens.ts';
 import { ApiError } from '../../shared/http-errors.ts';
+import { isUuid } from '../../shared/params.ts';
 import type { RegistryDeps } from '../deps.ts';
 
 type Deps = Pick<RegistryDeps, 'commands' | 'db' | 'clock'>;
@@ -19,7 +19,7 @@ const DISPLAY_CHARS = TOKEN_PREFIX.length + 6;
 
 /** A token by id, or 404 `token_not_found` (an id that is no UUID names none). */
 export async function existingToken(deps: Pick<RegistryDeps, 'db'>, id: string): Promise<TokenRow> {
-  const row = z.uuid().safeParse(id).success ? await tokenById(deps.db, id) : null;
+  const row = isUuid(id) ? await tokenById(deps.db, id) : null;
   if (!row) throw new ApiError(404, 'token_not_found', 'no such token');
   return row;
 }
