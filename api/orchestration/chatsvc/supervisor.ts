@@ -4,10 +4,11 @@
 // socket per integration across instances (an advisory lock per integration, all held on one
 // database session of this process; the instances without it show `standby`).
 //
-// The poll is the slice's one background timer, kept in this module. As a log processor
-// (DESIGN.md: reactors) it would react to ChatIntegrationConnected (start the socket) and to
-// IntegrationRevokedExternally and ChatIntegrationDeleted (stop it), which reach every instance;
-// retrying standby sockets and rotating signed prekeys have no event and still need a pass.
+// It has no timer of its own: it is driven by a processor (./reactor.ts, a reactor of scope
+// `each`: every instance runs it), which reconciles when it starts and after each integration
+// event (ChatIntegrationConnected starts a socket, IntegrationRevokedExternally and
+// ChatIntegrationDeleted stop it), and runs the full pass every ORCH_CHATSVC_SUPERVISOR_SECS
+// (retrying standby sockets and rotating signed prekeys have no event).
 
 import { botsHealth } from '../../../domain/orchestration/chatsvc/rules.ts';
 import type { PoolClient } from '../../../infra/db/pool.ts';
@@ -20,7 +21,6 @@ export type SupervisorDeps = Pick<OrchDeps, 'db' | 'config' | 'log'>;
 
 export class BotSupervisor {
   private readonly bots = new Map<string, BotSocket>();
-  private timer: NodeJS.Timeout | null = null;
   private running = false;
   private ticking: Promise<void> | null = null;
   private lockClient: PoolClient | null = null;
@@ -28,40 +28,44 @@ export class BotSupervisor {
 
   constructor(private readonly deps: SupervisorDeps, private readonly host: BotHost) {}
 
-  /** Sockets for every active integration now, then every ORCH_CHATSVC_SUPERVISOR_SECS. */
-  async start(): Promise<void> {
-    if (this.running) return;
+  /** This process runs the bot sockets from now on; its processor (./reactor.ts) makes the passes. */
+  start(): void {
     this.running = true;
-    await this.tick();
-    this.timer = setInterval(() => void this.tick(), this.deps.config.chatsvc.supervisorSecs * 1000);
-    this.timer.unref();
   }
 
-  /** One pass: start missing sockets, retry standby ones, stop stale ones. */
+  /** One full pass now, its failure logged (tests; the processor calls `pass`). */
   tick(): Promise<void> {
-    this.ticking ??= (async () => {
-      try {
-        const active = await activeIntegrations(this.deps.db);
-        const wanted = new Map(active.map((r) => [r.profile_id, r]));
-        for (const [profileId, bot] of this.bots) {
-          const row = wanted.get(profileId);
-          // Another integration, or the same one reconnected with a new token (by another instance).
-          if (!row || row.integration_id !== bot.integration.integration_id || row.token_sealed !== bot.integration.token_sealed) await this.stopBot(profileId);
-        }
-        for (const row of active) {
-          const bot = this.bots.get(row.profile_id);
-          if (!bot) this.startBot(row);
-          else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
-          // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
-          else if (bot.view().state === 'connected') bot.maintainSoon();
-        }
-      } catch (error) {
-        this.deps.log.error('chatsvc_supervisor_failed', { error: (error as Error).message });
-      }
-    })().finally(() => {
+    this.ticking ??= this.pass(true).catch((error: Error) => {
+      this.deps.log.error('chatsvc_supervisor_failed', { error: error.message });
+    }).finally(() => {
       this.ticking = null;
     });
     return this.ticking;
+  }
+
+  /**
+   * Bring the sockets in line with the integrations read model: start missing sockets, stop
+   * stale ones; with `upkeep` (the periodic pass), also retry standby ones and maintain the keys
+   * of connected ones. Nothing while this process does not run the sockets.
+   */
+  async pass(upkeep: boolean): Promise<void> {
+    if (!this.running) return;
+    const active = await activeIntegrations(this.deps.db);
+    if (!this.running) return;
+    const wanted = new Map(active.map((r) => [r.profile_id, r]));
+    for (const [profileId, bot] of this.bots) {
+      const row = wanted.get(profileId);
+      // Another integration, or the same one reconnected with a new token (by another instance).
+      if (!row || row.integration_id !== bot.integration.integration_id || row.token_sealed !== bot.integration.token_sealed) await this.stopBot(profileId);
+    }
+    for (const row of active) {
+      const bot = this.bots.get(row.profile_id);
+      if (!bot) this.startBot(row);
+      else if (!upkeep) continue;
+      else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
+      // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
+      else if (bot.view().state === 'connected') bot.maintainSoon();
+    }
   }
 
   /** A connect stored this integration: its socket starts now, if this process runs the sockets. */
@@ -94,8 +98,6 @@ export class BotSupervisor {
 
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await this.ticking;
     await Promise.all([...this.bots.keys()].map((id) => this.stopBot(id)));
     if (this.lockClient) {
