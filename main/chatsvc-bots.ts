@@ -7,7 +7,7 @@ import { botSupervisorProcessor } from '../api/orchestration/chatsvc/reactor.ts'
 import { chatsvcConnector } from './apps.ts';
 import type { Platform } from './platform.ts';
 
-/** How long starting waits for the first pass (a database that does not answer does not hold the start up). */
+/** How long starting waits for the first pass (a failing or slow one does not hold the start up: the engine retries it). */
 const FIRST_PASS_WAIT_MS = 10_000;
 
 export interface ChatsvcBots {
@@ -25,7 +25,8 @@ export function chatsvcBots(p: Platform): ChatsvcBots {
       p.engine.register([processor]);
       p.engine.start([processor.name]);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([p.engine.whenLive(processor.name), new Promise((r) => (timer = setTimeout(r, FIRST_PASS_WAIT_MS)))]);
+      const live = p.engine.whenLive(processor.name).catch(() => {}); // the engine logged the failure
+      await Promise.race([live, new Promise((r) => (timer = setTimeout(r, FIRST_PASS_WAIT_MS)))]);
       clearTimeout(timer);
     },
     async stop() {

@@ -141,7 +141,7 @@ const lockKey = (processor: Processor) => advisoryKey(`${isReactor(processor) ? 
 interface Running { halt(): void; halted: Promise<void>; done: Promise<void> }
 
 export class ProcessorEngine {
-  private readonly progress = new Emittery<{ checkpoint: string; live: string }>();
+  private readonly progress = new Emittery<{ checkpoint: string; live: string; failed: { name: string; error: Error } }>();
   /** Processors following the log live in this process (subscribed, an each-instance reactor reconciled). */
   private readonly following = new Set<string>();
   /** Each-instance reactors' work in turn: reconcile, react and the periodic pass never overlap. */
@@ -242,9 +242,26 @@ export class ProcessorEngine {
     return this.local.get(name);
   }
 
-  /** Resolves once this process follows the log live for the processor (an each-instance reactor: reconciled and subscribed). */
-  async whenLive(name: string): Promise<void> {
-    while (!this.following.has(name)) if ((await this.progress.once('live')) === name) return;
+  /**
+   * Resolves once this process follows the log live for the processor (an each-instance
+   * reactor: reconciled and subscribed); rejects if it fails first (the engine retries it still).
+   */
+  whenLive(name: string): Promise<void> {
+    if (this.following.has(name)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const off = [
+        this.progress.on('live', (live) => {
+          if (live !== name) return;
+          off.forEach((f) => f());
+          resolve();
+        }),
+        this.progress.on('failed', (failure) => {
+          if (failure.name !== name) return;
+          off.forEach((f) => f());
+          reject(failure.error);
+        }),
+      ];
+    });
   }
 
   /**
@@ -358,6 +375,7 @@ export class ProcessorEngine {
   private failed(processor: Processor, error: Error): void {
     this.log.error(`${kindOf(processor)}_failed`, { [kindOf(processor)]: processor.name, error: error.message });
     this.failures.set(processor.name, { errors: this.health(processor.name).errors + 1, lastErrorAt: new Date(), lastError: error.message });
+    void this.progress.emit('failed', { name: processor.name, error });
   }
 
   /**
