@@ -17,6 +17,8 @@ import type { OrchDeps } from '../deps.ts';
 import type { BotHost } from './bot-host.ts';
 import { BotSocket, type SocketView } from './bot.ts';
 
+const sameIntegration = (a: IntegrationRow, b: IntegrationRow) => a.integration_id === b.integration_id && a.token_sealed === b.token_sealed;
+
 export type SupervisorDeps = Pick<OrchDeps, 'db' | 'config' | 'log'>;
 
 export class BotSupervisor {
@@ -25,6 +27,13 @@ export class BotSupervisor {
   private ticking: Promise<void> | null = null;
   private lockClient: PoolClient | null = null;
   private lockQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * When a command last started or stopped a profile's socket (a counter): a pass leaves alone a
+   * socket a command changed after the pass read the read model (its row may predate the
+   * command's event); the next pass reads the command's effect.
+   */
+  private changes = 0;
+  private readonly changedAt = new Map<string, number>();
 
   constructor(private readonly deps: SupervisorDeps, private readonly host: BotHost) {}
 
@@ -50,16 +59,20 @@ export class BotSupervisor {
    */
   async pass(upkeep: boolean): Promise<void> {
     if (!this.running) return;
+    const began = this.changes;
     const active = await activeIntegrations(this.deps.db);
     if (!this.running) return;
+    const changedSince = (profileId: string) => (this.changedAt.get(profileId) ?? 0) > began;
     const wanted = new Map(active.map((r) => [r.profile_id, r]));
     for (const [profileId, bot] of this.bots) {
       const row = wanted.get(profileId);
+      if (changedSince(profileId)) continue;
       // Another integration, or the same one reconnected with a new token (by another instance).
-      if (!row || row.integration_id !== bot.integration.integration_id || row.token_sealed !== bot.integration.token_sealed) await this.stopBot(profileId);
+      if (!row || !sameIntegration(row, bot.integration)) await this.stop1(profileId);
     }
     for (const row of active) {
       const bot = this.bots.get(row.profile_id);
+      if (changedSince(row.profile_id)) continue;
       if (!bot) this.startBot(row);
       else if (!upkeep) continue;
       else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
@@ -70,7 +83,15 @@ export class BotSupervisor {
 
   /** A connect stored this integration: its socket starts now, if this process runs the sockets. */
   startIfRunning(row: IntegrationRow): void {
-    if (this.running) this.startBot(row);
+    if (!this.running) return;
+    this.changedAt.set(row.profile_id, ++this.changes);
+    const bot = this.bots.get(row.profile_id);
+    // A pass may have started it from the read model already.
+    if (bot && sameIntegration(row, bot.integration)) return;
+    if (!bot) return this.startBot(row);
+    void this.stop1(row.profile_id).then(() => {
+      if (this.running && !this.bots.has(row.profile_id)) this.startBot(row);
+    });
   }
 
   private startBot(row: IntegrationRow): void {
@@ -79,7 +100,13 @@ export class BotSupervisor {
     bot.start();
   }
 
+  /** A command's stop (a delete, a revoke, a reconnect): a pass that read the read model before it does not undo it. */
   async stopBot(profileId: string): Promise<void> {
+    this.changedAt.set(profileId, ++this.changes);
+    await this.stop1(profileId);
+  }
+
+  private async stop1(profileId: string): Promise<void> {
     const bot = this.bots.get(profileId);
     if (!bot) return;
     this.bots.delete(profileId);
@@ -99,7 +126,7 @@ export class BotSupervisor {
   async stop(): Promise<void> {
     this.running = false;
     await this.ticking;
-    await Promise.all([...this.bots.keys()].map((id) => this.stopBot(id)));
+    await Promise.all([...this.bots.keys()].map((id) => this.stop1(id)));
     if (this.lockClient) {
       const client = this.lockClient;
       this.lockClient = null;
