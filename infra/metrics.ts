@@ -10,7 +10,7 @@ import type { EventStore } from './eventstore/port.ts';
 import type { Pool } from './db/pool.ts';
 import type { Position } from './eventstore/position.ts';
 import type { Processor, ProcessorEngine } from './processors/engine.ts';
-import { readReactorCheckpoints } from './processors/reactor.ts';
+import { inEachProcess, readReactorCheckpoints } from './processors/reactor.ts';
 import { readCheckpoints } from './processors/projection.ts';
 import { mapLimit } from './scheduler/scheduler.ts';
 
@@ -58,12 +58,22 @@ export class Metrics {
   /**
    * Every processor's series, computed at scrape time: the projections under `orchard_projection_*`
    * (label `projection`), the reactors under the sibling `orchard_reactor_*` (label `reactor`),
-   * the same six figures each. Reactors register when their service starts, so the lists are
+   * the same six figures each (a reactor of scope each: its position in this process, active
+   * while it runs here). Reactors register when their service starts, so the lists are
    * read at each scrape.
    */
   watchProcessors(engine: ProcessorEngine, store: EventStore, pool: Pool): void {
     this.processorSeries('projection', () => engine.projections, () => readCheckpoints(pool), engine, store);
-    this.processorSeries('reactor', () => engine.reactors, () => readReactorCheckpoints(pool), engine, store);
+    this.processorSeries('reactor', () => engine.reactors, async () => {
+      const at = await readReactorCheckpoints(pool);
+      // A reactor of scope each keeps no stored checkpoint: its position is this process's.
+      for (const { name } of engine.reactors.filter(inEachProcess)) {
+        const position = engine.position(name);
+        if (position) at.set(name, position);
+        else at.delete(name);
+      }
+      return at;
+    }, engine, store);
   }
 
   private processorSeries(

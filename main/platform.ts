@@ -29,7 +29,7 @@ import { redactUrl, StartupError } from '../infra/startup-error.ts';
 import { version } from '../infra/version.ts';
 import { allProjections } from '../projections/index.ts';
 import { openUpdates, type Updates } from './updates.ts';
-import { WriteGate } from '../infra/updates/write-gate.ts';
+import { WRITE_GATE, WriteGate, writeGateProcessor } from '../infra/updates/write-gate.ts';
 
 export interface Platform {
   config: Config;
@@ -166,6 +166,7 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
   const limiter = createRateLimiter(config.redisUrl, clock, log);
   const gate = new WriteGate();
   commands.gate = gate;
+  engine.register([writeGateProcessor(gate, store, log)]);
   const release = async () => {
     await limiter.close();
     await store.close();
@@ -197,7 +198,6 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
       closing ??= (async () => {
         await chainer.stop();
         await updates.stop();
-        await gate.close();
         await engine.stop();
         await folder.stop();
         await release();
@@ -212,8 +212,9 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
         const applied = migrated ?? (await migrateNow());
         await afterMigrate?.(applied);
         if (options.runProjections !== false) {
-          await gate.watch(store, log);
           engine.start();
+          // A process started mid-maintenance accepts no write: the gate knows the log's state first.
+          await engine.whenLive(WRITE_GATE);
           chainer.start();
         }
       } catch (error) {

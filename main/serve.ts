@@ -11,7 +11,8 @@ import path from 'node:path';
 import type { ListenAddress } from '../infra/config.ts';
 import { ensureWritableDir } from '../infra/db/embedded.ts';
 import { StartupError } from '../infra/startup-error.ts';
-import { chatsvcConnector, createApp, type ServiceName } from './apps.ts';
+import { createApp, type ServiceName } from './apps.ts';
+import { chatsvcBots } from './chatsvc-bots.ts';
 import { ensureBootstrapAdmin, ensureRunner } from './bootstrap.ts';
 import { ensurePersonalAssistant } from './profiles.ts';
 import type { Platform } from './platform.ts';
@@ -110,13 +111,13 @@ export async function listenServices(platform: Platform, prepared: PreparedServi
       platform.log.info('listening', { service: name, url });
       // The chat service's scheduler, reactors and blob sweep run on every instance (they share the
       // work); the orchestration service runs the chat-service bots (a socket per active
-      // integration, and their supervisor).
+      // integration, and their supervisor, a processor in every instance).
       const background = name === 'chat' ? chatBackground(platform) : null;
       background?.start();
       const stopSweep = name === 'chat' ? startFileSweeper(platform) : () => {};
-      const connector = name === 'orch' ? chatsvcConnector(platform) : null;
-      await connector?.start();
-      running.push({ name, url, port, close: async () => { stopSweep(); await background?.stop(); await connector?.stop(); await closeServer(server, websocket); } });
+      const bots = name === 'orch' ? chatsvcBots(platform) : null;
+      await bots?.start();
+      running.push({ name, url, port, close: async () => { stopSweep(); await background?.stop(); await bots?.stop(); await closeServer(server, websocket); } });
     }
   } catch (error) {
     await Promise.all(running.map((s) => s.close()));

@@ -9,7 +9,10 @@
 //   a crash hands the last batch over again and each reactor's effect is idempotent by event id.
 //
 // Each processor is fed from a log subscription filtered to its types, from its checkpoint (catch
-// up, then live). One process at a time runs a given processor (a session advisory lock); the
+// up, then live). A reactor of scope `each` (./reactor.ts) runs in every process instead: no lock,
+// no stored checkpoint, it reconciles its state and then follows the log live from the head, with
+// an optional periodic pass that the engine runs (and stops with it): a process's own background
+// work that follows the log is a processor too, not a timer of its own. Otherwise one process at a time runs a given processor (a session advisory lock); the
 // checkpoint update is also guarded by the previous value, so even a lost lock cannot make two
 // writers move it past the same events.
 //
@@ -33,11 +36,13 @@ import { comparePositions, START, type Position } from '../eventstore/position.t
 import { upcast } from '../eventstore/upcasters.ts';
 import type { Logger } from '../logging.ts';
 import { ProjectionTimeoutError, readCheckpoint, type Projection, type Recorded } from './projection.ts';
-import { moveReactorCheckpoint, reactorStart, type Reactor } from './reactor.ts';
+import { inEachProcess, moveReactorCheckpoint, reactorStart, type Reactor } from './reactor.ts';
 
 export type Processor = Projection | Reactor;
 
 export const isReactor = (processor: Processor): processor is Reactor => 'react' in processor;
+/** A reactor every process runs (scope `each`): no lock, no stored checkpoint. */
+const isEach = (processor: Processor): processor is Reactor => isReactor(processor) && inEachProcess(processor);
 /** How logs name the processor's kind (`projection_failed`, `reactor_failed`: the names alerts match). */
 const kindOf = (processor: Processor) => (isReactor(processor) ? 'reactor' : 'projection');
 
@@ -51,6 +56,20 @@ const WAIT_POLL_MS = 20;
 
 const NOT_READY: unique symbol = Symbol('not ready');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** An each-instance reactor's batch waits this long for the projections it reads. */
+const PROJECTIONS_WAIT_MS = 30_000;
+
+/** Wait `ms`, or until `halted` settles (then the timer is cleared at once); true when halted. */
+function pause(ms: number, halted: Promise<void>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    void halted.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
 
 /** The connection holding this process's processor locks. */
 interface LockSession {
@@ -119,10 +138,14 @@ const sqlNumber = (value: bigint) => BigInt(value).toString();
 const lockKey = (processor: Processor) => advisoryKey(`${isReactor(processor) ? 'reactor' : 'projection'}:${processor.name}`);
 
 /** One processor running in this process: how to halt it, and its loop. */
-interface Running { halt(): void; done: Promise<void> }
+interface Running { halt(): void; halted: Promise<void>; done: Promise<void> }
 
 export class ProcessorEngine {
-  private readonly progress = new Emittery<{ checkpoint: string }>();
+  private readonly progress = new Emittery<{ checkpoint: string; live: string; failed: { name: string; error: Error } }>();
+  /** Processors following the log live in this process (subscribed, an each-instance reactor reconciled). */
+  private readonly following = new Set<string>();
+  /** Each-instance reactors' work in turn: reconcile, react and the periodic pass never overlap. */
+  private readonly turns = new Map<string, Promise<unknown>>();
   /**
    * What this process's projections committed, and when it starts or stops running one.
    * In-process caches of read models listen here; `waitFor` resolves only after they have.
@@ -160,6 +183,9 @@ export class ProcessorEngine {
   register(processors: readonly Processor[]): void {
     for (const processor of processors) {
       if (this.all.some((p) => p.name === processor.name)) throw new Error(`processor ${processor.name} is registered already`);
+      if (isReactor(processor) && !inEachProcess(processor) && (processor.reconcile || processor.every || processor.afterProjections)) {
+        throw new Error(`reactor ${processor.name}: reconcile, every and afterProjections are for a reactor of scope each`);
+      }
       this.all.push(processor);
     }
   }
@@ -184,7 +210,7 @@ export class ProcessorEngine {
       if (this.running.has(processor.name)) continue;
       let halt!: () => void;
       const halted = new Promise<void>((r) => (halt = r));
-      this.running.set(processor.name, { halt, done: this.run(processor, halted) });
+      this.running.set(processor.name, { halt, halted, done: this.run(processor, halted) });
     }
   }
 
@@ -206,9 +232,36 @@ export class ProcessorEngine {
     return this.failures.get(name) ?? { errors: 0, lastErrorAt: null, lastError: null };
   }
 
-  /** Whether this process holds the named processor's lock and is running it. */
+  /** Whether this process holds the named processor's lock and is running it (an each-instance reactor: runs it). */
   isActive(name: string): boolean {
     return this.local.has(name);
+  }
+
+  /** How far this process's run of the processor has come (an each-instance reactor's only checkpoint). */
+  position(name: string): Position | null | undefined {
+    return this.local.get(name);
+  }
+
+  /**
+   * Resolves once this process follows the log live for the processor (an each-instance
+   * reactor: reconciled and subscribed); rejects if it fails first (the engine retries it still).
+   */
+  whenLive(name: string): Promise<void> {
+    if (this.following.has(name)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const off = [
+        this.progress.on('live', (live) => {
+          if (live !== name) return;
+          off.forEach((f) => f());
+          resolve();
+        }),
+        this.progress.on('failed', (failure) => {
+          if (failure.name !== name) return;
+          off.forEach((f) => f());
+          reject(failure.error);
+        }),
+      ];
+    });
   }
 
   /**
@@ -242,6 +295,7 @@ export class ProcessorEngine {
   }
 
   private async run(processor: Processor, halted: Promise<void>): Promise<void> {
+    if (isEach(processor)) return this.runEach(processor, halted);
     const { name } = processor;
     let halt = false;
     void halted.then(() => (halt = true));
@@ -271,9 +325,57 @@ export class ProcessorEngine {
     }
   }
 
+  /**
+   * An each-instance reactor: no lock; reconcile, then follow the log live (again from where it
+   * was after a failure) until halted, with its periodic pass beside.
+   */
+  private async runEach(reactor: Reactor, halted: Promise<void>): Promise<void> {
+    let halt = false;
+    void halted.then(() => (halt = true));
+    const passes = reactor.every ? this.passes(reactor, reactor.every, halted) : Promise.resolve();
+    try {
+      while (!halt) {
+        try {
+          await this.consume(reactor, halted);
+        } catch (error) {
+          if (halt) break;
+          this.failed(reactor, error as Error);
+          await pause(RETRY_MS, halted);
+        }
+      }
+    } finally {
+      await passes;
+      this.local.delete(reactor.name);
+      await this.committed.emit('activity', reactor.name);
+    }
+  }
+
+  /** The periodic pass of an each-instance reactor, every `ms` until halted. */
+  private async passes(reactor: Reactor, every: NonNullable<Reactor['every']>, halted: Promise<void>): Promise<void> {
+    while (!(await pause(every.ms, halted))) {
+      try {
+        await this.inTurn(reactor, () => every.run());
+      } catch (error) {
+        this.failed(reactor, error as Error);
+      }
+    }
+  }
+
+  /** Run an each-instance reactor's work after the work it already has. */
+  private inTurn<T>(reactor: Reactor, work: () => Promise<T>): Promise<T> {
+    const result = (this.turns.get(reactor.name) ?? Promise.resolve()).then(work);
+    const settled = result.catch(() => {});
+    this.turns.set(reactor.name, settled);
+    void settled.then(() => {
+      if (this.turns.get(reactor.name) === settled) this.turns.delete(reactor.name);
+    });
+    return result;
+  }
+
   private failed(processor: Processor, error: Error): void {
     this.log.error(`${kindOf(processor)}_failed`, { [kindOf(processor)]: processor.name, error: error.message });
     this.failures.set(processor.name, { errors: this.health(processor.name).errors + 1, lastErrorAt: new Date(), lastError: error.message });
+    void this.progress.emit('failed', { name: processor.name, error });
   }
 
   /**
@@ -313,8 +415,17 @@ export class ProcessorEngine {
     return null;
   }
 
-  /** Where the processor resumes: its checkpoint (a reactor's first start: the log's start or head). */
-  private resumeAt(processor: Processor): Promise<Position | null> {
+  /**
+   * Where the processor resumes: its checkpoint (a reactor's first start: the log's start or head).
+   * An each-instance reactor: where this process's run of it was, else the head taken before it
+   * reconciles (which it does at each start).
+   */
+  private async resumeAt(processor: Processor): Promise<Position | null> {
+    if (isEach(processor)) {
+      const at = this.local.has(processor.name) ? this.local.get(processor.name)! : await this.store.headPosition();
+      if (processor.reconcile) await this.inTurn(processor, () => processor.reconcile!());
+      return at;
+    }
     return isReactor(processor) ? reactorStart(this.pool, this.store, processor) : readCheckpoint(this.pool, processor.name);
   }
 
@@ -325,6 +436,8 @@ export class ProcessorEngine {
     await this.committed.emit('activity', processor.name);
     const subscription = this.store.subscribe({ after: checkpoint ?? 'start', filter: { eventTypes: [...processor.handles] } });
     const events = subscription[Symbol.asyncIterator]();
+    this.following.add(processor.name);
+    void this.progress.emit('live', processor.name);
     try {
       let pending = events.next();
       const doneNow = done.then((): typeof NOT_READY => NOT_READY);
@@ -345,6 +458,7 @@ export class ProcessorEngine {
         checkpoint = await this.process(processor, batch, checkpoint);
       }
     } finally {
+      this.following.delete(processor.name);
       await subscription.close();
     }
   }
@@ -353,7 +467,16 @@ export class ProcessorEngine {
   private async process(processor: Processor, batch: RecordedEvent[], previous: Position | null): Promise<Position> {
     const last = batch[batch.length - 1]!.position;
     // The subscription is filtered to `handles`, so each event is a member of the union.
-    if (isReactor(processor)) {
+    if (isEach(processor)) {
+      if (processor.afterProjections) {
+        const applied = this.waitForEvents(batch.map(({ type, position }) => ({ type, position })), PROJECTIONS_WAIT_MS);
+        applied.catch(() => {});
+        // Stopping stops the projections too: the wait ends with the reactor.
+        const halted = this.running.get(processor.name)?.halted.then(() => NOT_READY) ?? new Promise<never>(() => {});
+        if ((await Promise.race([applied, halted])) === NOT_READY) throw new Error(`reactor ${processor.name} stopped`);
+      }
+      await this.inTurn(processor, () => processor.react(batch.map(upcast) as Recorded<DomainEvent>[]));
+    } else if (isReactor(processor)) {
       await processor.react(batch.map(upcast) as Recorded<DomainEvent>[]);
       if (!(await moveReactorCheckpoint(this.pool, processor.name, previous, last))) {
         throw new Error(`reactor ${processor.name}: checkpoint moved under us; restarting from it`);
@@ -462,6 +585,7 @@ export class ProcessorEngine {
     const processor = this.all.find((p) => p.name === name);
     if (!processor) throw new Error(`no processor named ${name}`);
     if (this.running.has(name)) throw new Error(`processor ${name} is started in this process; drain only drives one that is not`);
+    if (isEach(processor)) throw new Error(`reactor ${name} runs in each process from the head: there is nothing to drain`);
     return (await this.exclusively(processor, async () => this.catchUp(processor, await this.resumeAt(processor)))) ?? 0;
   }
 }

@@ -5,6 +5,20 @@
 // batch over again, so every reactor's effect must be idempotent by event id (each one says how).
 // `rebuild` never touches a reactor: its effects are outside the database.
 //
+//
+// A reactor has one of two scopes:
+// - `one` (the default): one active instance across processes (the engine's advisory lock), with
+//   a stored checkpoint, as above;
+// - `each`: every process runs it (state of the process itself: its sockets, its write gate). No
+//   lock and no stored checkpoint: at start it `reconcile`s its state (from the read models, or
+//   the log), then follows the log live from the head it took before reconciling, so nothing
+//   between the two is missed (an event seen by both is reconciled twice: the effect is a
+//   reconciliation, idempotent by construction). A failed batch is handed over again from the
+//   last position this process acted on. `every` is a periodic pass the engine runs while the
+//   reactor runs (work no event announces); reconcile, react and the pass never overlap.
+//   `afterProjections` hands a batch over only once the projections that handle its events
+//   have applied them (a reactor that reconciles against a read model reads the event's effect).
+//
 // The checkpoint table keeps its first owner's name (the chat reactors came first): renaming it
 // would take a migration and move nothing but the name; the rows and their meaning are general.
 
@@ -25,7 +39,18 @@ export interface Reactor<Event extends DomainEvent = DomainEvent> {
    * is acted on once) or its head (history is never acted on, as for notifications).
    */
   startAt?: 'start' | 'head';
+  /** One active instance across processes (default), or one in each process (see the header). */
+  scope?: 'one' | 'each';
+  /** `each` only: bring the process's state in line before following the log (and after a failure). */
+  reconcile?(): Promise<void>;
+  /** `each` only: a pass every `ms` while the reactor runs in this process (work no event announces). */
+  every?: { ms: number; run(): Promise<void> };
+  /** `each` only: a batch waits until the projections handling its events have applied them. */
+  afterProjections?: boolean;
 }
+
+/** Whether every process runs the reactor (no lock, no stored checkpoint). */
+export const inEachProcess = (reactor: Reactor): boolean => reactor.scope === 'each';
 
 /** Declare a reactor with its union spelled once: `defineReactor<MessageEvent>({...})`. */
 export const defineReactor = <Event extends DomainEvent>(reactor: Reactor<Event>): Reactor<Event> => reactor;

@@ -179,4 +179,100 @@ test('the routes rule catches a runner call and a runtime import, and allows `im
   assert.equal(routesRunningCommands(modules), ['api/x/a/routes.ts', 'api/x/b/routes.ts', 'api/x/d/routes.ts']);
 });
 
+
+// --- no background loop or timer under api/ outside a processor (issue 32) ------------------------
+//
+// What follows the log or runs on its own on behalf of the platform is a processor
+// (infra/processors/engine.ts: projections, reactors, and reactors of scope `each` with a periodic
+// pass), and a connection-bound ticker is infra/ticker.ts. So a module under api/:
+// - never calls `setInterval` (a loop that runs by itself);
+// - never `.unref()`s a timer unless it declares a processor (`defineReactor(` or
+//   `defineProjection(`): unref is the mark of a timer nobody waits for or clears, i.e. a
+//   background one. The timers left to api/ are awaited or cleared by what they serve: a
+//   request's sleep or deadline, a socket's timeout or reconnect back-off (chatsvc/bot.ts, whose
+//   sockets the supervisor's processor starts and stops), and they need no unref.
+// Comments are not code: they are skipped.
+
+/** The modules under api/ that start a background loop or timer (rule above). */
+export function backgroundTimers(modules: Map<string, string>): string[] {
+  const wrong: string[] = [];
+  for (const [file, text] of modules) {
+    if (!file.startsWith('api/')) continue;
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const processor = /\bdefine(Reactor|Projection)\s*[<(]/.test(code);
+    if (/\bsetInterval\s*\(/.test(code)) wrong.push(`${file}: setInterval`);
+    if (!processor && /\.unref\s*\(\s*\)/.test(code)) wrong.push(`${file}: an unref'd timer outside a processor module`);
+  }
+  return wrong.sort();
+}
+
+async function apiModules(): Promise<Map<string, string>> {
+  const modules = new Map<string, string>();
+  for (const full of await filesUnder(path.join(ROOT, 'api'), '.ts')) modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
+  return modules;
+}
+
+test('no module under api/ starts a background loop or timer: no setInterval, no unref\'d timer outside a processor', async () => {
+  const modules = await apiModules();
+  // The scan reads the real modules: the supervisor's processor and a request-bound sleep are there.
+  assert.ok(modules.has('api/orchestration/chatsvc/reactor.ts'));
+  assert.equal(backgroundTimers(modules), []);
+});
+
+test('the timer rule catches setInterval and a background unref\'d timer, and allows a sleep, a deadline, a socket timeout and a processor', () => {
+  const modules = new Map([
+    ['api/x/a/loop.ts', 'export function start() { const timer = setInterval(() => void sweep(), 1000); timer.unref(); }'],
+    ['api/x/b/poller.ts', 'setTimeout(function again() { void poll(); setTimeout(again, 5000).unref(); }, 5000).unref();'],
+    ['api/x/c/interval.ts', 'const t = setInterval(beat, 10_000);'],
+    ['api/x/d/routes.ts', "await new Promise((r) => setTimeout(r, ms));\nconst deadline = setTimeout(() => controller.abort(), 10_000);\ntry { await work(controller.signal); } finally { clearTimeout(deadline); }"],
+    ['api/x/e/socket.ts', "const idle = setTimeout(() => ws.close(4000, 'idle'), 30_000);\nws.on('close', () => clearTimeout(idle));"],
+    ['api/x/f/reactor.ts', "export const r = defineReactor<E>({ name: 'r', handles: ['E'], async react() { setTimeout(wake, 10).unref(); } });"],
+    ['api/x/g/notes.ts', '// Not setInterval(...) nor timer.unref(): a comment is no timer.\n/* setInterval(x) */ export const ok = 1;'],
+    ['infra/x/ticker.ts', 'this.timer = setInterval(tick, ms); this.timer.unref();'],
+  ]);
+  assert.equal(backgroundTimers(modules), [
+    "api/x/a/loop.ts: an unref'd timer outside a processor module",
+    'api/x/a/loop.ts: setInterval',
+    "api/x/b/poller.ts: an unref'd timer outside a processor module",
+    'api/x/c/interval.ts: setInterval',
+  ]);
+});
+
+/**
+ * The processor names the modules declare (`defineProjection(…{ name: … })`, `defineReactor(…)`),
+ * a constant resolved within its module: each name once, or the engine would refuse the second
+ * registration at start (infra/processors/engine.ts `register`; tests/infra/projections.test.ts).
+ */
+export function processorNames(modules: Map<string, string>): { file: string; name: string }[] {
+  const found: { file: string; name: string }[] = [];
+  for (const [file, text] of modules) {
+    for (const match of text.matchAll(/\bdefine(?:Reactor|Projection)\s*(?:<[^>]*>)?\s*\(\s*\{\s*name:\s*(?:'([^']+)'|([A-Za-z_][\w]*))/g)) {
+      const constant = match[2] ? new RegExp(`\\bconst\\s+${match[2]}\\s*=\\s*'([^']+)'`).exec(text)?.[1] : undefined;
+      found.push({ file, name: match[1] ?? constant ?? `${file}#${match[2]}` });
+    }
+  }
+  return found;
+}
+
+test('every processor has its own name across the composition (registered once: the engine refuses a second)', async () => {
+  const modules = new Map<string, string>();
+  for (const folder of ['api', 'projections', 'infra']) {
+    for (const full of await filesUnder(path.join(ROOT, folder), '.ts')) modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
+  }
+  const found = processorNames(modules);
+  const names = found.map((f) => f.name);
+  for (const known of ['users', 'chatsvc_integrations', 'web_push_sender', 'scheduled_message_poster', 'chatsvc_bot_supervisor', 'write_gate']) {
+    assert.ok(names.includes(known), `the scan finds ${known}`);
+  }
+  assert.equal(names.filter((n, i) => names.indexOf(n) !== i), [], 'processor names declared twice');
+});
+
+test('the name rule resolves a constant and finds a name declared twice', () => {
+  const found = processorNames(new Map([
+    ['api/a/reactor.ts', "export const A = 'a';\nexport const r = defineReactor<E>({\n  name: A, handles: [] });"],
+    ['projections/b.ts', "export const p = defineProjection<E>({ name: 'b', handles: [] });\nexport const q = defineProjection({ name: 'a' });"],
+  ]));
+  assert.equal(found.map((f) => f.name), ['a', 'b', 'a']);
+});
+
 test.run();

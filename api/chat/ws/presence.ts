@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../../../infra/db/pool.ts';
 import type { Logger } from '../../../infra/logging.ts';
+import { Ticker } from '../../../infra/ticker.ts';
 
 export const PRESENCE = { heartbeatMs: 10_000, ttlSeconds: 30 };
 
@@ -24,19 +25,18 @@ export interface Presence {
 export class PresenceTracker implements Presence {
   /** This instance's rows (a process may hold several chat apps in tests: one tracker each). */
   readonly instanceId = randomUUID();
-  private readonly users = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
+  /** The users here, each holding the heartbeat (infra/ticker.ts: it beats while anyone is here). */
+  private readonly users = new Map<string, () => void>();
+  private readonly heartbeats: Ticker;
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Pool, private readonly log: Logger, private readonly heartbeatMs = PRESENCE.heartbeatMs) {}
+  constructor(private readonly db: Pool, private readonly log: Logger, heartbeatMs = PRESENCE.heartbeatMs) {
+    this.heartbeats = new Ticker(heartbeatMs, () => void this.heartbeat());
+  }
 
   /** A user's first socket here: counted online once this resolves. */
   connected(userId: string): Promise<void> {
-    this.users.add(userId);
-    if (!this.timer) {
-      this.timer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
-      this.timer.unref();
-    }
+    if (!this.users.has(userId)) this.users.set(userId, this.heartbeats.hold());
     return this.write('presence_connect_failed', (db) => db.query(
       `INSERT INTO chat_presence (instance_id, user_id, seen_at) VALUES ($1, $2, now()) ON CONFLICT (instance_id, user_id) DO UPDATE SET seen_at = now()`,
       [this.instanceId, userId]));
@@ -44,16 +44,13 @@ export class PresenceTracker implements Presence {
 
   /** A user's last socket here closed. */
   disconnected(userId: string): void {
+    this.users.get(userId)?.();
     this.users.delete(userId);
-    if (this.users.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-    }
     void this.write('presence_disconnect_failed', (db) => db.query('DELETE FROM chat_presence WHERE instance_id = $1 AND user_id = $2', [this.instanceId, userId]));
   }
 
   private heartbeat(): Promise<void> {
-    const users = [...this.users];
+    const users = [...this.users.keys()];
     return this.write('presence_heartbeat_failed', async (db) => {
       if (users.length) {
         await db.query(

@@ -289,7 +289,7 @@ export class BotSocket {
           return;
         }
         this.subscribeRetries.set(channelId, attempt);
-        setTimeout(() => this.enqueue(() => this.subscribe(socket, channelId)), 200 * attempt).unref();
+        setTimeout(() => this.enqueue(() => this.subscribe(socket, channelId)), 200 * attempt);
         return;
       }
       case 'Subscribed':

@@ -206,13 +206,14 @@ export class ChatsvcCommands {
     await this.profileOf(profileId);
     const { store } = this.clients.requireKey();
     const row = await this.configured(profileId);
-    await this.sockets.stopBot(profileId);
     try {
       await this.deps.commands.run(integrationStream(profileId), integrationDecider(profileId), { type: 'Delete', at: this.deps.clock.now().toISOString() }, context);
     } catch (error) {
       if (error instanceof DomainError && error.code === 'not_configured') throw notConfigured(error.message);
       throw error;
     }
+    // Stopped once the read model shows the delete: no later pass of the supervisor starts it again.
+    await this.sockets.stopBot(profileId);
     await store.destroy(row.integration_id);
     this.clients.forget(row.integration_id);
   }

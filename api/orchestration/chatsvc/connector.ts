@@ -5,6 +5,8 @@
 // - ./commands.ts  the use cases (connect, status, test, delete, tools); the routes call them
 // - ./tool-calls.ts and ./provision.ts  the chat-service side of the tools and of connect
 // - ./supervisor.ts  starts, retries and stops the bot sockets; holds their locks
+// - ./reactor.ts   the supervisor's processor (in every instance), which drives its passes;
+//                  main/ registers it with the processor engine
 // - ./bot.ts       one bot socket (with ./bot-inbox.ts, ./bot-keys.ts, ./bot-reply.ts), which
 //                  depends on ./bot-host.ts, implemented here, and never on this class
 
@@ -39,9 +41,9 @@ export class ChatsvcConnector implements BotHost {
     return this.clients.enabled;
   }
 
-  /** Start the bot sockets of this process (main/serve.ts, with the orchestration service). */
+  /** Run the bot sockets in this process (main/chatsvc-bots.ts, with the orchestration service); the supervisor's processor starts them. */
   async start(): Promise<void> {
-    if (this.enabled) await this.supervisor.start();
+    if (this.enabled) this.supervisor.start();
   }
 
   async stop(): Promise<void> {

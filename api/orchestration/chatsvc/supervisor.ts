@@ -4,10 +4,11 @@
 // socket per integration across instances (an advisory lock per integration, all held on one
 // database session of this process; the instances without it show `standby`).
 //
-// The poll is the slice's one background timer, kept in this module. As a log processor
-// (DESIGN.md: reactors) it would react to ChatIntegrationConnected (start the socket) and to
-// IntegrationRevokedExternally and ChatIntegrationDeleted (stop it), which reach every instance;
-// retrying standby sockets and rotating signed prekeys have no event and still need a pass.
+// It has no timer of its own: it is driven by a processor (./reactor.ts, a reactor of scope
+// `each`: every instance runs it), which reconciles when it starts and after each integration
+// event (ChatIntegrationConnected starts a socket, IntegrationRevokedExternally and
+// ChatIntegrationDeleted stop it), and runs the full pass every ORCH_CHATSVC_SUPERVISOR_SECS
+// (retrying standby sockets and rotating signed prekeys have no event).
 
 import { botsHealth } from '../../../domain/orchestration/chatsvc/rules.ts';
 import type { PoolClient } from '../../../infra/db/pool.ts';
@@ -16,57 +17,81 @@ import type { OrchDeps } from '../deps.ts';
 import type { BotHost } from './bot-host.ts';
 import { BotSocket, type SocketView } from './bot.ts';
 
+const sameIntegration = (a: IntegrationRow, b: IntegrationRow) => a.integration_id === b.integration_id && a.token_sealed === b.token_sealed;
+
 export type SupervisorDeps = Pick<OrchDeps, 'db' | 'config' | 'log'>;
 
 export class BotSupervisor {
   private readonly bots = new Map<string, BotSocket>();
-  private timer: NodeJS.Timeout | null = null;
   private running = false;
   private ticking: Promise<void> | null = null;
   private lockClient: PoolClient | null = null;
   private lockQueue: Promise<unknown> = Promise.resolve();
+  /**
+   * When a command last started or stopped a profile's socket (a counter): a pass leaves alone a
+   * socket a command changed after the pass read the read model (its row may predate the
+   * command's event); the next pass reads the command's effect.
+   */
+  private changes = 0;
+  private readonly changedAt = new Map<string, number>();
 
   constructor(private readonly deps: SupervisorDeps, private readonly host: BotHost) {}
 
-  /** Sockets for every active integration now, then every ORCH_CHATSVC_SUPERVISOR_SECS. */
-  async start(): Promise<void> {
-    if (this.running) return;
+  /** This process runs the bot sockets from now on; its processor (./reactor.ts) makes the passes. */
+  start(): void {
     this.running = true;
-    await this.tick();
-    this.timer = setInterval(() => void this.tick(), this.deps.config.chatsvc.supervisorSecs * 1000);
-    this.timer.unref();
   }
 
-  /** One pass: start missing sockets, retry standby ones, stop stale ones. */
+  /** One full pass now, its failure logged (tests; the processor calls `pass`). */
   tick(): Promise<void> {
-    this.ticking ??= (async () => {
-      try {
-        const active = await activeIntegrations(this.deps.db);
-        const wanted = new Map(active.map((r) => [r.profile_id, r]));
-        for (const [profileId, bot] of this.bots) {
-          const row = wanted.get(profileId);
-          // Another integration, or the same one reconnected with a new token (by another instance).
-          if (!row || row.integration_id !== bot.integration.integration_id || row.token_sealed !== bot.integration.token_sealed) await this.stopBot(profileId);
-        }
-        for (const row of active) {
-          const bot = this.bots.get(row.profile_id);
-          if (!bot) this.startBot(row);
-          else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
-          // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
-          else if (bot.view().state === 'connected') bot.maintainSoon();
-        }
-      } catch (error) {
-        this.deps.log.error('chatsvc_supervisor_failed', { error: (error as Error).message });
-      }
-    })().finally(() => {
+    this.ticking ??= this.pass(true).catch((error: Error) => {
+      this.deps.log.error('chatsvc_supervisor_failed', { error: error.message });
+    }).finally(() => {
       this.ticking = null;
     });
     return this.ticking;
   }
 
+  /**
+   * Bring the sockets in line with the integrations read model: start missing sockets, stop
+   * stale ones; with `upkeep` (the periodic pass), also retry standby ones and maintain the keys
+   * of connected ones. Nothing while this process does not run the sockets.
+   */
+  async pass(upkeep: boolean): Promise<void> {
+    if (!this.running) return;
+    const began = this.changes;
+    const active = await activeIntegrations(this.deps.db);
+    if (!this.running) return;
+    const changedSince = (profileId: string) => (this.changedAt.get(profileId) ?? 0) > began;
+    const wanted = new Map(active.map((r) => [r.profile_id, r]));
+    for (const [profileId, bot] of this.bots) {
+      const row = wanted.get(profileId);
+      if (changedSince(profileId)) continue;
+      // Another integration, or the same one reconnected with a new token (by another instance).
+      if (!row || !sameIntegration(row, bot.integration)) await this.stop1(profileId);
+    }
+    for (const row of active) {
+      const bot = this.bots.get(row.profile_id);
+      if (changedSince(row.profile_id)) continue;
+      if (!bot) this.startBot(row);
+      else if (!upkeep) continue;
+      else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
+      // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
+      else if (bot.view().state === 'connected') bot.maintainSoon();
+    }
+  }
+
   /** A connect stored this integration: its socket starts now, if this process runs the sockets. */
   startIfRunning(row: IntegrationRow): void {
-    if (this.running) this.startBot(row);
+    if (!this.running) return;
+    this.changedAt.set(row.profile_id, ++this.changes);
+    const bot = this.bots.get(row.profile_id);
+    // A pass may have started it from the read model already.
+    if (bot && sameIntegration(row, bot.integration)) return;
+    if (!bot) return this.startBot(row);
+    void this.stop1(row.profile_id).then(() => {
+      if (this.running && !this.bots.has(row.profile_id)) this.startBot(row);
+    });
   }
 
   private startBot(row: IntegrationRow): void {
@@ -75,7 +100,13 @@ export class BotSupervisor {
     bot.start();
   }
 
+  /** A command's stop (a delete, a revoke, a reconnect): a pass that read the read model before it does not undo it. */
   async stopBot(profileId: string): Promise<void> {
+    this.changedAt.set(profileId, ++this.changes);
+    await this.stop1(profileId);
+  }
+
+  private async stop1(profileId: string): Promise<void> {
     const bot = this.bots.get(profileId);
     if (!bot) return;
     this.bots.delete(profileId);
@@ -94,10 +125,8 @@ export class BotSupervisor {
 
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     await this.ticking;
-    await Promise.all([...this.bots.keys()].map((id) => this.stopBot(id)));
+    await Promise.all([...this.bots.keys()].map((id) => this.stop1(id)));
     if (this.lockClient) {
       const client = this.lockClient;
       this.lockClient = null;

@@ -5,6 +5,7 @@
 // slices' read models.
 
 import { readCheckpoints } from '../../../infra/processors/projection.ts';
+import { Ticker } from '../../../infra/ticker.ts';
 import { mapLimit } from '../../../infra/scheduler/scheduler.ts';
 import { allProjections } from '../../../projections/index.ts';
 import { chatTurnsSince } from '../../../projections/orchestration/agent-chat.ts';
@@ -44,36 +45,33 @@ export async function statusSnapshot(deps: StatusDeps): Promise<StatusFrame> {
   return frame;
 }
 
-/** Ticks while sockets listen: one snapshot per interval, shared. */
+/** Ticks while sockets listen (each socket holds the ticker, infra/ticker.ts): one snapshot per interval, shared. */
 export class LiveStatus {
   private readonly listeners = new Set<(frame: string) => void>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly ticker: Ticker;
   private last: string | null = null;
 
-  constructor(private readonly deps: StatusDeps, private readonly intervalMs: number) {}
+  constructor(private readonly deps: StatusDeps, intervalMs: number) {
+    this.ticker = new Ticker(intervalMs, () => void this.tick());
+  }
 
   /** Sends the latest frame now (or the first once computed), then one per interval. */
   listen(send: (frame: string) => void): () => void {
     this.listeners.add(send);
     if (this.last) send(this.last);
-    if (!this.timer) {
-      void this.tick();
-      this.timer = setInterval(() => void this.tick(), this.intervalMs);
-      this.timer.unref();
-    }
+    const first = !this.ticker.running;
+    const release = this.ticker.hold();
+    if (first) void this.tick();
     return () => {
       this.listeners.delete(send);
-      if (this.listeners.size === 0 && this.timer) {
-        clearInterval(this.timer);
-        this.timer = null;
-        this.last = null;
-      }
+      release();
+      if (!this.ticker.running) this.last = null;
     };
   }
 
   private async tick(): Promise<void> {
     const frame = JSON.stringify(await statusSnapshot(this.deps));
-    if (!this.timer) return;
+    if (!this.ticker.running) return;
     this.last = frame;
     for (const send of this.listeners) send(frame);
   }

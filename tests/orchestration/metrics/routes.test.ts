@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toAppend } from '../../../infra/commands.ts';
+import { chatsvcBots } from '../../../main/chatsvc-bots.ts';
 import { allProjections } from '../../../projections/index.ts';
 import { backgroundOf } from '../../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
@@ -122,6 +123,29 @@ test('every reactor beside the projections: checkpoint, lag, active here, and it
     assert.ok(text.includes('orchard_reactor_last_error_info{reactor="scheduled_message_poster",error="'), 'the last error is named');
   } finally {
     await background.stop();
+  }
+});
+
+test('the processors every instance runs (the write gate, the bot sockets\' supervisor) are listed as reactors, active here, at their position in this process', async ({ s }) => {
+  const bots = chatsvcBots(s.platform); // registers the supervisor's processor (serve does, with the orchestration service)
+  await bots.start();
+  try {
+    let text = '';
+    const listed = (name: string) => sample(text, 'orchard_reactor_active', { reactor: name }) === 1
+      && sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0;
+    await until('the write gate and the supervisor active and caught up', async () => {
+      text = (await http(`${s.orch}/metrics`)).text;
+      return listed('write_gate') && listed('chatsvc_bot_supervisor');
+    }, 20_000, 100);
+    for (const name of ['write_gate', 'chatsvc_bot_supervisor']) {
+      assert.is(sample(text, 'orchard_reactor_errors_total', { reactor: name }), 0, name);
+      assert.ok(sample(text, 'orchard_reactor_checkpoint_position', { reactor: name, part: 'prepare' }) !== undefined, name);
+      assert.is(sample(text, 'orchard_projection_active', { projection: name }), undefined, `${name} is not listed as a projection`);
+    }
+    // The supervisor's position is this process's: the head when it started, at least the bootstrap's events.
+    assert.ok(sample(text, 'orchard_reactor_checkpoint_position', { reactor: 'chatsvc_bot_supervisor', part: 'prepare' })! > 0);
+  } finally {
+    await bots.stop();
   }
 });
 
