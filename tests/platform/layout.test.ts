@@ -148,11 +148,15 @@ test('the cycle rule catches a cycle of two, a longer one and a self-import, and
 // The application layer (`commands.ts`) is the only caller of the command runner: a route module
 // maps HTTP to commands and queries.
 
-/** Route modules (`routes.ts`) that run commands themselves: a call of the runner's writing methods, or a runtime import of infra/commands.ts. */
+/**
+ * Route modules (`routes.ts`, or any module that declares a route with `createRoute`: a slice's
+ * login.ts, credential.ts, ...) that run commands themselves: a call of the runner's writing
+ * methods, or a runtime import of infra/commands.ts.
+ */
 export function routesRunningCommands(modules: Map<string, string>): string[] {
   const wrong: string[] = [];
   for (const [file, text] of modules) {
-    if (!file.endsWith('/routes.ts')) continue;
+    if (!file.endsWith('/routes.ts') && !/\bcreateRoute\(/.test(text)) continue;
     const calls = /\bcommands\s*\.\s*(run|record|runMany|runTogether)\s*\(/.test(text);
     const imports = runtimeImportsOf(file, text).some((specifier) => specifier.endsWith('infra/commands.ts'));
     if (calls || imports) wrong.push(file);
@@ -174,9 +178,11 @@ test('the routes rule catches a runner call and a runtime import, and allows `im
     ['api/x/c/routes.ts', "import type { CommandContext } from '../../../infra/commands.ts';\nconst store = deps.commands.store;"],
     ['api/x/d/routes.ts', "import { type CommandContext } from '../../../infra/commands.ts';"],
     ['api/x/c/commands.ts', 'await deps.commands.record(stream, event, ctx);'],
+    ['api/x/e/login.ts', "const route = createRoute({ method: 'post', path: '/login' });\nawait deps.commands.run(stream, decider, command, ctx);"],
+    ['api/x/e/helpers.ts', 'await deps.commands.run(stream, decider, command, ctx);'],
   ]);
   // `import { type X }` still loads the module under verbatimModuleSyntax: a route says `import type`.
-  assert.equal(routesRunningCommands(modules), ['api/x/a/routes.ts', 'api/x/b/routes.ts', 'api/x/d/routes.ts']);
+  assert.equal(routesRunningCommands(modules), ['api/x/a/routes.ts', 'api/x/b/routes.ts', 'api/x/d/routes.ts', 'api/x/e/login.ts']);
 });
 
 
