@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { EventToAppend } from '../../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
-import { attemptsBy, createAttemptsTable, holdsReactor, kill9, repeatedAttempts, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
+import { assertResumedFromCheckpoint, attemptsBy, createAttemptsTable, holdsReactor, kill9, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
 import { until } from '../support/until.ts';
 
 function delivery(id: string): EventToAppend {
@@ -74,13 +74,8 @@ test('kill -9 of the process holding the poster: the other takes over and posts 
   assert.equal(effects.map((r) => r.stream_id).sort(), ids.map((id) => `chat_message-${id}`).sort());
   assert.ok(effects.every((r) => Number(r.n) === 1), 'each delivery posted once');
 
-  // Hand-over: the survivor resumed from the checkpoint. Whatever it was handed again is no more
-  // than the killed process's last batch, the one whose checkpoint never moved.
-  const killed = holder.process.pid!;
-  assert.ok(await attemptsBy(db.pool, survivor.process.pid!) > 0, 'the survivor acted');
-  const { repeated, lastBatch, distinct } = await repeatedAttempts(db.pool, killed);
-  assert.ok(repeated.every((r) => r.n === 2 && lastBatch.has(r.event_id)), `repeated only the killed process's last batch: ${JSON.stringify(repeated)}`);
-  assert.is(distinct, ids.length, 'every delivery handed to a process');
+  // Hand-over: the survivor resumed from the checkpoint.
+  await assertResumedFromCheckpoint(db.pool, holder, survivor, ids.length);
 });
 
 test.run();

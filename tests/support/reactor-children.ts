@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as assert from 'uvu/assert';
 import type { Pool } from '../../infra/db/pool.ts';
 
 const CHILD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'reactor-process.ts');
@@ -34,8 +35,20 @@ export const createAttemptsTable = (db: Pool) => db.query('CREATE TABLE reactor_
 /** How many events the process was handed. */
 export const attemptsBy = async (db: Pool, pid: number) => Number((await db.query('SELECT count(*) AS n FROM reactor_attempts WHERE pid = $1', [pid])).rows[0].n);
 
+/**
+ * The hand-over's check: the survivor acted and resumed from the checkpoint, so whatever it was
+ * handed again is no more than the killed process's last batch (the one whose checkpoint never
+ * moved), and every one of the `expected` events was handed to a process.
+ */
+export async function assertResumedFromCheckpoint(db: Pool, killed: ReactorChild, survivor: ReactorChild, expected: number): Promise<void> {
+  assert.ok(await attemptsBy(db, survivor.process.pid!) > 0, 'the survivor acted');
+  const { repeated, lastBatch, distinct } = await repeatedAttempts(db, killed.process.pid!);
+  assert.ok(repeated.every((r) => r.n === 2 && lastBatch.has(r.event_id)), `repeated only the killed process's last batch: ${JSON.stringify(repeated)}`);
+  assert.is(distinct, expected, 'every event handed to a process');
+}
+
 /** Events handed over more than once, and the events of the killed process's last batch (the one whose checkpoint never moved). */
-export async function repeatedAttempts(db: Pool, killed: number): Promise<{ repeated: { event_id: string; n: number }[]; lastBatch: Set<string>; distinct: number }> {
+async function repeatedAttempts(db: Pool, killed: number): Promise<{ repeated: { event_id: string; n: number }[]; lastBatch: Set<string>; distinct: number }> {
   const { rows: repeated } = await db.query<{ event_id: string; n: string }>('SELECT event_id, count(*) AS n FROM reactor_attempts GROUP BY event_id HAVING count(*) > 1');
   const { rows: lastBatch } = await db.query<{ event_id: string }>(
     'SELECT event_id FROM reactor_attempts WHERE pid = $1 AND batch = (SELECT max(batch) FROM reactor_attempts WHERE pid = $1)', [killed]);
