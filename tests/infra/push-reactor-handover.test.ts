@@ -17,7 +17,7 @@ import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { generateVapidKeys, pushTopic } from '../../infra/push/web-push.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { browser, decrypt, PushService, type Browser } from '../support/push.ts';
-import { assertResumedFromCheckpoint, attemptsBy, createAttemptsTable, holdsReactor, kill9, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
+import { assertResumedFromCheckpoint, createAttemptsTable, holdsReactor, kill9, killMidBatch, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
 import { until } from '../support/until.ts';
 
 /** A batch pauses this long before it pushes: long enough for the kill to land first. */
@@ -89,12 +89,7 @@ test('kill -9 of the process holding the push sender: the other takes over and p
     }
   };
   for (let wave = 0; wave < 3; wave++) await appendWave(10);
-  await until('the holder at work', async () => (await attemptsBy(db.pool, holder.process.pid!)) > 0, 60_000, 20);
-  const before = await attemptsBy(db.pool, holder.process.pid!);
-  await appendWave(10);
-  // Kill as soon as a new batch has begun: before it pushes, as each pauses between its attempt and its effects.
-  await until('a new batch begun', async () => (await attemptsBy(db.pool, holder.process.pid!)) > before, 60_000, 10);
-  await kill9(holder);
+  await killMidBatch(db.pool, holder, () => appendWave(10));
   const pushedByTheKilled = push.received.length;
   for (let wave = 0; wave < 3; wave++) await appendWave(10);
 

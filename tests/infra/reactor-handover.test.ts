@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { EventToAppend } from '../../infra/eventstore/port.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
-import { assertResumedFromCheckpoint, attemptsBy, createAttemptsTable, holdsReactor, kill9, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
+import { assertResumedFromCheckpoint, createAttemptsTable, holdsReactor, kill9, killMidBatch, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
 import { until } from '../support/until.ts';
 
 function delivery(id: string): EventToAppend {
@@ -56,12 +56,7 @@ test('kill -9 of the process holding the poster: the other takes over and posts 
     }
   };
   for (let wave = 0; wave < 3; wave++) await appendWave(10);
-  await until('the holder at work', async () => (await attemptsBy(db.pool, holder.process.pid!)) > 0, 60_000, 20);
-  const before = await attemptsBy(db.pool, holder.process.pid!);
-  await appendWave(10);
-  // Kill as soon as a new batch has begun: mid-batch, as each pauses 150 ms between its attempt and its effect.
-  await until('a new batch begun', async () => (await attemptsBy(db.pool, holder.process.pid!)) > before, 60_000, 10);
-  await kill9(holder);
+  await killMidBatch(db.pool, holder, () => appendWave(10));
   for (let wave = 0; wave < 3; wave++) await appendWave(10);
 
   await until('the survivor holding the reactor', async () => holdsReactor(survivor), 60_000, 50);

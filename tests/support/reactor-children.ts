@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import type { Pool } from '../../infra/db/pool.ts';
+import { until } from './until.ts';
 
 const CHILD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'reactor-process.ts');
 
@@ -27,6 +28,19 @@ export const holdsReactor = (c: ReactorChild) => c.output.join('').includes('act
 export async function kill9(c: ReactorChild): Promise<void> {
   if (c.process.exitCode === null && c.process.signalCode === null) c.process.kill('SIGKILL');
   await c.exited;
+}
+
+/**
+ * Kill the holder mid-batch: once it is at work, append one more wave and kill it with SIGKILL as
+ * soon as a new batch has begun (each batch pauses between its attempt and its effects, so the
+ * kill lands before them).
+ */
+export async function killMidBatch(db: Pool, holder: ReactorChild, appendWave: () => Promise<void>): Promise<void> {
+  await until('the holder at work', async () => (await attemptsBy(db, holder.process.pid!)) > 0, 60_000, 20);
+  const before = await attemptsBy(db, holder.process.pid!);
+  await appendWave();
+  await until('a new batch begun', async () => (await attemptsBy(db, holder.process.pid!)) > before, 60_000, 10);
+  await kill9(holder);
 }
 
 /** The table the processes write each batch's events to, before acting on them. */
