@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
 import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent, StreamAppend, StreamAppendOutcome } from './eventstore/port.ts';
 import { WrongExpectedRevisionError } from './eventstore/port.ts';
-import { upcast } from './eventstore/upcasters.ts';
+import { schemaVersion, upcast } from './eventstore/upcasters.ts';
 import type { Position } from './eventstore/position.ts';
 import type { WriteGate } from './updates/write-gate.ts';
 
@@ -61,12 +61,6 @@ export type AwaitProjections = (events: { type: string; position: Position }[]) 
 
 const MAX_ATTEMPTS = 5;
 
-/** Current schema version of each event type's data; events default to 1. */
-const schemas = new Map<string, number>();
-export function registerSchema(type: string, version: number): void {
-  schemas.set(type, version);
-}
-
 export function toAppend(event: DomainEvent, context: CommandContext): EventToAppend {
   return {
     id: randomUUID(),
@@ -76,7 +70,7 @@ export function toAppend(event: DomainEvent, context: CommandContext): EventToAp
       actor: context.actor,
       correlation_id: context.correlationId,
       causation_id: context.causationId ?? null,
-      schema: schemas.get(event.type) ?? 1,
+      schema: schemaVersion(event.type),
     },
   };
 }

@@ -40,10 +40,15 @@ export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<Sta
  * member of the union out of the list is a type error. The event catalog (domain/events.ts) is
  * built from these lists, so a test can check that every event type has a consumer.
  *
+ * The second argument declares the types whose data is past version 1 (see event-contract.ts);
+ * the list carries it as `versions`.
+ *
  *   export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', ...]);
+ *   export const MESSAGE_EVENT_TYPES = eventTypes<MessageEvent>()(['MessagePosted', ...], { MessageDeleted: 2 });
  */
 export function eventTypes<Event extends DomainEvent>() {
   return <const Types extends readonly Event['type'][]>(
     types: Types & ([Exclude<Event['type'], Types[number]>] extends [never] ? unknown : { missing: Exclude<Event['type'], Types[number]> }),
-  ): Types => types;
+    versions: { readonly [T in Types[number]]?: number } = {},
+  ): Types & { readonly versions: Readonly<Record<string, number>> } => Object.assign(types, { versions: versions as Readonly<Record<string, number>> });
 }

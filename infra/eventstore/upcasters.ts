@@ -1,23 +1,20 @@
-// Upcasters turn an event's stored data shape into the current one at read time, keyed by
-// (type, schema). The log is never rewritten; old events are lifted each time they are read.
+// Old events are lifted to their type's current version at read time, by the contract the
+// slices declare (domain/shared/event-contract.ts, composed in domain/events.ts). The log is
+// never rewritten: the stored event keeps its data and `metadata.schema`.
 
+import { EVENT_CONTRACT } from '../../domain/events.ts';
+import type { EventContract } from '../../domain/shared/event-contract.ts';
 import type { RecordedEvent } from './port.ts';
 
-type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
+/** The event with its data at the current version (and `metadata.schema` saying so); the same object when it already is. */
+export const upcast = (event: RecordedEvent): RecordedEvent => upcastWith(EVENT_CONTRACT, event);
 
-const upcasters = new Map<string, Upcaster>();
-
-/** Register how `type` at schema `from` becomes schema `from + 1`. */
-export function registerUpcaster(type: string, from: number, lift: Upcaster): void {
-  upcasters.set(`${type}@${from}`, lift);
+/** `upcast` by another contract (a test's). */
+export function upcastWith(contract: EventContract, event: RecordedEvent): RecordedEvent {
+  const stored = { type: event.type, schema: Number(event.metadata?.schema ?? 1), data: event.data };
+  const current = contract.upcast(stored);
+  return current === stored ? event : { ...event, data: current.data, metadata: { ...event.metadata, schema: current.schema } };
 }
 
-export function upcast(event: RecordedEvent): RecordedEvent {
-  let schema = Number(event.metadata?.schema ?? 1);
-  let data = event.data;
-  for (let lift = upcasters.get(`${event.type}@${schema}`); lift; lift = upcasters.get(`${event.type}@${schema}`)) {
-    data = lift(data);
-    schema += 1;
-  }
-  return data === event.data ? event : { ...event, data, metadata: { ...event.metadata, schema } };
-}
+/** The version an event of `type` is written at. */
+export const schemaVersion = (type: string): number => EVENT_CONTRACT.versionOf(type);

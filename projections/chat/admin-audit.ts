@@ -87,8 +87,8 @@ export function auditEntryOf(event: Recorded<Audited>): Entry | null {
   switch (event.type) {
     case 'MessageDeleted': {
       const d = event.data;
-      // Events written before `sender_id` existed cannot tell a moderator from the sender: left out.
-      return d.sender_id && d.sender_id !== d.by ? plain() : null;
+      // sender_id is null on a version 1 event (messageDeletedFromV1): whose message it was is unknown, so it is left out.
+      return d.sender_id !== null && d.sender_id !== d.by ? plain() : null;
     }
     case 'ChannelMemberDeparted':
       return event.data.reason === 'kicked' ? { action: 'channel_member_kicked', target: ['user', event.data.user_id] } : null;
@@ -104,7 +104,8 @@ export function auditEntryOf(event: Recorded<Audited>): Entry | null {
       return { action: actionOf(event.type), target: ['user', event.data.to] };
     case 'PollClosed': {
       const d = event.data;
-      return d.reason === 'closed' && d.creator_id && d.closed_by !== d.creator_id ? plain() : null;
+      // creator_id is null on a version 1 event (pollClosedFromV1): whose poll it was is unknown, so it is left out.
+      return d.reason === 'closed' && d.creator_id !== null && d.closed_by !== d.creator_id ? plain() : null;
     }
     case 'FileDeleted':
       return event.data.by_admin ? plain() : null;

@@ -1,28 +1,30 @@
 // Upcasters lift old event shapes to the current one at read time, in the command handler's
-// fold as in projections; the stored event is never rewritten.
+// fold as in projections; the stored event is never rewritten. The contract is built from the
+// slices' declarations and refuses an inconsistent one.
 
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Decider, DomainEvent } from '../../domain/shared/decider.ts';
-import { CommandRunner, registerSchema } from '../../infra/commands.ts';
+import { messageDecider } from '../../domain/chat/messages/decider.ts';
+import { messageStream, type MessageEvent } from '../../domain/chat/messages/events.ts';
+import { EVENT_CONTRACT } from '../../domain/events.ts';
+import { eventContract, type Upcasters } from '../../domain/shared/event-contract.ts';
+import { asDomainEvent, CommandRunner } from '../../infra/commands.ts';
 import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
-import { registerUpcaster, upcast } from '../../infra/eventstore/upcasters.ts';
+import { upcastWith } from '../../infra/eventstore/upcasters.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 
-// v1 `Renamed` carried `name`; v2 splits it into `first` and `last`; v3 adds `display`.
-registerUpcaster('UpcastRenamed', 1, (d) => {
-  const [first = '', last = ''] = String(d.name).split(' ');
-  return { first, last };
-});
-registerUpcaster('UpcastRenamed', 2, (d) => ({ ...d, display: `${d.last}, ${d.first}` }));
-registerSchema('UpcastRenamed', 3);
+const SYSTEM = { actor: { kind: 'system' as const, id: null }, correlation_id: null, causation_id: null };
 
-type Renamed = DomainEvent<'UpcastRenamed', { first: string; last: string; display: string }>;
-const person: Decider<string | null, { display: string }, Renamed> = {
-  initialState: () => null,
-  evolve: (_, e) => e.data.display,
-  decide: ({ display }, current) => (current === display ? [] : [{ type: 'UpcastRenamed', data: { first: '', last: '', display } }]),
+// v1 `Renamed` carried `name`; v2 splits it into `first` and `last`; v3 adds `display`.
+const renamed: Upcasters = {
+  Renamed: {
+    1: (d) => {
+      const [first = '', last = ''] = String(d.name).split(' ');
+      return { first, last };
+    },
+    2: (d) => ({ ...d, display: `${d.last}, ${d.first}` }),
+  },
 };
 
 const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('upcasters');
@@ -36,32 +38,58 @@ test.after(async ({ db, store }) => {
 });
 
 test('an old event is lifted through every step; a current one is left as it is', async ({ store }) => {
-  const stream = `person-${randomUUID()}`;
-  await store.append(stream, [{
-    id: randomUUID(), type: 'UpcastRenamed', data: { name: 'Ada Lovelace' },
-    metadata: { actor: { kind: 'system', id: null }, correlation_id: null, causation_id: null, schema: 1 },
-  }], { expected: 'no_stream' });
+  const contract = eventContract({ types: ['Renamed'], versions: { Renamed: 3 }, upcasters: [renamed] });
+  const stream = `test.person-${randomUUID()}`;
+  await store.append(stream, [{ id: randomUUID(), type: 'Renamed', data: { name: 'Ada Lovelace' }, metadata: { ...SYSTEM, schema: 1 } }], { expected: 'no_stream' });
   const [stored] = await store.readStream(stream);
-  const lifted = upcast(stored!);
+  const lifted = upcastWith(contract, stored!);
   assert.equal(lifted.data, { first: 'Ada', last: 'Lovelace', display: 'Lovelace, Ada' });
   assert.is(lifted.metadata.schema, 3);
   assert.equal(stored!.data, { name: 'Ada Lovelace' }, 'the stored event is untouched');
+  const fromTwo = upcastWith(contract, { ...stored!, data: { first: 'A', last: 'B' }, metadata: { ...stored!.metadata, schema: 2 } });
+  assert.equal(fromTwo.data, { first: 'A', last: 'B', display: 'B, A' }, 'a version 2 event takes only the last step');
   const current = { ...stored!, data: { first: 'A', last: 'B', display: 'B, A' }, metadata: { ...stored!.metadata, schema: 3 } };
-  assert.is(upcast(current), current);
+  assert.is(upcastWith(contract, current), current);
 });
 
-test('the command handler folds upcast events, and writes new events at the current schema', async ({ store }) => {
-  const stream = `person-${randomUUID()}`;
-  await store.append(stream, [{
-    id: randomUUID(), type: 'UpcastRenamed', data: { name: 'Grace Hopper' },
-    metadata: { actor: { kind: 'system', id: null }, correlation_id: null, causation_id: null, schema: 1 },
-  }], { expected: 'no_stream' });
-  const context = { actor: { kind: 'system' as const, id: 'test' }, correlationId: null };
-  const same = await new CommandRunner(store, async () => {}).run(stream, person, { display: 'Hopper, Grace' }, context);
-  assert.is(same.appended, null); // the folded (upcast) state already says so
-  await new CommandRunner(store, async () => {}).run(stream, person, { display: 'Hopper, G.' }, context);
-  const [, written] = await store.readStream(stream);
-  assert.is(written!.metadata.schema, 3);
+test('an inconsistent declaration is refused when the contract is built', () => {
+  assert.throws(() => eventContract({ types: ['Renamed'], versions: { Renamed: 4 }, upcasters: [renamed] }), /Renamed is at version 4 but has no upcaster from version 3/);
+  assert.throws(() => eventContract({ types: ['Renamed'], versions: { Renamed: 2 }, upcasters: [renamed] }), /upcaster for Renamed from version 2, but its current version is 2/);
+  assert.throws(() => eventContract({ types: ['Other'], versions: {}, upcasters: [renamed] }), /upcaster for Renamed, which no slice declares/);
+  assert.throws(() => eventContract({ types: ['Renamed'], versions: { Renamed: 3 }, upcasters: [renamed, renamed] }), /two upcasters for Renamed from version 1/);
+  assert.throws(() => eventContract({ types: [], versions: { Renamed: 1 }, upcasters: [] }), /version declared for Renamed, which is not in its union's type list/);
+});
+
+test('the platform contract: MessageDeleted and PollClosed are at version 2, everything else at 1', () => {
+  assert.is(EVENT_CONTRACT.versionOf('MessageDeleted'), 2);
+  assert.is(EVENT_CONTRACT.versionOf('PollClosed'), 2);
+  assert.is(EVENT_CONTRACT.versionOf('MessagePosted'), 1);
+});
+
+test('the command handler folds upcast events, and writes new events at the current version', async ({ store }) => {
+  const messageId = randomUUID();
+  const channelId = randomUUID();
+  const sender = randomUUID();
+  const stream = messageStream(messageId);
+  const at = new Date().toISOString();
+  await store.append(stream, [
+    { id: randomUUID(), type: 'MessagePosted', metadata: { ...SYSTEM, schema: 1 },
+      data: { message_id: messageId, channel_id: channelId, at, sender_id: sender, ciphertext: 'x', kind: 'text', thread_root_id: null, mentions: [], via_webhook: false, has_file: false } },
+    // As the code before version 2 wrote it: no sender_id.
+    { id: randomUUID(), type: 'MessageDeleted', metadata: { ...SYSTEM, schema: 1 }, data: { message_id: messageId, channel_id: channelId, at, by: sender } },
+  ], { expected: 'no_stream' });
+  const [, deleted] = await store.readStream(stream);
+  assert.equal(asDomainEvent<MessageEvent>(deleted!).data, { message_id: messageId, channel_id: channelId, at, by: sender, sender_id: null });
+
+  const id = randomUUID();
+  const fresh = messageStream(id);
+  const runner = new CommandRunner(store, async () => {});
+  const context = { actor: { kind: 'user' as const, id: sender }, correlationId: null };
+  await runner.run(fresh, messageDecider, { type: 'Post', message_id: id, channel_id: channelId, sender_id: sender, ciphertext: 'y', kind: 'text', thread_root_id: null, mentions: [], via_webhook: false, has_file: false, at }, context);
+  await runner.run(fresh, messageDecider, { type: 'Delete', actor_id: sender, moderator: false, at }, context);
+  const written = await store.readStream(fresh);
+  assert.equal(written.map((e) => [e.type, e.metadata.schema]), [['MessagePosted', 1], ['MessageDeleted', 2]]);
+  assert.is(written[1]!.data.sender_id, sender);
 });
 
 test.run();

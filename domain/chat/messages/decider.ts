@@ -62,6 +62,6 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
       return [{ type: 'MessageEdited', data: { ...base, ciphertext: command.ciphertext } }];
     }
     if (command.actor_id !== state.sender_id && !command.moderator) throw new DomainError('forbidden', 'insufficient_role', 'only the sender or a moderator deletes a message');
-    return [{ type: 'MessageDeleted', data: { ...base, by: command.actor_id, sender_id: state.sender_id! } }];
+    return [{ type: 'MessageDeleted', data: { ...base, by: command.actor_id, sender_id: state.sender_id } }];
   },
 };

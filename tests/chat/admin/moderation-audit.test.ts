@@ -4,6 +4,7 @@
 // route's authorisation (instance owners and admins only; community moderators, members, bots of
 // every scope and anonymous callers refused); and a rebuild of the table equals the live one.
 
+import { upcast } from '../../../infra/eventstore/upcasters.ts';
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -208,13 +209,14 @@ test('the audit route: instance owners and admins only; moderators, members, bot
 test('events that cannot tell a moderator from the owner, and the other service\'s updates, stay out', () => {
   const base = { id: 'e', stream: 's', revision: 0n, position: { commit: 1n, prepare: 1n }, metadata: {}, created_at: new Date() } as const;
   const at = '2026-01-01T00:00:00.000Z';
-  // Written before MessageDeleted carried the sender.
-  assert.is(auditEntryOf({ ...base, type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'c', by: 'u', at } } as never), null);
+  // A version 1 deletion (before it carried the sender), as the engine hands it over: upcast, sender unknown.
+  assert.is(auditEntryOf(upcast({ ...base, type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'c', by: 'u', at }, metadata: { schema: 1 } } as never) as never), null);
   assert.equal(auditEntryOf({ ...base, type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'c', by: 'u', sender_id: 'v', at } } as never)?.action, 'message_deleted');
   const apply = (service: string) => auditEntryOf({ ...base, type: 'UpdateApplyRequested', data: { action: 'update_applied', apply_id: 'a', service, target_version: '1', from_version: '0', requested_by: 'u', at } } as never);
   assert.equal(apply('chat'), { action: 'update_applied', target: ['update', 'a'] });
   assert.is(apply('orch'), null);
   assert.is(auditEntryOf({ ...base, type: 'PollClosed', data: { poll_id: 'p', channel_id: 'c', closed_by: null, creator_id: 'u', reason: 'expired', results: [], voters: 0, at } } as never), null);
+  assert.is(auditEntryOf(upcast({ ...base, type: 'PollClosed', data: { poll_id: 'p', channel_id: 'c', closed_by: 'v', reason: 'closed', results: [], voters: 0, at }, metadata: { schema: 1 } } as never) as never), null);
 });
 
 test('a rebuilt audit log equals the live one', async ({ s }) => {
