@@ -19,7 +19,7 @@ export const platformVars = {
   NODE_ENV: text({ description: '`test` admits the test-only switches (CHATSVC_OUTBOUND_ALLOW_LOOPBACK); nothing else reads it' }),
   REDIS_URL: text({ description: 'Redis for the shared rate limiter (`redis://host:6379`); unset: counters live in each process. May carry a password', secret: true }),
   ORCH_SECRET_KEY: text({ description: '64 hex characters: the key sealing secrets at rest; unset: generated under DATA_DIR', secret: true }),
-  ORCH_SECRET_KEY_FILE: derived({ description: 'file holding ORCH_SECRET_KEY (and where a generated one is written)', default: 'DATA_DIR/secret.key', secret: true }),
+  ORCH_SECRET_KEY_FILE: derived({ description: 'file holding ORCH_SECRET_KEY (a named file must exist); unset: the key generated at the first start is kept at the default path', default: 'DATA_DIR/secret.key', secret: true }),
   ORCH_AUDIT_SIGNING_KEY_FILE: derived({
     description: 'file holding the Ed25519 seed (64 hex characters) that signs the log\'s checkpoints; unset: generated once (mode 0600). A named file that does not exist is a startup error, never a new key',
     default: 'DATA_DIR/audit-signing.key', secret: true,
