@@ -2,19 +2,18 @@
 // (env, file, default), then the configuration checked as a start would check it. Secrets are
 // never printed: a set one shows as <redacted>, whatever its source.
 
-import { ConfigError, envVarMeta } from '../infra/config/kinds.ts';
+import { ConfigError, type EnvVarMeta, envVarMeta } from '../infra/config/kinds.ts';
 import { SECTIONS } from '../infra/config/sections.ts';
 import { loadConfig } from '../infra/config.ts';
 
 type Env = Record<string, string | undefined>;
 
-export const REDACTED = '<redacted>';
+const REDACTED = '<redacted>';
 
 interface Row { name: string; value: string; source: string }
 
 /** One variable: set (blank counts as unset, as loadConfig reads it), given through its `_FILE`, defaulted, or unset. */
-function row(name: string, env: Env, declared: Set<string>): Row {
-  const meta = envVarMeta.get(SECTIONS.flatMap((s) => Object.entries(s.vars)).find(([n]) => n === name)![1])!;
+function row(name: string, meta: EnvVarMeta, env: Env, declared: Set<string>): Row {
   const text = env[name]?.trim();
   if (text) return { name, value: meta.secret ? REDACTED : text, source: 'env' };
   const fileVar = `${name}_FILE`;
@@ -25,7 +24,10 @@ function row(name: string, env: Env, declared: Set<string>): Row {
 
 export function effectiveConfiguration(env: Env): string {
   const declared = new Set(SECTIONS.flatMap((s) => Object.keys(s.vars)));
-  const blocks = SECTIONS.map((section) => ({ title: section.title, rows: Object.keys(section.vars).map((name) => row(name, env, declared)) }));
+  const blocks = SECTIONS.map((section) => ({
+    title: section.title,
+    rows: Object.entries(section.vars).map(([name, schema]) => row(name, envVarMeta.get(schema)!, env, declared)),
+  }));
   const all = blocks.flatMap((b) => b.rows);
   const nameWidth = Math.max(...all.map((r) => r.name.length));
   const valueWidth = Math.min(48, Math.max(...all.map((r) => r.value.length)));
