@@ -33,11 +33,14 @@ class Invalid {
 }
 const got = (text: string) => `got ${JSON.stringify(text)}`;
 
-/** The one way a kind is built: unset or blank gives `fallback`, else `parse` decides. */
-function variable<T, F>(meta: EnvVarMeta, fallback: F, parse: (text: string) => T | Invalid, trim = true) {
+/**
+ * The one way a kind is built: unset or blank gives `fallback()`, else `parse` decides. The
+ * fallback is made per load, so no two configs share an array or an address object.
+ */
+function variable<T, F>(meta: EnvVarMeta, fallback: () => F, parse: (text: string) => T | Invalid, trim = true) {
   const schema = z.string().optional().transform((raw, ctx): T | F => {
     const text = trim ? (raw ?? '').trim() : (raw ?? '');
-    if (!text) return fallback;
+    if (!text) return fallback();
     const value = parse(text);
     if (value instanceof Invalid) {
       ctx.addIssue({ code: 'custom', message: value.message });
@@ -52,43 +55,43 @@ function variable<T, F>(meta: EnvVarMeta, fallback: F, parse: (text: string) => 
 export function text(doc: Doc): z.ZodType<string | null, string | undefined>;
 export function text(doc: Doc & { default: string }): z.ZodType<string, string | undefined>;
 export function text(doc: Doc & { default?: string }): z.ZodType<string | null, string | undefined> {
-  return variable(doc, doc.default ?? null, (t) => t);
+  return variable(doc, () => doc.default ?? null, (t) => t);
 }
 
 /** Free text whose default is worked out from other variables when the config is composed. */
 export function derived(doc: Doc & { default: string }): z.ZodType<string | null, string | undefined> {
-  return variable(doc, null, (t) => t);
+  return variable(doc, () => null, (t) => t);
 }
 
 /** A base URL: trailing slashes dropped; unset (or only slashes): null, and `default` (if given) only says what is used instead. */
 export function baseUrl(doc: Doc & { default?: string }): z.ZodType<string | null, string | undefined> {
-  return variable(doc, null, (t) => t.replace(/\/+$/, '') || null);
+  return variable(doc, () => null, (t) => t.replace(/\/+$/, '') || null);
 }
 
 /** An http(s) URL kept as given. */
 export function httpUrl(doc: Doc): z.ZodType<string | null, string | undefined> {
-  return variable(doc, null, (t) => (/^https?:\/\/\S+$/i.test(t) ? t : new Invalid(`expected an http(s) URL, ${got(t)}`)));
+  return variable(doc, () => null, (t) => (/^https?:\/\/\S+$/i.test(t) ? t : new Invalid(`expected an http(s) URL, ${got(t)}`)));
 }
 
 /** A separator: not trimmed, so a space can be one. */
 export function delimiter(doc: Doc & { default: string }): z.ZodType<string, string | undefined> {
-  return variable(doc, doc.default, (t) => t, false);
+  return variable(doc, () => doc.default, (t) => t, false);
 }
 
 /** Comma-separated values, each trimmed, blanks dropped; unset: none. */
 export function list(doc: Doc): z.ZodType<string[], string | undefined> {
-  return variable(doc, [] as string[], (t) => t.split(',').map((s) => s.trim()).filter(Boolean));
+  return variable(doc, (): string[] => [], (t) => t.split(',').map((s) => s.trim()).filter(Boolean));
 }
 
 export function positiveInt(doc: Doc & { default: number }): z.ZodType<number, string | undefined> {
-  return variable({ ...doc, default: String(doc.default) }, doc.default, (t) => {
+  return variable({ ...doc, default: String(doc.default) }, () => doc.default, (t) => {
     const n = Number(t);
     return Number.isInteger(n) && n >= 1 ? n : new Invalid(`expected a positive integer, ${got(t)}`);
   });
 }
 
 export function wholeNumber(doc: Doc & { default: number }): z.ZodType<number, string | undefined> {
-  return variable({ ...doc, default: String(doc.default) }, doc.default, (t) => {
+  return variable({ ...doc, default: String(doc.default) }, () => doc.default, (t) => {
     const n = Number(t);
     return Number.isInteger(n) && n >= 0 ? n : new Invalid(`expected a whole number (0 or more), ${got(t)}`);
   });
@@ -99,7 +102,7 @@ export function oneOf<const V extends string>(values: readonly V[], doc: Doc & {
 export function oneOf<const V extends string>(values: readonly V[], doc: Doc): z.ZodType<V | null, string | undefined>;
 export function oneOf<const V extends string>(values: readonly V[], doc: Doc & { default?: V }): z.ZodType<V | null, string | undefined> {
   const expected = values.length === 2 ? values.join(' or ') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
-  return variable(doc, doc.default ?? null, (t) => {
+  return variable(doc, () => doc.default ?? null, (t) => {
     const value = t.toLowerCase() as V;
     return values.includes(value) ? value : new Invalid(`expected ${expected}, ${got(t)}`);
   });
@@ -120,11 +123,11 @@ export function optIn(value: string | undefined): boolean {
 
 // Flags never refuse a value: anything but the explicit spelling leaves the default.
 export function onUnlessOff(doc: Doc): z.ZodType<boolean, string | undefined> {
-  return variable({ ...doc, default: 'on' }, true, optOut);
+  return variable({ ...doc, default: 'on' }, () => true, optOut);
 }
 
 export function offUnlessOn(doc: Doc): z.ZodType<boolean, string | undefined> {
-  return variable({ ...doc, default: 'off' }, false, optIn);
+  return variable({ ...doc, default: 'off' }, () => false, optIn);
 }
 
 export interface ListenAddress {
@@ -141,7 +144,7 @@ export function parseListen(value: string | undefined, fallback: string): Listen
 }
 
 export function listen(doc: Doc & { default: string }): z.ZodType<ListenAddress, string | undefined> {
-  return variable(doc, parseListen(doc.default, ''), (t) => {
+  return variable(doc, () => parseListen(doc.default, ''), (t) => {
     try {
       return parseListen(t, '');
     } catch (error) {
@@ -152,7 +155,7 @@ export function listen(doc: Doc & { default: string }): z.ZodType<ListenAddress,
 
 /** A PEM file of certificates, read when the config loads (an unreadable one stops the start). */
 export function pemFile(doc: Doc): z.ZodType<{ path: string; pem: string } | null, string | undefined> {
-  return variable(doc, null, (file) => {
+  return variable(doc, () => null, (file) => {
     let pem: string;
     try {
       pem = readFileSync(file, 'utf8');
@@ -165,7 +168,7 @@ export function pemFile(doc: Doc): z.ZodType<{ path: string; pem: string } | nul
 
 /** A kind of its own (say, the update check interval): `parse` throws `expected ...` on a bad value. */
 export function custom<T>(doc: Doc & { default: string }, parse: (text: string | undefined) => T): z.ZodType<T, string | undefined> {
-  return variable(doc, parse(undefined), (t) => {
+  return variable(doc, () => parse(undefined), (t) => {
     try {
       return parse(t);
     } catch (error) {
