@@ -1,4 +1,4 @@
-// `orchard <command>`: serve, migrate, rebuild, replay, openapi, keys, profiles, audit, release, updates, dev.
+// `orchard <command>`: serve, migrate, rebuild, replay, openapi, config, keys, profiles, audit, release, updates, dev.
 
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logging.ts';
@@ -21,6 +21,8 @@ const usage = async () => `usage: orchard <command>
   replay [--stream-prefix P] [--type T]... [--until <RFC 3339 | position>]
                                     print the log as JSON lines (stream, revision, position, type, data, metadata)
   openapi <orch|chat|registry>      print a service's OpenAPI 3.1 document (no server needed)
+  config                            print every configuration variable: its effective value and where it
+                                    came from (env, file, default), secrets redacted; exit 1 if invalid
   keys rotate <username>            rotate an account's API key (interactive terminal only)
   keys runner-status                VERIFIED (0), NOT VERIFIED (3) or CANNOT VERIFY (4) for the runner
   profiles set-reply-mode <slug> <dm_only|channel_mention|both>
@@ -57,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
     await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
     return 0;
   }
+  // Before loadConfig: it shows the configuration even when a start would refuse it.
+  if (command === 'config') return (await import('./config-cli.ts')).configCommand(process.env, process.stdout, process.stderr);
   let config;
   try {
     config = loadConfig();

@@ -72,7 +72,7 @@ export async function serveSidecar(config: Config, log: Logger, options: { enabl
     })
     : new DockerRuntime({
       composeFile: config.updater.composeFile, dataDir: config.updater.dataDir, databaseUrl: config.databaseUrl, drainSecs: config.updater.drainSecs,
-      health, initialImage: process.env.ORCHARD_IMAGE?.trim() || 'orchard:local', log,
+      health, initialImage: config.updater.initialImage, log,
     });
   const executor = new ApplyExecutor({
     journal, runtime, updaterLog: new UpdaterLog(store), log, clock: systemClock, publicKey: releaseKey.publicKey,

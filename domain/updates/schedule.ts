@@ -13,11 +13,12 @@ export interface CheckSchedule {
   intervalSecs: number;
 }
 
-export function parseCheckInterval(value: string | undefined, name = 'ORCH_UPDATES_CHECK_INTERVAL_SECS'): CheckSchedule {
+/** The interval's value; a bad one throws `expected ...` (the configuration names the variable). */
+export function parseCheckInterval(value: string | undefined): CheckSchedule {
   const text = (value ?? '').trim().toLowerCase();
   if (text === '') return { background: true, intervalSecs: DEFAULT_CHECK_INTERVAL_SECS };
   if (text === 'off' || text === '0') return { background: false, intervalSecs: DEFAULT_CHECK_INTERVAL_SECS };
-  if (!/^\d+$/.test(text)) throw new Error(`${name} must be a number of seconds, 0 or off, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(text)) throw new Error(`expected a number of seconds, 0 or off, got ${JSON.stringify(value)}`);
   return { background: true, intervalSecs: Math.max(MIN_CHECK_INTERVAL_SECS, Number(text)) };
 }
 

@@ -539,8 +539,8 @@ test('EVENTSTORE_URL is esdb:// with tls=false; DATABASE_URL is PostgreSQL; one 
 test('listen addresses parse with parseListen and match the published ports', () => {
   assert.equal(listenProblems(doc), []);
   for (const [value, fragment] of [
-    ['localhost', 'orch: ORCH_LISTEN: not a listen address'],
-    ['', 'orch: ORCH_LISTEN: not a listen address'],
+    ['localhost', 'orch: ORCH_LISTEN: expected a listen address'],
+    ['', 'orch: ORCH_LISTEN: expected a listen address'],
     ['127.0.0.1:8585', 'orch: ORCH_LISTEN listens on 127.0.0.1'],
     ['0.0.0.0:9999', 'orch: listens on 9999 but publishes 8585'],
   ] as const) {

@@ -138,10 +138,10 @@ test('without the key: every route 503 integration_key_missing after 401/403; he
 });
 
 test('configuration: a malformed key or an unreadable CA bundle stops the start', () => {
-  assert.throws(() => loadConfig({ ORCH_INTEGRATION_ENCRYPTION_KEY: 'abc' }), /ORCH_INTEGRATION_ENCRYPTION_KEY must be exactly 64 hex/);
+  assert.throws(() => loadConfig({ ORCH_INTEGRATION_ENCRYPTION_KEY: 'abc' }), /ORCH_INTEGRATION_ENCRYPTION_KEY: expected exactly 64 hex/);
   assert.throws(() => loadConfig({ ORCH_INTEGRATION_ENCRYPTION_KEY: 'g'.repeat(64) }), /64 hex/);
   assert.throws(() => loadConfig({ ORCH_INTEGRATION_ENCRYPTION_KEY_FILE: '/nonexistent/key' }), /does not exist/);
-  assert.throws(() => loadConfig({ ORCH_CHATSVC_CA_BUNDLE: '/nonexistent/ca.pem' }), /ORCH_CHATSVC_CA_BUNDLE cannot be read/);
+  assert.throws(() => loadConfig({ ORCH_CHATSVC_CA_BUNDLE: '/nonexistent/ca.pem' }), /ORCH_CHATSVC_CA_BUNDLE: cannot be read/);
   assert.is(loadConfig({ ORCH_INTEGRATION_ENCRYPTION_KEY: KEY }).chatsvc.integrationKeyHex, KEY);
   assert.is(loadConfig({}).chatsvc.catchupSecs, 600);
   assert.is(loadConfig({}).chatsvc.supervisorSecs, 300);

@@ -65,7 +65,7 @@ test('forward-auth: the proxy\'s identity headers sign in on this very request; 
 test('ORCH_FORWARD_AUTH_LOGOUT_URL must be an http(s) URL', () => {
   assert.is(loadConfig({}).forwardAuth.logoutUrl, null);
   assert.is(loadConfig({ ORCH_FORWARD_AUTH_LOGOUT_URL: ' https://sso.example/out ' }).forwardAuth.logoutUrl, 'https://sso.example/out');
-  assert.throws(() => loadConfig({ ORCH_FORWARD_AUTH_LOGOUT_URL: 'javascript:alert(1)' }), /ORCH_FORWARD_AUTH_LOGOUT_URL must be an http\(s\) URL/);
+  assert.throws(() => loadConfig({ ORCH_FORWARD_AUTH_LOGOUT_URL: 'javascript:alert(1)' }), /ORCH_FORWARD_AUTH_LOGOUT_URL: expected an http\(s\) URL/);
 });
 
 test.run();
