@@ -33,8 +33,9 @@ export function startFileSweeper(platform: Platform): () => void {
       running = false;
     }
   };
-  const first = setTimeout(sweep, 60_000);
-  const timer = setInterval(sweep, SWEEP_EVERY_MS);
+  // Not awaited by the timers: `sweep` catches and logs its own failure (chat_blob_sweep_failed).
+  const first = setTimeout(() => void sweep(), 60_000);
+  const timer = setInterval(() => void sweep(), SWEEP_EVERY_MS);
   first.unref();
   timer.unref();
   return () => {

@@ -241,14 +241,14 @@ export class EventStoreDbEventStore implements EventStore {
     if (after !== 'start' && !isStart(after) && !isAfter(end, after)) return 0;
 
     let count = 0;
-    let settle: (error?: unknown) => void = () => {};
+    let settle: (error?: Error) => void = () => {};
     const done = new Promise<void>((resolve, reject) => (settle = (error) => (error ? reject(error) : resolve())));
     let finished = false;
     const source: AllStreamSubscription = this.client.subscribeToAll({
       fromPosition: readFrom(after),
       filter: serverFilter(filter, { checkpointReached: (_s, position) => { drain(); if (!isAfter(end, position)) finish(); } }),
     });
-    const finish = (error?: unknown) => {
+    const finish = (error?: Error) => {
       if (finished) return;
       finished = true;
       settle(error);

@@ -91,7 +91,7 @@ export class Runner {
     let ended = false;
     let byRunner = false;
     const watch = (async () => {
-      const abort = new Promise<void>((resolve) => stopping.then(() => { byRunner = true; resolve(); }));
+      const abort = stopping.then(() => { byRunner = true; });
       while (!ended) {
         await Promise.race([sleep(this.config.runner.pollMs), abort]);
         if (ended || byRunner) return;

@@ -30,7 +30,7 @@ test('a checked-out client losing its backend (idle, and mid-query) does not end
     const sleeping = busy.query('SELECT pg_sleep(30)').then(() => 'finished', (error: Error) => error.message);
     await db.pool.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
     assert.match(await sleeping, /terminat/i, 'the query in flight rejects');
-    await until('the idle holder to learn its connection is gone', async () => (await idle.query('SELECT 1').then(() => false, () => true)));
+    await until('the idle holder to learn its connection is gone', () => idle.query('SELECT 1').then(() => false, () => true));
     idle.release();
     busy.release();
     // Fresh connections replace the two the server cut (a query may still meet the busy one if it

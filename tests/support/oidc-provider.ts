@@ -40,7 +40,9 @@ export async function startTestProvider(redirectUri: string, directory: Director
   });
   // Quiet: the provider warns about development interactions on purpose.
   provider.on('server_error', () => {});
-  handler = provider.callback();
+  const callback = provider.callback();
+  // Not awaited: Koa's request handler does not reject, it answers a failure itself (ctx.onerror).
+  handler = (req, res) => void callback(req, res);
 
   async function signIn(authorizationUrl: string, account: string): Promise<URL> {
     const jar = new Map<string, string>();

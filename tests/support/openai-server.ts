@@ -34,7 +34,7 @@ export function completion(options: { text?: string; toolCalls?: { id: string; n
 export async function startOpenAiServer(answer: (body: Record<string, any>) => Answer): Promise<OpenAiServer> {
   const requests: Record<string, any>[] = [];
   const hanging: ServerResponse[] = [];
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     let text = '';
     for await (const chunk of req) text += chunk;
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
@@ -49,6 +49,14 @@ export async function startOpenAiServer(answer: (body: Record<string, any>) => A
       return;
     }
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.body));
+  };
+  // A failure of the fake itself (a body that is not JSON, an `answer` that throws) is a 500 the
+  // client under test sees, not an unhandled rejection.
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `test OpenAI server failed: ${String(error)}` } }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -79,11 +79,13 @@ export async function receiveUpload(c: Context, store: FilesystemBlobStore, opti
   }
   const fields: Record<string, string> = {};
   let received: Promise<Upload['file']> | null = null;
-  let failure: unknown = null;
+  let failure = null as Error | null; // (set in the callbacks below: not narrowed to null here)
   let current: Readable | null = null;
   let finished = () => {};
+  // What a stream or the store rejects with is an Error; anything else is wrapped so it can be thrown.
+  const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
   const fail = (error: unknown) => {
-    failure ??= error;
+    failure ??= asError(error);
     finished();
     if (current && !current.readableEnded) current.destroy(new Error('upload stopped'));
     source.unpipe(counter);
@@ -139,8 +141,8 @@ export async function receiveUpload(c: Context, store: FilesystemBlobStore, opti
   });
   source.pipe(counter).pipe(busboy);
   await done;
-  const file = received ? await (received as Promise<Upload['file']>).catch((error) => {
-    failure ??= error;
+  const file = received ? await (received as Promise<Upload['file']>).catch((error: unknown) => {
+    failure ??= asError(error);
     return null;
   }) : null;
   if (failure) {

@@ -77,7 +77,9 @@ export class BotSupervisor {
       else if (!upkeep) continue;
       else if (bot.view().state === 'standby' || bot.view().state === 'stopped') bot.retry();
       // The weekly signed-prekey rotation rides on the supervisor's pass (a socket may stay up for weeks).
-      else if (bot.view().state === 'connected') bot.maintainSoon();
+      // Not awaited (the pass does not wait for the socket's queue); the queue never rejects: the
+      // socket logs and counts a failed maintenance itself (BotSocket.enqueue).
+      else if (bot.view().state === 'connected') void bot.maintainSoon();
     }
   }
 

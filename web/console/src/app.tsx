@@ -11,6 +11,7 @@ import { Cockpit } from './pages/cockpit.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { loadSession, role, session, sessionError, signedOutLocally } from './session.ts';
 import { Toasts } from './ui/toast.tsx';
+import { handler } from './ui/handler.ts';
 
 const Admin = lazy(() => import('./pages/admin.tsx').then((m) => m.Admin));
 const Account = lazy(() => import('./pages/account.tsx').then((m) => m.Account));
@@ -85,7 +86,7 @@ function Banner() {
       {state?.authenticated && state.user && (
         <div class="account">
           <span>Signed in as <a href="/account"><strong>{state.user.username}</strong><span class="visually-hidden"> (your account)</span></a> <span class="role">({state.user.role})</span></span>
-          <button type="button" onClick={signOut}>Sign out</button>
+          <button type="button" onClick={handler(signOut)}>Sign out</button>
         </div>
       )}
     </header>

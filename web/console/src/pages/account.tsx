@@ -14,6 +14,7 @@ import { session } from '../session.ts';
 import { Confirm } from '../ui/dialog.tsx';
 import { problem } from '../ui/errors.ts';
 import { KeyOnce, nextFrame, type ShownKey } from '../ui/key-once.tsx';
+import { handler } from '../ui/handler.ts';
 
 const ROLE_WORDS: Record<string, string> = {
   admin: 'admin: everything, administration included',
@@ -63,7 +64,7 @@ export function Account() {
       {confirming && (
         <Confirm title="Rotate your API key?" confirm="Rotate my key" busy={busy} error={error}
           question="A new key is made and shown once. Your current key stops working immediately: scripts and tools using it get 401 until they have the new one."
-          onConfirm={rotate} onClose={() => setConfirming(false)} />
+          onConfirm={handler(rotate)} onClose={() => setConfirming(false)} />
       )}
       {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} returnTo={() => document.getElementById('rotate-my-key')} />}
     </Page>

@@ -16,6 +16,7 @@ import { problem, serverErrors } from '../ui/errors.ts';
 import { Field, FormError, focusFirstError } from '../ui/field.tsx';
 import { KeyOnce, nextFrame, type ShownKey } from '../ui/key-once.tsx';
 import { announce, toast } from '../ui/toast.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Account = Schemas['AdminAccount'];
 type Role = Account['role'];
@@ -104,7 +105,7 @@ export function Admin() {
   const last = (list?.offset ?? 0) + (accounts?.length ?? 0);
   return (
     <Page title="Administration" actions={list && <button type="button" data-action="new-account" onClick={() => setCreating(true)}>New account</button>}>
-      {error ? <LoadFailed error={error.body} retry={() => load(offset)} /> : !accounts || !list ? <Loading /> : (
+      {error ? <LoadFailed error={error.body} retry={handler(() => load(offset))} /> : !accounts || !list ? <Loading /> : (
         <section aria-labelledby="accounts-heading">
           <h2 id="accounts-heading">Accounts</h2>
           <p class="muted" id="accounts-range">{list.total === 0 ? 'No accounts.' : `Accounts ${first} to ${last} of ${list.total}.`}</p>
@@ -141,7 +142,7 @@ export function Admin() {
           </div>
         </section>
       )}
-      {creating && <CreateAccount onClose={() => setCreating(false)} onCreated={created} />}
+      {creating && <CreateAccount onClose={() => setCreating(false)} onCreated={handler(created)} />}
       {editing && (
         <ChangeAccount account={editing} self={editing.id === me} onClose={() => setEditing(null)}
           onChanged={(changed) => {
@@ -153,7 +154,7 @@ export function Admin() {
       {rotating && (
         <Confirm title={`Rotate the API key of ${rotating.username}?`} confirm="Rotate key" busy={busy} error={rotateError}
           question={`A new key is made and shown once. The current key of ${rotating.username} stops working immediately: whatever uses it gets 401 until it has the new one.`}
-          onConfirm={rotate} onClose={() => setRotating(null)} returnTo={rotateButtonOf(rotating.username)} />
+          onConfirm={handler(rotate)} onClose={() => setRotating(null)} returnTo={rotateButtonOf(rotating.username)} />
       )}
       {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} returnTo={shown.kind === 'other' ? rotateButtonOf(shown.username) : newAccountButton} />}
     </Page>
@@ -212,7 +213,7 @@ function CreateAccount(props: { onClose: () => void; onCreated: (account: { user
 
   return (
     <Dialog title="New account" onClose={props.onClose}>
-      <form ref={form} class="form" onSubmit={submit} noValidate>
+      <form ref={form} class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="create-account-error" message={formError} />
         <Field id="new-username" label="Username" required value={values.username} onInput={set('username')} error={errors.username}
           hint="1 to 64 letters, digits, dots, dashes or underscores." />
@@ -256,7 +257,7 @@ function ChangeAccount(props: { account: Account; self: boolean; onClose: () => 
 
   return (
     <Dialog title={`Change ${account.username}${props.self ? ' (you)' : ''}`} onClose={props.onClose}>
-      <form ref={form} class="form" onSubmit={submit} noValidate>
+      <form ref={form} class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="change-account-error" message={formError} />
         <Field id="change-role" label="Role" kind="select" options={ROLE_OPTIONS} value={role} onInput={(v) => setRole(v as Role)} />
         <Field id="change-active" label="Active (can sign in and use its key)" kind="checkbox" checked={active} onChange={setActive}

@@ -15,6 +15,7 @@ import { toast } from '../ui/toast.tsx';
 import { loadProjects } from './projects.tsx';
 import { applyAgentEvent, applyProjectEvent } from './work-events.ts';
 import { ENDED, readAll, type Agent, type Project } from './work.ts';
+import { handler } from '../ui/handler.ts';
 
 type Spawn = Schemas['SpawnRequest'];
 const ROLES: Spawn['role'][] = ['coordinator', 'builder', 'reviewer', 'auditor', 'security', 'researcher', 'tester', 'deliberator', 'planner', 'custom'];
@@ -85,7 +86,7 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
   }
 
   return (
-    <form class="form spawn" onSubmit={submit} noValidate aria-labelledby="spawn-heading">
+    <form class="form spawn" onSubmit={handler(submit)} noValidate aria-labelledby="spawn-heading">
       <h2 id="spawn-heading">Spawn an agent</h2>
       <FormError id="spawn-error" message={formError} />
       <Field id="spawn-name" label="Name" hint="Letters, digits, dashes and underscores" error={errors.name} required value={name} onInput={setName} />
@@ -163,7 +164,7 @@ export function Agents() {
   return (
     <Page title="Agents">
       <p class="live-state muted">{connected.value ? 'Live: up to date' : 'Live: connecting…'}</p>
-      {error ? <LoadFailed error={error} retry={load} /> : !agents ? <Loading /> : (
+      {error ? <LoadFailed error={error} retry={handler(load)} /> : !agents ? <Loading /> : (
         <>
           {agents.length === 0 ? <p>No agents yet.</p> : (
             <div class="table-wrap">
@@ -212,7 +213,7 @@ export function Agents() {
             ? `The agent moves to stopped and its runner abandons it; its credential stops working. This cannot be undone.`
             : `The agent moves to killed at once and its runner abandons it; its credential stops working. This cannot be undone.`}
           confirm={confirm.verb === 'stop' ? 'Stop agent' : 'Kill agent'} busy={busy} error={confirmError}
-          onConfirm={act} onClose={() => setConfirm(null)} />
+          onConfirm={handler(act)} onClose={() => setConfirm(null)} />
       )}
     </Page>
   );

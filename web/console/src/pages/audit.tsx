@@ -10,6 +10,7 @@ import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { problem } from '../ui/errors.ts';
 import { Field } from '../ui/field.tsx';
 import { announce } from '../ui/toast.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Entry = Schemas['AuditEntry'];
 type Severity = Entry['severity'];
@@ -64,7 +65,7 @@ export function Audit() {
           options={[{ value: '', label: 'All severities' }, ...SEVERITIES.map((s) => ({ value: s, label: s }))]}
           onInput={(v) => { setTrail([]); setSeverity(v as Severity | ''); }} />
       </div>
-      {error ? <LoadFailed error={error.body} retry={load} /> : !entries ? <Loading /> : (
+      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !entries ? <Loading /> : (
         <>
           {entries.length === 0 ? <p>No entries{shown?.severity ? ` of severity ${shown.severity}` : ''}{first > 1 ? ' older than these' : ''}.</p> : (
             <>

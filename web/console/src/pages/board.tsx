@@ -21,6 +21,7 @@ import { AssignDialog, TaskDialog } from './task-dialogs.tsx';
 import { applyProjectEvent, applyTaskEvent } from './work-events.ts';
 import { COLUMNS, readAll, statusLabel, type Project, type Task, type TaskStatus } from './work.ts';
 import './board.css';
+import { handler } from '../ui/handler.ts';
 
 interface Lifted { id: string; from: TaskStatus; at: TaskStatus }
 type DialogState = { kind: 'create'; status: TaskStatus } | { kind: 'edit'; task: Task } | { kind: 'assign'; task: Task } | null;
@@ -189,7 +190,7 @@ export function Board() {
   }
 
   if (error) {
-    return <Page title="Board"><LoadFailed error={error} retry={load} /></Page>;
+    return <Page title="Board"><LoadFailed error={error} retry={handler(load)} /></Page>;
   }
   const shown = (t: Task) => (lifted?.id === t.id ? lifted.at : t.status);
   return (
@@ -221,7 +222,7 @@ export function Board() {
                 <h2 id={`col-${column.status}`}>{column.label} <span class="count">({cards.length})</span></h2>
                 <ul class="cards">
                   {cards.map((t) => (
-                    <Card key={t.id} task={t} canWrite={canWrite} lifted={lifted?.id === t.id} onKey={onKey} onBlur={onBlur} onMove={move}
+                    <Card key={t.id} task={t} canWrite={canWrite} lifted={lifted?.id === t.id} onKey={onKey} onBlur={onBlur} onMove={handler(move)}
                       onEdit={(task) => setDialog({ kind: 'edit', task })} onAssign={(task) => setDialog({ kind: 'assign', task })} />
                   ))}
                 </ul>

@@ -20,6 +20,7 @@ import { problem, serverErrors } from '../ui/errors.ts';
 import { Field, FieldFrame, FormError, focusFirstError } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import './chat-service.css';
+import { handler } from '../ui/handler.ts';
 
 type Profile = Schemas['Profile'];
 type Integration = Schemas['IntegrationStatus'];
@@ -182,7 +183,7 @@ export function ChatService() {
   }
 
   if (loadError?.status === 403) return <NeedsAdmin error={loadError.body} />;
-  if (loadError) return <Page title="Chat service"><LoadFailed error={loadError.body} retry={loadProfile} /></Page>;
+  if (loadError) return <Page title="Chat service"><LoadFailed error={loadError.body} retry={handler(loadProfile)} /></Page>;
   if (!profile) return <Page title="Chat service"><Loading /></Page>;
   const integration = state.kind === 'integration' ? state.integration : null;
   return (
@@ -194,13 +195,13 @@ export function ChatService() {
         <h2 id="chatsvc-status-heading">Status</h2>
         {state.kind !== 'key_missing' && <p class="muted">{live.value ? 'Live: up to date' : 'Live: connecting…'}</p>}
         {state.kind === 'loading' && <Loading />}
-        {state.kind === 'failed' && <LoadFailed error={state.error} retry={() => loadStatus()} />}
+        {state.kind === 'failed' && <LoadFailed error={state.error} retry={handler(() => loadStatus())} />}
         {state.kind === 'key_missing' && <KeyMissing message={state.message} />}
         {(state.kind === 'none' || integration) && <p id="chatsvc-state" class={`state-line${integration?.status === 'revoked_externally' ? ' state-bad' : ''}`}>{headline(state)}</p>}
         {integration && <Details integration={integration} />}
         {integration?.status === 'active' && (
           <div class="actions">
-            <button type="button" disabled={testing} onClick={test}>{testing ? 'Testing…' : 'Test the connection'}</button>
+            <button type="button" disabled={testing} onClick={handler(test)}>{testing ? 'Testing…' : 'Test the connection'}</button>
             <button type="button" class="secondary" onClick={() => { setConfirmError(null); setDisconnecting(true); }}>Disconnect</button>
           </div>
         )}
@@ -222,7 +223,7 @@ export function ChatService() {
       {disconnecting && (
         <Confirm title="Disconnect from the chat service" confirm="Disconnect" cancel="Keep it connected" busy={busy} error={confirmError}
           question={`Disconnect ${profile.name} from the chat service? The bot stops answering there, and its private keys and sessions here are destroyed. Its token on the chat service lives until it expires unless an admin of the chat service revokes it.`}
-          onConfirm={disconnect} onClose={() => setDisconnecting(false)} />
+          onConfirm={handler(disconnect)} onClose={() => setDisconnecting(false)} />
       )}
     </Page>
   );
@@ -393,7 +394,7 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
         A chat service admin makes a provision token (scope <code>bot:provision</code>) for this. It is used for this request only and never stored:
         the field empties once the request is made.
       </p>
-      <form ref={form} class="form grid" onSubmit={submit} noValidate aria-labelledby={`${prefix}-heading`}>
+      <form ref={form} class="form grid" onSubmit={handler(submit)} noValidate aria-labelledby={`${prefix}-heading`}>
         <FormError id={errorId} message={formError} />
         <Field id={`${prefix}-instance-url`} label="Chat service base URL" required value={instanceUrl} onInput={setInstanceUrl} error={errors.instance_url}
           type="text" autoComplete="url" hint="https, or http to a loopback address (for example http://127.0.0.1:8080)." />
@@ -409,7 +410,7 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
         <fieldset class="flags">
           <legend>Community</legend>
           <div class="actions">
-            <button type="button" class="secondary" disabled={loadingCommunities} onClick={loadCommunities}>{loadingCommunities ? 'Loading communities…' : 'Load communities'}</button>
+            <button type="button" class="secondary" disabled={loadingCommunities} onClick={handler(loadCommunities)}>{loadingCommunities ? 'Loading communities…' : 'Load communities'}</button>
             <span class="muted">with the URL and the token above</span>
           </div>
           <Field id={`${prefix}-community`} label="Community to join" kind="select" value={community} onInput={setCommunity} options={communityOptions}

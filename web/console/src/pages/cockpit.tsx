@@ -14,6 +14,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { liveStatus, liveStatusOpen, watchStatus, type StatusFrame } from '../live-status.ts';
 import { LoadFailed, Loading, Page } from '../page.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Summary = Schemas['CockpitSummary'];
 type Daily = Schemas['CockpitDailyCost'];
@@ -144,7 +145,7 @@ export function Cockpit() {
 
   return (
     <Page title="Cockpit">
-      {error && !summary ? <LoadFailed error={error} retry={load} /> : !summary ? <Loading /> : (
+      {error && !summary ? <LoadFailed error={error} retry={handler(load)} /> : !summary ? <Loading /> : (
         <>
           <ul class="tiles" aria-label="At a glance">
             <Tile label="Agents active" value={summary.agents.active} detail={`${summary.agents.configured} configured, ${summary.agents.max_concurrent} at most at once`} />

@@ -9,6 +9,7 @@ import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { problem } from '../ui/errors.ts';
 import { Field } from '../ui/field.tsx';
 import './estate.css';
+import { handler } from '../ui/handler.ts';
 
 type Conversation = Schemas['Conversation'];
 type Message = Schemas['ConversationMessage'];
@@ -86,7 +87,7 @@ export function ConversationPage() {
   return (
     <Page title={`Conversation ${id.slice(0, 8)}`}>
       <p><a href="/conversations">Back to conversations</a> · <code>{id}</code></p>
-      {error ? <LoadFailed error={error.body} retry={load} /> : !messages ? <Loading /> : messages.length === 0 ? <p>No messages.</p> : (
+      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !messages ? <Loading /> : messages.length === 0 ? <p>No messages.</p> : (
         <ol class="messages" aria-label="Messages, oldest first">
           {messages.map((m) => (
             <li key={m.id} class={`message message-${m.role}`} data-role={m.role}>

@@ -11,6 +11,7 @@ import { problem } from '../ui/errors.ts';
 import { toast } from '../ui/toast.tsx';
 import { canWrite } from './estate.tsx';
 import './estate.css';
+import { handler } from '../ui/handler.ts';
 
 type Detail = Schemas['EstateDocumentDetail'];
 const count = new Intl.NumberFormat('en');
@@ -52,7 +53,7 @@ export function EstateDoc() {
   return (
     <Page title={d ? d.path : 'Document'} actions={d && canWrite() && <button type="button" class="danger" onClick={() => { setDeleteError(null); setDeleting(true); }}>Delete document</button>}>
       <p><a href="/estate">Back to estate knowledge</a></p>
-      {error ? <LoadFailed error={error.body} retry={load} /> : !detail || !d ? <Loading /> : (
+      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !detail || !d ? <Loading /> : (
         <>
           <dl class="pairs">
             <div><dt>Source repository</dt><dd>{d.source_repo}{d.is_vault ? ' (customer vault)' : ''}</dd></div>
@@ -78,7 +79,7 @@ export function EstateDoc() {
       )}
       {deleting && d && (
         <Confirm title="Delete this document?" question={`“${d.path}” of ${d.source_repo} and its chunks leave the estate; search stops finding them. The log keeps its history.`}
-          confirm="Delete" cancel="Keep it" busy={busy} error={deleteError} onConfirm={remove} onClose={() => setDeleting(false)} />
+          confirm="Delete" cancel="Keep it" busy={busy} error={deleteError} onConfirm={handler(remove)} onClose={() => setDeleting(false)} />
       )}
     </Page>
   );

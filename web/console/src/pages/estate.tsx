@@ -15,6 +15,7 @@ import { problem } from '../ui/errors.ts';
 import { Field, FieldFrame, FormError } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import './estate.css';
+import { handler } from '../ui/handler.ts';
 
 type SearchResult = Schemas['EstateSearchResult'];
 type Corpus = Schemas['EstateCorpus'];
@@ -139,7 +140,7 @@ function SearchSection(props: { categories: string[] }) {
   return (
     <section aria-labelledby="estate-search-heading">
       <h2 id="estate-search-heading">Search</h2>
-      <form ref={form} class="form inline" role="search" aria-label="Search the estate" onSubmit={search} noValidate>
+      <form ref={form} class="form inline" role="search" aria-label="Search the estate" onSubmit={handler(search)} noValidate>
         <FormError id="estate-search-error" message={formError} />
         <Field id="estate-q" label="Search for" type="search" value={q} onInput={setQ} error={errors.q} />
         <Field id="estate-scope" label="Scope" kind="select" value={scope} onInput={setScope}
@@ -347,7 +348,7 @@ function IngestSection(props: { onDone: () => void }) {
         segment is the category). Files that are not text (a NUL byte, or not UTF-8) or larger than 2 MB are skipped here; the server fails
         empty files and those over 500,000 characters, each on its own.
       </p>
-      <form ref={form} class="form" onSubmit={submit} noValidate>
+      <form ref={form} class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="ingest-error" message={formError} />
         <FieldFrame id="ingest-folder" label="Folder" error={filesError} hint={files.length ? `${plural(files.length, 'file')} picked.` : 'Every file under the folder.'}>
           {(aria) => <input {...aria} type="file" {...({ webkitdirectory: true } as object)} multiple onChange={picked} disabled={busy} />}

@@ -13,6 +13,7 @@ import { codePoints, problem } from '../ui/errors.ts';
 import { Field, FormError } from '../ui/field.tsx';
 import { useFormState } from '../ui/form-state.ts';
 import { toast } from '../ui/toast.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Snippet = Schemas['KnowledgeSnippet'];
 type Hit = Schemas['KnowledgeSearchHit'];
@@ -64,7 +65,7 @@ export function Knowledge() {
         <form class="form inline" role="search" aria-label="Filter snippets" onSubmit={(e) => { e.preventDefault(); void load(); }}>
           <Field id="title-filter" label="Title contains" type="search" value={filter} onInput={setFilter} hint="Case-insensitive; the list narrows as you type." />
         </form>
-        {error ? <LoadFailed error={error} retry={() => load()} /> : !snippets ? <Loading /> : (
+        {error ? <LoadFailed error={error} retry={handler(() => load())} /> : !snippets ? <Loading /> : (
           <>
             <p role="status" class="muted">{snippets.length === 1 ? '1 snippet' : `${snippets.length} snippets`}{filter ? ` with “${filter}” in the title` : ''}.</p>
             {snippets.length > 0 && (
@@ -136,7 +137,7 @@ function Search(props: { profileId: string }) {
     <section aria-labelledby="search-heading">
       <h2 id="search-heading">Search</h2>
       <p class="muted">Ranked the way chat grounding ranks: words ORed, titles weigh more, hits under the relevance floor left out.</p>
-      <form class="form inline" role="search" aria-label="Search the knowledge" onSubmit={search} noValidate>
+      <form class="form inline" role="search" aria-label="Search the knowledge" onSubmit={handler(search)} noValidate>
         <Field id="knowledge-q" label="Search for" type="search" value={q} onInput={setQ} error={error ?? undefined} />
         <Field id="knowledge-limit" label="Hits at most" kind="number" value={limit} onInput={setLimit} hint="1 to 50." />
         <div class="actions"><button type="submit">Search</button></div>
@@ -218,7 +219,7 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
   const counter = (n: number, max: number) => `${n.toLocaleString('en')} of ${max.toLocaleString('en')} characters.`;
   return (
     <Dialog title={original ? `Edit “${original.title}”` : 'Add a snippet'} onClose={props.onClose}>
-      <form ref={form} class="form" onSubmit={submit} noValidate>
+      <form ref={form} class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="snippet-error" message={formError} />
         <Field id="snippet-title" label="Title" required value={title} onInput={setTitle} error={errors.title} hint={counter(codePoints(title), TITLE_MAX)} />
         <Field id="snippet-content" label="Content" kind="textarea" rows={8} required value={content} onInput={setContent} error={errors.content}
@@ -248,6 +249,6 @@ function DeleteDialog(props: { profileId: string; snippet: Snippet; onClose: () 
   }
   return (
     <Confirm title="Delete this snippet?" question={`“${props.snippet.title}” goes from this bot's knowledge; replies stop using it. The log keeps its history.`}
-      confirm="Delete" cancel="Keep it" busy={busy} error={error} onConfirm={remove} onClose={props.onClose} />
+      confirm="Delete" cancel="Keep it" busy={busy} error={error} onConfirm={handler(remove)} onClose={props.onClose} />
   );
 }

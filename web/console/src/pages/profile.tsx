@@ -11,6 +11,7 @@ import { toast } from '../ui/toast.tsx';
 import { History } from './profile/history.tsx';
 import { Settings } from './profile/settings.tsx';
 import { TryIt } from './profile/try-it.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Profile = Schemas['Profile'];
 
@@ -51,14 +52,14 @@ export function ProfilePage() {
   }
 
   if (error?.status === 403) return <NeedsAdmin error={error.body} />;
-  if (error) return <Page title={`Profile ${slug}`}><LoadFailed error={error.body} retry={load} /></Page>;
+  if (error) return <Page title={`Profile ${slug}`}><LoadFailed error={error.body} retry={handler(load)} /></Page>;
   if (!profile) return <Page title={`Profile ${slug}`}><Loading /></Page>;
   return (
     <Page title={`Profile ${profile.name}`} actions={
       <div class="actions">
         <a class="button-link" href={`/bots/${profile.id}/knowledge`}>Knowledge</a>
         <a class="button-link" href={`/profiles/${profile.slug}/chat-service`}>Chat service</a>
-        <button type="button" class={profile.enabled ? 'secondary' : undefined} disabled={busy} onClick={toggle}>{profile.enabled ? 'Disable' : 'Enable'}</button>
+        <button type="button" class={profile.enabled ? 'secondary' : undefined} disabled={busy} onClick={handler(toggle)}>{profile.enabled ? 'Disable' : 'Enable'}</button>
       </div>
     }>
       <p class="muted">

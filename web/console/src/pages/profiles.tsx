@@ -13,6 +13,7 @@ import { problem } from '../ui/errors.ts';
 import { Field, FormError } from '../ui/field.tsx';
 import { useFormState } from '../ui/form-state.ts';
 import { toast } from '../ui/toast.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Profile = Schemas['Profile'];
 type CreateBody = Schemas['CreateProfileRequest'];
@@ -35,7 +36,7 @@ export function Profiles() {
   if (error?.status === 403) return <NeedsAdmin error={error.body} />;
   return (
     <Page title="Profiles" actions={profiles && <button type="button" onClick={() => setCreating(true)}>New profile</button>}>
-      {error ? <LoadFailed error={error.body} retry={load} /> : !profiles ? <Loading /> : profiles.length === 0 ? <p>No profiles yet.</p> : (
+      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !profiles ? <Loading /> : profiles.length === 0 ? <p>No profiles yet.</p> : (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Agent profiles</caption>
@@ -121,7 +122,7 @@ function CreateProfile(props: { onClose: () => void }) {
 
   return (
     <Dialog title="New profile" onClose={props.onClose}>
-      <form ref={form} class="form" onSubmit={submit} noValidate>
+      <form ref={form} class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="create-profile-error" message={formError} />
         <Field id="new-slug" label="Slug" required value={values.slug!} onInput={set('slug')} error={errors.slug}
           hint="Lowercase letters, digits and hyphens, 1 to 60; cannot be renamed later." />

@@ -14,6 +14,7 @@ import { Field, FieldFrame, FormError, focusFirstError } from '../ui/field.tsx';
 import { toast } from '../ui/toast.tsx';
 import { applyProjectEvent } from './work-events.ts';
 import { readAll, type Project } from './work.ts';
+import { handler } from '../ui/handler.ts';
 
 const MAX_AGENTS = { min: 1, max: 50 };
 
@@ -74,7 +75,7 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
 
   return (
     <Dialog title={editing ? `Edit project ${editing.name}` : 'New project'} onClose={props.onClose}>
-      <form class="form" onSubmit={submit} noValidate>
+      <form class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="project-error" message={formError} />
         <FieldFrame id="project-name" label="Name" error={errors.name}>
           {(aria) => <input {...aria} value={name} data-autofocus required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
@@ -123,7 +124,7 @@ export function Projects() {
 
   return (
     <Page title="Projects" actions={canWrite && <button type="button" onClick={() => setDialog({})}>New project</button>}>
-      {error ? <LoadFailed error={error} retry={load} /> : !projects ? <Loading /> : projects.length === 0 ? <p>No projects yet.</p> : (
+      {error ? <LoadFailed error={error} retry={handler(load)} /> : !projects ? <Loading /> : projects.length === 0 ? <p>No projects yet.</p> : (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Projects; open one for its board of tasks</caption>

@@ -7,6 +7,7 @@ import { useLocation } from 'preact-iso';
 import { api, type ApiErrorBody } from '../api/client.ts';
 import { Page } from '../page.tsx';
 import { loadSession, session } from '../session.ts';
+import { handler } from '../ui/handler.ts';
 
 /** Only a path of this console: never an absolute URL to elsewhere. */
 export function safeNext(next: string | undefined): string {
@@ -78,7 +79,7 @@ export function SignIn() {
 
   return (
     <Page title="Sign in">
-      <form class="form narrow" onSubmit={submit} noValidate aria-describedby={message ? 'sign-in-error' : undefined}>
+      <form class="form narrow" onSubmit={handler(submit)} noValidate aria-describedby={message ? 'sign-in-error' : undefined}>
         <div id="sign-in-error" class="form-error" role="alert" tabIndex={-1} ref={errorRef}>
           {message && <p>{message}</p>}
         </div>

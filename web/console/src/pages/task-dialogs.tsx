@@ -7,6 +7,7 @@ import { Dialog } from '../ui/dialog.tsx';
 import { problem, serverErrors, type FieldErrors } from '../ui/errors.ts';
 import { Field, FieldFrame, FormError, focusFirstError } from '../ui/field.tsx';
 import { COLUMNS, PRIORITIES, readAll, type Agent, type Task, type TaskStatus } from './work.ts';
+import { handler } from '../ui/handler.ts';
 
 const TITLE_MAX = 500;
 const TASK_FIELDS = ['title', 'priority', 'status', 'description', 'branch_name'];
@@ -56,7 +57,7 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
 
   return (
     <Dialog title={editing ? 'Edit task' : 'New task'} onClose={props.onClose}>
-      <form class="form" onSubmit={submit} noValidate>
+      <form class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="task-error" message={formError} />
         <FieldFrame id="task-title" label="Title" error={errors.title}>
           {(aria) => <input {...aria} value={title} data-autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />}
@@ -109,7 +110,7 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
 
   return (
     <Dialog title={`Assign “${props.task.title}”`} onClose={props.onClose}>
-      <form class="form" onSubmit={submit} noValidate>
+      <form class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="assign-error" message={error} />
         {!agents ? <p class="muted" role="status">Loading the project's agents…</p> : agents.length === 0 ? (
           <p>No agents in this project yet. <a href="/agents">Spawn one on the Agents page</a>.</p>

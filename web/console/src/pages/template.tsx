@@ -10,6 +10,7 @@ import { problem } from '../ui/errors.ts';
 import { Field, FormError } from '../ui/field.tsx';
 import { useFormState } from '../ui/form-state.ts';
 import { toast } from '../ui/toast.tsx';
+import { handler } from '../ui/handler.ts';
 
 type Template = Schemas['BotTemplate'];
 type Body = Schemas['InstantiateTemplateRequest'];
@@ -31,7 +32,7 @@ export function TemplatePage() {
   }, [slug]);
 
   if (error?.status === 403) return <NeedsAdmin error={error.body} />;
-  if (error) return <Page title={`Template ${slug}`}><LoadFailed error={error.body} retry={load} /></Page>;
+  if (error) return <Page title={`Template ${slug}`}><LoadFailed error={error.body} retry={handler(load)} /></Page>;
   if (!template) return <Page title={`Template ${slug}`}><Loading /></Page>;
   const d = template.default_security;
   return (
@@ -124,7 +125,7 @@ function Instantiate(props: { template: Template }) {
   return (
     <section aria-labelledby="instantiate-heading">
       <h2 id="instantiate-heading">Make a profile from this template</h2>
-      <form ref={form} class="form grid" onSubmit={submit} noValidate>
+      <form ref={form} class="form grid" onSubmit={handler(submit)} noValidate>
         <FormError id="instantiate-error" message={formError} />
         <Field id="tmpl-slug" label="Profile slug" required value={values.slug!} onInput={set('slug')} error={errors.slug}
           hint="Lowercase letters, digits and hyphens, 1 to 60; cannot be renamed later." />

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { problem } from '../ui/errors.ts';
+import { handler } from '../ui/handler.ts';
 
 type Summary = Schemas['BotTemplateSummary'];
 
@@ -26,7 +27,7 @@ export function Templates() {
   return (
     <Page title="Bot templates">
       <p class="muted">Each template makes a pre-tuned profile, with starter knowledge if you want it.</p>
-      {error ? <LoadFailed error={error.body} retry={load} /> : !templates ? <Loading /> : (
+      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !templates ? <Loading /> : (
         <ul class="template-list">
           {templates.map((t) => (
             <li key={t.slug} class="template-card">

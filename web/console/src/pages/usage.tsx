@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
 import { problem } from '../ui/errors.ts';
+import { handler } from '../ui/handler.ts';
 
 type Row = Schemas['UsageSummaryRow'];
 export const WARN_PCT = 80;
@@ -44,9 +45,9 @@ export function Usage() {
 
   if (error?.status === 403) return <NeedsAdmin error={error.body} />;
   return (
-    <Page title="Usage" actions={rows && <button type="button" class="secondary" onClick={load}>Refresh</button>}>
+    <Page title="Usage" actions={rows && <button type="button" class="secondary" onClick={handler(load)}>Refresh</button>}>
       <p class="muted">Today ({new Date().toISOString().slice(0, 10)}, UTC), per profile. A warning shows from {WARN_PCT} % of the daily cost cap.</p>
-      {error ? <LoadFailed error={error.body} retry={load} /> : !rows ? <Loading /> : rows.length === 0 ? <p>No profiles yet.</p> : (
+      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !rows ? <Loading /> : rows.length === 0 ? <p>No profiles yet.</p> : (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Today's usage per profile</caption>

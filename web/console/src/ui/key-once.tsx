@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { Dialog, type ReturnTo } from './dialog.tsx';
 import { FieldFrame } from './field.tsx';
+import { handler } from './handler.ts';
 
 /** After closing the dialog before it (a confirmation, a form): let it leave the page and give focus back before the next one opens (one modal at a time). */
 export const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
@@ -54,7 +55,7 @@ export function KeyOnce(props: { shown: ShownKey; onClose: () => void; returnTo?
       </FieldFrame>
       <p role="status" class="muted">{copied === 'yes' ? 'Copied to the clipboard.' : copied === 'no' ? 'The browser did not allow copying: the key is selected, copy it with your keyboard.' : ''}</p>
       <div class="dialog-actions">
-        <button type="button" class="secondary" data-autofocus onClick={copy}>Copy key</button>
+        <button type="button" class="secondary" data-autofocus onClick={handler(copy)}>Copy key</button>
         <button type="button" onClick={props.onClose}>Done</button>
       </div>
     </Dialog>

@@ -7,6 +7,7 @@ import { api, type ApiErrorBody, type Schemas } from '../../api/client.ts';
 import { LoadFailed, Loading } from '../../page.tsx';
 import { problem } from '../../ui/errors.ts';
 import { Field, FormError } from '../../ui/field.tsx';
+import { handler } from '../../ui/handler.ts';
 
 type Entry = Schemas['ProfileHistoryEntry'];
 type Profile = Schemas['Profile'];
@@ -42,7 +43,7 @@ export function History(props: { slug: string; refresh: number }) {
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>
-      {error ? <LoadFailed error={error} retry={load} /> : !entries ? <Loading /> : (
+      {error ? <LoadFailed error={error} retry={handler(load)} /> : !entries ? <Loading /> : (
         <>
           <div class="table-wrap">
             <table>
@@ -94,7 +95,7 @@ function Compare(props: { slug: string; entries: Entry[] }) {
   }
 
   return (
-    <form class="form inline" onSubmit={compare} aria-labelledby="compare-heading">
+    <form class="form inline" onSubmit={handler(compare)} aria-labelledby="compare-heading">
       <h3 id="compare-heading">Compare two revisions</h3>
       <FormError id="compare-error" message={message} />
       <Field id="compare-from" label="From" kind="select" options={options} value={from} onInput={setFrom} />
@@ -134,7 +135,7 @@ function AsOf(props: { slug: string }) {
   }
 
   return (
-    <form class="form inline" onSubmit={show} aria-labelledby="as-of-heading">
+    <form class="form inline" onSubmit={handler(show)} aria-labelledby="as-of-heading">
       <h3 id="as-of-heading">The profile as it was</h3>
       <Field id="as-of" label="As of (your local time)" type="datetime-local" step="1" value={instant} onInput={setInstant}
         error={result && 'error' in result ? (result.error.error === 'profile_not_found' ? 'The profile did not exist yet.' : result.error.message) : undefined} />

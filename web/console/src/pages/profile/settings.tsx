@@ -8,6 +8,7 @@ import { checkLongText, checkNumber, checkRequiredText, TIERS, type RangedField 
 import { problem, serverErrors } from '../../ui/errors.ts';
 import { Field, FormError, focusFirstError } from '../../ui/field.tsx';
 import { toast } from '../../ui/toast.tsx';
+import { handler } from '../../ui/handler.ts';
 
 type Profile = Schemas['Profile'];
 type Update = Schemas['UpdateProfileRequest'];
@@ -98,7 +99,7 @@ export function Settings(props: { profile: Profile; onSaved: (p: Profile) => voi
   return (
     <section aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
-      <form ref={form} class="form grid" onSubmit={submit} noValidate>
+      <form ref={form} class="form grid" onSubmit={handler(submit)} noValidate>
         <FormError id="settings-error" message={formError} />
         <Field id="edit-name" label="Name" required value={text('name')} onInput={set('name')} error={errors.name} />
         <Field id="edit-model" label="Model" required value={text('model')} onInput={set('model')} error={errors.model} />

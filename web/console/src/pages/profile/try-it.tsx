@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, type Schemas } from '../../api/client.ts';
 import { problem } from '../../ui/errors.ts';
 import { Field, FormError } from '../../ui/field.tsx';
+import { handler } from '../../ui/handler.ts';
 
 type Profile = Schemas['Profile'];
 interface Turn { who: 'you' | 'bot'; text: string; detail?: string }
@@ -55,7 +56,7 @@ export function TryIt(props: { profile: Profile }) {
           ))}
         </ol>
       )}
-      <form class="form" onSubmit={send} noValidate>
+      <form class="form" onSubmit={handler(send)} noValidate>
         <FormError id="try-error" message={error} />
         <Field id="try-message" label="Message" kind="textarea" rows={2} value={message} onInput={setMessage} />
         <div class="actions">
