@@ -45,8 +45,12 @@ function inline(schema: unknown, definitions: Record<string, unknown>, seen: str
   }
   const out: Schema = {};
   for (const [key, value] of Object.entries(s)) {
-    if (key === 'description' || key === '$comment') continue;
-    out[key] = key === 'required' && Array.isArray(value) ? [...(value as string[])].sort() : inline(value, definitions, seen);
+    if (key === 'description' || key === '$comment') continue; // annotations, not shape
+    if (key === 'required' && Array.isArray(value)) out[key] = [...(value as string[])].sort();
+    // A map of names to schemas: the names are data (a field may be called `description`).
+    else if (key === 'properties' && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, inline(property, definitions, seen)]));
+    } else out[key] = inline(value, definitions, seen);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 // Log lines are captured so suites can scan them. The log itself is where TEST_LOG says
 // (tests/support/test-log.ts): the database's `events` table, or an EventStoreDB test double.
 
+import { validateAppends } from './event-validation.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -49,6 +50,7 @@ export class TestServices {
     this.started = true;
     const log = createLogger({ level: 'debug', sink: (line) => this.logLines.push(line) });
     this.platform = await openPlatform(loadConfig(this.env), log, { ...this.platformOptions, clock: this.clock });
+    validateAppends(this.platform.store);
     if (this.mode === 'http') {
       this.running = await startServices(this.platform, SERVICES);
       for (const s of this.running) this[s.name] = s.url;
