@@ -46,11 +46,5 @@ export const UPDATE_EVENT_TYPES = eventTypes<UpdateEvent>()([
   'MaintenanceStarted', 'MaintenanceEnded', 'UpdateDeliveryChecked',
 ]);
 
-export const updateCheckStream = (service: UpdateService) => `update_check-${service}`;
-export const updateApplyStream = (applyId: string) => `update_apply-${applyId}`;
-export const updateJournalStream = (applyId: string) => `update_journal-${applyId}`;
-export const MAINTENANCE_STREAM = 'maintenance-updates';
-export const DELIVERY_STREAM = 'update_delivery-sidecar';
-
 /** Event types the write gate lets through during maintenance: the updater's own bookkeeping. */
 export const MAINTENANCE_EXEMPT_TYPES: readonly string[] = ['MaintenanceStarted', 'MaintenanceEnded', 'UpdateApplyJournaled', 'UpdateDeliveryChecked'];

@@ -4,7 +4,8 @@
 // repeated append of the same entries is a no-op, so an apply retried after a crash or a restore
 // lands once, and `orchard replay` shows every apply.
 
-import { updateJournalStream, MAINTENANCE_STREAM, DELIVERY_STREAM, type UpdateEvent } from '../../domain/updates/events.ts';
+import type { UpdateEvent } from '../../domain/updates/events.ts';
+import { updateJournalStream, MAINTENANCE_STREAM, DELIVERY_STREAM } from '../../domain/updates/streams.ts';
 import type { JournalEntry } from '../../domain/updates/apply.ts';
 import { toAppend } from '../commands.ts';
 import { WrongExpectedRevisionError, type EventStore } from '../eventstore/port.ts';

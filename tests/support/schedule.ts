@@ -44,7 +44,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { scheduledDecider } from '../../domain/chat/scheduled/decider.ts';
-import { scheduledStream } from '../../domain/chat/scheduled/events.ts';
+import { scheduledStream } from '../../domain/chat/streams.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logging.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';

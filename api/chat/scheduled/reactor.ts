@@ -9,7 +9,7 @@
 
 import type { ScheduledEvent } from '../../../domain/chat/scheduled/events.ts';
 import { messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream } from '../../../domain/chat/messages/events.ts';
+import { messageStream } from '../../../domain/chat/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { defineReactor, type Reactor } from '../../../infra/processors/reactor.ts';
 import { SCHEDULER_ACTOR, type FireDeps } from './fire.ts';

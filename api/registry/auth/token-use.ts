@@ -3,7 +3,7 @@
 // reads), so the log does not grow by an event per request. The request that records it waits
 // for it (read-your-writes), the others in that minute do not.
 
-import { tokenUseStream } from '../../../domain/registry/tokens/events.ts';
+import { tokenUseStream } from '../../../domain/registry/streams.ts';
 import type { RegistryDeps } from '../deps.ts';
 
 export const TOKEN_USE_COALESCE_MS = 60_000;

@@ -26,7 +26,3 @@ export type ReadCursorEvent = DomainEvent<'ReadCursorMoved', { channel_id: strin
 export const MESSAGE_EVENT_TYPES = eventTypes<MessageEvent>()(['MessagePosted', 'MessageEdited', 'MessageDeleted', 'MessageQuarantined', 'MessageUnquarantined']);
 
 export const READ_CURSOR_EVENT_TYPES = eventTypes<ReadCursorEvent>()(['ReadCursorMoved']);
-
-export const messageStream = (id: string) => `chat_message-${id}`;
-
-export const readCursorStream = (channelId: string, userId: string) => `chat_read_cursor-${channelId}_${userId}`;

@@ -19,5 +19,3 @@ export type PollEvent =
   | DomainEvent<'PollClosed', Base & { closed_by: string | null; creator_id?: string; reason: 'closed' | 'expired' } & PollTally>;
 
 export const POLL_EVENT_TYPES = eventTypes<PollEvent>()(['PollCreated', 'PollVoted', 'PollClosed']);
-
-export const pollStream = (id: string) => `chat_poll-${id}`;

@@ -56,5 +56,3 @@ export const PROFILE_EVENT_TYPES = eventTypes<ProfileEvent>()(['ProfileCreated',
 
 /** Everything an `agent_profile-<slug>` stream holds. */
 export type AgentProfileStreamEvent = ProfileEvent | KnowledgeEvent;
-
-export const profileStream = (slug: string) => `agent_profile-${slug}`;

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sealSecret } from '../../../crypto/seal.ts';
 import { endpointSealContext, keysSealContext, pushSubscriptionId } from '../../../domain/chat/push/decider.ts';
-import { pushSubscriptionStream } from '../../../domain/chat/push/events.ts';
+import { pushSubscriptionStream } from '../../../domain/chat/streams.ts';
 import type { ChatBackground } from '../../../main/chat-background.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { browser, PushService, settlePush } from '../../support/push.ts';

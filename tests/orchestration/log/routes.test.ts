@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userStream } from '../../../domain/orchestration/users/events.ts';
+import { userStream } from '../../../domain/orchestration/streams.ts';
 import { createAccount, type Account } from '../../support/principals.ts';
 import { http, loggedEvents, startTestApps, type TestServices } from '../../support/services.ts';
 import { logOnEsdb } from '../../support/test-log.ts';

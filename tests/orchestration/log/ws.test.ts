@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userStream } from '../../../domain/orchestration/users/events.ts';
+import { userStream } from '../../../domain/orchestration/streams.ts';
 import { loadConfig } from '../../../infra/config.ts';
 import type { EventToAppend } from '../../../infra/eventstore/port.ts';
 import { formatPosition } from '../../../infra/eventstore/position.ts';

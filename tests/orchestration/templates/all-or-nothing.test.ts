@@ -9,7 +9,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { profileStream } from '../../../domain/orchestration/profiles/events.ts';
+import { profileStream } from '../../../domain/orchestration/streams.ts';
 import { startEsdbTestServer } from '../../doubles/esdb-test-server.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 
