@@ -1,8 +1,8 @@
 // The events of managed updates, on both services.
 //
-// - `UpdateCheckCompleted` (stream `update_check-<service>`): one per check, verified or not; the
+// - `UpdateCheckCompleted` (stream `platform.update_check-<service>`): one per check, verified or not; the
 //   last verified envelope is the cached channel head.
-// - `UpdateApplyRequested` (stream `update_apply-<apply id>`): the audit entry `update_applied`,
+// - `UpdateApplyRequested` (stream `platform.update_apply-<apply id>`): the audit entry `update_applied`,
 //   written before the sidecar is asked; `UpdateApplyRejected` when the sidecar refused it.
 // - `UpdateApplyJournaled`: one per step of the sidecar's journal, appended under the journal
 //   entries' own ids when the apply ends (idempotent), so `orchard replay` shows every apply.

@@ -24,8 +24,8 @@ test('replay prints the log as JSON lines, filterable by type and stream prefix'
   const typed = await orchard(s.env, 'replay', '--type', 'UserCreated');
   const lines = typed.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.map((e) => e.type), ['UserCreated']);
-  const prefixed = await orchard(s.env, 'replay', '--stream-prefix', 'username_reservation-');
-  assert.ok(prefixed.stdout.trim().split('\n').map((l) => JSON.parse(l)).every((e) => e.stream.startsWith('username_reservation-')));
+  const prefixed = await orchard(s.env, 'replay', '--stream-prefix', 'orch.username_reservation-');
+  assert.ok(prefixed.stdout.trim().split('\n').map((l) => JSON.parse(l)).every((e) => e.stream.startsWith('orch.username_reservation-')));
   assert.not.ok(all.stdout.includes('orch_cli-admin-key'));
 });
 

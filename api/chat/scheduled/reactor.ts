@@ -3,7 +3,7 @@
 // `ScheduledMessageDelivered` (appended by the firing in ./fire.ts) into the message itself.
 //
 // Idempotent by event id: the message of a delivery is `MessagePosted` on
-// `chat_message-<the scheduled id>`, appended with `no_stream`, so a batch handed over again (a
+// `chat.message-<the scheduled id>`, appended with `no_stream`, so a batch handed over again (a
 // crash after the appends, before the checkpoint) only meets conflicts, which `runMany` decides
 // again as `message_exists`: each delivery is posted once.
 

@@ -14,12 +14,12 @@ export type PurgeEvent = DomainEvent<'Purged', { purge_id: string; target_type: 
 
 export const PURGE_EVENT_TYPES = eventTypes<PurgeEvent>()(['Purged']);
 
-/** An instance admin's verdict on a report (`chat_report-<uuid>`, after its ReportFiled). */
+/** An instance admin's verdict on a report (`chat.report-<uuid>`, after its ReportFiled). */
 export type ReportReviewEvent = DomainEvent<'ReportReviewed', { report_id: string; status: 'resolved' | 'dismissed'; note: string | null; by: string; at: string }>;
 
 export const REPORT_REVIEW_EVENT_TYPES = eventTypes<ReportReviewEvent>()(['ReportReviewed']);
 
-/** Instance announcements (`chat_announcement-<uuid>`), and a user dismissing one for themselves. */
+/** Instance announcements (`chat.announcement-<uuid>`), and a user dismissing one for themselves. */
 export type AnnouncementEvent =
   | DomainEvent<'AnnouncementPublished', { announcement_id: string; title: string; body: string; expires_at: string | null; by: string; at: string }>
   | DomainEvent<'AnnouncementDismissed', { announcement_id: string; user_id: string; at: string }>;
@@ -27,7 +27,7 @@ export type AnnouncementEvent =
 export const ANNOUNCEMENT_EVENT_TYPES = eventTypes<AnnouncementEvent>()(['AnnouncementPublished', 'AnnouncementDismissed']);
 
 /**
- * Feedback (`chat_feedback-<uuid>`): the local row is written first; a mirror to an issue tracker
+ * Feedback (`chat.feedback-<uuid>`): the local row is written first; a mirror to an issue tracker
  * that succeeded is recorded after it (`forwarded_to`); admins triage it. The screenshot's bytes
  * are a blob, referenced by key.
  */

@@ -23,7 +23,7 @@ export type UserEvent =
 
 export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', 'UserApiKeyRotated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated']);
 
-// Security audit events that belong to no aggregate: each is appended to its own `audit-<uuid>`
+// Security audit events that belong to no aggregate: each is appended to its own `orch.audit-<uuid>`
 // stream. Personal data (an email typed at login) is kept only as a hash.
 
 export type RotationRefusalReason =

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CHAT_STREAMS } from '../../../domain/chat/streams.ts';
+import { CHAT_STREAMS, chatUserStream } from '../../../domain/chat/streams.ts';
 import { reservationStream } from '../../../domain/shared/reservation.ts';
 import { toAppend } from '../../../infra/commands.ts';
 import { clientKeys, expectError, registrationBody, uniqueName } from '../../support/chat.ts';
@@ -44,7 +44,7 @@ test('a username reserved by a registration that never finished is completed und
   const r = await http(`${s.chat}/api/auth/register`, { json: body });
   assert.is(r.status, 201, r.text);
   assert.is(r.body.user.id, ownerId);
-  assert.equal(await types(s, `chat_user-${ownerId}`), ['UserRegistered']);
+  assert.equal(await types(s, chatUserStream(ownerId)), ['UserRegistered']);
   const taken = await http(`${s.chat}/api/auth/register`, { json: { ...body, email: 'someone.else@example.test' } });
   expectError(taken, 409);
   assert.match(taken.body.error, /username/);

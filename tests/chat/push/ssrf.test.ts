@@ -55,7 +55,7 @@ test('a stored loopback endpoint is refused again at send time: nothing reaches 
     data: { subscription_id: id, user_id: ctx.alice.id, origin: ctx.push.origin, endpoint_sealed: sealSecret(key, endpoint, endpointSealContext(id)), keys_sealed: sealSecret(key, keys, keysSealContext(id)), keys_hash: 'x', at: new Date().toISOString() },
   }, { actor: { kind: 'user', id: ctx.alice.id }, correlationId: null });
   const meeting = randomUUID();
-  await ctx.s.platform.commands.record(`meeting_reminder-${meeting}-x-5`, {
+  await ctx.s.platform.commands.record(`chat.meeting_reminder-${meeting}-x-5`, {
     type: 'MeetingReminderFired',
     data: { meeting_id: meeting, occurrence_id: 'x', channel_id: randomUUID(), title: 'T', start: new Date(ctx.s.clock.now().getTime() + 600_000).toISOString(), offset_minutes: 5, reminder_id: `${meeting}-x-5`, recipient_ids: [ctx.alice.id] },
   }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null });

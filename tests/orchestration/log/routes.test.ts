@@ -98,7 +98,7 @@ test('streams/{stream}?as_of: the events then and the folded state; 404 before t
   assert.is(bad.status, 400);
 
   // A stream without a decider: its events, state null.
-  const audit = (await events(s, '?limit=1000')).body.events.find((e: { stream: string }) => e.stream.startsWith('username_reservation-'));
+  const audit = (await events(s, '?limit=1000')).body.events.find((e: { stream: string }) => e.stream.startsWith('orch.username_reservation-'));
   const reservation = await http(`${s.orch}/api/v1/admin/streams/${audit.stream}`, { headers: admin });
   assert.is(reservation.status, 200);
   assert.ok(reservation.body.state !== undefined);
