@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { profileStream } from '../domain/orchestration/profiles/events.ts';
+import { profileStream } from '../domain/orchestration/streams.ts';
 import { toAppend } from '../infra/commands.ts';
 import { loadConfig } from '../infra/config.ts';
 import type { ExpectedRevision } from '../infra/eventstore/port.ts';

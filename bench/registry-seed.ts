@@ -8,9 +8,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { CHANNELS, PRODUCTS, SUBSCRIPTION_STATUSES } from '../domain/registry/catalog.ts';
-import { customerStream, type CustomerEvent } from '../domain/registry/customers/events.ts';
-import { deploymentStream, type DeploymentEvent } from '../domain/registry/deployments/events.ts';
-import { subscriptionStream, type SubscriptionEvent } from '../domain/registry/subscriptions/events.ts';
+import type { CustomerEvent } from '../domain/registry/customers/events.ts';
+import { customerStream, deploymentStream, subscriptionStream } from '../domain/registry/streams.ts';
+import type { DeploymentEvent } from '../domain/registry/deployments/events.ts';
+import type { SubscriptionEvent } from '../domain/registry/subscriptions/events.ts';
 import { toAppend } from '../infra/commands.ts';
 import type { EventStore } from '../infra/eventstore/port.ts';
 import { comparePositions, type Position } from '../infra/eventstore/position.ts';

@@ -10,13 +10,15 @@ import type { Config } from '../infra/config.ts';
 import type { RecordedEvent } from '../infra/eventstore/port.ts';
 import { comparePositions, formatPosition, parsePosition, type Position } from '../infra/eventstore/position.ts';
 import type { Logger } from '../infra/logging.ts';
+import { streamCategoryNamed } from '../domain/streams.ts';
 import { openPlatform } from './platform.ts';
 
 export const AUDIT_USAGE = `usage: orchard audit <command>
   audit public-key                  print the public key (hex) that signs the log's checkpoints
-  audit export --out FILE [--from POS] [--stream-prefix P]
+  audit export --out FILE [--from POS] [--stream-prefix P | --category C]
                                     write the log, its hash chain and signed checkpoints as JSON lines
-                                    (--from: events strictly after position POS, as commit/prepare)
+                                    (--from: events strictly after position POS, as commit/prepare;
+                                    --category: a stream category such as chat.message)
   audit verify FILE --public-key KEY
                                     verify an export offline (no database)
   audit verify [--public-key KEY]   verify the live log against its chain (default key: this server's)`;
@@ -42,6 +44,20 @@ function positionals(args: string[], withValues: string[]): string[] {
   return out;
 }
 
+/**
+ * `--category C` (repeatable): the stream prefixes of declared categories (`chat.message` selects
+ * `chat.message-…`), or the error naming an unknown one.
+ */
+export function categoryPrefixes(names: string[]): { prefixes: string[] } | { error: string } {
+  const prefixes: string[] = [];
+  for (const name of names) {
+    const declared = streamCategoryNamed(name);
+    if (!declared) return { error: `unknown stream category ${JSON.stringify(name)}; the declared categories are listed in docs/reference/streams.md (from domain/<service>/streams.ts)` };
+    prefixes.push(declared.prefix);
+  }
+  return { prefixes };
+}
+
 /** `--until`: an RFC 3339 instant or a log position. */
 export type Until = { kind: 'time'; at: Date } | { kind: 'position'; position: Position };
 
@@ -59,7 +75,7 @@ export function replayLine(e: RecordedEvent): string {
   });
 }
 
-/** `orchard replay [--stream-prefix P] [--type T]... [--until <RFC 3339 | position>]` */
+/** `orchard replay [--stream-prefix P | --category C]... [--type T]... [--until <RFC 3339 | position>]` */
 export async function replayCommand(config: Config, log: Logger, args: string[], out: Out, err: Out): Promise<number> {
   const untilText = option(args, '--until')[0];
   const until = untilText === undefined ? null : parseUntil(untilText);
@@ -67,9 +83,14 @@ export async function replayCommand(config: Config, log: Logger, args: string[],
     err.write(`orchard replay: --until takes an RFC 3339 instant (2025-01-31T12:00:00Z) or a log position (commit/prepare), got ${JSON.stringify(untilText)}\n`);
     return 2;
   }
+  const categories = categoryPrefixes(option(args, '--category'));
+  if ('error' in categories) {
+    err.write(`orchard replay: ${categories.error}\n`);
+    return 2;
+  }
   const platform = await openPlatform(config, log, { runProjections: false });
   try {
-    const filter = { streamPrefixes: option(args, '--stream-prefix'), eventTypes: option(args, '--type') };
+    const filter = { streamPrefixes: [...option(args, '--stream-prefix'), ...categories.prefixes], eventTypes: option(args, '--type') };
     let after;
     for (;;) {
       const batch = await platform.store.readAll({ after, filter, limit: 500 });
@@ -100,7 +121,16 @@ export async function auditCommand(config: Config, log: Logger, args: string[], 
     case 'export': {
       const file = option(rest, '--out')[0];
       const fromText = option(rest, '--from')[0];
-      const prefix = option(rest, '--stream-prefix')[0];
+      const categories = categoryPrefixes(option(rest, '--category'));
+      if ('error' in categories) {
+        err.write(`orchard audit export: ${categories.error}\n`);
+        return 2;
+      }
+      if (categories.prefixes.length > 1 || (categories.prefixes.length && option(rest, '--stream-prefix').length)) {
+        err.write(`orchard audit export: one --stream-prefix or one --category\n`);
+        return 2;
+      }
+      const prefix = option(rest, '--stream-prefix')[0] ?? categories.prefixes[0];
       let after: Position | undefined;
       try {
         after = fromText === undefined ? undefined : parsePosition(fromText);

@@ -18,7 +18,7 @@ const usage = async () => `usage: orchard <command>
                                     run the updater sidecar (applies signed releases)
   migrate                           apply database migrations and exit
   rebuild <projection>|--all        empty a projection's tables and replay the log into them
-  replay [--stream-prefix P] [--type T]... [--until <RFC 3339 | position>]
+  replay [--stream-prefix P | --category C]... [--type T]... [--until <RFC 3339 | position>]
                                     print the log as JSON lines (stream, revision, position, type, data, metadata)
   openapi <orch|chat|registry>      print a service's OpenAPI 3.1 document (no server needed)
   config                            print every configuration variable: its effective value and where it

@@ -12,10 +12,13 @@
 
 import { DomainError } from '../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../domain/shared/reservation.ts';
+import type { StreamCategory } from '../../domain/shared/streams.ts';
 import type { CommandContext, CommandRunner } from '../../infra/commands.ts';
 
 export interface Reservation {
   kind: string;
+  /** The kind's reservation category, declared in its service's table. */
+  category: StreamCategory;
   /** The normalised value, or its hash for personal data. */
   key: string;
   /** The owner this creation means to make. */
@@ -30,7 +33,7 @@ export interface Reservation {
  * `<kind>_taken` conflict, thrown.
  */
 export async function reserveOrResume(commands: CommandRunner, r: Reservation, context: CommandContext): Promise<string> {
-  const stream = reservationStream(r.kind, r.key);
+  const stream = reservationStream(r.category, r.key);
   try {
     await commands.run(stream, reservationDecider, { type: 'Reserve', kind: r.kind, owner_id: r.ownerId }, context);
     return r.ownerId;

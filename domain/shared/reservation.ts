@@ -5,6 +5,7 @@
 // Personal data (an email) names its stream by a hash, computed by the caller.
 
 import { DomainError, eventTypes, type Decider, type DomainEvent } from './decider.ts';
+import type { StreamCategory } from './streams.ts';
 
 export type ReservationEvent = DomainEvent<'UniqueValueReserved', { kind: string; owner_id: string }>;
 export const RESERVATION_EVENT_TYPES = eventTypes<ReservationEvent>()(['UniqueValueReserved']);
@@ -22,5 +23,11 @@ export const reservationDecider: Decider<ReservationState, ReservationCommand, R
   },
 };
 
-/** `<kind>_reservation-<key>`; the key is the normalised value, or its hash for personal data. */
-export const reservationStream = (kind: string, key: string) => `${kind}_reservation-${key}`;
+/**
+ * `<service>.<kind>_reservation-<key>`: a stream of a reservation category declared in its
+ * service's table (domain/<service>/streams.ts); the key is the normalised value, or its hash for personal data.
+ */
+export function reservationStream(category: StreamCategory, key: string): string {
+  if (!category.category.endsWith('_reservation')) throw new Error(`${category.category} is not a reservation category`);
+  return category.stream(key);
+}

@@ -1,8 +1,8 @@
 // The events of managed updates, on both services.
 //
-// - `UpdateCheckCompleted` (stream `update_check-<service>`): one per check, verified or not; the
+// - `UpdateCheckCompleted` (stream `platform.update_check-<service>`): one per check, verified or not; the
 //   last verified envelope is the cached channel head.
-// - `UpdateApplyRequested` (stream `update_apply-<apply id>`): the audit entry `update_applied`,
+// - `UpdateApplyRequested` (stream `platform.update_apply-<apply id>`): the audit entry `update_applied`,
 //   written before the sidecar is asked; `UpdateApplyRejected` when the sidecar refused it.
 // - `UpdateApplyJournaled`: one per step of the sidecar's journal, appended under the journal
 //   entries' own ids when the apply ends (idempotent), so `orchard replay` shows every apply.
@@ -45,12 +45,6 @@ export const UPDATE_EVENT_TYPES = eventTypes<UpdateEvent>()([
   'UpdateCheckCompleted', 'UpdateApplyRequested', 'UpdateApplyRejected', 'UpdateApplyJournaled',
   'MaintenanceStarted', 'MaintenanceEnded', 'UpdateDeliveryChecked',
 ]);
-
-export const updateCheckStream = (service: UpdateService) => `update_check-${service}`;
-export const updateApplyStream = (applyId: string) => `update_apply-${applyId}`;
-export const updateJournalStream = (applyId: string) => `update_journal-${applyId}`;
-export const MAINTENANCE_STREAM = 'maintenance-updates';
-export const DELIVERY_STREAM = 'update_delivery-sidecar';
 
 /** Event types the write gate lets through during maintenance: the updater's own bookkeeping. */
 export const MAINTENANCE_EXEMPT_TYPES: readonly string[] = ['MaintenanceStarted', 'MaintenanceEnded', 'UpdateApplyJournaled', 'UpdateDeliveryChecked'];

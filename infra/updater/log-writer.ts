@@ -1,10 +1,11 @@
 // What the sidecar writes into the log. It appends without waiting for projections (the
 // services may be down mid-apply) and without the write gate (maintenance is its own doing).
-// Journal entries go in under their own ids as one append to `update_journal-<apply id>`: a
+// Journal entries go in under their own ids as one append to `platform.update_journal-<apply id>`: a
 // repeated append of the same entries is a no-op, so an apply retried after a crash or a restore
 // lands once, and `orchard replay` shows every apply.
 
-import { updateJournalStream, MAINTENANCE_STREAM, DELIVERY_STREAM, type UpdateEvent } from '../../domain/updates/events.ts';
+import type { UpdateEvent } from '../../domain/updates/events.ts';
+import { updateJournalStream, MAINTENANCE_STREAM, DELIVERY_STREAM } from '../../domain/updates/streams.ts';
 import type { JournalEntry } from '../../domain/updates/apply.ts';
 import { toAppend } from '../commands.ts';
 import { WrongExpectedRevisionError, type EventStore } from '../eventstore/port.ts';

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { ManifestRefusal } from '../../domain/updates/manifest.ts';
 import { nextCheckDelayMs, type CheckSchedule } from '../../domain/updates/schedule.ts';
-import { updateCheckStream, type UpdateEvent, type UpdateService } from '../../domain/updates/events.ts';
+import type { UpdateEvent, UpdateService } from '../../domain/updates/events.ts';
+import { updateCheckStream } from '../../domain/updates/streams.ts';
 import type { Clock } from '../clock.ts';
 import type { CommandRunner } from '../commands.ts';
 import type { UpdateChannelConfig } from '../config.ts';

@@ -4,7 +4,7 @@
 // file sees `delivery_incomplete` clear without another apply.
 
 import type { UpdateEvent } from '../../domain/updates/events.ts';
-import { DELIVERY_STREAM } from '../../domain/updates/events.ts';
+import { DELIVERY_STREAM } from '../../domain/updates/streams.ts';
 import type { Clock } from '../clock.ts';
 import type { CommandRunner } from '../commands.ts';
 import type { Pool } from '../db/pool.ts';

@@ -2,6 +2,7 @@
 // (the API hides `repo_path` from non-admins).
 
 import type { ProjectEvent } from '../../domain/orchestration/projects/events.ts';
+import { ORCH_STREAMS, projectStream } from '../../domain/orchestration/streams.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/processors/projection.ts';
 
@@ -45,9 +46,9 @@ export async function projectById(pool: Pool, id: string): Promise<ProjectRow | 
 /** The streams of a project: its own, its tasks' and its agents' (what its agents may watch on /ws). */
 export async function projectStreams(pool: Pool, projectId: string): Promise<string[]> {
   const { rows } = await pool.query<{ stream: string }>(
-    `SELECT 'task-' || id AS stream FROM tasks WHERE project_id = $1
-     UNION ALL SELECT 'agent-' || id FROM agents WHERE project_id = $1`, [projectId]);
-  return [`project-${projectId}`, ...rows.map((r) => r.stream)];
+    `SELECT $2 || id AS stream FROM tasks WHERE project_id = $1
+     UNION ALL SELECT $3 || id FROM agents WHERE project_id = $1`, [projectId, ORCH_STREAMS.task.prefix, ORCH_STREAMS.agent.prefix]);
+  return [projectStream(projectId), ...rows.map((r) => r.stream)];
 }
 
 export async function listProjects(pool: Pool, limit: number, offset: number): Promise<{ rows: ProjectRow[]; total: number }> {

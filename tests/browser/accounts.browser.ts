@@ -18,7 +18,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { RUNNER_ID, userDecider } from '../../domain/orchestration/users/decider.ts';
-import { userStream } from '../../domain/orchestration/users/events.ts';
+import { userStream } from '../../domain/orchestration/streams.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
 import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, until, writesWithoutCsrf, type Recorded } from './support.ts';

@@ -22,6 +22,7 @@ import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
 import { axeClean, closeSuite, disallowed, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Opened, type Recorded } from './support.ts';
+import { taskStream } from '../../domain/orchestration/streams.ts';
 
 interface Ctx {
   s: TestServices; keys: AgentKeys; browser: Browser; admin: Account; owner: Account; reader: Account;
@@ -246,10 +247,10 @@ test('activity: events as they happen, type and stream filters, pause keeps and 
     await ws.next((f) => f.type === 'AgentSpawned', 20_000);
     await sameAsReference(page, ws, 'live');
     const rows = page.locator('#activity-table tbody tr');
-    assert.ok((await rows.first().locator('.event-stream').textContent())?.startsWith('agent-'), 'newest first');
+    assert.ok((await rows.first().locator('.event-stream').textContent())?.startsWith('orch.agent-'), 'newest first');
 
     // Type filter: only that type.
-    const taskType = seen(ws).find((e) => e.stream === `task-${first}`)!.type;
+    const taskType = seen(ws).find((e) => e.stream === taskStream(first))!.type;
     await page.getByLabel('Type').selectOption(taskType);
     await until('the type filter applies', async () => (await rows.locator('.event-type').allTextContents()).every((t) => t === taskType));
     const ofType = await shownPositions(page);
@@ -258,8 +259,8 @@ test('activity: events as they happen, type and stream filters, pause keeps and 
     // Stream filter (with the type filter off): one task's stream.
     await page.getByLabel('Type').selectOption('');
     await page.getByLabel('Stream').fill(first.slice(0, 13));
-    await until('the stream filter applies', async () => (await rows.locator('.event-stream').allTextContents()).every((s) => s === `task-${first}`));
-    assert.is(await rows.count(), seen(ws).filter((e) => e.stream === `task-${first}`).length);
+    await until('the stream filter applies', async () => (await rows.locator('.event-stream').allTextContents()).every((s) => s === taskStream(first)));
+    assert.is(await rows.count(), seen(ws).filter((e) => e.stream === taskStream(first)).length);
     await axeClean(page, 'activity (filtered)');
     await page.getByLabel('Stream').fill('');
     await sameAsReference(page, ws, 'filters off');

@@ -24,6 +24,7 @@ import { browser as browserHeaders, createAccount, login, type Account } from '.
 import { http, logText, startTestServices, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
 import { axeClean, closeSuite, disallowed, focusOn, h1, launchBrowser, screenshots, setUp, signedIn, writesWithoutCsrf, type Recorded } from './support.ts';
+import { integrationStream } from '../../domain/orchestration/streams.ts';
 
 const ADMIN_KEY = 'orch_browser-connector-admin-key-0000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
@@ -225,7 +226,7 @@ test('revoked on the chat side: the test flips it to revoked_externally; the pag
   await stateLine(page, 'Revoked on the chat service (revoked_externally)');
   const revoked = await statusApi(ctx);
   assert.is(revoked.body.status, 'revoked_externally', 'through the API');
-  const found = await ctx.s.db.pool.query(`SELECT data->>'discovered_by' AS by FROM events WHERE type = 'IntegrationRevokedExternally' AND stream_id = $1`, [`integration-${ctx.profile.id}`]);
+  const found = await ctx.s.db.pool.query(`SELECT data->>'discovered_by' AS by FROM events WHERE type = 'IntegrationRevokedExternally' AND stream_id = $1`, [integrationStream(ctx.profile.id)]);
   assert.equal(found.rows.map((r) => r.by), ['test'], 'the test call discovered it');
   const form = page.getByRole('form', { name: 'Reconnect' });
   await form.waitFor();
@@ -292,7 +293,7 @@ test('live: connected through the API, then revoked on the chat side with the bo
   await ctx.spaces.ok(ctx.owner, 'POST', `/api/admin/bots/${r.body.bot_user_id}/tokens/${tokenId}/revoke`);
   await stateLine(page, 'Revoked on the chat service (revoked_externally)');
   await page.getByRole('form', { name: 'Reconnect' }).waitFor();
-  const found = await ctx.s.db.pool.query(`SELECT data->>'discovered_by' AS by FROM events WHERE type = 'IntegrationRevokedExternally' AND stream_id = $1 ORDER BY position`, [`integration-${ctx.profile.id}`]);
+  const found = await ctx.s.db.pool.query(`SELECT data->>'discovered_by' AS by FROM events WHERE type = 'IntegrationRevokedExternally' AND stream_id = $1 ORDER BY position`, [integrationStream(ctx.profile.id)]);
   assert.equal(found.rows.map((row) => row.by), ['test', 'socket'], 'this time the bot\'s socket heard it');
   assert.is((await http(`${ctx.s.orch}/api/v1/agents/${ctx.profile.id}/chatsvc`, { method: 'DELETE', headers: admin })).status, 204);
   await stateLine(page, 'Not connected');

@@ -14,7 +14,7 @@ import { sleep, startTwoInstances, stopTwoInstances, type TwoInstances } from '.
 import { until } from '../support/until.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
 import { meetingDecider } from '../../domain/chat/meetings/decider.ts';
-import { meetingStream } from '../../domain/chat/meetings/events.ts';
+import { meetingStream } from '../../domain/chat/streams.ts';
 
 type Ctx = TwoInstances;
 const test = suite<Ctx>('e2e: meeting reminders on two instances');

@@ -42,7 +42,7 @@ test.after(async ({ s, push, second, secondChat }) => {
 async function fire(ctx: Ctx, recipients: string[]): Promise<string> {
   const meeting = randomUUID();
   const start = new Date(Date.now() + 3600_000).toISOString();
-  await ctx.s.platform.commands.record(`meeting_reminder-${meeting}-x-10`, {
+  await ctx.s.platform.commands.record(`chat.meeting_reminder-${meeting}-x-10`, {
     type: 'MeetingReminderFired',
     data: { meeting_id: meeting, occurrence_id: 'x', channel_id: randomUUID(), title: 'Standup', start, offset_minutes: 10, reminder_id: `${meeting}-x-10`, recipient_ids: recipients },
   }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null }, { expected: 'no_stream' });

@@ -70,10 +70,10 @@ test('stopped past send_at: delivered once, late, when an instance starts again'
   await sleep(1000);
   assert.equal(await postedCount(ctx.seed, ids), { events: 3, streams: 3, delivered: 3 });
   const read = async (prefix: string, type: string) => [...(await ctx.seed.store.readStreams(ids.map((id) => `${prefix}${id}`))).values()].flat().filter((e) => e.type === type);
-  const delivered = await read('chat_scheduled_message-', 'ScheduledMessageDelivered');
+  const delivered = await read('chat.scheduled_message-', 'ScheduledMessageDelivered');
   assert.is(delivered.length, 3);
   assert.ok(delivered.every((r) => r.data.late === true), JSON.stringify(delivered.map((r) => r.data.late)));
-  const messages = await read('chat_message-', 'MessagePosted');
+  const messages = await read('chat.message-', 'MessagePosted');
   assert.is(messages.length, 3);
   assert.ok(messages.every((r) => typeof r.data.scheduled_for === 'string'));
 });

@@ -24,8 +24,13 @@ test('replay prints the log as JSON lines, filterable by type and stream prefix'
   const typed = await orchard(s.env, 'replay', '--type', 'UserCreated');
   const lines = typed.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.map((e) => e.type), ['UserCreated']);
-  const prefixed = await orchard(s.env, 'replay', '--stream-prefix', 'username_reservation-');
-  assert.ok(prefixed.stdout.trim().split('\n').map((l) => JSON.parse(l)).every((e) => e.stream.startsWith('username_reservation-')));
+  const prefixed = await orchard(s.env, 'replay', '--stream-prefix', 'orch.username_reservation-');
+  assert.ok(prefixed.stdout.trim().split('\n').map((l) => JSON.parse(l)).every((e) => e.stream.startsWith('orch.username_reservation-')));
+  const byCategory = await orchard(s.env, 'replay', '--category', 'orch.username_reservation');
+  assert.is(byCategory.stdout, prefixed.stdout, 'a category selects what its prefix does');
+  const unknown = await orchard(s.env, 'replay', '--category', 'username_reservation');
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown stream category "username_reservation"; the declared categories are listed in docs\/reference\/streams\.md/);
   assert.not.ok(all.stdout.includes('orch_cli-admin-key'));
 });
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userStream } from '../../domain/orchestration/users/events.ts';
+import { userStream } from '../../domain/orchestration/streams.ts';
 import { EventStoreDbEventStore } from '../../infra/eventstore/eventstoredb.ts';
 import { orchard, startOrchard, type RunningOrchard } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';

@@ -89,7 +89,7 @@ test('GET /api/v1/me: 401 without a key, 401 with a wrong key, each with its mes
 });
 
 test('a restart with the same key changes nothing; a changed key rotates the admin, as an event', async ({ s }) => {
-  const count = async () => Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE stream_id LIKE 'user-%'`)).rows[0].count);
+  const count = async () => Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE stream_id LIKE 'orch.user-%'`)).rows[0].count);
   const before = await count();
   await s.restart();
   assert.is(await count(), before);
@@ -97,7 +97,7 @@ test('a restart with the same key changes nothing; a changed key rotates the adm
 
   await s.restart({ ADMIN_API_KEY: ROTATED_KEY });
   assert.is(await count(), before + 1);
-  const { rows } = await s.db.pool.query(`SELECT type, data->>'reason' AS reason FROM events WHERE stream_id LIKE 'user-%' ORDER BY position DESC LIMIT 1`);
+  const { rows } = await s.db.pool.query(`SELECT type, data->>'reason' AS reason FROM events WHERE stream_id LIKE 'orch.user-%' ORDER BY position DESC LIMIT 1`);
   assert.equal(rows[0], { type: 'UserApiKeyRotated', reason: 'admin_api_key_changed' });
   assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': ADMIN_KEY } })).status, 401);
   const me = await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': ROTATED_KEY } });

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyMaterial } from '../../api/orchestration/users/keys.ts';
 import { userDecider } from '../../domain/orchestration/users/decider.ts';
-import { userStream } from '../../domain/orchestration/users/events.ts';
+import { userStream } from '../../domain/orchestration/streams.ts';
 import { orchard, orchardOnTerminal } from '../support/cli.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';

@@ -28,7 +28,7 @@ test('sets the mode by an operator event the running server shows at once', asyn
   assert.is(await mode(s), 'channel_mention');
   const { rows } = await s.db.pool.query(`SELECT stream_id, data, metadata FROM events WHERE type = 'ProfileReplyModeChanged'`);
   assert.is(rows.length, 1);
-  assert.is(rows[0].stream_id, 'agent_profile-chatty');
+  assert.is(rows[0].stream_id, 'orch.agent_profile-chatty');
   assert.equal(rows[0].metadata.actor, { kind: 'system', id: 'operator-cli' });
   assert.is(rows[0].data.channel_reply_mode, 'channel_mention');
   const history = await http(`${s.orch}/api/v1/agent-chat/profiles/chatty/history`, { headers: admin });

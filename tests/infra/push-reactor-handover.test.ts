@@ -85,7 +85,7 @@ test('kill -9 of the process holding the push sender: the other takes over and p
     for (let i = 0; i < n; i++) {
       const { event, data } = reminder(subscribers.map((s) => s.user_id));
       eventOfTopic.set(pushTopic(`reminder:${data.reminder_id}`), event.id);
-      await store.append(`meeting_reminder-${data.meeting_id}-${data.occurrence_id}-10`, [event], { expected: 'no_stream' });
+      await store.append(`chat.meeting_reminder-${data.meeting_id}-${data.occurrence_id}-10`, [event], { expected: 'no_stream' });
     }
   };
   for (let wave = 0; wave < 3; wave++) await appendWave(10);

@@ -12,6 +12,7 @@ import { PostgresEventStore } from '../../infra/eventstore/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/database.ts';
 import { assertResumedFromCheckpoint, createAttemptsTable, holdsReactor, kill9, killMidBatch, startReactorChild, type ReactorChild } from '../support/reactor-children.ts';
 import { until } from '../support/until.ts';
+import { messageStream, scheduledStream } from '../../domain/chat/streams.ts';
 
 function delivery(id: string): EventToAppend {
   const at = new Date().toISOString();
@@ -52,7 +53,7 @@ test('kill -9 of the process holding the poster: the other takes over and posts 
     for (let i = 0; i < n; i++) {
       const id = randomUUID();
       ids.push(id);
-      await store.append(`chat_scheduled_message-${id}`, [delivery(id)], { expected: 'any' });
+      await store.append(scheduledStream(id), [delivery(id)], { expected: 'any' });
     }
   };
   for (let wave = 0; wave < 3; wave++) await appendWave(10);
@@ -66,7 +67,7 @@ test('kill -9 of the process holding the poster: the other takes over and posts 
 
   // Effects per event id: one message per delivery, none missing.
   const effects = await posted();
-  assert.equal(effects.map((r) => r.stream_id).sort(), ids.map((id) => `chat_message-${id}`).sort());
+  assert.equal(effects.map((r) => r.stream_id).sort(), ids.map((id) => messageStream(id)).sort());
   assert.ok(effects.every((r) => Number(r.n) === 1), 'each delivery posted once');
 
   // Hand-over: the survivor resumed from the checkpoint.

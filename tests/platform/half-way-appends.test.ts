@@ -15,6 +15,9 @@ import { interactive, REGISTRY_ENV } from '../support/registry.ts';
 import { backgroundOf } from '../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
+import { chatUserStream, keysStream, messageStream, scheduledStream } from '../../domain/chat/streams.ts';
+import { estateDocumentStream, userStream } from '../../domain/orchestration/streams.ts';
+import { customerStream } from '../../domain/registry/streams.ts';
 
 const ADMIN_KEY = `admin-${randomUUID()}`;
 
@@ -66,18 +69,18 @@ test('scheduler: a batch firing stopped half way fires the rest at the next firi
   s.clock.advance(31_000);
 
   // Firing: the second scheduled stream appended stays down; the others are delivered.
-  const firing = downAfterFirst(server, 'chat_scheduled_message-');
+  const firing = downAfterFirst(server, 'chat.scheduled_message-');
   await bg.scheduler.tick();
   firing.heal();
-  const down = ids.find((id) => `chat_scheduled_message-${id}` === firing.doomed());
+  const down = ids.find((id) => scheduledStream(id) === firing.doomed());
   assert.ok(down, 'the firing stopped half way');
   for (const id of ids) {
-    const delivered = (await types(s, `chat_scheduled_message-${id}`)).filter((t) => t === 'ScheduledMessageDelivered').length;
+    const delivered = (await types(s, scheduledStream(id))).filter((t) => t === 'ScheduledMessageDelivered').length;
     assert.is(delivered, id === down ? 0 : 1, id);
   }
 
   // Posting: the second message stream appended stays down; the reactor keeps its page.
-  const posting = downAfterFirst(server, 'chat_message-');
+  const posting = downAfterFirst(server, 'chat.message-');
   await bg.poster.drain().then(() => assert.unreachable('the page failed'), () => {});
   posting.heal();
   assert.ok(posting.doomed(), 'the posting stopped half way');
@@ -87,16 +90,16 @@ test('scheduler: a batch firing stopped half way fires the rest at the next firi
   await bg.settle();
   await bg.settle();
   for (const id of ids) {
-    assert.equal((await types(s, `chat_scheduled_message-${id}`)).filter((t) => t === 'ScheduledMessageDelivered').length, 1, `${id} delivered once`);
-    assert.equal(await types(s, `chat_message-${id}`), ['MessagePosted'], `${id} posted once`);
+    assert.equal((await types(s, scheduledStream(id))).filter((t) => t === 'ScheduledMessageDelivered').length, 1, `${id} delivered once`);
+    assert.equal(await types(s, messageStream(id)), ['MessagePosted'], `${id} posted once`);
   }
 });
 
 test('estate ingest: a group of documents stopped half way stores the others; the document left out is stored by the next ingest; one event each', async ({ server, s }) => {
   const docs = Array.from({ length: 5 }, (_, i) => ({ source_repo: 'halfway', path: `docs/d-${i}.md`, content: `document number ${i}` }));
-  const streams = docs.map((d) => `estate_document-${documentIdOf(d.source_repo, d.path)}`);
+  const streams = docs.map((d) => estateDocumentStream(documentIdOf(d.source_repo, d.path)));
   const headers = { 'X-API-Key': ADMIN_KEY };
-  const fault = downAfterFirst(server, 'estate_document-');
+  const fault = downAfterFirst(server, 'orch.estate_document-');
   const first = await http(`${s.orch}/api/v1/knowledge/ingest`, { headers, json: { documents: docs } });
   fault.heal();
   assert.is(first.status, 200, first.text);
@@ -117,16 +120,16 @@ test('estate ingest: a group of documents stopped half way stores the others; th
 test('registry: a customer whose creation failed after its slug was reserved is created by the retry; one reservation, one customer', async ({ server, s }) => {
   const admin = await interactive(s, 'ada', 'admin');
   const url = `${s.registry}/api/v1/customers`;
-  server.faults.failAppend = (stream) => stream.startsWith('customer-');
+  server.faults.failAppend = (stream) => stream.startsWith('registry.customer-');
   const failed = await http(url, { headers: admin.headers, json: { slug: 'halfway', name: 'Half Way' } });
   server.faults.failAppend = undefined;
   assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
   const retried = await http(url, { headers: admin.headers, json: { slug: 'halfway', name: 'Half Way' } });
   assert.is(retried.status, 201, retried.text);
   assert.is((await http(`${url}/halfway`, { headers: admin.headers })).body.id, retried.body.id);
-  const reservation = await s.platform.store.readStream('customer_slug_reservation-halfway');
+  const reservation = await s.platform.store.readStream('registry.customer_slug_reservation-halfway');
   assert.equal(reservation.map((e) => [e.type, e.data.owner_id]), [['UniqueValueReserved', retried.body.id]]);
-  assert.equal(await types(s, `customer-${retried.body.id}`), ['CustomerCreated']);
+  assert.equal(await types(s, customerStream(retried.body.id)), ['CustomerCreated']);
   // Taken for good now: another creation of the slug is the 409.
   const taken = await http(url, { headers: admin.headers, json: { slug: 'halfway', name: 'Other' } });
   assert.is(taken.status, 409);
@@ -136,16 +139,16 @@ test('registry: a customer whose creation failed after its slug was reserved is 
 test('registry leads: a capture that failed after reserving its e-mail and slug is completed by the next capture of that e-mail, under the same slug', async ({ server, s }) => {
   const admin = await interactive(s, 'ada', 'admin');
   const lead = () => http(`${s.registry}/api/v1/leads`, { headers: admin.headers, json: { name: 'Half Lead', email: 'half.lead@example.test' } });
-  server.faults.failAppend = (stream) => stream.startsWith('customer-');
+  server.faults.failAppend = (stream) => stream.startsWith('registry.customer-');
   const failed = await lead();
   server.faults.failAppend = undefined;
   assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
   const retried = await lead();
   assert.is(retried.status, 201, retried.text);
   assert.is(retried.body.slug, 'half-lead', 'the slug the failed capture reserved, not half-lead-2');
-  const slug = await s.platform.store.readStream('customer_slug_reservation-half-lead');
+  const slug = await s.platform.store.readStream('registry.customer_slug_reservation-half-lead');
   assert.equal(slug.map((e) => e.data.owner_id), [retried.body.id]);
-  assert.equal(await types(s, `customer-${retried.body.id}`), ['CustomerCreated']);
+  assert.equal(await types(s, customerStream(retried.body.id)), ['CustomerCreated']);
   const again = await lead();
   assert.is(again.status, 200, 'the same e-mail answers the customer');
   assert.is(again.body.id, retried.body.id);
@@ -154,44 +157,44 @@ test('registry leads: a capture that failed after reserving its e-mail and slug 
 test('orchestration accounts: a creation that failed after reserving its username and e-mail is completed by the retry; taken for good afterwards', async ({ server, s }) => {
   const url = `${s.orch}/api/v1/admin/users`;
   const body = { username: 'half-way', email: 'half.way@example.test', role: 'user', password: 'a long enough password' };
-  server.faults.failAppend = (stream) => stream.startsWith('user-');
+  server.faults.failAppend = (stream) => stream.startsWith('orch.user-');
   const failed = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: body });
   server.faults.failAppend = undefined;
   assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
   const retried = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: body });
   assert.is(retried.status, 201, retried.text);
-  const username = await s.platform.store.readStream('username_reservation-half-way');
+  const username = await s.platform.store.readStream('orch.username_reservation-half-way');
   assert.equal(username.map((e) => e.data.owner_id), [retried.body.id]);
-  assert.equal(await types(s, `user-${retried.body.id}`), ['UserCreated']);
+  assert.equal(await types(s, userStream(retried.body.id)), ['UserCreated']);
   const taken = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: { ...body, email: 'other@example.test' } });
   assert.is(taken.status, 409, taken.text);
 });
 
 test('chat bots: a bot whose creation failed after its username was reserved is created by the retry', async ({ server, s, sp, owner }) => {
-  server.faults.failAppend = (stream) => stream.startsWith('chat_user-');
+  server.faults.failAppend = (stream) => stream.startsWith('chat.user-');
   const failed = await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' });
   server.faults.failAppend = undefined;
   assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
   const bot = await sp.ok(owner, 'POST', '/api/admin/bots', { username: 'halfbot' }, 201);
-  const reservation = await s.platform.store.readStream('chat_username_reservation-halfbot');
+  const reservation = await s.platform.store.readStream('chat.username_reservation-halfbot');
   assert.equal(reservation.map((e) => e.data.owner_id), [bot.id]);
-  assert.equal(await types(s, `chat_user-${bot.id}`), ['BotRegistered']);
+  assert.equal(await types(s, chatUserStream(bot.id)), ['BotRegistered']);
   assert.is((await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' })).status, 409);
 });
 
 test('chat registration: a registration that failed after its reservations and keys is completed by the same request again', async ({ server, s }) => {
   const body = registrationBody(uniqueName('half'), clientKeys());
-  server.faults.failAppend = (stream) => stream.startsWith('chat_user-');
+  server.faults.failAppend = (stream) => stream.startsWith('chat.user-');
   const failed = await http(`${s.chat}/api/auth/register`, { json: body });
   server.faults.failAppend = undefined;
   assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
   const retried = await http(`${s.chat}/api/auth/register`, { json: body });
   assert.is(retried.status, 201, retried.text);
   const id = retried.body.user.id as string;
-  const username = await s.platform.store.readStream(`chat_username_reservation-${body.username.toLowerCase()}`);
+  const username = await s.platform.store.readStream(`chat.username_reservation-${body.username.toLowerCase()}`);
   assert.equal(username.map((e) => e.data.owner_id), [id]);
-  assert.equal(await types(s, `chat_user-${id}`), ['UserRegistered']);
-  assert.equal((await types(s, `chat_keys-${id}`)).filter((t) => t === 'IdentityKeyRegistered'), ['IdentityKeyRegistered']);
+  assert.equal(await types(s, chatUserStream(id)), ['UserRegistered']);
+  assert.equal((await types(s, keysStream(id))).filter((t) => t === 'IdentityKeyRegistered'), ['IdentityKeyRegistered']);
   const login = await http(`${s.chat}/api/auth/login`, { json: { username: body.username, password: body.password } });
   assert.is(login.status, 200, login.text);
 });

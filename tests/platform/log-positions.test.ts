@@ -18,6 +18,7 @@ import type { ChatAccount } from '../support/chat.ts';
 import { interactive, REGISTRY_ENV, type Interactive } from '../support/registry.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
+import { messageStream } from '../../domain/chat/streams.ts';
 
 const ADMIN_KEY = `admin-${randomUUID()}`;
 const digits = (position: string) => position.split('/')[0]!.length;
@@ -175,7 +176,7 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     const newest = [...posted].reverse();
     const all = await sp.ok(ann, 'GET', `/api/channels/${chid}/messages?limit=100`);
     assert.equal(all.messages.map((m: { id: string }) => m.id), newest);
-    const positions = await Promise.all(newest.map(async (id) => (await s.platform.store.readStream(`chat_message-${id}`))[0]!.position));
+    const positions = await Promise.all(newest.map(async (id) => (await s.platform.store.readStream(messageStream(id)))[0]!.position));
     assert.ok(new Set(positions.map((p) => p.commit.toString().length)).size > 1, 'positions of different lengths');
     const paged: string[] = [];
     for (let before = ''; ;) {

@@ -11,7 +11,8 @@ export async function settle(platform: Platform, background: ChatBackground): Pr
   const mark = (await platform.pool.query<{ p: string }>('SELECT coalesce(max(position), 0)::text AS p FROM events')).rows[0]!.p;
   const unposted = async () => Number((await platform.pool.query<{ n: string }>(
     `SELECT count(*) AS n FROM events d WHERE d.type = 'ScheduledMessageDelivered'
-       AND NOT EXISTS (SELECT 1 FROM events m WHERE m.stream_id = 'chat_message-' || substring(d.stream_id from 24))`)).rows[0]!.n);
+       AND NOT EXISTS (SELECT 1 FROM events m WHERE m.stream_id = $1 || substring(d.stream_id from $2::int))`,
+    [CHAT_STREAMS.message.prefix, CHAT_STREAMS.scheduled_message.prefix.length + 1])).rows[0]!.n);
   await postedAll(background, unposted);
   const { rows } = await platform.pool.query<{ type: string; txid: string; position: string }>(
     'SELECT type, transaction_id::text AS txid, position::text AS position FROM events WHERE position > $1', [mark]);
@@ -24,7 +25,7 @@ async function settleOnStore(platform: Platform, background: ChatBackground): Pr
   const unposted = async () => {
     const events = await loggedEvents(platform, { eventTypes: ['ScheduledMessageDelivered', 'MessagePosted'] });
     const posted = new Set(events.filter((e) => e.type === 'MessagePosted').map((e) => e.stream));
-    return events.filter((e) => e.type === 'ScheduledMessageDelivered' && !posted.has(`chat_message-${e.stream.slice('chat_scheduled_message-'.length)}`)).length;
+    return events.filter((e) => e.type === 'ScheduledMessageDelivered' && !posted.has(messageStream(e.stream.slice(CHAT_STREAMS.scheduled_message.prefix.length)))).length;
   };
   await postedAll(background, unposted);
   const appended = await platform.store.readAll({ after: mark, limit: 100_000 });
@@ -44,7 +45,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { scheduledDecider } from '../../domain/chat/scheduled/decider.ts';
-import { scheduledStream } from '../../domain/chat/scheduled/events.ts';
+import { CHAT_STREAMS, scheduledStream, messageStream } from '../../domain/chat/streams.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logging.ts';
 import { mapLimit } from '../../infra/scheduler/scheduler.ts';
@@ -75,7 +76,7 @@ export async function seedScheduled(platform: Platform, channelId: string, sende
 /** How many MessagePosted events, and distinct message streams, the log holds for these ids (read through the store: either log serves). */
 export async function postedCount(platform: Platform, ids: string[]): Promise<{ events: number; streams: number; delivered: number }> {
   // One pass over the log's events of the two types (a read per stream would be 2,000 reads a poll).
-  const wanted = new Set(ids.flatMap((id) => [`chat_message-${id}`, `chat_scheduled_message-${id}`]));
+  const wanted = new Set(ids.flatMap((id) => [messageStream(id), scheduledStream(id)]));
   const events = (await loggedEvents(platform, { eventTypes: ['MessagePosted', 'ScheduledMessageDelivered'] })).filter((e) => wanted.has(e.stream));
   const posted = events.filter((e) => e.type === 'MessagePosted');
   return {

@@ -11,11 +11,9 @@ import { hashCode, newRecoveryCode } from '../../../crypto/codes.ts';
 import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
 import { hashToken } from '../../../crypto/tokens.ts';
 import { accountDecider } from '../../../domain/chat/accounts/decider.ts';
-import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
+import { CHAT_RESERVATIONS, chatUserStream, inviteStream, keysStream } from '../../../domain/chat/streams.ts';
 import { invalidInvite, inviteDecider } from '../../../domain/chat/invites/decider.ts';
-import { inviteStream } from '../../../domain/chat/invites/events.ts';
 import { keysDecider } from '../../../domain/chat/keys/decider.ts';
-import { keysStream } from '../../../domain/chat/keys/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import { part, type CommandContext, type TogetherPart } from '../../../infra/commands.ts';
@@ -50,7 +48,7 @@ function reservationKey(kind: ReservedKind, value: string): string {
  */
 async function reserve(deps: AccountDeps, kind: ReservedKind, value: string, ownerId: string, context: CommandContext): Promise<string> {
   try {
-    return await reserveOrResume(deps.commands, { kind, key: reservationKey(kind, value), ownerId, ownerStream: chatUserStream }, context);
+    return await reserveOrResume(deps.commands, { kind, category: CHAT_RESERVATIONS[kind], key: reservationKey(kind, value), ownerId, ownerStream: chatUserStream }, context);
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'conflict') throw takenBy(kind);
     throw error;
@@ -58,7 +56,7 @@ async function reserve(deps: AccountDeps, kind: ReservedKind, value: string, own
 }
 
 const ownerReservation = (userId: string) =>
-  part(reservationStream('chat_owner', 'instance'), reservationDecider, { type: 'Reserve', kind: 'chat_owner', owner_id: userId });
+  part(reservationStream(CHAT_RESERVATIONS.chat_owner, 'instance'), reservationDecider, { type: 'Reserve', kind: 'chat_owner', owner_id: userId });
 
 const runPart = (deps: AccountDeps, p: TogetherPart, context: CommandContext) => deps.commands.run(p.stream, p.decider, p.command, context);
 
@@ -105,7 +103,7 @@ function writesOf(deps: AccountDeps, input: Registration, userId: string, invite
  */
 async function registerTogether(deps: AccountDeps, input: Registration, writes: Writes, userId: string, context: CommandContext): Promise<boolean> {
   const reservations = (['chat_username', 'chat_email'] as const).map((kind) =>
-    part(reservationStream(kind, reservationKey(kind, kind === 'chat_email' ? input.email : input.username)), reservationDecider, { type: 'Reserve', kind, owner_id: userId }));
+    part(reservationStream(CHAT_RESERVATIONS[kind], reservationKey(kind, kind === 'chat_email' ? input.email : input.username)), reservationDecider, { type: 'Reserve', kind, owner_id: userId }));
   let claim = (await chatAccountCount(deps.db)) === 0;
   for (;;) {
     try {

@@ -6,7 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { blockedHashDecider, uploadsDecider } from '../../../domain/chat/files/decider.ts';
-import { blockedHashStream, uploadsStream } from '../../../domain/chat/files/events.ts';
+import { blockedHashStream, uploadsStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { blockedHashById, fileById, filesWithHash, type BlockedHashRow, type FileRow } from '../../../projections/chat/files.ts';
 import { isUuid } from '../../shared/params.ts';

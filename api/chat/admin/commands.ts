@@ -9,13 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword } from '../../../crypto/password.ts';
 import { accountDecider, type AccountCommand } from '../../../domain/chat/accounts/decider.ts';
-import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
-import { announcementStream, purgeStream, type AnnouncementEvent, type PurgeEvent, type PurgeTarget, type ReportReviewEvent } from '../../../domain/chat/admin/events.ts';
+import { chatUserStream, announcementStream, purgeStream, keysStream, messageStream, reportStream } from '../../../domain/chat/streams.ts';
+import type { AnnouncementEvent, PurgeEvent, PurgeTarget, ReportReviewEvent } from '../../../domain/chat/admin/events.ts';
 import { keysDecider } from '../../../domain/chat/keys/decider.ts';
-import { keysStream } from '../../../domain/chat/keys/events.ts';
 import { messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream } from '../../../domain/chat/messages/events.ts';
-import { reportStream } from '../../../domain/chat/users/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { chatUserById, type ChatUserRow } from '../../../projections/chat/accounts.ts';
 import {

@@ -7,7 +7,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { emojiDecider, EMOJI_NAME, spaceAssetDecider } from '../../../domain/chat/assets/decider.ts';
-import { emojiStream, spaceAssetStream, type AssetKind, type AssetScope } from '../../../domain/chat/assets/events.ts';
+import type { AssetKind, AssetScope } from '../../../domain/chat/assets/events.ts';
+import { emojiStream, spaceAssetStream } from '../../../domain/chat/streams.ts';
 import { atLeast } from '../../../domain/chat/communities/roles.ts';
 import { managesGroup } from '../../../domain/chat/groups/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';

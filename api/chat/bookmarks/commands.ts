@@ -3,7 +3,7 @@
 // otherwise, so a bookmark never reveals a message), then runs the bookmark decider.
 
 import { bookmarkDecider } from '../../../domain/chat/bookmarks/decider.ts';
-import { bookmarkStream } from '../../../domain/chat/bookmarks/events.ts';
+import { bookmarkStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { channelFor, notFound } from '../access.ts';

@@ -9,17 +9,13 @@ import type { z } from '@hono/zod-openapi';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hashToken } from '../../../crypto/tokens.ts';
 import { accountDecider } from '../../../domain/chat/accounts/decider.ts';
-import { chatUserStream } from '../../../domain/chat/accounts/events.ts';
+import { CHAT_RESERVATIONS, chatUserStream, botTokenStream, channelStream, communityStream, groupStream, keysStream } from '../../../domain/chat/streams.ts';
 import { BOT_TOKEN_PREFIX_LENGTH, botTokenDecider, integrationUsername } from '../../../domain/chat/bots/decider.ts';
-import { botTokenStream, type BotScope } from '../../../domain/chat/bots/events.ts';
+import type { BotScope } from '../../../domain/chat/bots/events.ts';
 import { channelDecider } from '../../../domain/chat/channels/decider.ts';
-import { channelStream } from '../../../domain/chat/channels/events.ts';
 import { communityDecider } from '../../../domain/chat/communities/decider.ts';
-import { communityStream } from '../../../domain/chat/communities/events.ts';
 import { groupDecider } from '../../../domain/chat/groups/decider.ts';
-import { groupStream } from '../../../domain/chat/groups/events.ts';
 import { keysDecider } from '../../../domain/chat/keys/decider.ts';
-import { keysStream } from '../../../domain/chat/keys/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import { part, type CommandContext } from '../../../infra/commands.ts';
@@ -74,7 +70,7 @@ export async function createBot(
       const id = randomUUID();
       try {
         await deps.commands.runTogether([
-          part(reservationStream(USERNAME, key), reservationDecider, { type: 'Reserve', kind: USERNAME, owner_id: id }),
+          part(reservationStream(CHAT_RESERVATIONS[USERNAME], key), reservationDecider, { type: 'Reserve', kind: USERNAME, owner_id: id }),
           part(chatUserStream(id), accountDecider, register(id)),
         ], context);
         return (await botById(deps.db, id))!;
@@ -83,7 +79,7 @@ export async function createBot(
         if (!(error instanceof DomainError && error.code === takenError(USERNAME).code)) throw error;
       }
     }
-    const id = await reserveOrResume(deps.commands, { kind: USERNAME, key, ownerId: randomUUID(), ownerStream: chatUserStream }, context);
+    const id = await reserveOrResume(deps.commands, { kind: USERNAME, category: CHAT_RESERVATIONS[USERNAME], key, ownerId: randomUUID(), ownerStream: chatUserStream }, context);
     await deps.commands.run(chatUserStream(id), accountDecider, register(id), context);
     return (await botById(deps.db, id))!;
   } catch (error) {

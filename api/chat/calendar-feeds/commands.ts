@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import { calendarFeedDecider } from '../../../domain/chat/calendar-feeds/decider.ts';
-import { calendarFeedStream } from '../../../domain/chat/calendar-feeds/events.ts';
+import { calendarFeedStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { liveFeedTokensOf, type FeedTokenRow } from '../../../projections/chat/calendar-feeds.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -6,7 +6,8 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { channelDecider, dmPairKey, type ChannelCommand } from '../../../domain/chat/channels/decider.ts';
-import { channelStream, type ChannelEvent } from '../../../domain/chat/channels/events.ts';
+import type { ChannelEvent } from '../../../domain/chat/channels/events.ts';
+import { channelStream } from '../../../domain/chat/streams.ts';
 import { asDomainEvent, type CommandContext } from '../../../infra/commands.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';
 import { channelMembers, channelStanding, type ChannelStanding } from '../../../projections/chat/channels.ts';

@@ -4,7 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { feedbackStream, type FeedbackEvent, type FeedbackStatus } from '../../../domain/chat/admin/events.ts';
+import type { FeedbackEvent, FeedbackStatus } from '../../../domain/chat/admin/events.ts';
+import { feedbackStream } from '../../../domain/chat/streams.ts';
 import { putBlob } from '../../../infra/blobs.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { feedbackById, type FeedbackRow } from '../../../projections/chat/admin.ts';

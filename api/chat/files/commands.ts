@@ -6,7 +6,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { uploadsDecider } from '../../../domain/chat/files/decider.ts';
-import { uploadRefusalStream, uploadsStream, type UploadRefusedEvent } from '../../../domain/chat/files/events.ts';
+import type { UploadRefusedEvent } from '../../../domain/chat/files/events.ts';
+import { uploadRefusalStream, uploadsStream } from '../../../domain/chat/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import { inviteDecider } from '../../../domain/chat/invites/decider.ts';
-import { inviteStream } from '../../../domain/chat/invites/events.ts';
+import { inviteStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { inviteById, type InviteRow } from '../../../projections/chat/invites.ts';
 import { notFound } from '../access.ts';

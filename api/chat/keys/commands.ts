@@ -6,7 +6,7 @@
 import { signedPrekeyVerifies } from '../../../crypto/prekeys.ts';
 import { prekeyClaimDecider } from '../../../domain/chat/keys/claim.ts';
 import { keysDecider } from '../../../domain/chat/keys/decider.ts';
-import { keysStream, prekeyClaimStream } from '../../../domain/chat/keys/events.ts';
+import { keysStream, prekeyClaimStream } from '../../../domain/chat/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { bundleSource, identityKeyOf, signedPrekeyOf, unconsumedPrekeyCount, type BundleSource } from '../../../projections/chat/keys.ts';

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { MANAGER } from '../../../domain/chat/channels/roles.ts';
 import { meetingDecider } from '../../../domain/chat/meetings/decider.ts';
-import { meetingStream, type RsvpStatus, type SeriesFields } from '../../../domain/chat/meetings/events.ts';
+import type { RsvpStatus, SeriesFields } from '../../../domain/chat/meetings/events.ts';
+import { meetingStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { meetingById, type MeetingRow } from '../../../projections/chat/meetings.ts';

@@ -11,7 +11,8 @@
 import { asDomainEvent } from '../../../infra/commands.ts';
 import type { FireContext, Job } from '../../../infra/scheduler/scheduler.ts';
 import { meetingDecider, rsvpFor } from '../../../domain/chat/meetings/decider.ts';
-import { meetingStream, type MeetingEvent, reminderStream } from '../../../domain/chat/meetings/events.ts';
+import type { MeetingEvent } from '../../../domain/chat/meetings/events.ts';
+import { meetingStream, reminderStream } from '../../../domain/chat/streams.ts';
 import { occurrenceById } from '../../../domain/chat/meetings/occurrences.ts';
 import { reminderDecider, reminderId, type DueReminder } from '../../../domain/chat/meetings/reminders.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';

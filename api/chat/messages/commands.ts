@@ -6,10 +6,10 @@
 
 import { randomUUID } from 'node:crypto';
 import { channelDecider } from '../../../domain/chat/channels/decider.ts';
-import { channelStream } from '../../../domain/chat/channels/events.ts';
+import { channelStream, messageStream, readCursorStream } from '../../../domain/chat/streams.ts';
 import { MANAGER } from '../../../domain/chat/channels/roles.ts';
 import { messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream, readCursorStream, type ReadCursorEvent } from '../../../domain/chat/messages/events.ts';
+import type { ReadCursorEvent } from '../../../domain/chat/messages/events.ts';
 import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';

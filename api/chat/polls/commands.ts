@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { MANAGER } from '../../../domain/chat/channels/roles.ts';
 import { pollDecider } from '../../../domain/chat/polls/decider.ts';
-import { pollStream } from '../../../domain/chat/polls/events.ts';
+import { pollStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { pollById, pollVotes, type PollRow, type PollVoteRow } from '../../../projections/chat/polls.ts';

@@ -6,7 +6,7 @@
 import { createHash, ECDH } from 'node:crypto';
 import { sealSecret } from '../../../crypto/seal.ts';
 import { endpointSealContext, keysSealContext, pushSubscriptionDecider, pushSubscriptionId } from '../../../domain/chat/push/decider.ts';
-import { pushSubscriptionStream } from '../../../domain/chat/push/events.ts';
+import { pushSubscriptionStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { checkDestination, OutboundError } from '../../../infra/outbound/guard.ts';
 import { pushSubscriptionsOf, type PushSubscriptionRow } from '../../../projections/chat/push.ts';

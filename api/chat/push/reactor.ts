@@ -28,7 +28,7 @@
 import type { MessageEvent } from '../../../domain/chat/messages/events.ts';
 import type { ReminderEvent as MeetingReminderFiredEvent } from '../../../domain/chat/meetings/events.ts';
 import { endpointSealContext, keysSealContext, pushSubscriptionDecider } from '../../../domain/chat/push/decider.ts';
-import { pushSubscriptionStream } from '../../../domain/chat/push/events.ts';
+import { pushSubscriptionStream } from '../../../domain/chat/streams.ts';
 import { openSecret } from '../../../crypto/seal.ts';
 import type { Clock } from '../../../infra/clock.ts';
 import { asDomainEvent, type CommandContext, type CommandRunner } from '../../../infra/commands.ts';

@@ -5,7 +5,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { SCHEDULE_MAX_AHEAD_MS, scheduledDecider } from '../../../domain/chat/scheduled/decider.ts';
-import { scheduledStream, type ScheduledContent } from '../../../domain/chat/scheduled/events.ts';
+import type { ScheduledContent } from '../../../domain/chat/scheduled/events.ts';
+import { scheduledStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { messageIn } from '../../../projections/chat/messages.ts';

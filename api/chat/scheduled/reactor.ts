@@ -3,13 +3,13 @@
 // `ScheduledMessageDelivered` (appended by the firing in ./fire.ts) into the message itself.
 //
 // Idempotent by event id: the message of a delivery is `MessagePosted` on
-// `chat_message-<the scheduled id>`, appended with `no_stream`, so a batch handed over again (a
+// `chat.message-<the scheduled id>`, appended with `no_stream`, so a batch handed over again (a
 // crash after the appends, before the checkpoint) only meets conflicts, which `runMany` decides
 // again as `message_exists`: each delivery is posted once.
 
 import type { ScheduledEvent } from '../../../domain/chat/scheduled/events.ts';
 import { messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream } from '../../../domain/chat/messages/events.ts';
+import { messageStream } from '../../../domain/chat/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { defineReactor, type Reactor } from '../../../infra/processors/reactor.ts';
 import { SCHEDULER_ACTOR, type FireDeps } from './fire.ts';

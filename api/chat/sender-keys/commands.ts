@@ -5,7 +5,7 @@
 
 import { openSecret, sealSecret } from '../../../crypto/seal.ts';
 import { senderKeyDecider, senderKeySealContext } from '../../../domain/chat/sender-keys/decider.ts';
-import { senderKeyStream } from '../../../domain/chat/sender-keys/events.ts';
+import { senderKeyStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { memberChannel } from '../access.ts';

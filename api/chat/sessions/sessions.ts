@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { hashToken, randomId } from '../../../crypto/tokens.ts';
 import { chatSessionDecider, invalidRefreshToken } from '../../../domain/chat/sessions/decider.ts';
-import { chatSessionStream, type RevokeReason, type SessionOrigin } from '../../../domain/chat/sessions/events.ts';
+import type { RevokeReason, SessionOrigin } from '../../../domain/chat/sessions/events.ts';
+import { chatSessionStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { liveSessionsOf, sessionPrincipal } from '../../../projections/chat/sessions.ts';
 import { isUuid } from '../../shared/params.ts';

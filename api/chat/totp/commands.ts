@@ -8,7 +8,7 @@ import { verifyPassword } from '../../../crypto/password.ts';
 import { openSecret, sealSecret } from '../../../crypto/seal.ts';
 import { newTotpSecret, totpStep } from '../../../crypto/totp.ts';
 import { BACKUP_CODE_COUNT, totpDecider } from '../../../domain/chat/totp/decider.ts';
-import { totpStream } from '../../../domain/chat/totp/events.ts';
+import { totpStream } from '../../../domain/chat/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { chatUserById } from '../../../projections/chat/accounts.ts';

@@ -4,7 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { blockDecider } from '../../../domain/chat/users/decider.ts';
-import { blocksStream, reportStream, type ReportEvent } from '../../../domain/chat/users/events.ts';
+import type { ReportEvent } from '../../../domain/chat/users/events.ts';
+import { blocksStream, reportStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { chatUserById, type ChatUserRow } from '../../../projections/chat/accounts.ts';

@@ -6,10 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import { MENTIONS_MAX, messageDecider } from '../../../domain/chat/messages/decider.ts';
-import { messageStream } from '../../../domain/chat/messages/events.ts';
+import { messageStream, webhookStream } from '../../../domain/chat/streams.ts';
 import { checkPost } from '../../../domain/chat/messages/policy.ts';
 import { mentionedUsernames, WEBHOOK_RATE, webhookDecider, type WebhookCommand } from '../../../domain/chat/webhooks/decider.ts';
-import { webhookStream } from '../../../domain/chat/webhooks/events.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';

@@ -16,16 +16,14 @@
 import { randomUUID } from 'node:crypto';
 import { canaryFor } from '../../../crypto/canary.ts';
 import { conversationDecider, type ConversationState } from '../../../domain/orchestration/agent-chat/decider.ts';
-import {
-  conversationStream, EXCERPT_CHARS, type ConversationKind, type ConversationOwner, type TurnTokens, type ChatLimit, type ChatSecurityEvent, type ChatSurface,
-} from '../../../domain/orchestration/agent-chat/events.ts';
+import { EXCERPT_CHARS, type ConversationKind, type ConversationOwner, type TurnTokens, type ChatLimit, type ChatSecurityEvent, type ChatSurface } from '../../../domain/orchestration/agent-chat/events.ts';
+import { conversationStream, auditStream } from '../../../domain/orchestration/streams.ts';
 import { detectInjection } from '../../../domain/orchestration/agent-chat/injection.ts';
 import { detectLeak, LEAK_REFUSAL, PromptFingerprint } from '../../../domain/orchestration/agent-chat/leak.ts';
 import { auditExcerpt, scrubPii } from '../../../domain/orchestration/agent-chat/pii.ts';
 import { systemPrompt, type Grounding } from '../../../domain/orchestration/agent-chat/prompt.ts';
 import { charCount } from '../../../domain/orchestration/knowledge/decisions.ts';
 import type { ChatsvcAuditEvent } from '../../../domain/orchestration/chatsvc/events.ts';
-import { auditStream } from '../../../domain/orchestration/users/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { ModelError, type ChatMessage, type ModelCall, type ToolCall, type ToolSpec } from '../../../infra/llm/index.ts';
 import type { RateRule } from '../../../infra/rate-limit/index.ts';

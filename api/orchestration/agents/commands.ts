@@ -6,11 +6,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { agentDecider, agentNotFound, isEnded, templateOfRole, type AgentCommand } from '../../../domain/orchestration/agents/decider.ts';
-import { agentStream, type AgentRole, type AgentTemplate } from '../../../domain/orchestration/agents/events.ts';
+import type { AgentRole, AgentTemplate } from '../../../domain/orchestration/agents/events.ts';
+import { agentStream, userStream } from '../../../domain/orchestration/streams.ts';
 import { agentSystemPrompt } from '../../../domain/orchestration/agents/templates.ts';
 import { DEFAULT_REPLY_MODE, PROFILE_DEFAULTS } from '../../../domain/orchestration/profiles/decider.ts';
 import { userDecider } from '../../../domain/orchestration/users/decider.ts';
-import { userStream } from '../../../domain/orchestration/users/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agentById, type AgentRow } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';

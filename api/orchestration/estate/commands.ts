@@ -20,9 +20,8 @@ import { z } from '@hono/zod-openapi';
 import {
   documentIdOf, documentNotFound, estateDocumentDecider, ingestRunDecider, isReservedRepo, MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO, type EstateDocumentState,
 } from '../../../domain/orchestration/estate/decider.ts';
-import {
-  estateDocumentStream, ingestRunStream, type EstateDocumentEvent, type RunFailure, type RunKind,
-} from '../../../domain/orchestration/estate/events.ts';
+import type { EstateDocumentEvent, RunFailure, RunKind } from '../../../domain/orchestration/estate/events.ts';
+import { estateDocumentStream, ingestRunStream } from '../../../domain/orchestration/streams.ts';
 import { chunkBounds } from '../../../domain/orchestration/estate/chunking.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { blobKey, putBlobs } from '../../../infra/blobs.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { snippetNotFound, type KnowledgeCommand } from '../../../domain/orchestration/knowledge/decisions.ts';
 import { profileDecider } from '../../../domain/orchestration/profiles/decider.ts';
 import type { SnippetFields } from '../../../domain/orchestration/knowledge/events.ts';
-import { profileStream } from '../../../domain/orchestration/profiles/events.ts';
+import { profileStream } from '../../../domain/orchestration/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { snippetOf, type SnippetRow } from '../../../projections/orchestration/knowledge.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';

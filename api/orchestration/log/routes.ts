@@ -4,7 +4,8 @@
 // - `GET /api/v1/admin/events?stream=&type=&from=&until=&limit=`: events in log order, paginated
 //   by position: `from` is exclusive (pass the previous page's `next_from`), `until` inclusive (a
 //   position, or an RFC 3339 instant compared with each event's time). `stream` is an exact
-//   stream name, `type` an event type; both may repeat.
+//   stream name, `category` a declared stream category (`chat.message`: docs/reference/streams.md),
+//   `type` an event type; each may repeat.
 // - `GET /api/v1/admin/streams/{stream}?as_of=`: the stream's events up to that instant (default:
 //   now) and, for an aggregate with a decider (./stream-deciders.ts), the state folded from them.
 // - `GET /api/v1/admin/events/proof?position=`: one event checked against the hash chain up to
@@ -22,6 +23,7 @@ import { requireAdmin } from '../auth/guards.ts';
 import type { OrchDeps } from '../deps.ts';
 import { AUTH_ERRORS, orchErrors, orchRouter } from '../router.ts';
 import { folderFor, stateJson } from './stream-deciders.ts';
+import { streamCategoryNamed } from '../../../domain/streams.ts';
 
 const tags = ['audit'];
 const ADMIN_ERRORS = { ...AUTH_ERRORS, 403: 'admin role required' };
@@ -69,6 +71,7 @@ const instant = z.iso.datetime({ offset: true });
 
 const EventsQuery = z.object({
   stream: many.openapi({ description: 'exact stream name (repeatable)', type: 'string' }),
+  category: many.openapi({ description: 'stream category, e.g. `chat.message` (repeatable; the declared ones are in docs/reference/streams.md)', type: 'string' }),
   type: many.openapi({ description: 'event type (repeatable)', type: 'string' }),
   from: positionText.optional().openapi({ description: 'exclusive: events after this position' }),
   until: z.union([positionText, instant]).optional().openapi({ description: 'inclusive: a position, or an RFC 3339 instant' }),
@@ -90,14 +93,20 @@ export function logRoutes(deps: OrchDeps) {
     method: 'get', path: '/api/v1/admin/events', tags, summary: 'The raw log, in order, paginated by position',
     middleware: adminOnly(),
     request: { query: EventsQuery },
-    responses: { 200: ok(EventsPage, 'a page of events'), ...orchErrors({ ...ADMIN_ERRORS, 400: 'validation_failed (from or until unreadable)' }) },
+    responses: { 200: ok(EventsPage, 'a page of events'), ...orchErrors({ ...ADMIN_ERRORS, 400: 'validation_failed (from or until unreadable, an unknown category)' }) },
   }), async (c) => {
     const query = c.req.valid('query');
     const untilPosition = query.until !== undefined && /^-?\d+\/-?\d+$/.test(query.until) ? parsePosition(query.until) : null;
     const untilMs = query.until !== undefined && !untilPosition ? new Date(query.until).getTime() : null;
     const streams = new Set(query.stream);
+    const categories = query.category.map((name) => {
+      const declared = streamCategoryNamed(name);
+      if (!declared) throw new ApiError(400, 'validation_failed', `category: ${name} is not a declared stream category (see docs/reference/streams.md)`);
+      return declared;
+    });
+    if (streams.size && categories.length) throw new ApiError(400, 'validation_failed', 'stream and category: give one or the other');
     // Stream names narrow the read to their prefixes in the store; the exact match is checked here.
-    const filter = { streamPrefixes: query.stream, eventTypes: query.type };
+    const filter = { streamPrefixes: streams.size ? query.stream : categories.map((c) => c.prefix), eventTypes: query.type };
     const events: RecordedEvent[] = [];
     let after: Position | 'start' = query.from ? parsePosition(query.from) : 'start';
     let next: string | null = null;

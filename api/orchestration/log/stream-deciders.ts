@@ -1,8 +1,13 @@
 // The aggregates whose folded state `GET /api/v1/admin/streams/{stream}?as_of=` shows: a stream
-// category (the name before the first `-`) and the decider that folds it. Streams of other
+// category (declared in domain/streams.ts; the name before the first `-`) and the decider that folds it. Streams of other
 // categories (audit facts, token uses) have events but no state.
 
-import { reservationDecider } from '../../../domain/shared/reservation.ts';
+import { RESERVATION_EVENT_TYPES, reservationDecider } from '../../../domain/shared/reservation.ts';
+import { categoryOf } from '../../../domain/shared/streams.ts';
+import { ALL_STREAM_CATEGORIES } from '../../../domain/streams.ts';
+import { CHAT_STREAMS } from '../../../domain/chat/streams.ts';
+import { ORCH_STREAMS } from '../../../domain/orchestration/streams.ts';
+import { REGISTRY_STREAMS } from '../../../domain/registry/streams.ts';
 import type { Decider, DomainEvent } from '../../../domain/shared/decider.ts';
 import { sessionDecider } from '../../../domain/orchestration/users/session.ts';
 import { userDecider } from '../../../domain/orchestration/users/decider.ts';
@@ -25,35 +30,34 @@ type Folder = Pick<Decider<unknown, unknown, DomainEvent>, 'initialState' | 'evo
 const folder = <S, C, E extends DomainEvent>(d: Decider<S, C, E>): Folder => d as unknown as Folder;
 
 const BY_CATEGORY: Record<string, Folder> = {
-  user: folder(userDecider),
-  session: folder(sessionDecider),
-  agent_profile: folder(profileDecider),
-  estate_document: folder(estateDocumentDecider),
-  estate_run: folder(ingestRunDecider),
-  chat_user: folder(accountDecider),
-  chat_session: folder(chatSessionDecider),
-  chat_totp: folder(totpDecider),
-  chat_keys: folder(keysDecider),
-  chat_prekey: folder(prekeyClaimDecider),
-  chat_blocks: folder(blockDecider),
-  chat_invite: folder(inviteDecider),
-  customer: folder(customerDecider),
-  deployment: folder(deploymentDecider),
-  subscription: folder(subscriptionDecider),
-  registry_token: folder(tokenDecider),
-  registry_session: folder(registrySessionDecider),
+  [ORCH_STREAMS.user.category]: folder(userDecider),
+  [ORCH_STREAMS.session.category]: folder(sessionDecider),
+  [ORCH_STREAMS.agent_profile.category]: folder(profileDecider),
+  [ORCH_STREAMS.estate_document.category]: folder(estateDocumentDecider),
+  [ORCH_STREAMS.estate_run.category]: folder(ingestRunDecider),
+  [CHAT_STREAMS.user.category]: folder(accountDecider),
+  [CHAT_STREAMS.session.category]: folder(chatSessionDecider),
+  [CHAT_STREAMS.totp.category]: folder(totpDecider),
+  [CHAT_STREAMS.keys.category]: folder(keysDecider),
+  [CHAT_STREAMS.prekey.category]: folder(prekeyClaimDecider),
+  [CHAT_STREAMS.blocks.category]: folder(blockDecider),
+  [CHAT_STREAMS.invite.category]: folder(inviteDecider),
+  [REGISTRY_STREAMS.customer.category]: folder(customerDecider),
+  [REGISTRY_STREAMS.deployment.category]: folder(deploymentDecider),
+  [REGISTRY_STREAMS.subscription.category]: folder(subscriptionDecider),
+  [REGISTRY_STREAMS.token.category]: folder(tokenDecider),
+  [REGISTRY_STREAMS.session.category]: folder(registrySessionDecider),
+  // Reservations: every declared category carrying the reservation events.
+  ...Object.fromEntries(ALL_STREAM_CATEGORIES
+    .filter((c) => c.events.some((type) => (RESERVATION_EVENT_TYPES as readonly string[]).includes(type)))
+    .map((c) => [c.category, folder(reservationDecider)])),
 };
 
-export function categoryOf(stream: string): string {
-  const dash = stream.indexOf('-');
-  return dash === -1 ? stream : stream.slice(0, dash);
-}
+export { categoryOf };
 
-/** The decider folding `stream`, or null (reservations end in `_reservation`). */
+/** The decider folding `stream`, or null. */
 export function folderFor(stream: string): Folder | null {
-  const category = categoryOf(stream);
-  if (category.endsWith('_reservation')) return folder(reservationDecider);
-  return BY_CATEGORY[category] ?? null;
+  return BY_CATEGORY[categoryOf(stream)] ?? null;
 }
 
 /** State as JSON: Maps become objects, Sets arrays, bigints strings. */

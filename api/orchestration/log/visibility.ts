@@ -1,4 +1,5 @@
-// Who sees which events on `/ws`: one rule per stream category (the name before the first `-`).
+// Who sees which events on `/ws`: one rule per stream category (the name before the first `-`,
+// declared in domain/orchestration/streams.ts).
 //
 // - An admin sees every event.
 // - Anyone else sees an event only when its category has a rule here that admits them; a
@@ -17,6 +18,7 @@
 
 import type { RecordedEvent } from '../../../infra/eventstore/port.ts';
 import { categoryOf } from './stream-deciders.ts';
+import { ORCH_STREAMS, userStream } from '../../../domain/orchestration/streams.ts';
 
 export interface Viewer {
   kind: 'admin' | 'account' | 'agent' | 'service' | 'anonymous';
@@ -48,15 +50,15 @@ const projectWork: Rule = (e, v) => isAccount(v) || inAgentProject(e, v);
 /** Rules for signed-in principals other than admins, by stream category. */
 export const CATEGORY_RULES: Readonly<Record<string, Rule>> = {
   // One's own account: its stream, its sessions, and the security audit facts about it.
-  user: (e, v) => isAccount(v) && e.stream === `user-${v.userId}`,
-  session: (e, v) => isAccount(v) && field(e, 'user_id') === v.userId,
-  audit: (e, v) => isAccount(v) && [field(e, 'user_id'), field(e, 'target_user_id'), field(e, 'actor_id')].includes(v.userId),
+  [ORCH_STREAMS.user.category]: (e, v) => isAccount(v) && v.userId !== null && e.stream === userStream(v.userId),
+  [ORCH_STREAMS.session.category]: (e, v) => isAccount(v) && field(e, 'user_id') === v.userId,
+  [ORCH_STREAMS.audit.category]: (e, v) => isAccount(v) && [field(e, 'user_id'), field(e, 'target_user_id'), field(e, 'actor_id')].includes(v.userId),
   // The estate is readable by every account through the API (GET /api/v1/knowledge/*).
-  estate_document: (_e, v) => isAccount(v),
-  estate_run: (_e, v) => isAccount(v),
-  project: projectWork,
-  task: projectWork,
-  agent: projectWork,
+  [ORCH_STREAMS.estate_document.category]: (_e, v) => isAccount(v),
+  [ORCH_STREAMS.estate_run.category]: (_e, v) => isAccount(v),
+  [ORCH_STREAMS.project.category]: projectWork,
+  [ORCH_STREAMS.task.category]: projectWork,
+  [ORCH_STREAMS.agent.category]: projectWork,
 };
 
 /** Categories whose events anonymous sockets receive too. */

@@ -2,7 +2,7 @@
 // replace the stored set, each server's `env` sealed before it reaches the log.
 
 import { mcpServersDecider } from '../../../domain/orchestration/mcp-servers/decider.ts';
-import { MCP_SERVERS_STREAM } from '../../../domain/orchestration/mcp-servers/events.ts';
+import { MCP_SERVERS_STREAM } from '../../../domain/orchestration/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { listMcpServers, type McpServerRow } from '../../../projections/orchestration/mcp-servers.ts';
 import type { OrchDeps } from '../deps.ts';

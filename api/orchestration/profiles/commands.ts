@@ -8,7 +8,8 @@ import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decisi
 import {
   DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, profileDecider, profileNotFound,
 } from '../../../domain/orchestration/profiles/decider.ts';
-import { profileStream, type Profile, type ProfileSettings, type ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
+import type { Profile, ProfileSettings, ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
+import { profileStream } from '../../../domain/orchestration/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { PROFILE_COLUMNS, profileById, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
 import type { OrchDeps } from '../deps.ts';

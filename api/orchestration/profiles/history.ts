@@ -2,7 +2,8 @@
 // model: its change history, and the profile as it was at an instant.
 
 import { SLUG_PATTERN, changedFields, profileDecider, profileNotFound } from '../../../domain/orchestration/profiles/decider.ts';
-import { profileStream, type AgentProfileStreamEvent, type Profile } from '../../../domain/orchestration/profiles/events.ts';
+import type { AgentProfileStreamEvent, Profile } from '../../../domain/orchestration/profiles/events.ts';
+import { profileStream } from '../../../domain/orchestration/streams.ts';
 import { asDomainEvent } from '../../../infra/commands.ts';
 import type { OrchDeps } from '../deps.ts';
 import { profileView } from './commands.ts';

@@ -96,7 +96,7 @@ export const Profile = z.object({
 }).openapi('Profile');
 
 export const HistoryEntry = z.object({
-  revision: z.int().openapi({ description: 'the event\'s revision in the profile\'s stream (agent_profile-<slug>)' }),
+  revision: z.int().openapi({ description: 'the event\'s revision in the profile\'s stream (category orch.agent_profile)' }),
   event_type: z.string().openapi({ example: 'ProfileUpdated' }),
   changed_fields: z.array(z.string()),
   actor: z.object({ kind: z.string(), id: z.string().nullable() }),

@@ -3,7 +3,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { MAX_CONCURRENT, projectDecider, projectNotFound } from '../../../domain/orchestration/projects/decider.ts';
-import { projectStream, type ProjectFields } from '../../../domain/orchestration/projects/events.ts';
+import type { ProjectFields } from '../../../domain/orchestration/projects/events.ts';
+import { projectStream } from '../../../domain/orchestration/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { projectById, type ProjectRow } from '../../../projections/orchestration/projects.ts';
 import { ApiError } from '../../shared/http-errors.ts';

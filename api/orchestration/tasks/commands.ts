@@ -5,7 +5,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { taskDecider, taskNotFound } from '../../../domain/orchestration/tasks/decider.ts';
-import { taskStream, type TaskEditable, type TaskPriority, type TaskStatus } from '../../../domain/orchestration/tasks/events.ts';
+import type { TaskEditable, TaskPriority, TaskStatus } from '../../../domain/orchestration/tasks/events.ts';
+import { taskStream } from '../../../domain/orchestration/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { agentById } from '../../../projections/orchestration/agents.ts';
 import { projectById } from '../../../projections/orchestration/projects.ts';

@@ -6,9 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { hashPassword, verifyPassword } from '../../../crypto/password.ts';
 import { hashToken, randomId } from '../../../crypto/tokens.ts';
-import {
-  auditStream, type RotationRefusalReason, type SecurityEvent, userStream, type AuthSource, type PrincipalType, type Role, REGISTRATION_STREAM, sessionStream,
-} from '../../../domain/orchestration/users/events.ts';
+import type { RotationRefusalReason, SecurityEvent, AuthSource, PrincipalType, Role } from '../../../domain/orchestration/users/events.ts';
+import { auditStream, ORCH_RESERVATIONS, userStream, REGISTRATION_STREAM, sessionStream } from '../../../domain/orchestration/streams.ts';
 import { BOOTSTRAP_ADMIN_ID, RUNNER_ID, userDecider, userNotFound } from '../../../domain/orchestration/users/decider.ts';
 import { registrationClosed, registrationDecider } from '../../../domain/orchestration/users/registration.ts';
 import { sessionDecider } from '../../../domain/orchestration/users/session.ts';
@@ -43,7 +42,7 @@ const reservationKey = (kind: 'username' | 'email', value: string) => (kind === 
  * user was never created (a creation that failed half way; api/shared/reservations.ts).
  */
 async function reserve(deps: AccountDeps, kind: 'username' | 'email', value: string, ownerId: string, context: CommandContext): Promise<string> {
-  return reserveOrResume(deps.commands, { kind, key: reservationKey(kind, value), ownerId, ownerStream: userStream }, context);
+  return reserveOrResume(deps.commands, { kind, category: ORCH_RESERVATIONS[kind], key: reservationKey(kind, value), ownerId, ownerStream: userStream }, context);
 }
 
 const isTaken = (error: unknown) => error instanceof DomainError && (error.code === takenError('username').code || error.code === takenError('email').code);
@@ -77,7 +76,7 @@ export async function createAccount(
   });
   if (deps.commands.canRunTogether) {
     const reservation = (kind: 'username' | 'email', value: string) =>
-      part(reservationStream(kind, reservationKey(kind, value)), reservationDecider, { type: 'Reserve', kind, owner_id: newUserId });
+      part(reservationStream(ORCH_RESERVATIONS[kind], reservationKey(kind, value)), reservationDecider, { type: 'Reserve', kind, owner_id: newUserId });
     try {
       await deps.commands.runTogether([
         reservation('username', input.username), reservation('email', input.email), ...(claim ? [claim(newUserId)] : []), create(newUserId),

@@ -1,9 +1,9 @@
 // `last_used_at` of a machine token, coalesced: a use is recorded as an event at most once a
-// minute per token and process (on its own `registry_token_use-<id>` stream, which no decision
+// minute per token and process (on its own `registry.token_use-<id>` stream, which no decision
 // reads), so the log does not grow by an event per request. The request that records it waits
 // for it (read-your-writes), the others in that minute do not.
 
-import { tokenUseStream } from '../../../domain/registry/tokens/events.ts';
+import { tokenUseStream } from '../../../domain/registry/streams.ts';
 import type { RegistryDeps } from '../deps.ts';
 
 export const TOKEN_USE_COALESCE_MS = 60_000;

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { hashToken } from '../../../crypto/tokens.ts';
 import { customerDecider, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION, type CustomerCommand } from '../../../domain/registry/customers/decider.ts';
-import { customerStream, type CustomerFields } from '../../../domain/registry/customers/events.ts';
+import type { CustomerFields } from '../../../domain/registry/customers/events.ts';
+import { customerStream, REGISTRY_RESERVATIONS } from '../../../domain/registry/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import { part, type CommandContext } from '../../../infra/commands.ts';
@@ -40,12 +41,12 @@ async function reserveSlugAndCreate(deps: Deps, slug: string, customerId: string
   const reserve = { type: 'Reserve' as const, kind: SLUG_RESERVATION, owner_id: customerId };
   if (deps.commands.canRunTogether) {
     await deps.commands.runTogether([
-      part(reservationStream(SLUG_RESERVATION, slug), reservationDecider, reserve),
+      part(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, reserve),
       part(customerStream(customerId), customerDecider, create),
     ], context);
     return;
   }
-  await deps.commands.run(reservationStream(SLUG_RESERVATION, slug), reservationDecider, reserve, context);
+  await deps.commands.run(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, reserve, context);
   await deps.commands.run(customerStream(customerId), customerDecider, create, context);
 }
 
@@ -69,7 +70,7 @@ export async function createCustomer(deps: Deps, slug: string, fields: CustomerF
     const customerId = randomUUID();
     try {
       await deps.commands.runTogether([
-        part(reservationStream(SLUG_RESERVATION, slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }),
+        part(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }),
         part(customerStream(customerId), customerDecider, create(customerId)),
       ], context);
       return (await customerById(deps.db, customerId))!;
@@ -77,7 +78,7 @@ export async function createCustomer(deps: Deps, slug: string, fields: CustomerF
       if (!(error instanceof DomainError && error.code === takenError(SLUG_RESERVATION).code)) throw error;
     }
   }
-  const customerId = await reserveOrResume(deps.commands, { kind: SLUG_RESERVATION, key: slug, ownerId: randomUUID(), ownerStream: customerStream }, context);
+  const customerId = await reserveOrResume(deps.commands, { kind: SLUG_RESERVATION, category: REGISTRY_RESERVATIONS[SLUG_RESERVATION], key: slug, ownerId: randomUUID(), ownerStream: customerStream }, context);
   try {
     await deps.commands.run(customerStream(customerId), customerDecider, create(customerId), context);
   } catch (error) {
@@ -125,7 +126,7 @@ export async function captureLead(deps: Deps, input: { name?: string | null; ema
   const existing = await customerByEmail(deps.db, email);
   if (existing) return { customer: existing, created: false };
   let customerId: string = randomUUID();
-  const emailStream = reservationStream(LEAD_EMAIL_RESERVATION, hashToken(email.toLowerCase()));
+  const emailStream = reservationStream(REGISTRY_RESERVATIONS[LEAD_EMAIL_RESERVATION], hashToken(email.toLowerCase()));
   try {
     await deps.commands.run(emailStream, reservationDecider, { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId }, context);
   } catch (error) {

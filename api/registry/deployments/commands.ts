@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { deploymentDecider, type DeploymentCommand, type DeploymentPatch } from '../../../domain/registry/deployments/decider.ts';
-import { deploymentStream } from '../../../domain/registry/deployments/events.ts';
+import { deploymentStream } from '../../../domain/registry/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { customerBySlug } from '../../../projections/registry/customers.ts';
 import { deploymentById, type DeploymentRow } from '../../../projections/registry/deployments.ts';

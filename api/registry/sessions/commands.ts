@@ -4,7 +4,7 @@
 
 import { randomId, hashToken } from '../../../crypto/tokens.ts';
 import { registrySessionDecider } from '../../../domain/registry/sessions/decider.ts';
-import { registrySessionStream } from '../../../domain/registry/sessions/events.ts';
+import { registrySessionStream } from '../../../domain/registry/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import type { RegistryDeps } from '../deps.ts';
 

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { subscriptionDecider, type SubscriptionCommand, type SubscriptionPatch } from '../../../domain/registry/subscriptions/decider.ts';
-import { subscriptionStream } from '../../../domain/registry/subscriptions/events.ts';
+import { subscriptionStream } from '../../../domain/registry/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { subscriptionById, type SubscriptionRow } from '../../../projections/registry/subscriptions.ts';
 import { ApiError } from '../../shared/http-errors.ts';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { generateToken, hashToken } from '../../../crypto/tokens.ts';
 import type { Scope } from '../../../domain/registry/catalog.ts';
 import { TOKEN_DAYS, TOKEN_PREFIX, tokenDecider } from '../../../domain/registry/tokens/decider.ts';
-import { tokenStream } from '../../../domain/registry/tokens/events.ts';
+import { tokenStream } from '../../../domain/registry/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { tokenById, type TokenRow } from '../../../projections/registry/tokens.ts';
 import { ApiError } from '../../shared/http-errors.ts';

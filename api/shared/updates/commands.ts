@@ -5,7 +5,8 @@
 // routes render these in their own shapes.
 
 import { randomUUID } from 'node:crypto';
-import { updateApplyStream, type UpdateService } from '../../../domain/updates/events.ts';
+import type { UpdateService } from '../../../domain/updates/events.ts';
+import { updateApplyStream } from '../../../domain/updates/streams.ts';
 import type { Clock } from '../../../infra/clock.ts';
 import type { CommandContext, CommandRunner } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';

@@ -1,4 +1,4 @@
-// A chat account (`chat_user-<uuid>`): registration, password changes and recovery, the
+// A chat account (`chat.user-<uuid>`): registration, password changes and recovery, the
 // profile, deletion. Secrets arrive hashed (the password with scrypt, the recovery code with
 // SHA-256: it carries 100 random bits); this module never sees one in clear.
 

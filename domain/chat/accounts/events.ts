@@ -32,5 +32,3 @@ export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent>()([
   'UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted',
   'BotRegistered', 'UserSuspended', 'UserUnsuspended', 'AdminRoleChanged', 'PasswordReplaced',
 ]);
-
-export const chatUserStream = (userId: string) => `chat_user-${userId}`;

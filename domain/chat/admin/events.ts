@@ -14,24 +14,20 @@ export type PurgeEvent = DomainEvent<'Purged', { purge_id: string; target_type: 
 
 export const PURGE_EVENT_TYPES = eventTypes<PurgeEvent>()(['Purged']);
 
-export const purgeStream = (purgeId: string) => `chat_purge-${purgeId}`;
-
-/** An instance admin's verdict on a report (`chat_report-<uuid>`, after its ReportFiled). */
+/** An instance admin's verdict on a report (`chat.report-<uuid>`, after its ReportFiled). */
 export type ReportReviewEvent = DomainEvent<'ReportReviewed', { report_id: string; status: 'resolved' | 'dismissed'; note: string | null; by: string; at: string }>;
 
 export const REPORT_REVIEW_EVENT_TYPES = eventTypes<ReportReviewEvent>()(['ReportReviewed']);
 
-/** Instance announcements (`chat_announcement-<uuid>`), and a user dismissing one for themselves. */
+/** Instance announcements (`chat.announcement-<uuid>`), and a user dismissing one for themselves. */
 export type AnnouncementEvent =
   | DomainEvent<'AnnouncementPublished', { announcement_id: string; title: string; body: string; expires_at: string | null; by: string; at: string }>
   | DomainEvent<'AnnouncementDismissed', { announcement_id: string; user_id: string; at: string }>;
 
 export const ANNOUNCEMENT_EVENT_TYPES = eventTypes<AnnouncementEvent>()(['AnnouncementPublished', 'AnnouncementDismissed']);
 
-export const announcementStream = (id: string) => `chat_announcement-${id}`;
-
 /**
- * Feedback (`chat_feedback-<uuid>`): the local row is written first; a mirror to an issue tracker
+ * Feedback (`chat.feedback-<uuid>`): the local row is written first; a mirror to an issue tracker
  * that succeeded is recorded after it (`forwarded_to`); admins triage it. The screenshot's bytes
  * are a blob, referenced by key.
  */
@@ -43,5 +39,3 @@ export type FeedbackEvent =
   | DomainEvent<'FeedbackStatusChanged', { feedback_id: string; status: FeedbackStatus; by: string; at: string }>;
 
 export const FEEDBACK_EVENT_TYPES = eventTypes<FeedbackEvent>()(['FeedbackSubmitted', 'FeedbackForwarded', 'FeedbackStatusChanged']);
-
-export const feedbackStream = (id: string) => `chat_feedback-${id}`;

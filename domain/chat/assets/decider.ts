@@ -1,6 +1,6 @@
 // Gated space assets and custom emoji. A community's or group's icon, banner and (groups) voice
-// background (`chat_space_assets-<space id>`): setting one replaces the current one of its kind.
-// A community's custom emoji (`chat_community_emojis-<community id>`): names unique in the
+// background (`chat.space_assets-<space id>`): setting one replaces the current one of its kind.
+// A community's custom emoji (`chat.community_emojis-<community id>`): names unique in the
 // community, at most 50, decided on the one stream so that racing adds cannot pass either rule.
 // The images are content-addressed blobs, named by SHA-256.
 

@@ -18,7 +18,3 @@ export type AssetEvent =
   | DomainEvent<'EmojiRemoved', { emoji_id: string; community_id: string; name: string; by: string; at: string }>;
 
 export const ASSET_EVENT_TYPES = eventTypes<AssetEvent>()(['SpaceAssetUploaded', 'EmojiAdded', 'EmojiRemoved']);
-
-export const spaceAssetStream = (spaceId: string) => `chat_space_assets-${spaceId}`;
-
-export const emojiStream = (communityId: string) => `chat_community_emojis-${communityId}`;

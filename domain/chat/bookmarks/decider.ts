@@ -1,4 +1,4 @@
-// A member's bookmark of a message (`chat_bookmark-<user>_<message>`): added once (again:
+// A member's bookmark of a message (`chat.bookmark-<user>_<message>`): added once (again:
 // nothing new), removed. Whether the message is readable is decided by the route from the read
 // models; a bookmark of a message the member can no longer read stays, and is left out of
 // listings (counted).

@@ -11,5 +11,3 @@ export type BookmarkEvent =
   | DomainEvent<'BookmarkRemoved', Base>;
 
 export const BOOKMARK_EVENT_TYPES = eventTypes<BookmarkEvent>()(['BookmarkAdded', 'BookmarkRemoved']);
-
-export const bookmarkStream = (userId: string, messageId: string) => `chat_bookmark-${userId}_${messageId}`;

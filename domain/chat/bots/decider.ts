@@ -1,8 +1,8 @@
-// Bot tokens (`chat_bot_token-<uuid>`): minted for a bot account (a `chat_user-<uuid>` stream
+// Bot tokens (`chat.bot_token-<uuid>`): minted for a bot account (a `chat.user-<uuid>` stream
 // whose first event is BotRegistered), active until revoked (admin JWT only) or past their
 // expiry. The token itself (`cb_` + 64 lowercase hex) is shown once at minting: the log keeps
 // only its SHA-256 and an 11-character prefix. Use is recorded on a stream of its own
-// (`chat_bot_token_use-<uuid>`), coalesced by the API to one event per token per minute, never one
+// (`chat.bot_token_use-<uuid>`), coalesced by the API to one event per token per minute, never one
 // per request.
 
 import { DomainError, type Decider } from '../../shared/decider.ts';

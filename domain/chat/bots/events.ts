@@ -20,7 +20,3 @@ export type BotTokenUseEvent = DomainEvent<'BotTokenUsed', { token_id: string; a
 export const BOT_TOKEN_EVENT_TYPES = eventTypes<BotTokenEvent>()(['BotTokenMinted', 'BotTokenRevoked']);
 
 export const BOT_TOKEN_USE_EVENT_TYPES = eventTypes<BotTokenUseEvent>()(['BotTokenUsed']);
-
-export const botTokenStream = (tokenId: string) => `chat_bot_token-${tokenId}`;
-
-export const botTokenUseStream = (tokenId: string) => `chat_bot_token_use-${tokenId}`;

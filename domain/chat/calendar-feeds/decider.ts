@@ -1,4 +1,4 @@
-// A calendar feed token (`calendar_feed_token-<uuid>`): calendar apps send no JWT, so a member
+// A calendar feed token (`chat.calendar_feed_token-<uuid>`): calendar apps send no JWT, so a member
 // mints a secret URL (`/api/calendar/feeds/<token>.ics`) shown once. The log keeps only the
 // token's SHA-256; revoking it ends the URL. The feed re-checks the owner's memberships on every
 // fetch, so a token outlives nothing the owner has lost.

@@ -11,5 +11,3 @@ export type CalendarFeedEvent =
   | DomainEvent<'CalendarFeedTokenRevoked', Base>;
 
 export const CALENDAR_FEED_EVENT_TYPES = eventTypes<CalendarFeedEvent>()(['CalendarFeedTokenCreated', 'CalendarFeedTokenRevoked']);
-
-export const calendarFeedStream = (id: string) => `calendar_feed_token-${id}`;

@@ -1,4 +1,4 @@
-// A channel (`chat_channel-<uuid>`): standalone (members named at creation), in a group, or a
+// A channel (`chat.channel-<uuid>`): standalone (members named at creation), in a group, or a
 // DM between two users (its id derived from the pair: the same pair always gets the same
 // channel). Settings, members and their channel roles, bans and pins. Decisions that depend on
 // the community (ranks of actor and target, how many channels the group has) take those facts

@@ -36,5 +36,3 @@ export const CHANNEL_EVENT_TYPES = eventTypes<ChannelEvent>()([
   'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelMemberJoined', 'ChannelMemberDeparted', 'ChannelMemberRoleChanged',
   'ChannelOwnershipTransferred', 'ChannelMemberBanned', 'ChannelMemberUnbanned', 'MessagePinned', 'MessageUnpinned',
 ]);
-
-export const channelStream = (id: string) => `chat_channel-${id}`;

@@ -1,4 +1,4 @@
-// A community (`chat_community-<uuid>`): its settings, members and their roles, bans, invites,
+// A community (`chat.community-<uuid>`): its settings, members and their roles, bans, invites,
 // and the moderation facts scoped to it (channel timeouts, warnings). Role rules are decided here
 // against the community's own history, so a concurrent role change cannot slip past them
 // (./roles.ts holds the rules).

@@ -36,5 +36,3 @@ export const COMMUNITY_EVENT_TYPES = eventTypes<CommunityEvent>()([
   'CommunityMemberRoleChanged', 'CommunityMemberNicknameChanged', 'CommunityMemberBanned', 'CommunityMemberUnbanned', 'CommunityInviteCreated',
   'CommunityInviteRevoked', 'CommunityTimeoutImposed', 'CommunityTimeoutLifted', 'CommunityMemberWarned',
 ]);
-
-export const communityStream = (id: string) => `chat_community-${id}`;

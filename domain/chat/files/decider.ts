@@ -1,9 +1,9 @@
-// Uploaded files. Every file event lives in its uploader's stream (`chat_uploads-<user>`), so
+// Uploaded files. Every file event lives in its uploader's stream (`chat.uploads-<user>`), so
 // the upload quota is decided on one stream per user: two racing uploads read the same revision,
 // one appends, the other decides again on the new total and is refused. The bytes are not in the
 // log: a file names its content-addressed blob by SHA-256 (DESIGN.md "Large payloads").
 //
-// Blocked content (`chat_blocked_hash-<sha256>`): an admin blocks the SHA-256 of a file's bytes;
+// Blocked content (`chat.blocked_hash-<sha256>`): an admin blocks the SHA-256 of a file's bytes;
 // uploads with it are refused (`FileUploadRefused`, an audit fact) and stored files with it are
 // quarantined.
 

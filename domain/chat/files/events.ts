@@ -22,8 +22,6 @@ export type FileEvent =
 
 export const FILE_EVENT_TYPES = eventTypes<FileEvent>()(['FileUploaded', 'FileDeleted', 'FileQuarantined', 'FileUnquarantined']);
 
-export const uploadsStream = (userId: string) => `chat_uploads-${userId}`;
-
 // Blocked hashes.
 
 export type BlockedHashEvent =
@@ -32,11 +30,7 @@ export type BlockedHashEvent =
 
 export const BLOCKED_HASH_EVENT_TYPES = eventTypes<BlockedHashEvent>()(['HashBlocked', 'HashUnblocked']);
 
-export const blockedHashStream = (sha256: string) => `chat_blocked_hash-${sha256}`;
-
 /** An upload refused for its content: an audit fact, no decision (nothing was stored). */
 export type UploadRefusedEvent = DomainEvent<'FileUploadRefused', { user_id: string; sha256: string; name: string; size: number; channel_id: string | null; reason: 'blocked_content'; at: string }>;
 
 export const UPLOAD_REFUSED_EVENT_TYPES = eventTypes<UploadRefusedEvent>()(['FileUploadRefused']);
-
-export const uploadRefusalStream = (id: string) => `chat_upload_refusal-${id}`;

@@ -1,4 +1,4 @@
-// A group (`chat_group-<uuid>`) inside a community: settings, members (the owner and members),
+// A group (`chat.group-<uuid>`) inside a community: settings, members (the owner and members),
 // invites. A group is managed by its owner or by a community admin or owner; the community facts
 // a decision needs (the actor's community role, whether a joiner is a community member, how many
 // groups the community has) come in with the command from the read models.

@@ -26,5 +26,3 @@ export type GroupEvent =
 export const GROUP_EVENT_TYPES = eventTypes<GroupEvent>()([
   'GroupCreated', 'GroupUpdated', 'GroupDeleted', 'GroupOwnershipTransferred', 'GroupMemberJoined', 'GroupMemberDeparted', 'GroupInviteCreated',
 ]);
-
-export const groupStream = (id: string) => `chat_group-${id}`;

@@ -1,4 +1,4 @@
-// Registration invites (`chat_invite-<uuid>`), minted by an instance admin for
+// Registration invites (`chat.invite-<uuid>`), minted by an instance admin for
 // CHATSVC_REGISTRATION=invite: each code registers one account, until it expires or is revoked.
 // The code itself never reaches the log, only its SHA-256 hash.
 

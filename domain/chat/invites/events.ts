@@ -10,5 +10,3 @@ export type InviteEvent =
   | DomainEvent<'RegistrationInviteRevoked', { invite_id: string; revoked_by: string; at: string }>;
 
 export const INVITE_EVENT_TYPES = eventTypes<InviteEvent>()(['RegistrationInviteCreated', 'RegistrationInviteRedeemed', 'RegistrationInviteRevoked']);
-
-export const inviteStream = (inviteId: string) => `chat_invite-${inviteId}`;

@@ -1,4 +1,4 @@
-// Handing out one one-time prekey (`chat_prekey-<user uuid>_<key id>`): a claim that only the
+// Handing out one one-time prekey (`chat.prekey-<user uuid>_<key id>`): a claim that only the
 // first fetch wins. The fetch that loses the append race gets `prekey_taken` and tries the
 // next prekey. `remaining` is how many were left unconsumed when the fetch looked (less this
 // one): the number the owner's sockets are told in KeysLow.

@@ -1,11 +1,11 @@
-// A chat account's public keys for X3DH (`chat_keys-<user uuid>`): the Ed25519 identity key, the
+// A chat account's public keys for X3DH (`chat.keys-<user uuid>`): the Ed25519 identity key, the
 // signed prekey (rotated; the previous one stays listed for a grace period so first messages
 // already in flight to it still work) and the one-time prekeys, each handed out at most once.
 // Keys are public; byte strings are base64 here and in the read model. Signatures are checked
 // before a command is built (crypto/, in the API layer), so this module stays pure.
 //
 // Uploads go through this aggregate (one-time prekey ids are unique per account). Handing a
-// one-time prekey out is a claim on a stream of its own (`chat_prekey-<user uuid>_<key id>`,
+// one-time prekey out is a claim on a stream of its own (`chat.prekey-<user uuid>_<key id>`,
 // ./claim.ts), appended with `no_stream`: two concurrent fetches may pick the same prekey, one
 // append loses and that fetch moves on to the next, so no prekey is handed out twice, and a
 // fetch never reads a history that grows with every fetch before it.

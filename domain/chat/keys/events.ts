@@ -16,10 +16,6 @@ export type KeysEvent =
 
 export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()(['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'KeysRemoved']);
 
-export const keysStream = (userId: string) => `chat_keys-${userId}`;
-
 export type PrekeyClaimEvent = DomainEvent<'PrekeyConsumed', { user_id: string; key_id: number; public_key: string; remaining: number; fetched_by: string; at: string }>;
 
 export const PREKEY_CLAIM_EVENT_TYPES = eventTypes<PrekeyClaimEvent>()(['PrekeyConsumed']);
-
-export const prekeyClaimStream = (userId: string, keyId: number) => `chat_prekey-${userId}_${keyId}`;

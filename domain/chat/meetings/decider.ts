@@ -1,4 +1,4 @@
-// A channel meeting (`chat_meeting-<uuid>`): a series (one occurrence, or an RFC 5545 RRULE
+// A channel meeting (`chat.meeting-<uuid>`): a series (one occurrence, or an RFC 5545 RRULE
 // expanded in the meeting's IANA zone, domain/shared/recurrence.ts), its per-occurrence
 // exceptions (cancelled, or changed), the members' RSVPs, and the reminders skipped by the
 // scheduler. A reminder that fires is its own stream (reminders.ts), so it fires once.

@@ -40,8 +40,6 @@ export const MEETING_EVENT_TYPES = eventTypes<MeetingEvent>()([
   'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingRsvpRecorded', 'MeetingReminderSkipped',
 ]);
 
-export const meetingStream = (id: string) => `chat_meeting-${id}`;
-
 export type ReminderEvent = DomainEvent<'MeetingReminderFired', {
   meeting_id: string; occurrence_id: string; channel_id: string; title: string;
   /** The occurrence's start (UTC). */
@@ -55,5 +53,3 @@ export type ReminderEvent = DomainEvent<'MeetingReminderFired', {
 }>;
 
 export const REMINDER_EVENT_TYPES = eventTypes<ReminderEvent>()(['MeetingReminderFired']);
-
-export const reminderStream = (id: string) => `meeting_reminder-${id}`;

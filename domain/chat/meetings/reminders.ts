@@ -5,7 +5,7 @@
 //   `scheduled_jobs` projection keeps as the meeting's one job (projections/chat/meeting-jobs.ts).
 //   The cursor moves on to each reminder fired or skipped, and to the time of each edit, so a
 //   reminder whose time had passed before it existed never fires.
-// - Firing: each reminder is its own stream, `meeting_reminder-<meeting>-<occurrence>-<offset>`,
+// - Firing: each reminder is its own stream, `chat.meeting_reminder-<meeting>-<occurrence>-<offset>`,
 //   whose one event `MeetingReminderFired` is appended with `no_stream`: two instances firing the
 //   same job append it once.
 

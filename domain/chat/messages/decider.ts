@@ -1,8 +1,8 @@
-// A message (`chat_message-<uuid>`): posted once, edited by its sender (each version kept),
+// A message (`chat.message-<uuid>`): posted once, edited by its sender (each version kept),
 // deleted by its sender or a moderator. The body is opaque: ciphertext from an E2EE client, or
 // plaintext for a webhook message (`via_webhook`). A channel's messages are separate streams, so
 // posting never folds a channel's history; who may post is decided first from the read models
-// (./policy.ts). Read cursors (`chat_read_cursor-<channel>_<user>`) are facts without a decision.
+// (./policy.ts). Read cursors (`chat.read_cursor-<channel>_<user>`) are facts without a decision.
 
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { MessageKind, WebhookAuthor, MessageEvent } from './events.ts';

@@ -40,7 +40,3 @@ export const messageDeletedFromV1 = (v1: MessageDeletedV1): Extract<MessageEvent
 export const MESSAGE_UPCASTERS = upcasters<MessageEvent>()({ MessageDeleted: { 1: (data) => messageDeletedFromV1(data as MessageDeletedV1) } });
 
 export const READ_CURSOR_EVENT_TYPES = eventTypes<ReadCursorEvent>()(['ReadCursorMoved']);
-
-export const messageStream = (id: string) => `chat_message-${id}`;
-
-export const readCursorStream = (channelId: string, userId: string) => `chat_read_cursor-${channelId}_${userId}`;

@@ -1,4 +1,4 @@
-// A poll (`chat_poll-<uuid>`) in a channel: plaintext (the server counts the votes: `encrypted:
+// A poll (`chat.poll-<uuid>`) in a channel: plaintext (the server counts the votes: `encrypted:
 // false`), single or multiple choice, optionally anonymous (voter ids are not shown to members;
 // the log keeps them, since one vote per member is decided from it). Open until its creator, a
 // channel moderator or an instance admin closes it, or `closes_at` passes (the scheduler then

@@ -33,5 +33,3 @@ export type PollClosedV1 = Base & { closed_by: string | null; reason: 'closed' |
 export const pollClosedFromV1 = (v1: PollClosedV1): Extract<PollEvent, { type: 'PollClosed' }>['data'] => ({ ...v1, creator_id: null });
 
 export const POLL_UPCASTERS = upcasters<PollEvent>()({ PollClosed: { 1: (data) => pollClosedFromV1(data as PollClosedV1) } });
-
-export const pollStream = (id: string) => `chat_poll-${id}`;

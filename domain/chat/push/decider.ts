@@ -1,4 +1,4 @@
-// A web-push subscription (`chat_push_subscription-<id>`). Its id is derived from the endpoint
+// A web-push subscription (`chat.push_subscription-<id>`). Its id is derived from the endpoint
 // (pushSubscriptionId), so one browser's subscription is one stream whoever subscribes it: the
 // same user again with the same keys changes nothing, new keys replace the old ones, another
 // user takes it over (the previous owner's is removed first, reason `replaced`). The owner

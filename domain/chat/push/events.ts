@@ -11,5 +11,3 @@ export type PushSubscriptionEvent =
   | DomainEvent<'PushSubscriptionRemoved', { subscription_id: string; user_id: string; reason: PushRemovalReason; status: number | null; at: string }>;
 
 export const PUSH_SUBSCRIPTION_EVENT_TYPES = eventTypes<PushSubscriptionEvent>()(['PushSubscriptionAdded', 'PushSubscriptionRemoved']);
-
-export const pushSubscriptionStream = (id: string) => `chat_push_subscription-${id}`;

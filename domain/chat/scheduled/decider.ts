@@ -1,8 +1,8 @@
-// A scheduled message (`chat_scheduled_message-<uuid>`): a sender's ciphertext to be posted in
+// A scheduled message (`chat.scheduled_message-<uuid>`): a sender's ciphertext to be posted in
 // a channel at `send_at`. The scheduler delivers it once: `ScheduledMessageDelivered` (appended
 // with the revision read, so a concurrent edit or cancel either lands first and is honoured, or
 // finds it delivered: 409 `already_delivered`), after which the poster appends the message
-// itself to `chat_message-<same id>` with `no_stream` (api/chat/scheduled/fire.ts, api/chat/scheduled/reactor.ts).
+// itself to `chat.message-<same id>` with `no_stream` (api/chat/scheduled/fire.ts, api/chat/scheduled/reactor.ts).
 //
 // Statuses: pending → delivered | failed (the sender can no longer post there) | cancelled;
 // pending → held (`held_key_rotated`: a sender-key rotation since it was encrypted) → pending

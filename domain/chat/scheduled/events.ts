@@ -27,5 +27,3 @@ export type ScheduledEvent =
 export const SCHEDULED_EVENT_TYPES = eventTypes<ScheduledEvent>()([
   'ScheduledMessageCreated', 'ScheduledMessageEdited', 'ScheduledMessageCancelled', 'ScheduledMessageHoldPlaced', 'ScheduledMessageFailed', 'ScheduledMessageDelivered',
 ]);
-
-export const scheduledStream = (id: string) => `chat_scheduled_message-${id}`;

@@ -1,4 +1,4 @@
-// Sender-key distributions (`chat_sender_keys-<channel>_<user>`): a member's current chain for
+// Sender-key distributions (`chat.sender_keys-<channel>_<user>`): a member's current chain for
 // a channel, handed to the server for the other members (the spec's default with
 // `sender_key_v2_enabled` off). The distribution holds the chain key, so it reaches the log only
 // sealed with the server key. A member who leaves, is kicked or banned loses their distributions

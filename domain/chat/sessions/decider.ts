@@ -1,4 +1,4 @@
-// A chat login session (`chat_session-<uuid>`): one refresh token at a time, rotated on every
+// A chat login session (`chat.session-<uuid>`): one refresh token at a time, rotated on every
 // use. The log keeps only SHA-256 hashes of refresh tokens. Presenting a token this session
 // already rotated away is theft detection: the whole session is revoked (the caller answers 401).
 

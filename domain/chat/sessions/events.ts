@@ -14,5 +14,3 @@ export type ChatSessionEvent =
   | DomainEvent<'SessionRevoked', { session_id: string; user_id: string; reason: RevokeReason; at: string }>;
 
 export const CHAT_SESSION_EVENT_TYPES = eventTypes<ChatSessionEvent>()(['ChatSessionStarted', 'RefreshTokenRotated', 'SessionRevoked']);
-
-export const chatSessionStream = (sessionId: string) => `chat_session-${sessionId}`;

@@ -1,4 +1,4 @@
-// Two-factor authentication of a chat account (`chat_totp-<user uuid>`): RFC 6238 TOTP set up,
+// Two-factor authentication of a chat account (`chat.totp-<user uuid>`): RFC 6238 TOTP set up,
 // verified (which enables it and issues backup codes), used at login, disabled. The secret is
 // sealed before it reaches this module; backup codes arrive as SHA-256 hashes. A TOTP time step
 // once accepted is never accepted again (nor any earlier one), so a code observed in use cannot

@@ -12,5 +12,3 @@ export type TotpEvent =
   | DomainEvent<'BackupCodeUsed', { user_id: string; code_hash: string; at: string }>;
 
 export const TOTP_EVENT_TYPES = eventTypes<TotpEvent>()(['TotpSetupStarted', 'TotpEnabled', 'TotpDisabled', 'TotpCodeUsed', 'BackupCodeUsed']);
-
-export const totpStream = (userId: string) => `chat_totp-${userId}`;

@@ -1,5 +1,5 @@
-// What one chat user does about others: blocks (`chat_blocks-<user uuid>`, one stream per
-// blocker) and reports (`chat_report-<uuid>`, one fact each, appended with no decision).
+// What one chat user does about others: blocks (`chat.blocks-<user uuid>`, one stream per
+// blocker) and reports (`chat.report-<uuid>`, one fact each, appended with no decision).
 
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { BlockEvent } from './events.ts';

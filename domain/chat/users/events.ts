@@ -15,7 +15,3 @@ export type ReportEvent = DomainEvent<'ReportFiled', { report_id: string; report
 export const BLOCK_EVENT_TYPES = eventTypes<BlockEvent>()(['UserBlocked', 'UserUnblocked']);
 
 export const REPORT_EVENT_TYPES = eventTypes<ReportEvent>()(['ReportFiled']);
-
-export const blocksStream = (userId: string) => `chat_blocks-${userId}`;
-
-export const reportStream = (reportId: string) => `chat_report-${reportId}`;

@@ -1,4 +1,4 @@
-// Incoming webhooks (`chat_webhook-<uuid>`): created on a channel by a community owner or admin
+// Incoming webhooks (`chat.webhook-<uuid>`): created on a channel by a community owner or admin
 // (or an instance admin), renamed, deactivated and reactivated, deleted. The token (64 random
 // characters, both identifier and secret) is shown once, in the create response: the log keeps
 // its SHA-256 only. Executions are messages (MessagePosted with `via_webhook`), not events here.

@@ -12,5 +12,3 @@ export type WebhookEvent =
   | DomainEvent<'WebhookDeleted', { webhook_id: string; by: string; at: string }>;
 
 export const WEBHOOK_EVENT_TYPES = eventTypes<WebhookEvent>()(['WebhookCreated', 'WebhookUpdated', 'WebhookDeleted']);
-
-export const webhookStream = (id: string) => `chat_webhook-${id}`;

@@ -1,6 +1,6 @@
 // Agent-chat conversations: public (a visitor's, identified by the hash of its visitor token),
 // private (a key's or signed-in account's, optionally split by `visitor_id`) and the personal
-// assistant's (a signed-in account's). One stream per conversation (`agent_conversation-<id>`):
+// assistant's (a signed-in account's). One stream per conversation (`orch.agent_conversation-<id>`):
 // its first append starts it, and every completed turn is one `ChatTurnCompleted` carrying the
 // (scrubbed) user message, the reply, the model, tokens and cost.
 //

@@ -44,10 +44,8 @@ export type ConversationEvent =
 
 export const CONVERSATION_EVENT_TYPES = eventTypes<ConversationEvent>()(['ConversationStarted', 'ChatTurnCompleted']);
 
-export const conversationStream = (id: string) => `agent_conversation-${id}`;
-
 // The chat pipeline's security events (spec: "Audit entry"): each is appended to its own
-// `audit-<uuid>` stream (like the identity slice's audit events, domain/orchestration/users/events.ts)
+// `orch.audit-<uuid>` stream (like the identity slice's audit events, domain/orchestration/users/events.ts)
 // and shown by the audit route. No message text beyond `excerpt`: at most EXCERPT_CHARS characters
 // of the caller's message, PII scrubbed whatever the profile says. No visitor token, ever.
 

@@ -1,4 +1,4 @@
-// The spawned agent aggregate (`agent-<uuid>`). An agent's credential is an account-like keyed
+// The spawned agent aggregate (`orch.agent-<uuid>`). An agent's credential is an account-like keyed
 // principal (the users slice) with the same id; this stream holds what the agent is and where it
 // stands:
 //

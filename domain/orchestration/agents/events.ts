@@ -41,5 +41,3 @@ export type AgentEvent =
 export const AGENT_EVENT_TYPES = eventTypes<AgentEvent>()([
   'AgentSpawned', 'AgentClaimed', 'AgentStarted', 'AgentCostRecorded', 'AgentCompleted', 'AgentFailed', 'AgentStopped', 'AgentKilled',
 ]);
-
-export const agentStream = (agentId: string) => `agent-${agentId}`;

@@ -1,5 +1,5 @@
 // The chat-service integration of an agent profile (spec 1, "Chat integration status"): one
-// aggregate per profile on `integration-<profile id>`.
+// aggregate per profile on `orch.integration-<profile id>`.
 //
 //   none ──connect──▶ active ──chat 401 to the bot token──▶ revoked_externally ──connect──▶ active
 //   any ──delete──▶ none

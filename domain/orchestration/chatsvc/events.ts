@@ -34,9 +34,7 @@ export type IntegrationEvent =
 
 export const INTEGRATION_EVENT_TYPES = eventTypes<IntegrationEvent>()(['ChatIntegrationConnected', 'IntegrationRevokedExternally', 'ChatIntegrationDeleted']);
 
-export const integrationStream = (profileId: string) => `integration-${profileId}`;
-
-// The connector's audit facts (spec 1, "Events"): each on its own `audit-<uuid>` stream, shown by
+// The connector's audit facts (spec 1, "Events"): each on its own `orch.audit-<uuid>` stream, shown by
 // the audit route. No token, no message text: a tool call names its tool, target and status;
 // a tool loop its counts.
 

@@ -1,4 +1,4 @@
-// Estate knowledge: documents (`estate_document-<uuid>`) and ingest runs (`estate_run-<uuid>`).
+// Estate knowledge: documents (`orch.estate_document-<uuid>`) and ingest runs (`orch.estate_run-<uuid>`).
 //
 // A document's id is derived from its upsert key (source_repo, path), so the key needs no
 // reservation stream: the same key always lands on the same stream, and two writers racing on

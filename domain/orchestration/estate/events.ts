@@ -41,7 +41,3 @@ export const ESTATE_DOCUMENT_EVENT_TYPES = eventTypes<EstateDocumentEvent>()(['E
 export const INGEST_RUN_EVENT_TYPES = eventTypes<IngestRunEvent>()(['EstateIngestRunRecorded']);
 
 export const ESTATE_EVENT_TYPES = eventTypes<EstateEvent>()(['EstateDocumentIngested', 'EstateDocumentDeleted', 'EstateIngestRunRecorded']);
-
-export const estateDocumentStream = (documentId: string) => `estate_document-${documentId}`;
-
-export const ingestRunStream = (runId: string) => `estate_run-${runId}`;

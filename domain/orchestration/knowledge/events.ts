@@ -1,5 +1,5 @@
 // A bot's knowledge snippets as events. They are appended to their profile's stream
-// (`agent_profile-<slug>`, named in domain/orchestration/profiles/events.ts), so that the first
+// (`orch.agent_profile-<slug>`, named in domain/orchestration/profiles/events.ts), so that the first
 // snippet and the profile's `knowledge_search_enabled` turning true are one append.
 
 import { eventTypes, type DomainEvent } from '../../shared/decider.ts';

@@ -1,4 +1,4 @@
-// The instance's MCP server registrations (`mcp_servers-instance`), admin-only operator state:
+// The instance's MCP server registrations (`orch.mcp_servers-instance`), admin-only operator state:
 // each PUT replaces the whole set. `env` values may be secrets, so the event carries them only
 // sealed (the API seals; the runner gets them opened when it claims an agent) and their names
 // in clear.

@@ -17,5 +17,3 @@ export type StoredMcpServer = {
 export type McpServersEvent = DomainEvent<'McpServersReplaced', { servers: StoredMcpServer[]; at: string }>;
 
 export const MCP_SERVERS_EVENT_TYPES = eventTypes<McpServersEvent>()(['McpServersReplaced']);
-
-export const MCP_SERVERS_STREAM = 'mcp_servers-instance';

@@ -1,4 +1,4 @@
-// The agent profile aggregate. Its stream is named by the slug (`agent_profile-<slug>`): a slug
+// The agent profile aggregate. Its stream is named by the slug (`orch.agent_profile-<slug>`): a slug
 // cannot be renamed, so the stream name never changes, and the stream's own first append (with
 // `no_stream`) is the slug's reservation. Two racing creates of one slug cannot both append
 // revision 0; the loser decides again on the winner's stream and gets `slug_taken` (409).

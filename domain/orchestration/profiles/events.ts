@@ -1,5 +1,5 @@
 // The agent profile stream's events and name. The stream is named by the slug
-// (`agent_profile-<slug>`) and carries the profile's knowledge snippets too (their events are
+// (`orch.agent_profile-<slug>`) and carries the profile's knowledge snippets too (their events are
 // the knowledge slice's: domain/orchestration/knowledge/events.ts, imported here because the
 // stream's union holds both). The payload vocabulary (settings, reply modes) lives here with it.
 
@@ -54,7 +54,5 @@ export type ProfileEvent =
 
 export const PROFILE_EVENT_TYPES = eventTypes<ProfileEvent>()(['ProfileCreated', 'ProfileUpdated', 'ProfileReplyModeChanged', 'ProfileKnowledgeSearchEnabled']);
 
-/** Everything an `agent_profile-<slug>` stream holds. */
+/** Everything an `orch.agent_profile-<slug>` stream holds. */
 export type AgentProfileStreamEvent = ProfileEvent | KnowledgeEvent;
-
-export const profileStream = (slug: string) => `agent_profile-${slug}`;

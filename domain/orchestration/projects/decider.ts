@@ -1,4 +1,4 @@
-// The project aggregate (`project-<uuid>`): created by a key holder who becomes its owner, then
+// The project aggregate (`orch.project-<uuid>`): created by a key holder who becomes its owner, then
 // changed by its owner or an admin (the API checks who; this module checks what).
 
 import { DomainError, type Decider } from '../../shared/decider.ts';

@@ -16,5 +16,3 @@ export type ProjectEvent =
   | DomainEvent<'ProjectUpdated', Partial<ProjectFields> & { project_id: string; at: string }>;
 
 export const PROJECT_EVENT_TYPES = eventTypes<ProjectEvent>()(['ProjectCreated', 'ProjectUpdated']);
-
-export const projectStream = (projectId: string) => `project-${projectId}`;

@@ -1,4 +1,4 @@
-// The task aggregate (`task-<uuid>`). Every change is an event on the task's stream. References
+// The task aggregate (`orch.task-<uuid>`). Every change is an event on the task's stream. References
 // (project, parent task, creating agent, assignee) are checked by the use case against the read
 // models before the command; the status rule of the spec ("Task status": `in_progress` is refused
 // while a dependency is incomplete, naming the blockers) is decided here, from the dependencies'

@@ -42,5 +42,3 @@ export type TaskEvent =
   | DomainEvent<'TaskDeleted', { task_id: string; project_id: string; status: TaskStatus; at: string }>;
 
 export const TASK_EVENT_TYPES = eventTypes<TaskEvent>()(['TaskCreated', 'TaskUpdated', 'TaskStatusChanged', 'TaskAssigned', 'TaskDeleted']);
-
-export const taskStream = (taskId: string) => `task-${taskId}`;

@@ -1,4 +1,4 @@
-// The user account aggregate (`user-<uuid>`): creation, the API key and its rotations, role and
+// The user account aggregate (`orch.user-<uuid>`): creation, the API key and its rotations, role and
 // activation. Secrets arrive already hashed or sealed; this module never sees a key in clear.
 
 import { DomainError, type Decider } from '../../shared/decider.ts';

@@ -23,9 +23,7 @@ export type UserEvent =
 
 export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', 'UserApiKeyRotated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated']);
 
-export const userStream = (userId: string) => `user-${userId}`;
-
-// Security audit events that belong to no aggregate: each is appended to its own `audit-<uuid>`
+// Security audit events that belong to no aggregate: each is appended to its own `orch.audit-<uuid>`
 // stream. Personal data (an email typed at login) is kept only as a hash.
 
 export type RotationRefusalReason =
@@ -45,18 +43,12 @@ export type SecurityEvent =
 
 export const SECURITY_EVENT_TYPES = eventTypes<SecurityEvent>()(['LoginFailed', 'ApiKeyRotationRefused']);
 
-export const auditStream = (id: string) => `audit-${id}`;
-
 export type RegistrationEvent = DomainEvent<'LocalRegistrationClaimed', { user_id: string }>;
 
 export const REGISTRATION_EVENT_TYPES = eventTypes<RegistrationEvent>()(['LocalRegistrationClaimed']);
-
-export const REGISTRATION_STREAM = 'registration-local';
 
 export type SessionEvent =
   | DomainEvent<'SessionStarted', { session_hash: string; user_id: string; via: 'password' | 'forward_auth'; expires_at: string; at: string }>
   | DomainEvent<'SessionEnded', { session_hash: string; user_id: string; reason: 'logout'; at: string }>;
 
 export const SESSION_EVENT_TYPES = eventTypes<SessionEvent>()(['SessionStarted', 'SessionEnded']);
-
-export const sessionStream = (sessionHash: string) => `session-${sessionHash}`;

@@ -1,6 +1,6 @@
 // First-run registration (`POST /auth/register`) is open only until one local password account
 // exists. Two racing registrations both pass the read-model check; the claim stream
-// `registration-local` lets exactly one through (the second gets `already_registered`).
+// `orch.registration-local` lets exactly one through (the second gets `already_registered`).
 
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { RegistrationEvent } from './events.ts';

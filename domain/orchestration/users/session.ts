@@ -1,4 +1,4 @@
-// A browser session (`session-<sha256 of the session id>`): started at login or forward-auth
+// A browser session (`orch.session-<sha256 of the session id>`): started at login or forward-auth
 // sign-in, ended at logout. The session id itself never reaches the log, only its hash.
 
 import { DomainError, type Decider } from '../../shared/decider.ts';

@@ -1,4 +1,4 @@
-// The customer aggregate (`customer-<uuid>`): the customer record and everything filed under it
+// The customer aggregate (`registry.customer-<uuid>`): the customer record and everything filed under it
 // (contacts, touchpoints, agreements, usage records), each change one event on this stream.
 // Deletion is an event too: the stream, and so the history, stays for auditors. The slug is
 // unique through a reservation stream (domain/shared/reservation.ts), taken before creation.

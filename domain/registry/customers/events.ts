@@ -61,5 +61,3 @@ export type CustomerEvent =
 export const CUSTOMER_EVENT_TYPES = eventTypes<CustomerEvent>()([
   'CustomerCreated', 'CustomerUpdated', 'CustomerDeleted', 'ContactAdded', 'TouchpointLogged', 'AgreementRecorded', 'UsageRecorded',
 ]);
-
-export const customerStream = (customerId: string) => `customer-${customerId}`;

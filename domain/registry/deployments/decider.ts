@@ -1,4 +1,4 @@
-// The deployment aggregate (`deployment-<uuid>`): who runs which product at which version, on
+// The deployment aggregate (`registry.deployment-<uuid>`): who runs which product at which version, on
 // which channel. It references its customer by id and slug (a slug never changes).
 
 import { DomainError, type Decider } from '../../shared/decider.ts';

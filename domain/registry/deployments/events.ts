@@ -21,5 +21,3 @@ export type DeploymentEvent =
   | DomainEvent<'DeploymentUpdated', Ref & { changes: Changes; at: string }>;
 
 export const DEPLOYMENT_EVENT_TYPES = eventTypes<DeploymentEvent>()(['DeploymentRegistered', 'DeploymentUpdated']);
-
-export const deploymentStream = (id: string) => `deployment-${id}`;

@@ -1,4 +1,4 @@
-// An interactive registry session (`registry_session-<sha256 of the session id>`), started at the
+// An interactive registry session (`registry.session-<sha256 of the session id>`), started at the
 // end of an OIDC sign-in and ended at logout. The session id lives only in the cookie; the log
 // keeps its hash. The role is fixed at sign-in from the identity provider's groups.
 

@@ -13,5 +13,3 @@ export type RegistrySessionEvent =
   | DomainEvent<'RegistrySessionEnded', { session_hash: string; reason: 'logout'; at: string }>;
 
 export const REGISTRY_SESSION_EVENT_TYPES = eventTypes<RegistrySessionEvent>()(['RegistrySessionStarted', 'RegistrySessionEnded']);
-
-export const registrySessionStream = (sessionHash: string) => `registry_session-${sessionHash}`;

@@ -1,4 +1,4 @@
-// The subscription aggregate (`subscription-<uuid>`): recurring revenue of one customer for one
+// The subscription aggregate (`registry.subscription-<uuid>`): recurring revenue of one customer for one
 // product. Status and `mrr_cents` change over time; each change is an event with the values
 // before and after, which the trend read model folds into month-end figures.
 

@@ -21,5 +21,3 @@ export type SubscriptionEvent =
   | DomainEvent<'SubscriptionUpdated', Ref & { changes: Changes; at: string }>;
 
 export const SUBSCRIPTION_EVENT_TYPES = eventTypes<SubscriptionEvent>()(['SubscriptionCreated', 'SubscriptionUpdated']);
-
-export const subscriptionStream = (id: string) => `subscription-${id}`;

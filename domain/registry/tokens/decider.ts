@@ -1,4 +1,4 @@
-// A machine token of the registry (`registry_token-<uuid>`): created by an interactive admin with
+// A machine token of the registry (`registry.token-<uuid>`): created by an interactive admin with
 // scopes and an expiry, revoked by one. Only the token's SHA-256 hash and a short display prefix
 // reach the log; the plaintext is shown once, in the creation answer. Uses are facts recorded
 // coalesced on their own stream (`RegistryTokenUsed`, at most once a minute per token and

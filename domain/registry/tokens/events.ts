@@ -14,8 +14,3 @@ export type TokenEvent =
   | DomainEvent<'RegistryTokenUsed', { token_id: string; at: string }>;
 
 export const TOKEN_EVENT_TYPES = eventTypes<TokenEvent>()(['RegistryTokenCreated', 'RegistryTokenRevoked', 'RegistryTokenUsed']);
-
-export const tokenStream = (id: string) => `registry_token-${id}`;
-
-/** Uses of a token, recorded coalesced; no decision reads this stream. */
-export const tokenUseStream = (id: string) => `registry_token_use-${id}`;

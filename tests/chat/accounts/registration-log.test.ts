@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CHAT_STREAMS, chatUserStream } from '../../../domain/chat/streams.ts';
 import { reservationStream } from '../../../domain/shared/reservation.ts';
 import { toAppend } from '../../../infra/commands.ts';
 import { clientKeys, expectError, registrationBody, uniqueName } from '../../support/chat.ts';
@@ -27,7 +28,7 @@ test('a registration refused for its e-mail leaves its username free (one transa
   const refused = await http(`${s.chat}/api/auth/register`, { json: second });
   expectError(refused, 409);
   assert.match(refused.body.error, /email/);
-  const username = reservationStream('chat_username', second.username.toLowerCase());
+  const username = reservationStream(CHAT_STREAMS.username_reservation, second.username.toLowerCase());
   if (s.platform.commands.canRunTogether) assert.equal(await types(s, username), [], 'nothing written for the refused registration');
   // The username stays available either way.
   const again = await http(`${s.chat}/api/auth/register`, { json: { ...second, email: `${second.username.toLowerCase()}@example.test` } });
@@ -37,13 +38,13 @@ test('a registration refused for its e-mail leaves its username free (one transa
 test('a username reserved by a registration that never finished is completed under the reservation\'s id; then taken', async ({ s }) => {
   const body = registrationBody(uniqueName('orphan'), clientKeys());
   const ownerId = randomUUID();
-  await s.platform.store.append(reservationStream('chat_username', body.username.toLowerCase()), [
+  await s.platform.store.append(reservationStream(CHAT_STREAMS.username_reservation, body.username.toLowerCase()), [
     toAppend({ type: 'UniqueValueReserved', data: { kind: 'chat_username', owner_id: ownerId } }, { actor: { kind: 'visitor', id: ownerId }, correlationId: null }),
   ], { expected: 'no_stream' });
   const r = await http(`${s.chat}/api/auth/register`, { json: body });
   assert.is(r.status, 201, r.text);
   assert.is(r.body.user.id, ownerId);
-  assert.equal(await types(s, `chat_user-${ownerId}`), ['UserRegistered']);
+  assert.equal(await types(s, chatUserStream(ownerId)), ['UserRegistered']);
   const taken = await http(`${s.chat}/api/auth/register`, { json: { ...body, email: 'someone.else@example.test' } });
   expectError(taken, 409);
   assert.match(taken.body.error, /username/);

@@ -1,4 +1,4 @@
-// The bookmark decider (`chat_bookmark-<user>_<message>`), given/when/then: add and remove are
+// The bookmark decider (`chat.bookmark-<user>_<message>`), given/when/then: add and remove are
 // idempotent (a second add or a remove of nothing appends nothing).
 
 import { suite } from 'uvu';

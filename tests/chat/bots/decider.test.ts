@@ -1,4 +1,4 @@
-// The bot token decider (`chat_bot_token-<uuid>`), given/when/then: minted once with a valid
+// The bot token decider (`chat.bot_token-<uuid>`), given/when/then: minted once with a valid
 // rate limit, revoked once, and only for the bot it belongs to.
 
 import { suite } from 'uvu';

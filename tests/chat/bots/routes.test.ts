@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert';
 import { bearer, clientKeys, expectError, wire, type ChatAccount } from '../../support/chat.ts';
 import { http, logText, startTestApps, type Reply, type TestServices } from '../../support/services.ts';
 import { expectStatus, Spaces } from '../../support/spaces.ts';
+import { chatUserStream } from '../../../domain/chat/streams.ts';
 
 const SECRET = 'bootstrap-secret-for-tests-0123456789';
 interface Ctx { s: TestServices; sp: Spaces; admin: ChatAccount; ann: ChatAccount; provision: string; botId: string; cid: string; ch: string; other: string }
@@ -217,16 +218,16 @@ test('bootstrap answers 404 when no secret is configured', async ({ s, sp }) => 
 test('creating a bot: its username reservation and the bot in one log transaction where the store allows; an orphaned reservation is taken over', async (ctx) => {
   const { s, sp } = ctx;
   const bot = (await sp.ok(ctx.admin, 'POST', '/api/admin/bots', { username: 'together_bot' }, 201));
-  const reservation = await s.platform.store.readStream('chat_username_reservation-together_bot');
+  const reservation = await s.platform.store.readStream('chat.username_reservation-together_bot');
   assert.equal(reservation.map((e) => e.data.owner_id), [bot.id]);
   if (s.platform.commands.canRunTogether) {
     const { rows } = await s.db.pool.query(
-      'SELECT DISTINCT transaction_id::text FROM events WHERE stream_id = ANY($1::text[])', [['chat_username_reservation-together_bot', `chat_user-${bot.id}`]]);
+      'SELECT DISTINCT transaction_id::text FROM events WHERE stream_id = ANY($1::text[])', [['chat.username_reservation-together_bot', chatUserStream(bot.id)]]);
     assert.is(rows.length, 1, 'one transaction');
   }
   // A reservation whose bot was never created (a creation that stopped half way, or a log written before): the next creation completes it under its id.
   const orphan = randomUUID();
-  await s.platform.commands.record('chat_username_reservation-orphan_bot', { type: 'UniqueValueReserved', data: { kind: 'chat_username', owner_id: orphan } },
+  await s.platform.commands.record('chat.username_reservation-orphan_bot', { type: 'UniqueValueReserved', data: { kind: 'chat_username', owner_id: orphan } },
     { actor: { kind: 'system', id: 'test' }, correlationId: null }, { expected: 'no_stream' });
   const resumed = await sp.ok(ctx.admin, 'POST', '/api/admin/bots', { username: 'orphan_bot' }, 201);
   assert.is(resumed.id, orphan);

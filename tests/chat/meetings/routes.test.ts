@@ -170,7 +170,7 @@ test('reminders: fired once by the scheduler, to members who had not declined; s
   let rows = await fired();
   assert.is(rows.length, 1);
   const occurrenceId = m.next_occurrence.occurrence_id;
-  assert.equal(rows[0].stream_id, `meeting_reminder-${m.id}-${occurrenceId}-30`);
+  assert.equal(rows[0].stream_id, `chat.meeting_reminder-${m.id}-${occurrenceId}-30`);
   const d = rows[0].data;
   assert.equal([d.meeting_id, d.occurrence_id, d.channel_id, d.title, d.start, d.offset_minutes, d.reminder_id], [m.id, occurrenceId, chid, 'Soon', m.next_occurrence.start.replace('Z', '.000Z'), 30, `${m.id}-${occurrenceId}-30`]);
   assert.equal([...d.recipient_ids].sort(), [owner.id, ann.id].sort(), 'bob declined');

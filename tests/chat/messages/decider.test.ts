@@ -1,4 +1,4 @@
-// The message decider (`chat_message-<uuid>`), given/when/then: post once (size and file
+// The message decider (`chat.message-<uuid>`), given/when/then: post once (size and file
 // limits, files de-duplicated), the sender's edit, delete by the sender or a moderator, the
 // admin's quarantine, and nothing on a deleted message. (Mention capping and the role checks
 // beside channels are in tests/chat/communities/decider.test.ts.)

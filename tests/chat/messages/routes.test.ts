@@ -205,7 +205,7 @@ test('search: filters over ciphertext; q only over plaintext (webhook) messages;
   const b = await sp.post(bob, chid, 'cipher-b');
   // A plaintext (webhook) message, as the webhooks issue will append it.
   const { messageDecider } = await import('../../../domain/chat/messages/decider.ts');
-  const { messageStream } = await import('../../../domain/chat/messages/events.ts');
+  const { messageStream } = await import('../../../domain/chat/streams.ts');
   const plainId = crypto.randomUUID();
   await s.platform.commands.run(messageStream(plainId), messageDecider, {
     type: 'Post', message_id: plainId, channel_id: chid, sender_id: owner.id, ciphertext: 'Deployment finished for the gardens', kind: 'text', thread_root_id: null,

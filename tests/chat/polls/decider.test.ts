@@ -1,4 +1,4 @@
-// The poll decider (`chat_poll-<uuid>`), given/when/then: create with its checks, votes that
+// The poll decider (`chat.poll-<uuid>`), given/when/then: create with its checks, votes that
 // replace the member's last choice with the tally after it, close by an allowed member, expiry.
 
 import { suite } from 'uvu';

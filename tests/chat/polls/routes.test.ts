@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { startChannelWorld, stopChannelWorld, type ChannelWorld } from '../../support/channel-world.ts';
 import { settle } from '../../support/schedule.ts';
+import { pollStream } from '../../../domain/chat/streams.ts';
 
 type Ctx = ChannelWorld;
 const test = suite<Ctx>('chat polls');
@@ -102,7 +103,7 @@ test('closes_at: votes refused once it passes; the scheduler closes it (PollClos
   assert.is((await sp.ok(bob, 'GET', `/api/polls/${poll.id}`)).closed, true);
   await settle(s.platform, bg);
   await settle(s.platform, bg);
-  const events = await s.platform.store.readStream(`chat_poll-${poll.id}`);
+  const events = await s.platform.store.readStream(pollStream(poll.id));
   assert.equal(events.map((e) => e.type), ['PollCreated', 'PollVoted', 'PollClosed']);
   assert.equal([events[2]!.data.reason, events[2]!.data.closed_by, events[2]!.data.voters], ['expired', null, 1]);
   const { rows } = await s.platform.pool.query('SELECT 1 FROM scheduled_jobs WHERE subject_id = $1', [poll.id]);

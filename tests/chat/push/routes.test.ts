@@ -14,6 +14,7 @@ import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { browser, type Browser } from '../../support/push.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
+import { pushSubscriptionStream } from '../../../domain/chat/streams.ts';
 
 interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; alice: ChatAccount; bob: ChatAccount; botToken: string; b: Browser }
 const test = suite<Ctx>('chat web push: routes');
@@ -59,7 +60,7 @@ test('subscribe: 201, the same browser again 200 with the same id, listed with i
   assert.equal([first.origin, first.endpoint], ['http://127.0.0.1:9', ENDPOINT]);
   const again = await ctx.sp.ok(ctx.alice, 'POST', '/api/push/subscriptions', { endpoint: ENDPOINT, keys: ctx.b.keys }, 200);
   assert.is(again.id, first.id);
-  const before = (await ctx.s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE stream_id = $1`, [`chat_push_subscription-${first.id}`])).rows[0].n;
+  const before = (await ctx.s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE stream_id = $1`, [pushSubscriptionStream(first.id)])).rows[0].n;
   assert.is(before, 1, 'the same browser again appends nothing');
   await ctx.sp.ok(ctx.alice, 'POST', '/api/push/subscriptions', { endpoint: ENDPOINT, keys: browser().keys }, 200);
   const list = await ctx.sp.ok(ctx.alice, 'GET', '/api/push/subscriptions');
@@ -84,7 +85,7 @@ test('another user subscribing the same browser takes it over', async (ctx) => {
   const taken = await ctx.sp.ok(ctx.bob, 'POST', '/api/push/subscriptions', { endpoint: ENDPOINT, keys: ctx.b.keys }, 201);
   assert.equal((await ctx.sp.ok(ctx.alice, 'GET', '/api/push/subscriptions')).subscriptions, []);
   assert.equal((await ctx.sp.ok(ctx.bob, 'GET', '/api/push/subscriptions')).subscriptions.map((s: any) => s.id), [taken.id]);
-  const reasons = (await ctx.s.db.pool.query(`SELECT data->>'reason' AS reason FROM events WHERE type = 'PushSubscriptionRemoved' AND stream_id = $1`, [`chat_push_subscription-${taken.id}`])).rows;
+  const reasons = (await ctx.s.db.pool.query(`SELECT data->>'reason' AS reason FROM events WHERE type = 'PushSubscriptionRemoved' AND stream_id = $1`, [pushSubscriptionStream(taken.id)])).rows;
   assert.equal(reasons.map((r) => r.reason), ['replaced']);
 });
 

@@ -53,7 +53,7 @@ async function fire(ctx: Ctx, recipients: string[], startsInSeconds: number): Pr
     meeting_id: meeting, occurrence_id: occurrence, channel_id: ctx.channel, title: 'Sprint planning', start, offset_minutes: 10,
     reminder_id: `${meeting}-${occurrence}-10`, recipient_ids: recipients, at: ctx.s.clock.now().toISOString(),
   };
-  await ctx.s.platform.commands.record(`meeting_reminder-${meeting}-${occurrence}-10`, { type: 'MeetingReminderFired', data }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null }, { expected: 'no_stream' });
+  await ctx.s.platform.commands.record(`chat.meeting_reminder-${meeting}-${occurrence}-10`, { type: 'MeetingReminderFired', data }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null }, { expected: 'no_stream' });
   return data;
 }
 

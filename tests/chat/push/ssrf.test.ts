@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sealSecret } from '../../../crypto/seal.ts';
 import { endpointSealContext, keysSealContext, pushSubscriptionId } from '../../../domain/chat/push/decider.ts';
-import { pushSubscriptionStream } from '../../../domain/chat/push/events.ts';
+import { pushSubscriptionStream, reminderStream } from '../../../domain/chat/streams.ts';
 import type { ChatBackground } from '../../../main/chat-background.ts';
 import { expectError, type ChatAccount } from '../../support/chat.ts';
 import { browser, PushService, settlePush } from '../../support/push.ts';
@@ -55,9 +55,9 @@ test('a stored loopback endpoint is refused again at send time: nothing reaches 
     data: { subscription_id: id, user_id: ctx.alice.id, origin: ctx.push.origin, endpoint_sealed: sealSecret(key, endpoint, endpointSealContext(id)), keys_sealed: sealSecret(key, keys, keysSealContext(id)), keys_hash: 'x', at: new Date().toISOString() },
   }, { actor: { kind: 'user', id: ctx.alice.id }, correlationId: null });
   const meeting = randomUUID();
-  await ctx.s.platform.commands.record(`meeting_reminder-${meeting}-x-5`, {
+  await ctx.s.platform.commands.record(reminderStream(`${meeting}-x-5`), {
     type: 'MeetingReminderFired',
-    data: { meeting_id: meeting, occurrence_id: 'x', channel_id: randomUUID(), title: 'T', start: new Date(ctx.s.clock.now().getTime() + 600_000).toISOString(), offset_minutes: 5, reminder_id: `${meeting}-x-5`, recipient_ids: [ctx.alice.id] },
+    data: { meeting_id: meeting, occurrence_id: 'x', channel_id: randomUUID(), title: 'T', start: new Date(ctx.s.clock.now().getTime() + 600_000).toISOString(), offset_minutes: 5, reminder_id: `${meeting}-x-5`, recipient_ids: [ctx.alice.id], at: ctx.s.clock.now().toISOString() },
   }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null });
   await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   assert.is(ctx.push.received.length, 0);

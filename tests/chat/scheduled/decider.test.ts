@@ -1,4 +1,4 @@
-// The scheduled-message decider (`chat_scheduled_message-<uuid>`), given/when/then: schedule,
+// The scheduled-message decider (`chat.scheduled_message-<uuid>`), given/when/then: schedule,
 // the sender's edits and cancel while pending, the hold after a key rotation and its release by
 // re-encryption, and the scheduler's delivery (once, not before its time) and failure.
 

@@ -8,6 +8,7 @@ import { expectError } from '../../support/chat.ts';
 import { startChannelWorld, stopChannelWorld, type World } from '../../support/channel-world.ts';
 import { settle } from '../../support/schedule.ts';
 import type { TestServices } from '../../support/services.ts';
+import { messageStream, scheduledStream } from '../../../domain/chat/streams.ts';
 
 // Out outside the community; each test makes its own channel in the group Ann and Bob joined.
 type Ctx = World<'outsider', false>;
@@ -65,7 +66,7 @@ test('delivery: once, as the scheduled id, with scheduled_for; then 409 already_
   await settle(s.platform, bg);
   const msgs = (await sp.ok(bob, 'GET', `/api/channels/${chid}/messages`)).messages;
   assert.equal(msgs.map((x: { id: string; ciphertext: string; sender_id: string }) => [x.id, x.ciphertext, x.sender_id]), [[m.id, 'hello later', ann.id]]);
-  const posted = await s.platform.store.readStream(`chat_message-${m.id}`);
+  const posted = await s.platform.store.readStream(messageStream(m.id));
   assert.equal(posted.map((e) => e.type), ['MessagePosted']);
   assert.is(posted[0]!.data.scheduled_for, m.send_at);
   assert.equal(posted[0]!.data.mentions, [bob.id]);
@@ -79,8 +80,8 @@ test('delivery: once, as the scheduled id, with scheduled_for; then 409 already_
   // Firing the same job again (a lapsed lease, a second instance) appends nothing.
   await s.platform.pool.query(`INSERT INTO scheduled_jobs (id, kind, subject_id, due_at) VALUES ($1, 'message', $2, now() - interval '1 hour')`, [`message:${m.id}`, m.id]);
   await settle(s.platform, bg);
-  assert.is((await s.platform.store.readStream(`chat_scheduled_message-${m.id}`)).filter((e) => e.type === 'ScheduledMessageDelivered').length, 1);
-  assert.is((await s.platform.store.readStream(`chat_message-${m.id}`)).length, 1);
+  assert.is((await s.platform.store.readStream(scheduledStream(m.id))).filter((e) => e.type === 'ScheduledMessageDelivered').length, 1);
+  assert.is((await s.platform.store.readStream(messageStream(m.id))).length, 1);
   await s.platform.pool.query('DELETE FROM scheduled_jobs WHERE id = $1', [`message:${m.id}`]);
 });
 
@@ -89,7 +90,7 @@ test('late: past send_at while stopped, delivered once with late: true', async (
   const m = await sp.ok(ann, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: 'was down', send_at: inSecs(s, 10) }, 201);
   s.clock.advance(120_000);
   await settle(s.platform, bg);
-  const delivered = (await s.platform.store.readStream(`chat_scheduled_message-${m.id}`)).find((e) => e.type === 'ScheduledMessageDelivered')!;
+  const delivered = (await s.platform.store.readStream(scheduledStream(m.id))).find((e) => e.type === 'ScheduledMessageDelivered')!;
   assert.is(delivered.data.late, true);
   assert.is(delivered.data.scheduled_for, m.send_at);
   assert.is((await sp.ok(ann, 'GET', `/api/channels/${chid}/messages`)).messages[0].id, m.id);

@@ -1,4 +1,4 @@
-// The sender-key decider (`chat_sender_keys-<channel>_<user>`), given/when/then: every
+// The sender-key decider (`chat.sender_keys-<channel>_<user>`), given/when/then: every
 // distribution is recorded (membership is checked before, from the read model), sealed as sent.
 
 import { suite } from 'uvu';

@@ -48,7 +48,7 @@ test('reuse detection: presenting an already-used refresh token revokes the whol
   // The legitimate holder's newer tokens are dead too: the session is gone.
   expectError(await http(`${s.chat}/api/auth/refresh`, { json: { refresh_token: legit.body.refresh_token } }), 401);
   expectError(await http(`${s.chat}/api/account/me`, { headers: { authorization: `Bearer ${legit.body.access_token}` } }), 401);
-  const { rows } = await s.db.pool.query(`SELECT type, data->>'reason' AS reason FROM events WHERE stream_id LIKE 'chat_session-%' AND data->>'user_id' = $1 ORDER BY position`, [frank.id]);
+  const { rows } = await s.db.pool.query(`SELECT type, data->>'reason' AS reason FROM events WHERE stream_id LIKE 'chat.session-%' AND data->>'user_id' = $1 ORDER BY position`, [frank.id]);
   assert.equal(rows.map((r) => r.type), ['ChatSessionStarted', 'RefreshTokenRotated', 'SessionRevoked']);
   assert.is(rows[2].reason, 'refresh_token_reuse');
   // A fresh login is unaffected.

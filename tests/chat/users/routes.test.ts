@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearer, eventCount, expectError, registerChat, type ChatAccount } from '../../support/chat.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { blocksStream } from '../../../domain/chat/streams.ts';
 
 interface Ctx { s: TestServices; owner: ChatAccount; jane: ChatAccount; jack: ChatAccount }
 const test = suite<Ctx>('chat users: visibility, search, blocks, reports');
@@ -59,7 +60,7 @@ test('block, list, unblock: repeating either is harmless; oneself and unknown us
   assert.is((await http(`${s.chat}/api/users/unblock/${jack.id}`, { method: 'POST', headers: bearer(jane) })).status, 204);
   assert.equal((await http(`${s.chat}/api/users/blocked`, { headers: bearer(jane) })).body.users, []);
   expectError(await http(`${s.chat}/api/users/unblock/00000000-0000-4000-8000-000000000000`, { method: 'POST', headers: bearer(jane) }), 404);
-  const { rows } = await s.db.pool.query(`SELECT type FROM events WHERE stream_id = $1 ORDER BY position`, [`chat_blocks-${jane.id}`]);
+  const { rows } = await s.db.pool.query(`SELECT type FROM events WHERE stream_id = $1 ORDER BY position`, [blocksStream(jane.id)]);
   assert.equal(rows.map((r) => r.type), ['UserBlocked', 'UserUnblocked']);
 });
 

@@ -1,4 +1,4 @@
-// The incoming-webhook decider (`chat_webhook-<uuid>`), given/when/then: created once, updates
+// The incoming-webhook decider (`chat.webhook-<uuid>`), given/when/then: created once, updates
 // record only what changes, deleted once; nothing after delete.
 
 import { suite } from 'uvu';

@@ -1,4 +1,4 @@
-// The chat-service integration decider (`integration-<profile id>`), given/when/then: connect,
+// The chat-service integration decider (`orch.integration-<profile id>`), given/when/then: connect,
 // the external revocation matched to the integration and token that met the 401, and delete.
 
 import { suite } from 'uvu';

@@ -98,8 +98,8 @@ test('an encrypted @-mention in a channel gets an encrypted answer in its thread
 });
 
 test('no plaintext of either side in the chat service\'s tables or log', async (ctx) => {
-  // The chat service's part of the log: every stream it writes is chat_*.
-  const chatLog = (await logText(ctx.s)).split('\n').filter((line) => line.startsWith('chat_')).join('\n');
+  // The chat service's part of the log: every stream it writes is chat.*.
+  const chatLog = (await logText(ctx.s)).split('\n').filter((line) => line.startsWith('chat.')).join('\n');
   assert.ok(chatLog.includes('MessagePosted'));
   for (const secret of [DM_TEXT, CHANNEL_TEXT, 'half past eight']) {
     assert.not.ok(chatLog.includes(secret), `the chat log holds "${secret}"`);

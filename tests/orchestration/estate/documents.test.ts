@@ -112,7 +112,7 @@ test('DELETE doc/{id}: 204, the document and its chunks go, an event records it;
   assert.is(r.status, 204);
   assert.is(r.text, '');
   assert.is(await eventCount(s, 'EstateDocumentDeleted'), before + 1);
-  assert.match(await logText(s), new RegExp(`estate_document-${id} EstateDocumentDeleted`));
+  assert.match(await logText(s), new RegExp(`orch.estate_document-${id} EstateDocumentDeleted`));
   assert.is((await get(s, `/api/v1/knowledge/doc/${id}`)).status, 404);
   const { rows } = await s.db.pool.query('SELECT count(*)::int AS n FROM estate_chunks WHERE document_id = $1', [id]);
   assert.is(rows[0].n, 0);

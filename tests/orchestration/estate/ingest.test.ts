@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
-import { ingestRunStream } from '../../../domain/orchestration/estate/events.ts';
+import { ingestRunStream } from '../../../domain/orchestration/streams.ts';
 import { createAccount, type Account } from '../../support/principals.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { admin, ADMIN_KEY, eventCount, get, ingest, vault } from './helpers.ts';

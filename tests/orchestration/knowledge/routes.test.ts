@@ -58,7 +58,7 @@ test('POST 201 with the row; the first snippet turns knowledge_search_enabled on
   assert.equal(full.body.metadata, { lang: 'en', tags: ['billing'] });
   const { rows } = await s.db.pool.query(`SELECT stream_id, revision FROM events WHERE type = 'ProfileKnowledgeSearchEnabled'`);
   assert.is(rows.length, 1, 'only the first snippet turns it on');
-  assert.is(rows[0].stream_id, 'agent_profile-kb-bot');
+  assert.is(rows[0].stream_id, 'orch.agent_profile-kb-bot');
 });
 
 test('after an admin turns knowledge search off, later snippets leave it off', async ({ s }) => {

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userStream } from '../../../domain/orchestration/users/events.ts';
+import { ORCH_STREAMS, userStream } from '../../../domain/orchestration/streams.ts';
 import { createAccount, type Account } from '../../support/principals.ts';
 import { http, loggedEvents, startTestApps, type TestServices } from '../../support/services.ts';
 import { logOnEsdb } from '../../support/test-log.ts';
@@ -41,6 +41,20 @@ test('events: the raw log in order, filtered by stream and type; personal fields
   assert.ok(typed.body.events.every((e: { type: string }) => e.type === 'UserCreated' || e.type === 'SessionStarted'));
   // `stream` is exact: a prefix of a stream name matches nothing.
   assert.equal((await events(s, `?stream=${userStream(user.id).slice(0, -2)}`)).body.events, []);
+});
+
+test('events: filtered by declared stream category; an unknown category is refused, naming where they are listed', async ({ s, user }) => {
+  const users = await events(s, `?category=${ORCH_STREAMS.user.category}&limit=1000`);
+  assert.is(users.status, 200, users.text);
+  assert.ok(users.body.events.some((e: { stream: string }) => e.stream === userStream(user.id)));
+  assert.ok(users.body.events.every((e: { stream: string }) => e.stream.startsWith(ORCH_STREAMS.user.prefix)));
+  const two = await events(s, `?category=${ORCH_STREAMS.user.category}&category=${ORCH_STREAMS.username_reservation.category}&limit=1000`);
+  assert.ok(two.body.events.some((e: { stream: string }) => e.stream.startsWith(ORCH_STREAMS.username_reservation.prefix)));
+  assert.is(two.body.events.length, users.body.events.length + (await events(s, `?category=${ORCH_STREAMS.username_reservation.category}&limit=1000`)).body.events.length);
+  const unknown = await events(s, '?category=user');
+  assert.is(unknown.status, 400);
+  assert.match(unknown.body.message, /user is not a declared stream category \(see docs\/reference\/streams\.md\)/);
+  assert.is((await events(s, `?category=orch.user&stream=${userStream(user.id)}`)).status, 400);
 });
 
 test('events: pages by position; from is exclusive, until inclusive (position or instant)', async ({ s }) => {
@@ -98,7 +112,7 @@ test('streams/{stream}?as_of: the events then and the folded state; 404 before t
   assert.is(bad.status, 400);
 
   // A stream without a decider: its events, state null.
-  const audit = (await events(s, '?limit=1000')).body.events.find((e: { stream: string }) => e.stream.startsWith('username_reservation-'));
+  const audit = (await events(s, '?limit=1000')).body.events.find((e: { stream: string }) => e.stream.startsWith('orch.username_reservation-'));
   const reservation = await http(`${s.orch}/api/v1/admin/streams/${audit.stream}`, { headers: admin });
   assert.is(reservation.status, 200);
   assert.ok(reservation.body.state !== undefined);

@@ -12,6 +12,7 @@ import { agentWithKey, createProject, spawn, startAgentApps, type AgentKeys } fr
 import { createAccount } from '../../support/principals.ts';
 import { http, type TestServices } from '../../support/services.ts';
 import { connectWs, type WsClient } from '../../support/ws.ts';
+import { agentStream, projectStream, taskStream } from '../../../domain/orchestration/streams.ts';
 
 const test = suite<{ s: TestServices; keys: AgentKeys }>('log: /ws and projects, tasks, agents');
 test.before(async (ctx) => {
@@ -51,14 +52,14 @@ test('accounts see every project, task and agent (repo_path left out); an agent 
   await s.platform.store.append(end, [marker()], { expected: 'no_stream' });
 
   const all = await framesUntil(admin, end);
-  const work = all.filter((f) => /^(project|task|agent)-/.test(f.stream));
+  const work = all.filter((f) => /^orch\.(project|task|agent)-/.test(f.stream));
   assert.ok(work.some((f) => f.type === 'ProjectUpdated' && f.data.repo_path === '/srv/moved'), 'admins see repo_path');
-  assert.ok(work.some((f) => f.stream === `agent-${otherAgent.id}`));
+  assert.ok(work.some((f) => f.stream === agentStream(otherAgent.id)));
 
   // The account: every work event, in the same order, without repo_path.
-  const seen = (await framesUntil(account, `task-${inOther}`)).filter((f) => /^(project|task|agent)-/.test(f.stream));
-  await account.next((f) => f.stream === `agent-${otherAgent.id}`, 10_000);
-  const accountWork = account.frames.filter((f) => !f.control && /^(project|task|agent)-/.test(f.stream));
+  const seen = (await framesUntil(account, taskStream(inOther))).filter((f) => /^orch\.(project|task|agent)-/.test(f.stream));
+  await account.next((f) => f.stream === agentStream(otherAgent.id), 10_000);
+  const accountWork = account.frames.filter((f) => !f.control && /^orch\.(project|task|agent)-/.test(f.stream));
   assert.ok(seen.length > 0);
   assert.equal(accountWork.map((f) => f.position), work.map((f) => f.position));
   assert.ok(accountWork.every((f) => !('repo_path' in f.data)), 'repo_path reaches admins only');
@@ -66,11 +67,11 @@ test('accounts see every project, task and agent (repo_path left out); an agent 
   // The agent: its project's events only (the task created after it connected, and its update).
   await new Promise((r) => setTimeout(r, 500));
   const agentWork = agentSocket.frames.filter((f) => !f.control);
-  const inMineStreams = new Set([`project-${mine}`, `task-${inMine}`, `agent-${agent.id}`]);
+  const inMineStreams = new Set([projectStream(mine), taskStream(inMine), agentStream(agent.id)]);
   assert.equal(agentWork.map((f) => f.position), work.filter((f) => inMineStreams.has(f.stream)).map((f) => f.position));
-  assert.ok(agentWork.some((f) => f.type === 'TaskUpdated' && f.stream === `task-${inMine}`), 'an update naming no project');
+  assert.ok(agentWork.some((f) => f.type === 'TaskUpdated' && f.stream === taskStream(inMine)), 'an update naming no project');
   assert.ok(agentWork.some((f) => f.type === 'ProjectUpdated'));
-  assert.not.ok(agentWork.some((f) => f.stream === `task-${inOther}` || f.stream === `agent-${otherAgent.id}`));
+  assert.not.ok(agentWork.some((f) => f.stream === taskStream(inOther) || f.stream === agentStream(otherAgent.id)));
   for (const ws of [admin, account, agentSocket]) ws.close();
 });
 

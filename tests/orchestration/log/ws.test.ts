@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { userStream } from '../../../domain/orchestration/users/events.ts';
+import { userStream } from '../../../domain/orchestration/streams.ts';
 import { loadConfig } from '../../../infra/config.ts';
 import type { EventToAppend } from '../../../infra/eventstore/port.ts';
 import { formatPosition } from '../../../infra/eventstore/position.ts';
@@ -68,7 +68,7 @@ test('/ws: admin, account and anonymous sockets see their own subsets of one his
   assert.is(patchedAgain.status, 200);
   const hers = await framesThrough(mine, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user');
   const expected = (await framesThrough(admin, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user'))
-    .filter((f) => f.stream === userStream(alice.id) || (f.stream.startsWith('session-') && f.data.user_id === alice.id));
+    .filter((f) => f.stream === userStream(alice.id) || (f.stream.startsWith('orch.session-') && f.data.user_id === alice.id));
   assert.equal(hers.map((f) => f.position), expected.map((f) => f.position));
   assert.equal(hers.map((f) => f.type), ['SessionStarted', 'UserRoleChanged', 'UserRoleChanged']);
   assert.equal((await framesThrough(viaQuery, (f) => f.type === 'UserRoleChanged' && f.data.role === 'user')).map((f) => f.position), expected.map((f) => f.position));

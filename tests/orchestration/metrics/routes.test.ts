@@ -11,6 +11,8 @@ import { allProjections } from '../../../projections/index.ts';
 import { backgroundOf } from '../../support/schedule.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { until } from '../../support/until.ts';
+import { sessionStream } from '../../../domain/orchestration/streams.ts';
+import { scheduledStream } from '../../../domain/chat/streams.ts';
 
 const ADMIN_KEY = 'orch_metrics-admin-key-00000000000000000';
 const TOKEN = 'metrics-token-0123456789';
@@ -79,7 +81,7 @@ test('every projection: checkpoint, lag 0 when caught up, active here, no errors
 test('a projection that cannot apply an event: lag and its last error show', async ({ s }) => {
   // A malformed event (no session hash) in the log: the sessions projection fails on it and stays behind.
   const bad = toAppend({ type: 'SessionStarted', data: { user_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
-  await s.platform.store.append(`session-${randomUUID()}`, [bad], { expected: 'no_stream' });
+  await s.platform.store.append(sessionStream(randomUUID()), [bad], { expected: 'no_stream' });
   let text = '';
   await until('the sessions projection to fail on it', async () => {
     text = (await http(`${s.orch}/metrics`)).text;
@@ -112,7 +114,7 @@ test('every reactor beside the projections: checkpoint, lag, active here, and it
 
     // A delivery the poster cannot act on (no file list): it fails, stays behind, and says why.
     const bad = toAppend({ type: 'ScheduledMessageDelivered', data: { scheduled_message_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
-    await s.platform.store.append(`chat_scheduled_message-${randomUUID()}`, [bad], { expected: 'no_stream' });
+    await s.platform.store.append(scheduledStream(randomUUID()), [bad], { expected: 'no_stream' });
     text = await until('the poster\'s error counted', async () => {
       const t = await scrape();
       return (sample(t, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' }) ?? 0) > 0 && t;

@@ -1,4 +1,4 @@
-// The `agent_profile-<slug>` stream's one decider, given/when/then: the profile's commands and its
+// The `orch.agent_profile-<slug>` stream's one decider, given/when/then: the profile's commands and its
 // knowledge snippets' (decided with domain/orchestration/knowledge/decisions.ts).
 
 import { suite } from 'uvu';

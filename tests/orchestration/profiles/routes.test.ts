@@ -154,7 +154,7 @@ test('the built-in personal assistant exists from the first start, tier 3, creat
   await s.restart();
   const { rows } = await s.db.pool.query(`SELECT stream_id, metadata FROM events WHERE type = 'ProfileCreated' AND data->>'slug' = 'personal-assistant'`);
   assert.is(rows.length, 1);
-  assert.is(rows[0].stream_id, 'agent_profile-personal-assistant');
+  assert.is(rows[0].stream_id, 'orch.agent_profile-personal-assistant');
   assert.equal(rows[0].metadata.actor, { kind: 'system', id: 'bootstrap' });
   assert.equal((await http(`${s.orch}${PROFILES}/personal-assistant`, { headers: admin })).body, r.body);
 });

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import { agentWithKey, createProject, startAgentApps, type AgentKeys } from '../../support/agents.ts';
 import { browser, createAccount, login, type Account } from '../../support/principals.ts';
 import { http, type TestServices } from '../../support/services.ts';
+import { taskStream } from '../../../domain/orchestration/streams.ts';
 
 const key = (k: string) => ({ 'X-API-Key': k });
 const MISSING = '00000000-0000-4000-8000-00000000dead';
@@ -182,7 +183,7 @@ test('delete: 204, then 404; the events are on the task\'s stream', async (ctx) 
   assert.is(del.status, 204);
   assert.is((await http(`${s.orch}/api/v1/tasks/${task.id}`, { headers: key(ctx.creator.apiKey) })).status, 404);
   assert.is((await http(`${s.orch}/api/v1/tasks/${task.id}`, { method: 'DELETE', headers: key(ctx.creator.apiKey) })).status, 404);
-  const stream = await s.platform.store.readStream(`task-${task.id}`);
+  const stream = await s.platform.store.readStream(taskStream(task.id));
   assert.equal(stream.map((e) => e.type), ['TaskCreated', 'TaskUpdated', 'TaskStatusChanged', 'TaskAssigned', 'TaskDeleted']);
 });
 

@@ -9,7 +9,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { profileStream } from '../../../domain/orchestration/profiles/events.ts';
+import { profileStream } from '../../../domain/orchestration/streams.ts';
 import { startEsdbTestServer } from '../../doubles/esdb-test-server.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 
@@ -49,7 +49,7 @@ pg('a failure in the middle of the append leaves nothing; a retry with the same 
   await s.db.pool.query(`
     CREATE FUNCTION fail_third_event() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF NEW.stream_id = 'agent_profile-midway' AND NEW.revision = 2 THEN RAISE EXCEPTION 'injected failure'; END IF;
+      IF NEW.stream_id = 'orch.agent_profile-midway' AND NEW.revision = 2 THEN RAISE EXCEPTION 'injected failure'; END IF;
       RETURN NEW;
     END $$;
     CREATE TRIGGER fail_third_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION fail_third_event();`);

@@ -78,7 +78,7 @@ test('instantiate: 201 with the profile id, slug and seeded count; the profile c
   assert.equal(snippets.map((k: { title: string }) => k.title), template.starter_memories.map((m: { title: string }) => m.title).reverse(), 'newest first');
   for (const k of snippets) assert.is(k.source, 'template:customer-support');
   // One append: every event of the new stream was written by one transaction.
-  const { rows } = await s.db.pool.query(`SELECT DISTINCT transaction_id FROM events WHERE stream_id = 'agent_profile-acme-support'`);
+  const { rows } = await s.db.pool.query(`SELECT DISTINCT transaction_id FROM events WHERE stream_id = 'orch.agent_profile-acme-support'`);
   assert.is(rows.length, 1);
   const search = await http(`${s.orch}/api/v1/bots/${p.id}/knowledge/search?q=refund`, { headers: admin });
   assert.is(search.body[0].title, 'Refunds and returns');

@@ -1,4 +1,4 @@
-// The first-run registration claim (`registration-local`) and the shared reservation decider,
+// The first-run registration claim (`orch.registration-local`) and the shared reservation decider,
 // given/when/then: the first claimant wins, the same one again is a no-op, another is refused.
 
 import { suite } from 'uvu';

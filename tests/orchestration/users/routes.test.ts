@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyMaterial } from '../../../api/orchestration/users/keys.ts';
 import { userDecider } from '../../../domain/orchestration/users/decider.ts';
-import { userStream } from '../../../domain/orchestration/users/events.ts';
+import { userStream } from '../../../domain/orchestration/streams.ts';
 import { browser, createAccount, login, setCookies } from '../../support/principals.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 

@@ -21,6 +21,7 @@ import { http, type TestServices } from '../../support/services.ts';
 import { fileUpload, png } from '../../support/multipart.ts';
 import { Spaces } from '../../support/spaces.ts';
 import type { Operation } from './documents.ts';
+import { userStream } from '../../../domain/orchestration/streams.ts';
 
 export const ADMIN_KEY = `orch_fuzz-admin-${randomUUID()}`;
 export const RUNNER_KEY = `orch_fuzz-runner-${randomUUID()}`;
@@ -83,7 +84,7 @@ export async function buildWorld(s: TestServices): Promise<World> {
   const templates = await http(`${s.orch}/api/v1/templates`, { headers: key });
   ids.template = templates.body?.templates?.[0]?.slug ?? templates.body?.[0]?.slug ?? 'none';
   ids.targetUser = target.id;
-  ids.stream = `user-${BOOTSTRAP_ADMIN_ID}`;
+  ids.stream = userStream(BOOTSTRAP_ADMIN_ID);
 
   const sp = new Spaces(s);
   const chatAdmin = await registerChat(s.chat, uniqueName('fuzzadmin')); // the first account: instance admin

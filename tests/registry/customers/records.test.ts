@@ -95,7 +95,7 @@ test('usage: POST with subscriptions:write (product from the catalog, quantity >
 });
 
 test('every record is an event on the customer\'s stream', async ({ s }) => {
-  const { rows } = await s.db.pool.query(`SELECT DISTINCT type FROM events WHERE stream_id = (SELECT 'customer-' || id FROM registry_customers WHERE slug = 'acme') ORDER BY type`);
+  const { rows } = await s.db.pool.query(`SELECT DISTINCT type FROM events WHERE stream_id = (SELECT 'registry.customer-' || id FROM registry_customers WHERE slug = 'acme') ORDER BY type`);
   assert.equal(rows.map((r) => r.type), ['AgreementRecorded', 'ContactAdded', 'CustomerCreated', 'TouchpointLogged', 'UsageRecorded']);
 });
 

@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventCount, interactive, mintToken, REGISTRY_ENV, type Interactive } from '../../support/registry.ts';
 import { http, loggedEvents, startTestApps, type TestServices } from '../../support/services.ts';
+import { customerStream } from '../../../domain/registry/streams.ts';
 
 const test = suite<{ s: TestServices; admin: Interactive; url: string }>('registry customers');
 test.before(async (ctx) => {
@@ -26,7 +27,7 @@ test('create: 201 with the full customer, generated id and timestamps; status de
   assert.ok(Date.parse(r.body.created_at) > 0);
   const created = await loggedEvents(s, { eventTypes: ['CustomerCreated'] });
   assert.is(created.length, 1);
-  assert.is(created[0]!.stream, `customer-${r.body.id}`);
+  assert.is(created[0]!.stream, customerStream(r.body.id));
 });
 
 test('create: a taken slug is 409; the slug pattern and length are enforced (422); nothing written on a refusal', async ({ s, admin, url }) => {
@@ -152,7 +153,7 @@ test('delete: interactive admin only (a token, even with customers:write, gets 4
   assert.is((await http(`${url}/doomed`, { method: 'DELETE', headers: admin.headers })).status, 404);
   assert.is((await http(`${url}/doomed`, { method: 'PATCH', headers: admin.headers, json: { notes: 'x' } })).status, 404);
   assert.not.ok((await http(url, { headers: admin.headers })).body.items.some((c: { slug: string }) => c.slug === 'doomed'));
-  const doomed = (await loggedEvents(s, { streamPrefixes: ['customer-'] })).filter((e) => e.data.slug === 'doomed');
+  const doomed = (await loggedEvents(s, { streamPrefixes: ['registry.customer-'] })).filter((e) => e.data.slug === 'doomed');
   assert.equal(doomed.map((e) => e.type), ['CustomerCreated', 'CustomerDeleted']);
   const again = await http(url, { headers: admin.headers, json: { slug: 'doomed', name: 'Again' } });
   assert.is(again.status, 409);

@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventCount, interactive, mintToken, REGISTRY_ENV, type Interactive } from '../../support/registry.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { deploymentStream } from '../../../domain/registry/streams.ts';
 
 const test = suite<{ s: TestServices; admin: Interactive; url: string }>('registry deployments');
 test.before(async (ctx) => {
@@ -26,7 +27,7 @@ test('register: 201 with every field; channel defaults to stable; first_deployed
   assert.is(r.body.customer_slug, 'acme');
   assert.is(r.body.first_deployed_at, r.body.created_at);
   const { rows } = await s.db.pool.query(`SELECT stream_id FROM events WHERE type = 'DeploymentRegistered'`);
-  assert.equal(rows.map((x) => x.stream_id), [`deployment-${r.body.id}`]);
+  assert.equal(rows.map((x) => x.stream_id), [deploymentStream(r.body.id)]);
 });
 
 test('register: unknown customer 422 naming it; unknown product or channel 422; nothing written', async ({ s, admin, url }) => {

@@ -111,7 +111,7 @@ test('events: newest first, each with position, type, stream, actor, at and (upd
   const [latest] = r.body.items;
   assert.equal(Object.keys(latest).sort(), ['actor', 'at', 'changes', 'customer_slug', 'data', 'position', 'stream', 'type']);
   assert.is(latest.type, 'CustomerUpdated');
-  assert.match(latest.stream, /^customer-/);
+  assert.match(latest.stream, /^registry\.customer-/);
   assert.equal(latest.actor, { kind: 'service', id: `token:${token.id}` });
   assert.equal(latest.changes, { notes: { before: null, after: 'vip' }, status: { before: 'paying', after: 'churned' } });
   assert.is(r.body.items[1].type, 'RegistryTokenCreated');

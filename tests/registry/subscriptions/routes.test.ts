@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventCount, interactive, mintToken, REGISTRY_ENV, type Interactive } from '../../support/registry.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
+import { subscriptionStream } from '../../../domain/registry/streams.ts';
 
 const test = suite<{ s: TestServices; admin: Interactive; url: string }>('registry subscriptions');
 test.before(async (ctx) => {
@@ -52,7 +53,7 @@ test('update with subscriptions:write: status, mrr_cents, renewal_date; each cha
   assert.is(r.body.mrr_cents, 7500);
   assert.is(r.body.status, 'past_due');
   const { rows } = await s.db.pool.query(`SELECT stream_id, data FROM events WHERE type = 'SubscriptionUpdated'`);
-  assert.is(rows[0].stream_id, `subscription-${id}`);
+  assert.is(rows[0].stream_id, subscriptionStream(id));
   assert.equal(rows[0].data.changes, { mrr_cents: { before: 5000, after: 7500 }, status: { before: 'active', after: 'past_due' }, renewal_date: { before: null, after: '2026-12-31' } });
   for (const body of [{ mrr_cents: -5 }, { mrr_cents: 2.5 }, { status: 'paused' }, { product: 'chat' }, {}]) {
     assert.is((await http(`${url}/${id}`, { method: 'PATCH', headers: token.headers, json: body })).status, 422, JSON.stringify(body));

@@ -68,7 +68,7 @@ export function listen(listener: Listener): () => void {
   };
 }
 
-/** The id in a stream name: `task-<uuid>` → `<uuid>` for category `task`. */
+/** The id in a stream name: `orch.task-<uuid>` → `<uuid>` for category `orch.task`. */
 export function streamId(stream: string, category: string): string | null {
   return stream.startsWith(`${category}-`) ? stream.slice(category.length + 1) : null;
 }

@@ -4,7 +4,7 @@
 // events; older ones drop off the end, and the page says how many.
 //
 // - Filters: the event type (a select of the types seen so far) and the stream (any part of its
-//   name, e.g. `task-` or an id). They apply to what is kept, so changing one shows past events.
+//   name, e.g. `orch.task-` or an id). They apply to what is kept, so changing one shows past events.
 // - Pause keeps collecting: the list on screen stays still and a line counts what arrived; Resume
 //   shows it all (within the last LIMIT events). Dropping while paused would make Resume lie
 //   about what happened.
@@ -76,7 +76,7 @@ export function Activity() {
         <Field id="activity-type" label="Type" kind="select" value={type} onInput={setType}
           options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]} />
         <Field id="activity-stream" label="Stream" type="search" value={stream} onInput={setStream}
-          hint="Any part of a stream's name, such as task- or an id." />
+          hint="Any part of a stream's name, such as orch.task- or an id." />
         <button type="button" class={isPaused ? '' : 'secondary'} onClick={togglePause}>{isPaused ? 'Resume' : 'Pause'}</button>
       </div>
       {isPaused && (

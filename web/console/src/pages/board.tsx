@@ -101,7 +101,7 @@ export function Board() {
   }
 
   function onEvent(event: LogEvent) {
-    if (event.stream === `project-${projectId}`) setProject((p) => (p ? applyProjectEvent([p], event)[0] ?? p : p));
+    if (event.stream === `orch.project-${projectId}`) setProject((p) => (p ? applyProjectEvent([p], event)[0] ?? p : p));
     else setTasks((list) => (list ? applyTaskEvent(list, event, projectId) : list));
   }
 

@@ -129,7 +129,7 @@ export function ChatService() {
   useEffect(() => {
     if (!profile) return;
     return listen((event) => {
-      if (streamId(event.stream, 'integration') !== profile.id) return;
+      if (streamId(event.stream, 'orch.integration') !== profile.id) return;
       generation.current++;
       setState((old) => fold(old, event));
     });

@@ -12,7 +12,7 @@ const TASK_EDITABLE = ['title', 'description', 'priority', 'directive_id', 'pare
 
 /** The project's tasks after a task event (other projects' events leave them as they are). */
 export function applyTaskEvent(tasks: Task[], event: LogEvent, projectId: string): Task[] {
-  const id = streamId(event.stream, 'task');
+  const id = streamId(event.stream, 'orch.task');
   if (!id) return tasks;
   const d = event.data as Data;
   const at = String(d.at ?? event.at);
@@ -53,7 +53,7 @@ const AGENT_STATUS: Record<string, Agent['status']> = {
 
 /** The agents after an agent event. */
 export function applyAgentEvent(agents: Agent[], event: LogEvent): Agent[] {
-  const id = streamId(event.stream, 'agent');
+  const id = streamId(event.stream, 'orch.agent');
   if (!id) return agents;
   const d = event.data as Data;
   const at = String(d.at ?? event.at);
@@ -82,7 +82,7 @@ export function applyAgentEvent(agents: Agent[], event: LogEvent): Agent[] {
 
 /** The projects after a project event. */
 export function applyProjectEvent(projects: Project[], event: LogEvent): Project[] {
-  const id = streamId(event.stream, 'project');
+  const id = streamId(event.stream, 'orch.project');
   if (!id) return projects;
   const d = event.data as Data;
   const at = String(d.at ?? event.at);
