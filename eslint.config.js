@@ -9,7 +9,10 @@ export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'web/console/dist/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   {
     files: ['**/*.ts', '**/*.tsx'],
-    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {

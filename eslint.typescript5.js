@@ -6,7 +6,11 @@ import Module from 'node:module';
 
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {
-  if ((request === 'typescript' || request.startsWith('typescript/')) && parent?.filename && /[\\/]node_modules[\\/](@typescript-eslint|ts-api-utils|typescript-eslint)[\\/]/.test(parent.filename)) {
+  if (
+    (request === 'typescript' || request.startsWith('typescript/')) &&
+    parent?.filename &&
+    /[\\/]node_modules[\\/](@typescript-eslint|ts-api-utils|typescript-eslint)[\\/]/.test(parent.filename)
+  ) {
     return resolve.call(this, request.replace(/^typescript/, 'typescript5'), parent, ...rest);
   }
   return resolve.call(this, request, parent, ...rest);

@@ -10,7 +10,9 @@ const progress = (message: string) => process.stderr.write(`bench: ${message}\n`
 const seconds = process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS);
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_agent_chat', (url) => agentChatFigures(url, { progress, seconds }));
+  const figures = await withBenchDatabase(server.url, 'bench_agent_chat', (url) =>
+    agentChatFigures(url, { progress, seconds }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

@@ -26,30 +26,56 @@ export const AGENTS_SEED = { projects: 100, tasks: 100_000 };
 const ADMIN_KEY = `orch_bench-agents-${randomUUID()}`;
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 
-export async function agentsBench(databaseUrl: string, timing: { warmupMs: number; measureMs: number }, progress: (m: string) => void = () => {}): Promise<Figure[]> {
+export async function agentsBench(
+  databaseUrl: string,
+  timing: { warmupMs: number; measureMs: number },
+  progress: (m: string) => void = () => {},
+): Promise<Figure[]> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-agents-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error', ADMIN_API_KEY: ADMIN_KEY });
-  const platform = await openPlatform(config, createLogger({ level: 'error', sink: (line) => progress(`engine: ${line}`) }));
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c4'.repeat(32),
+    ORCH_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+    ADMIN_API_KEY: ADMIN_KEY,
+  });
+  const platform = await openPlatform(
+    config,
+    createLogger({ level: 'error', sink: (line) => progress(`engine: ${line}`) }),
+  );
   const [orch] = await startServices(platform, ['orch']);
   const base = orch!.url;
   const headers = { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' };
   try {
     const projects: string[] = [];
     for (let i = 0; i < AGENTS_SEED.projects; i++) {
-      const r = await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: `project-${i}` }) });
+      const r = await fetch(`${base}/api/v1/projects`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: `project-${i}` }),
+      });
       projects.push(((await r.json()) as { id: string }).id);
     }
 
     // task_create on the (nearly) empty log first.
     let n = 0;
     const create = async () => {
-      const r = await fetch(`${base}/api/v1/tasks`, { method: 'POST', headers, body: JSON.stringify({ project_id: projects[n++ % projects.length], title: `task ${n}`, priority: 'medium' }) });
+      const r = await fetch(`${base}/api/v1/tasks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ project_id: projects[n++ % projects.length], title: `task ${n}`, priority: 'medium' }),
+      });
       await r.text();
       if (r.status !== 201) throw new Error(`POST /api/v1/tasks: ${r.status}`);
       return 1;
     };
     progress('agents: task_create with 8 clients');
-    const created = await throughput(Array.from({ length: 8 }, () => create), timing);
+    const created = await throughput(
+      Array.from({ length: 8 }, () => create),
+      timing,
+    );
 
     // The rest of the 100,000 tasks straight into the log (8 writers), then the projections catch up.
     const remaining = AGENTS_SEED.tasks - n;
@@ -58,21 +84,37 @@ export async function agentsBench(databaseUrl: string, timing: { warmupMs: numbe
     const at = new Date().toISOString();
     let last: Position | null = null;
     let next = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < remaining) {
-        const i = next++;
-        const id = randomUUID();
-        const event: TaskEvent = {
-          type: 'TaskCreated',
-          data: {
-            task_id: id, project_id: projects[i % projects.length]!, title: `seeded ${i}`, description: null, priority: 'low', status: TASK_STATUSES[i % TASK_STATUSES.length]!,
-            directive_id: null, parent_task_id: null, branch_name: null, created_by: null, created_by_user: null, metadata: {}, depends_on: [], at,
-          },
-        };
-        const { position } = await platform.store.append(taskStream(id), [toAppend(event, context)], { expected: 'no_stream' });
-        if (!last || comparePositions(position, last) > 0) last = position;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < remaining) {
+          const i = next++;
+          const id = randomUUID();
+          const event: TaskEvent = {
+            type: 'TaskCreated',
+            data: {
+              task_id: id,
+              project_id: projects[i % projects.length]!,
+              title: `seeded ${i}`,
+              description: null,
+              priority: 'low',
+              status: TASK_STATUSES[i % TASK_STATUSES.length]!,
+              directive_id: null,
+              parent_task_id: null,
+              branch_name: null,
+              created_by: null,
+              created_by_user: null,
+              metadata: {},
+              depends_on: [],
+              at,
+            },
+          };
+          const { position } = await platform.store.append(taskStream(id), [toAppend(event, context)], {
+            expected: 'no_stream',
+          });
+          if (!last || comparePositions(position, last) > 0) last = position;
+        }
+      }),
+    );
     await platform.engine.waitFor(last!, ['TaskCreated'], 900_000);
     await platform.pool.query('VACUUM ANALYZE');
 
@@ -81,13 +123,17 @@ export async function agentsBench(databaseUrl: string, timing: { warmupMs: numbe
     for (let i = 0; i < 1200; i++) {
       const started = performance.now();
       const r = await fetch(`${base}/api/v1/cockpit/summary`, { headers });
-      const body = await r.json() as { projects: unknown[] };
+      const body = (await r.json()) as { projects: unknown[] };
       if (r.status !== 200 || body.projects.length !== AGENTS_SEED.projects) throw new Error(`cockpit: ${r.status}`);
       if (i >= 200) samples.push(performance.now() - started);
     }
     return [
       { name: 'task_create', value: round(created.perSecond), unit: 'tasks/s (8 clients)' },
-      { name: 'cockpit_summary', value: round(percentile(samples, 99), 2), unit: `ms p99 (${AGENTS_SEED.projects} projects, ${AGENTS_SEED.tasks} tasks; target 5)` },
+      {
+        name: 'cockpit_summary',
+        value: round(percentile(samples, 99), 2),
+        unit: `ms p99 (${AGENTS_SEED.projects} projects, ${AGENTS_SEED.tasks} tasks; target 5)`,
+      },
       { name: 'cockpit_summary_p50', value: round(percentile(samples, 50), 2), unit: 'ms p50' },
     ];
   } finally {

@@ -18,7 +18,11 @@ export interface AreaOutcome {
  * Run `areas` in order (only those whose name contains one of `only`, when given), each to
  * its end or its failure; never throws.
  */
-export async function runAreas(areas: Area[], progress: (message: string) => void, only: string[] = []): Promise<AreaOutcome> {
+export async function runAreas(
+  areas: Area[],
+  progress: (message: string) => void,
+  only: string[] = [],
+): Promise<AreaOutcome> {
   const outcome: AreaOutcome = { failed: [], ran: [] };
   for (const area of areas) {
     if (only.length > 0 && !only.some((word) => area.name.includes(word))) continue;
@@ -36,5 +40,8 @@ export async function runAreas(areas: Area[], progress: (message: string) => voi
 
 /** BENCH_AREAS: a comma-separated list of words; only areas whose name holds one of them run. */
 export function areaFilter(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((w) => w.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((w) => w.trim())
+    .filter(Boolean);
 }

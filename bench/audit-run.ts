@@ -9,10 +9,12 @@ import { benchServer } from './server.ts';
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const seconds = process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS);
-const exportEvents = process.env.AUDIT_EXPORT_EVENTS === undefined ? undefined : Number(process.env.AUDIT_EXPORT_EVENTS);
+const exportEvents =
+  process.env.AUDIT_EXPORT_EVENTS === undefined ? undefined : Number(process.env.AUDIT_EXPORT_EVENTS);
 const server = await benchServer(progress);
 try {
-  for (const figure of await auditFigures(server.url, { progress, seconds, exportEvents })) process.stdout.write(JSON.stringify(figure) + '\n');
+  for (const figure of await auditFigures(server.url, { progress, seconds, exportEvents }))
+    process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();
 }

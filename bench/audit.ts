@@ -18,7 +18,14 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { chainEntryJson, chainHash, generateSigningSeedHex, GENESIS_HASH, signCheckpoint, signingKeyFromSeed } from '../crypto/audit.ts';
+import {
+  chainEntryJson,
+  chainHash,
+  generateSigningSeedHex,
+  GENESIS_HASH,
+  signCheckpoint,
+  signingKeyFromSeed,
+} from '../crypto/audit.ts';
 import { Chainer } from '../infra/audit/chainer.ts';
 import { ChainStore } from '../infra/audit/chain-store.ts';
 import { eventLine, EXPORT_FORMAT, itemLine } from '../infra/audit/records.ts';
@@ -50,7 +57,7 @@ export interface AuditBenchOptions {
 
 export async function auditFigures(serverUrl: string, options: AuditBenchOptions): Promise<Figure[]> {
   const figures: Figure[] = [];
-  figures.push(...await withBenchDatabase(serverUrl, 'bench_audit', (url) => appendRatio(url, options)));
+  figures.push(...(await withBenchDatabase(serverUrl, 'bench_audit', (url) => appendRatio(url, options))));
   figures.push(await withBenchDatabase(serverUrl, 'bench_ws', (url) => wsDelivery(url, options)));
   figures.push(await verifyFigure(options));
   return figures;
@@ -90,7 +97,13 @@ async function appendRatio(url: string, { progress, seconds = 4 }: AuditBenchOpt
   progress(`append_1event_8writers: ${round(unchained)}/s unchained, ${round(withChain)}/s chained`);
   return [
     { name: 'append_1event_8writers_unchained', value: round(unchained), unit: 'events/s' },
-    { name: 'append_1event_8writers_chained', value: round(withChain), unit: 'events/s', baseline: 'append_1event_8writers_unchained', ratio: round(withChain / unchained, 3) },
+    {
+      name: 'append_1event_8writers_chained',
+      value: round(withChain),
+      unit: 'events/s',
+      baseline: 'append_1event_8writers_unchained',
+      ratio: round(withChain / unchained, 3),
+    },
   ];
 }
 
@@ -100,7 +113,14 @@ const ADMIN_KEY = 'orch_bench-ws-admin-key-0000000000000000';
 
 async function wsDelivery(url: string, { progress }: AuditBenchOptions): Promise<Figure> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-ws-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV, DATABASE_URL: url, DATA_DIR: dataDir, ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error' });
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: ADMIN_KEY,
+    ORCH_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+  });
   const platform = await openPlatform(config, quiet);
   const running = await startServices(platform, ['orch']);
   const base = running[0]!.url.replace(/^http/, 'ws');
@@ -112,30 +132,40 @@ async function wsDelivery(url: string, { progress }: AuditBenchOptions): Promise
     let allDone: () => void = () => {};
     const done = new Promise<void>((resolve) => (allDone = resolve));
     const marker = `bench_ws-${randomUUID()}`;
-    await Promise.all(Array.from({ length: SOCKETS }, (_, i) => new Promise<void>((resolve, reject) => {
-      const socket = new WebSocket(`${base}/ws`, { headers: { 'X-API-Key': ADMIN_KEY } });
-      sockets.push(socket);
-      socket.on('message', (data) => {
-        const text = String(data);
-        if (text.startsWith('{"control"')) return resolve();
-        if (!text.includes(marker)) return;
-        if (++counts[i]! === WS_EVENTS && ++finished === SOCKETS) allDone();
-      });
-      socket.once('error', reject);
-    })));
+    await Promise.all(
+      Array.from(
+        { length: SOCKETS },
+        (_, i) =>
+          new Promise<void>((resolve, reject) => {
+            const socket = new WebSocket(`${base}/ws`, { headers: { 'X-API-Key': ADMIN_KEY } });
+            sockets.push(socket);
+            socket.on('message', (data) => {
+              const text = String(data);
+              if (text.startsWith('{"control"')) return resolve();
+              if (!text.includes(marker)) return;
+              if (++counts[i]! === WS_EVENTS && ++finished === SOCKETS) allDone();
+            });
+            socket.once('error', reject);
+          }),
+      ),
+    );
     const writers = 4;
     const { seconds } = await timed(async () => {
-      await Promise.all(Array.from({ length: writers }, async (_, w) => {
-        let expected: bigint | 'no_stream' = 'no_stream';
-        for (let i = 0; i < WS_EVENTS / writers / 50; i++) {
-          const events = Array.from({ length: 50 }, (_, n) => benchEvent('BenchDelivered', i * 50 + n));
-          expected = (await platform.store.append(`${marker}-${w}`, events, { expected })).nextExpectedRevision;
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          let expected: bigint | 'no_stream' = 'no_stream';
+          for (let i = 0; i < WS_EVENTS / writers / 50; i++) {
+            const events = Array.from({ length: 50 }, (_, n) => benchEvent('BenchDelivered', i * 50 + n));
+            expected = (await platform.store.append(`${marker}-${w}`, events, { expected })).nextExpectedRevision;
+          }
+        }),
+      );
       await done;
     });
     const perSecond = (WS_EVENTS * SOCKETS) / seconds;
-    progress(`ws_events_per_sec: ${round(perSecond)} deliveries/s (${round(WS_EVENTS / seconds)} events/s to each of ${SOCKETS} sockets)`);
+    progress(
+      `ws_events_per_sec: ${round(perSecond)} deliveries/s (${round(WS_EVENTS / seconds)} events/s to each of ${SOCKETS} sockets)`,
+    );
     return { name: 'ws_events_per_sec', value: round(perSecond), unit: `events/s (sum over ${SOCKETS} sockets)` };
   } finally {
     for (const socket of sockets) socket.terminate();
@@ -155,13 +185,25 @@ async function verifyFigure({ progress, exportEvents = 1_000_000 }: AuditBenchOp
     const write = async (line: string) => {
       if (!out.write(line + '\n')) await once(out, 'drain');
     };
-    await write(itemLine({ kind: 'header', format: EXPORT_FORMAT, after: null, previous_hash: GENESIS_HASH, stream_prefix: null, public_key: key.publicKeyHex, exported_at: new Date().toISOString() }));
+    await write(
+      itemLine({
+        kind: 'header',
+        format: EXPORT_FORMAT,
+        after: null,
+        previous_hash: GENESIS_HASH,
+        stream_prefix: null,
+        public_key: key.publicKeyHex,
+        exported_at: new Date().toISOString(),
+      }),
+    );
     let previous = GENESIS_HASH;
     const actor = { kind: 'user', id: randomUUID() };
     for (let i = 1; i <= exportEvents; i++) {
       const position = `${1000 + Math.floor(i / 3)}/${i}`;
       const entry = chainEntryJson({
-        stream: `bench_audit-${i % 5000}`, revision: String(Math.floor(i / 5000)), type: 'BenchAppended',
+        stream: `bench_audit-${i % 5000}`,
+        revision: String(Math.floor(i / 5000)),
+        type: 'BenchAppended',
         data: { n: i, title: 'benchmark event', status: 'open', note: 'x'.repeat(64) },
         metadata: { actor, correlation_id: null, causation_id: null, schema: 1 },
         created_at: new Date(1_700_000_000_000 + i).toISOString(),
@@ -170,7 +212,14 @@ async function verifyFigure({ progress, exportEvents = 1_000_000 }: AuditBenchOp
       await write(eventLine(position, previous, entry));
       if (i % 1000 === 0) {
         const checkpoint = { position, hash: previous, at: new Date().toISOString() };
-        await write(itemLine({ kind: 'checkpoint', ...checkpoint, public_key: key.publicKeyHex, signature: signCheckpoint(key, checkpoint) }));
+        await write(
+          itemLine({
+            kind: 'checkpoint',
+            ...checkpoint,
+            public_key: key.publicKeyHex,
+            signature: signCheckpoint(key, checkpoint),
+          }),
+        );
       }
     }
     out.end();
@@ -178,7 +227,8 @@ async function verifyFigure({ progress, exportEvents = 1_000_000 }: AuditBenchOp
     const size = (await stat(file)).size;
     progress(`audit_verify: verifying ${exportEvents} events (${round(size / 1e6)} MB)`);
     const { result, seconds } = await timed(() => verifyExportFile(file, key.publicKeyHex));
-    if (!result.ok || result.events !== exportEvents) throw new Error(`audit_verify: the export did not verify: ${JSON.stringify(result)}`);
+    if (!result.ok || result.events !== exportEvents)
+      throw new Error(`audit_verify: the export did not verify: ${JSON.stringify(result)}`);
     const perSecond = exportEvents / seconds;
     progress(`audit_verify: ${round(perSecond)} events/s over ${seconds.toFixed(2)}s`);
     return { name: 'audit_verify', value: round(perSecond), unit: 'events/s' };

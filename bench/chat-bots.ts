@@ -36,16 +36,24 @@ export async function chatBotsFigures(databaseUrl: string, options: ChatBotsBenc
   const progress = options.progress ?? (() => {});
   const figures: Figure[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-bots-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
-    CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c5'.repeat(32),
+    CHATSVC_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+    CHATSVC_AUTH_RATE_PER_MIN: '100000000',
+    CHATSVC_API_RATE_PER_SEC: '100000000',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const [chat] = await startServices(platform, ['chat']);
   const base = chat!.url;
   const call = async (method: string, route: string, headers: Record<string, string>, body?: unknown, expect = 300) => {
     const r = await fetch(`${base}${route}`, {
-      method, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await r.text();
     if (r.status >= expect) throw new Error(`${method} ${route}: ${r.status} ${text}`);
@@ -55,36 +63,68 @@ export async function chatBotsFigures(databaseUrl: string, options: ChatBotsBenc
     progress('bots: an owner, a community, a channel, a bot with a token');
     const identity = generateIdentityKeyPair();
     const spk = generateSignedPrekey(identity, 1);
-    const owner = (await call('POST', '/api/auth/register', {}, {
-      username: 'bench_owner', email: 'owner@bench.test', password: 'bench-password-owner', identity_key: wire(identity.publicKey),
-      signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) }, one_time_prekeys: [],
-    })).body;
+    const owner = (
+      await call(
+        'POST',
+        '/api/auth/register',
+        {},
+        {
+          username: 'bench_owner',
+          email: 'owner@bench.test',
+          password: 'bench-password-owner',
+          identity_key: wire(identity.publicKey),
+          signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
+          one_time_prekeys: [],
+        },
+      )
+    ).body;
     const jwt = { authorization: `Bearer ${owner.access_token}` };
     const cid = (await call('POST', '/api/communities', jwt, { name: 'Bench' })).body.id as string;
     const gid = (await call('POST', '/api/groups', jwt, { community_id: cid, name: 'bench' })).body.id as string;
     const chid = (await call('POST', `/api/groups/${gid}/channels`, jwt, { name: 'hooks' })).body.id as string;
     const bot = (await call('POST', '/api/admin/bots', jwt, { username: 'bench_bot' })).body;
     await call('POST', `/api/admin/bots/${bot.id}/communities`, jwt, { community_id: cid });
-    const token = (await call('POST', `/api/admin/bots/${bot.id}/tokens`, jwt, { rate_limit_per_window: 100_000 })).body.token as string;
+    const token = (await call('POST', `/api/admin/bots/${bot.id}/tokens`, jwt, { rate_limit_per_window: 100_000 })).body
+      .token as string;
     const botHeaders = { 'x-bot-token': token };
 
     // --- bot_request_auth vs JWT, paired ----------------------------------------------------------
     progress(`bot_request_auth: 8 workers each, JWT and bot token in alternating slices (${seconds * 2}s)`);
-    const workers = (headers: Record<string, string>): Operation[] => Array.from({ length: 8 }, () => async () => {
-      await call('GET', '/api/communities', headers);
-      return 1;
+    const workers = (headers: Record<string, string>): Operation[] =>
+      Array.from({ length: 8 }, () => async () => {
+        await call('GET', '/api/communities', headers);
+        return 1;
+      });
+    const [viaJwt, viaBot] = await paired(workers(jwt), workers(botHeaders), {
+      warmupMs: seconds * 250,
+      measureMs: seconds * 2000,
+      slices: 8,
     });
-    const [viaJwt, viaBot] = await paired(workers(jwt), workers(botHeaders), { warmupMs: seconds * 250, measureMs: seconds * 2000, slices: 8 });
     figures.push({ name: 'jwt_request_auth', value: round(viaJwt.perSecond), unit: 'requests/s' });
-    figures.push({ name: 'bot_request_auth', value: round(viaBot.perSecond), unit: 'requests/s', baseline: 'jwt_request_auth', ratio: round(viaBot.perSecond / viaJwt.perSecond, 2) });
+    figures.push({
+      name: 'bot_request_auth',
+      value: round(viaBot.perSecond),
+      unit: 'requests/s',
+      baseline: 'jwt_request_auth',
+      ratio: round(viaBot.perSecond / viaJwt.perSecond, 2),
+    });
 
     // --- webhook_execute across 50 webhooks ---------------------------------------------------------
     progress(`webhook_execute: ${hooks} webhooks, one message a second each (${seconds}s)`);
     const tokens: string[] = [];
-    for (let i = 0; i < hooks; i++) tokens.push((await call('POST', `/api/channels/${chid}/webhooks`, jwt, { name: `hook ${i}` })).body.token as string);
+    for (let i = 0; i < hooks; i++)
+      tokens.push(
+        (await call('POST', `/api/channels/${chid}/webhooks`, jwt, { name: `hook ${i}` })).body.token as string,
+      );
     const posters: Operation[] = tokens.map((t, i) => async () => {
       const started = Date.now();
-      const r = await call('POST', `/api/webhooks/execute/${t}`, {}, { content: `build ${i} passed for @bench_owner` }, 500);
+      const r = await call(
+        'POST',
+        `/api/webhooks/execute/${t}`,
+        {},
+        { content: `build ${i} passed for @bench_owner` },
+        500,
+      );
       await sleep(Math.max(0, 1005 - (Date.now() - started)));
       return r.status === 201 ? 1 : 0;
     });

@@ -7,10 +7,12 @@ import { benchServer, withBenchDatabase } from './server.ts';
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_chat_files', (url) => chatFilesFigures(url, {
-    uploads: process.env.BENCH_UPLOADS === undefined ? undefined : Number(process.env.BENCH_UPLOADS),
-    progress,
-  }));
+  const figures = await withBenchDatabase(server.url, 'bench_chat_files', (url) =>
+    chatFilesFigures(url, {
+      uploads: process.env.BENCH_UPLOADS === undefined ? undefined : Number(process.env.BENCH_UPLOADS),
+      progress,
+    }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

@@ -27,7 +27,10 @@ const SIZE = 100 * MiB;
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const wire = (b: Uint8Array) => Array.from(b);
 
-export interface FilesBenchOptions { uploads?: number; progress?: (message: string) => void }
+export interface FilesBenchOptions {
+  uploads?: number;
+  progress?: (message: string) => void;
+}
 
 async function sinkMBps(): Promise<number> {
   const server = createServer((req, res) => {
@@ -49,9 +52,16 @@ export async function chatFilesFigures(databaseUrl: string, options: FilesBenchO
   const runs = options.uploads ?? 3;
   const progress = options.progress ?? (() => {});
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-files-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
-    CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000', CHATSVC_UPLOAD_QUOTA_MB: '100000',
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c5'.repeat(32),
+    CHATSVC_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+    CHATSVC_AUTH_RATE_PER_MIN: '100000000',
+    CHATSVC_API_RATE_PER_SEC: '100000000',
+    CHATSVC_UPLOAD_QUOTA_MB: '100000',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const [chat] = await startServices(platform, ['chat']);
@@ -59,9 +69,16 @@ export async function chatFilesFigures(databaseUrl: string, options: FilesBenchO
     const identity = generateIdentityKeyPair();
     const spk = generateSignedPrekey(identity, 1);
     const reg = await fetch(`${chat!.url}/api/auth/register`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bench_files', email: 'bench_files@bench.test', password: 'bench-password-files', identity_key: wire(identity.publicKey),
-        signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) }, one_time_prekeys: [] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        username: 'bench_files',
+        email: 'bench_files@bench.test',
+        password: 'bench-password-files',
+        identity_key: wire(identity.publicKey),
+        signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
+        one_time_prekeys: [],
+      }),
     });
     const token = ((await reg.json()) as { access_token: string }).access_token;
     progress('loopback_sink: 100 MiB to a discarding server');
@@ -76,7 +93,9 @@ export async function chatFilesFigures(databaseUrl: string, options: FilesBenchO
         peak = Math.max(peak, process.memoryUsage().rss);
       }, 5);
       const started = performance.now();
-      const result = await streamUpload(`${chat!.url}/api/files/upload`, token, SIZE).finally(() => clearInterval(sampler));
+      const result = await streamUpload(`${chat!.url}/api/files/upload`, token, SIZE).finally(() =>
+        clearInterval(sampler),
+      );
       const seconds = (performance.now() - started) / 1000;
       if (result.status !== 201) throw new Error(`upload: ${result.status} ${result.text}`);
       best = Math.max(best, SIZE / 1e6 / seconds);
@@ -84,7 +103,13 @@ export async function chatFilesFigures(databaseUrl: string, options: FilesBenchO
     }
     return [
       { name: 'loopback_sink', value: round(sink), unit: 'MB/s' },
-      { name: 'file_upload_100mb', value: round(best), unit: 'MB/s', baseline: 'loopback_sink', ratio: round(best / sink, 2) },
+      {
+        name: 'file_upload_100mb',
+        value: round(best),
+        unit: 'MB/s',
+        baseline: 'loopback_sink',
+        ratio: round(best / sink, 2),
+      },
       { name: 'file_upload_100mb_rss_growth', value: round(growth), unit: 'MiB' },
     ];
   } finally {

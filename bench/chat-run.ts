@@ -10,11 +10,14 @@ import { benchServer, withBenchDatabase } from './server.ts';
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_chat', (url) => chatFigures(url, {
-    seconds: process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS),
-    wsConnections: process.env.BENCH_WS_CONNECTIONS === undefined ? undefined : Number(process.env.BENCH_WS_CONNECTIONS),
-    progress,
-  }));
+  const figures = await withBenchDatabase(server.url, 'bench_chat', (url) =>
+    chatFigures(url, {
+      seconds: process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS),
+      wsConnections:
+        process.env.BENCH_WS_CONNECTIONS === undefined ? undefined : Number(process.env.BENCH_WS_CONNECTIONS),
+      progress,
+    }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

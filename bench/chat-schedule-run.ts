@@ -7,10 +7,12 @@ import { benchServer, withBenchDatabase } from './server.ts';
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_schedule', (url) => scheduleFigures(url, {
-    jobs: process.env.BENCH_SCHEDULER_JOBS === undefined ? undefined : Number(process.env.BENCH_SCHEDULER_JOBS),
-    progress,
-  }));
+  const figures = await withBenchDatabase(server.url, 'bench_schedule', (url) =>
+    scheduleFigures(url, {
+      jobs: process.env.BENCH_SCHEDULER_JOBS === undefined ? undefined : Number(process.env.BENCH_SCHEDULER_JOBS),
+      progress,
+    }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

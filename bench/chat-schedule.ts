@@ -13,7 +13,10 @@ import { postedCount, seedScheduled, seedingPlatform } from '../tests/support/sc
 import type { Figure } from './figure.ts';
 import { BENCH_POOL_ENV } from './pools.ts';
 
-export interface ScheduleBenchOptions { jobs?: number; progress?: (message: string) => void }
+export interface ScheduleBenchOptions {
+  jobs?: number;
+  progress?: (message: string) => void;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,7 +29,10 @@ export async function scheduleFigures(databaseUrl: string, options: ScheduleBenc
   // loaded 2-core machine that has taken over two minutes.
   // When one does not start, the other is stopped: the run goes on with other areas, and a
   // process left behind would hold its connections until the end.
-  const started = await Promise.allSettled([startChatProcess(databaseUrl, env, 300_000), startChatProcess(databaseUrl, env, 300_000)]);
+  const started = await Promise.allSettled([
+    startChatProcess(databaseUrl, env, 300_000),
+    startChatProcess(databaseUrl, env, 300_000),
+  ]);
   const instances = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const refused = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (refused) {
@@ -40,7 +46,8 @@ export async function scheduleFigures(databaseUrl: string, options: ScheduleBenc
   try {
     const [a] = instances;
     const owner = await registerChat(a!.url, uniqueName('bench'));
-    const call = async (method: string, path: string, json: unknown) => (await http(`${a!.url}${path}`, { method, headers: bearer(owner), json })).body;
+    const call = async (method: string, path: string, json: unknown) =>
+      (await http(`${a!.url}${path}`, { method, headers: bearer(owner), json })).body;
     const cid = (await call('POST', '/api/communities', { name: 'Bench' })).id;
     const gid = (await call('POST', '/api/groups', { community_id: cid, name: 'G', visibility: 'public' })).id;
     const chid = (await call('POST', `/api/groups/${gid}/channels`, { name: 'sched' })).id;
@@ -51,25 +58,37 @@ export async function scheduleFigures(databaseUrl: string, options: ScheduleBenc
     const seedStart = performance.now();
     const ids = await seedScheduled(seed, chid, owner.id, jobs, () => new Date(due));
     const seedRate = jobs / ((performance.now() - seedStart) / 1000);
-    const { rows } = await seed.pool.query<{ n: string }>(`SELECT count(*) AS n FROM scheduled_jobs WHERE kind = 'message'`);
-    progress(`scheduled at ${seedRate.toFixed(0)}/s; ${rows[0]!.n} jobs projected; ${((due - Date.now()) / 1000).toFixed(1)} s to go`);
-    if (Date.now() > due) progress('warning: seeding overran the due time; the figure includes the projection catching up');
+    const { rows } = await seed.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM scheduled_jobs WHERE kind = 'message'`,
+    );
+    progress(
+      `scheduled at ${seedRate.toFixed(0)}/s; ${rows[0]!.n} jobs projected; ${((due - Date.now()) / 1000).toFixed(1)} s to go`,
+    );
+    if (Date.now() > due)
+      progress('warning: seeding overran the due time; the figure includes the projection catching up');
     await sleep(Math.max(0, due - Date.now()));
     const start = performance.now();
     for (;;) {
       const c = await seed.pool.query<{ n: string }>(`SELECT count(*) AS n FROM events WHERE type = 'MessagePosted'`);
       if (Number(c.rows[0]!.n) >= jobs) break;
-      if (performance.now() - start > 600_000) throw new Error('scheduler bench: not every message was posted within 10 minutes');
+      if (performance.now() - start > 600_000)
+        throw new Error('scheduler bench: not every message was posted within 10 minutes');
       await sleep(100);
     }
     const seconds = (performance.now() - start) / 1000;
     progress(`every message posted ${seconds.toFixed(1)} s after the due instant`);
     await sleep(2000);
     const counts = await postedCount(seed, ids);
-    const duplicates = (counts.events - counts.streams) + Math.max(0, counts.delivered - jobs);
+    const duplicates = counts.events - counts.streams + Math.max(0, counts.delivered - jobs);
     const rate = jobs / seconds;
     return [
-      { name: 'scheduler_fire', value: Math.round(rate), unit: 'jobs/s', baseline: 'scheduled_seed_appends', ratio: Number((rate / seedRate).toFixed(2)) },
+      {
+        name: 'scheduler_fire',
+        value: Math.round(rate),
+        unit: 'jobs/s',
+        baseline: 'scheduled_seed_appends',
+        ratio: Number((rate / seedRate).toFixed(2)),
+      },
       { name: 'scheduled_seed_appends', value: Math.round(seedRate), unit: 'appends/s' },
       { name: 'scheduler_fire_duplicates', value: duplicates, unit: 'duplicates' },
     ];

@@ -27,13 +27,16 @@ import type { Figure } from './figure.ts';
 import { BENCH_POOL_ENV } from './pools.ts';
 export type { Figure } from './figure.ts';
 
-
 const WS_CLIENT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'chat-ws-clients.ts');
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 const wire = (b: Uint8Array) => Array.from(b);
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null };
 }
@@ -44,18 +47,30 @@ async function register(base: string, name: string, oneTime: number) {
   const password = `bench-password-${name}`;
   const first = generateOneTimePrekeys(1, Math.min(oneTime, 200));
   const r = await post(`${base}/api/auth/register`, {
-    username: name, email: `${name}@bench.test`, password, identity_key: wire(identity.publicKey),
+    username: name,
+    email: `${name}@bench.test`,
+    password,
+    identity_key: wire(identity.publicKey),
     signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
     one_time_prekeys: first.map((k) => ({ key_id: k.keyId, public_key: wire(k.publicKey) })),
   });
   if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${JSON.stringify(r.body)}`);
   const auth = { authorization: `Bearer ${r.body.access_token}` };
   for (let next = 201; next <= oneTime; next += 200) {
-    const batch = generateOneTimePrekeys(next, Math.min(200, oneTime - next + 1)).map((k) => ({ key_id: k.keyId, public_key: wire(k.publicKey) }));
+    const batch = generateOneTimePrekeys(next, Math.min(200, oneTime - next + 1)).map((k) => ({
+      key_id: k.keyId,
+      public_key: wire(k.publicKey),
+    }));
     const up = await post(`${base}/api/keys/prekeys/one-time`, { prekeys: batch }, auth);
     if (up.status !== 200) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`);
   }
-  return { id: r.body.user.id as string, password, access: r.body.access_token as string, refresh: r.body.refresh_token as string, auth };
+  return {
+    id: r.body.user.id as string,
+    password,
+    access: r.body.access_token as string,
+    refresh: r.body.refresh_token as string,
+    auth,
+  };
 }
 
 async function get(url: string, headers: Record<string, string>): Promise<void> {
@@ -90,10 +105,16 @@ export async function chatFigures(databaseUrl: string, options: ChatBenchOptions
   const progress = options.progress ?? (() => {});
   const figures: Figure[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-chat-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c3'.repeat(32),
+    CHATSVC_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
     // The figures measure the service, not its limits.
-    CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',
+    CHATSVC_AUTH_RATE_PER_MIN: '100000000',
+    CHATSVC_API_RATE_PER_SEC: '100000000',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const [chat] = await startServices(platform, ['chat']);
@@ -118,12 +139,22 @@ export async function chatFigures(databaseUrl: string, options: ChatBenchOptions
     const kdfP99 = percentile(kdfMs, 99);
     figures.push({ name: 'password_kdf_p99', value: round(kdfP99, 1), unit: 'ms' });
     figures.push({ name: 'chat_login_p50', value: round(percentile(loginMs, 50), 1), unit: 'ms' });
-    figures.push({ name: 'chat_login_p99', value: round(percentile(loginMs, 99), 1), unit: 'ms', baseline: 'password_kdf_p99', ratio: round(percentile(loginMs, 99) / kdfP99, 3) });
+    figures.push({
+      name: 'chat_login_p99',
+      value: round(percentile(loginMs, 99), 1),
+      unit: 'ms',
+      baseline: 'password_kdf_p99',
+      ratio: round(percentile(loginMs, 99) / kdfP99, 3),
+    });
 
     // --- chat_refresh: 8 sessions, each rotating its refresh token in a loop -----------------
     progress(`chat_refresh: 8 sessions (${seconds}s)`);
     const sessions: string[] = [];
-    for (let i = 0; i < 8; i++) sessions.push((await post(`${base}/api/auth/login`, { username: 'bench_owner', password: owner.password })).body.refresh_token);
+    for (let i = 0; i < 8; i++)
+      sessions.push(
+        (await post(`${base}/api/auth/login`, { username: 'bench_owner', password: owner.password })).body
+          .refresh_token,
+      );
     const refreshes: Operation[] = sessions.map((_, i) => async () => {
       const r = await post(`${base}/api/auth/refresh`, { refresh_token: sessions[i] });
       if (r.status !== 200) throw new Error(`refresh: ${r.status} ${JSON.stringify(r.body)}`);
@@ -145,7 +176,7 @@ export async function chatFigures(databaseUrl: string, options: ChatBenchOptions
       return async () => {
         const target = targets[(n += 8) % targets.length]!;
         const r = await fetch(`${base}/api/keys/${target.id}/bundle`, { headers: client.auth });
-        const body = await r.json() as { one_time_prekey: unknown };
+        const body = (await r.json()) as { one_time_prekey: unknown };
         if (r.status !== 200) throw new Error(`bundle: ${r.status}`);
         if (!body.one_time_prekey) exhausted += 1;
         return 1;
@@ -159,15 +190,29 @@ export async function chatFigures(databaseUrl: string, options: ChatBenchOptions
     const [read, bundles] = await paired(reads, fetches, { ...timing, slices: 8 });
     if (exhausted > 0) progress(`bundle_fetch: ${exhausted} fetches found no one-time prekey left`);
     figures.push({ name: 'authenticated_read_8clients', value: round(read.perSecond), unit: 'requests/s' });
-    figures.push({ name: 'bundle_fetch_8clients', value: round(bundles.perSecond), unit: 'fetches/s', baseline: 'authenticated_read_8clients', ratio: round(bundles.perSecond / read.perSecond, 3) });
+    figures.push({
+      name: 'bundle_fetch_8clients',
+      value: round(bundles.perSecond),
+      unit: 'fetches/s',
+      baseline: 'authenticated_read_8clients',
+      ratio: round(bundles.perSecond / read.perSecond, 3),
+    });
 
     // --- ws_connections: held open at once, server memory per connection ---------------------
     const wanted = options.wsConnections ?? 2000;
     progress(`ws_connections: opening ${wanted} authenticated sockets from a child process`);
     const users: string[] = [];
-    for (let i = 0; i < 20; i++) users.push((await post(`${base}/api/auth/login`, { username: 'bench_owner', password: owner.password })).body.access_token as string);
+    for (let i = 0; i < 20; i++)
+      users.push(
+        (await post(`${base}/api/auth/login`, { username: 'bench_owner', password: owner.password })).body
+          .access_token as string,
+      );
     const before = memory();
-    const child = spawn(process.execPath, ['--import', 'tsx', WS_CLIENT, JSON.stringify({ url: base, tokens: users, connections: wanted })], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', WS_CLIENT, JSON.stringify({ url: base, tokens: users, connections: wanted })],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     const held = await new Promise<number>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (c) => {
@@ -184,7 +229,11 @@ export async function chatFigures(databaseUrl: string, options: ChatBenchOptions
     figures.push({ name: 'ws_connections', value: held, unit: 'connections' });
     // Heap and external memory after a full collection: RSS moves with what the allocator
     // returns to the system and is too noisy to divide by the connections.
-    figures.push({ name: 'ws_memory_per_connection', value: round((after.heap - before.heap) / held / 1024, 1), unit: 'KiB (heap+external)' });
+    figures.push({
+      name: 'ws_memory_per_connection',
+      value: round((after.heap - before.heap) / held / 1024, 1),
+      unit: 'KiB (heap+external)',
+    });
   } finally {
     await chat!.close();
     await platform.close();

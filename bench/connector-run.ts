@@ -8,11 +8,13 @@ import { benchServer, withBenchDatabase } from './server.ts';
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_connector', (url) => connectorFigures(url, {
-    dmReplies: process.env.BENCH_DM_REPLIES === undefined ? undefined : Number(process.env.BENCH_DM_REPLIES),
-    scanMessages: process.env.BENCH_SCAN_MESSAGES === undefined ? undefined : Number(process.env.BENCH_SCAN_MESSAGES),
-    progress,
-  }));
+  const figures = await withBenchDatabase(server.url, 'bench_connector', (url) =>
+    connectorFigures(url, {
+      dmReplies: process.env.BENCH_DM_REPLIES === undefined ? undefined : Number(process.env.BENCH_DM_REPLIES),
+      scanMessages: process.env.BENCH_SCAN_MESSAGES === undefined ? undefined : Number(process.env.BENCH_SCAN_MESSAGES),
+      progress,
+    }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

@@ -16,8 +16,17 @@ import path from 'node:path';
 import { BotSocket } from '../api/orchestration/chatsvc/bot.ts';
 import { setReplyMode } from '../api/orchestration/profiles/commands.ts';
 import {
-  createInitiatorSession, createSenderKey, createSenderKeyReceiver, decryptDm, decryptGroup, encryptDm, encryptGroup, generateIdentityKeyPair,
-  generateOneTimePrekeys, generateSignedPrekey, senderKeyDistribution,
+  createInitiatorSession,
+  createSenderKey,
+  createSenderKeyReceiver,
+  decryptDm,
+  decryptGroup,
+  encryptDm,
+  encryptGroup,
+  generateIdentityKeyPair,
+  generateOneTimePrekeys,
+  generateSignedPrekey,
+  senderKeyDistribution,
 } from '../crypto/e2ee/index.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logging.ts';
@@ -48,17 +57,39 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
   const replies = options.dmReplies ?? 100;
   const scan = options.scanMessages ?? 3000;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-connector-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), ORCH_INTEGRATION_ENCRYPTION_KEY: 'c6'.repeat(32), ADMIN_API_KEY: ADMIN,
-    CHATSVC_BOOTSTRAP_SECRET: SECRET, ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
-    CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000', ORCH_PUBLIC_CHAT_RPM: '100000000',
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c5'.repeat(32),
+    ORCH_INTEGRATION_ENCRYPTION_KEY: 'c6'.repeat(32),
+    ADMIN_API_KEY: ADMIN,
+    CHATSVC_BOOTSTRAP_SECRET: SECRET,
+    ORCH_LISTEN: '127.0.0.1:0',
+    CHATSVC_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+    CHATSVC_AUTH_RATE_PER_MIN: '100000000',
+    CHATSVC_API_RATE_PER_SEC: '100000000',
+    ORCH_PUBLIC_CHAT_RPM: '100000000',
   });
-  const platform = await openPlatform(config, createLogger({ level: process.env.BENCH_DEBUG ? 'debug' : 'error', sink: (line) => { if (process.env.BENCH_DEBUG) process.stderr.write(line + '\n'); } }));
+  const platform = await openPlatform(
+    config,
+    createLogger({
+      level: process.env.BENCH_DEBUG ? 'debug' : 'error',
+      sink: (line) => {
+        if (process.env.BENCH_DEBUG) process.stderr.write(line + '\n');
+      },
+    }),
+  );
   const running = await startServices(platform, ['chat', 'orch']);
   const chat = running.find((r) => r.name === 'chat')!.url;
   const orch = running.find((r) => r.name === 'orch')!.url;
   const call = async (base: string, method: string, route: string, headers: Record<string, string>, body?: unknown) => {
-    const r = await fetch(`${base}${route}`, { method, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${base}${route}`, {
+      method,
+      headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await r.text();
     if (r.status >= 300) throw new Error(`${method} ${route}: ${r.status} ${text}`);
     return text ? JSON.parse(text) : null;
@@ -68,26 +99,57 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
     progress('connector: a community, a human, a profile with a snippet, the bot connected');
     const identity = generateIdentityKeyPair();
     const spk = generateSignedPrekey(identity, 1);
-    const human = await call(chat, 'POST', '/api/auth/register', {}, {
-      username: 'bench_human', email: 'bench_human@bench.test', password: 'bench-password-human', identity_key: wire(identity.publicKey),
-      signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
-      one_time_prekeys: generateOneTimePrekeys(1, 5).map((p) => ({ key_id: p.keyId, public_key: wire(p.publicKey) })),
-    });
+    const human = await call(
+      chat,
+      'POST',
+      '/api/auth/register',
+      {},
+      {
+        username: 'bench_human',
+        email: 'bench_human@bench.test',
+        password: 'bench-password-human',
+        identity_key: wire(identity.publicKey),
+        signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
+        one_time_prekeys: generateOneTimePrekeys(1, 5).map((p) => ({ key_id: p.keyId, public_key: wire(p.publicKey) })),
+      },
+    );
     const auth = { authorization: `Bearer ${human.access_token}` };
     const humanId = human.user.id as string;
     const cid = (await call(chat, 'POST', '/api/communities', auth, { name: 'Bench' })).id as string;
     const gid = (await call(chat, 'POST', '/api/groups', auth, { community_id: cid, name: 'bench' })).id as string;
     const chid = (await call(chat, 'POST', `/api/groups/${gid}/channels`, auth, { name: 'general' })).id as string;
     const key = { 'x-api-key': ADMIN };
-    const profile = await call(orch, 'POST', '/api/v1/agent-chat/profiles', key, { slug: 'bench-bot', name: 'Bench Bot', rate_limit_rpm: 100000, rate_limit_rpd: 10000000 });
-    await call(orch, 'POST', `/api/v1/bots/${profile.id}/knowledge`, key, { title: 'Office hours', content: 'The office opens at nine and closes at five.' });
-    await setReplyMode(orchDeps(platform), 'bench-bot', 'both', { actor: { kind: 'system', id: 'bench' }, correlationId: null });
-    const provision = (await call(chat, 'POST', '/api/admin/bots/bootstrap-token', { 'x-provision-bootstrap-secret': SECRET })).token.token;
+    const profile = await call(orch, 'POST', '/api/v1/agent-chat/profiles', key, {
+      slug: 'bench-bot',
+      name: 'Bench Bot',
+      rate_limit_rpm: 100000,
+      rate_limit_rpd: 10000000,
+    });
+    await call(orch, 'POST', `/api/v1/bots/${profile.id}/knowledge`, key, {
+      title: 'Office hours',
+      content: 'The office opens at nine and closes at five.',
+    });
+    await setReplyMode(orchDeps(platform), 'bench-bot', 'both', {
+      actor: { kind: 'system', id: 'bench' },
+      correlationId: null,
+    });
+    const provision = (
+      await call(chat, 'POST', '/api/admin/bots/bootstrap-token', { 'x-provision-bootstrap-secret': SECRET })
+    ).token.token;
     const connected = await call(orch, 'POST', `/api/v1/agents/${profile.id}/chatsvc/connect`, key, {
-      instance_url: chat, provision_token: provision, bot_username: 'bench_bot', display_name: 'Bench Bot', default_community_id: cid,
+      instance_url: chat,
+      provision_token: provision,
+      bot_username: 'bench_bot',
+      display_name: 'Bench Bot',
+      default_community_id: cid,
     });
     const botId = connected.bot_user_id as string;
-    for (let i = 0; i < 200 && (await call(orch, 'GET', `/api/v1/agents/${profile.id}/chatsvc`, key)).socket.state !== 'connected'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (
+      let i = 0;
+      i < 200 && (await call(orch, 'GET', `/api/v1/agents/${profile.id}/chatsvc`, key)).socket.state !== 'connected';
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
 
     // --- the human's socket ------------------------------------------------------------------
     const socket = new WebSocket(`${chat.replace(/^http/, 'ws')}/api/ws`);
@@ -134,7 +196,9 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
           resolve(m);
         });
       });
-      await call(chat, 'POST', `/api/channels/${dm}/messages`, auth, { ciphertext: JSON.stringify(encryptDm(session, enc(`When does the office open? (${i})`))) });
+      await call(chat, 'POST', `/api/channels/${dm}/messages`, auth, {
+        ciphertext: JSON.stringify(encryptDm(session, enc(`When does the office open? (${i})`))),
+      });
       const message = await reply;
       const text = new TextDecoder().decode(decryptDm(session, JSON.parse(message.ciphertext)));
       if (!text.includes('nine')) throw new Error(`ungrounded reply: ${text}`);
@@ -143,7 +207,13 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
     }
     socket.close();
     const base50 = percentile(baseline.slice(1), 50);
-    figures.push({ name: 'chatsvc_dm_reply_p50', value: round(percentile(latencies, 50), 1), unit: 'ms', baseline: 'chat_post_roundtrip_p50', ratio: round(percentile(latencies, 50) / base50, 2) });
+    figures.push({
+      name: 'chatsvc_dm_reply_p50',
+      value: round(percentile(latencies, 50), 1),
+      unit: 'ms',
+      baseline: 'chat_post_roundtrip_p50',
+      ratio: round(percentile(latencies, 50) / base50, 2),
+    });
     figures.push({ name: 'chatsvc_dm_reply_p99', value: round(percentile(latencies, 99), 1), unit: 'ms' });
     figures.push({ name: 'chat_post_roundtrip_p50', value: round(base50, 1), unit: 'ms' });
 
@@ -157,8 +227,15 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
     const distribution = senderKeyDistribution(sender);
     await connector.store!.saveReceiver(row.integration_id, chid, createSenderKeyReceiver(distribution), new Date());
     const messages = Array.from({ length: scan }, (_, i) => ({
-      id: randomUUID(), channel_id: chid, sender_id: humanId, thread_root_id: null, created_at: new Date().toISOString(), via_webhook: false,
-      ciphertext: JSON.stringify(encryptGroup(sender, enc(`status update ${i}: the build is green, nobody needs the bot here`))),
+      id: randomUUID(),
+      channel_id: chid,
+      sender_id: humanId,
+      thread_root_id: null,
+      created_at: new Date().toISOString(),
+      via_webhook: false,
+      ciphertext: JSON.stringify(
+        encryptGroup(sender, enc(`status update ${i}: the build is green, nobody needs the bot here`)),
+      ),
     }));
     const receiver = createSenderKeyReceiver(distribution);
     const t0 = performance.now();
@@ -166,9 +243,16 @@ export async function connectorFigures(databaseUrl: string, options: ConnectorBe
     const decryptOnly = scan / ((performance.now() - t0) / 1000);
     const t1 = performance.now();
     // As the socket drains them under load: batches of what arrived while earlier work ran (at most 200).
-    for (let next = 0; next < messages.length; next += 200) await bot.inbox.handleMany(messages.slice(next, next + 200));
+    for (let next = 0; next < messages.length; next += 200)
+      await bot.inbox.handleMany(messages.slice(next, next + 200));
     const perSecond = scan / ((performance.now() - t1) / 1000);
-    figures.push({ name: 'chatsvc_channel_scan_msgs_per_s', value: round(perSecond), unit: 'messages/s', baseline: 'decrypt_group_only', ratio: round(perSecond / decryptOnly, 3) });
+    figures.push({
+      name: 'chatsvc_channel_scan_msgs_per_s',
+      value: round(perSecond),
+      unit: 'messages/s',
+      baseline: 'decrypt_group_only',
+      ratio: round(perSecond / decryptOnly, 3),
+    });
   } finally {
     await Promise.all(running.map((r) => r.close()));
     await platform.close();

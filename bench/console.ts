@@ -47,10 +47,18 @@ export function ensureConsoleBuilt(progress: (m: string) => void): boolean {
   if (decision.action === 'serve') return true;
   if (decision.action !== 'rebuild') return false;
   progress(`console: build ${decision.reason}, building`);
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(CONSOLE_DIR, 'build.ts'), '--bundle'], { stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
+  return (
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(CONSOLE_DIR, 'build.ts'), '--bundle'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }).status === 0
+  );
 }
 
-async function json(base: string, pathname: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+async function json(
+  base: string,
+  pathname: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+) {
   const r = await fetch(`${base}${pathname}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { 'content-type': 'application/json', ...init.headers },
@@ -63,9 +71,16 @@ async function json(base: string, pathname: string, init: { method?: string; hea
 async function sessionOf(base: string, role: 'user' | 'readonly'): Promise<{ name: string; value: string }[]> {
   const name = `bench-${role}-${randomUUID().slice(0, 8)}`;
   const password = `pw-${randomUUID()}`;
-  const made = await json(base, '/api/v1/admin/users', { headers: { 'X-API-Key': ADMIN_KEY }, body: { username: name, email: `${name}@example.test`, role, password } });
+  const made = await json(base, '/api/v1/admin/users', {
+    headers: { 'X-API-Key': ADMIN_KEY },
+    body: { username: name, email: `${name}@example.test`, role, password },
+  });
   if (made.status !== 201) throw new Error(`create account: ${made.status}`);
-  const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `${name}@example.test`, password }) });
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${name}@example.test`, password }),
+  });
   if (login.status !== 200) throw new Error(`login: ${login.status}`);
   return login.headers.getSetCookie().map((line) => {
     const [pair] = line.split(';');
@@ -74,7 +89,11 @@ async function sessionOf(base: string, role: 'user' | 'readonly'): Promise<{ nam
   });
 }
 
-async function contextWith(browser: Browser, base: string, cookies: { name: string; value: string }[]): Promise<BrowserContext> {
+async function contextWith(
+  browser: Browser,
+  base: string,
+  cookies: { name: string; value: string }[],
+): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
   await context.addCookies(cookies.map((c) => ({ ...c, url: base, sameSite: 'Strict' as const })));
   return context;
@@ -95,7 +114,10 @@ async function boardRoundtrips(browser: Browser, base: string, progress: (m: str
   const cookie = owner.map((c) => `${c.name}=${c.value}`).join('; ');
   const headers = { cookie, 'x-csrf-token': csrf, origin: base, 'sec-fetch-site': 'same-origin' };
   const project = await json(base, '/api/projects', { headers, body: { name: 'bench board' } });
-  const task = await json(base, '/api/tasks', { headers, body: { project_id: project.body.id, title: 'Bench card', priority: 'medium', status: 'todo' } });
+  const task = await json(base, '/api/tasks', {
+    headers,
+    body: { project_id: project.body.id, title: 'Bench card', priority: 'medium', status: 'todo' },
+  });
   const id = task.body.id as string;
   const a = await openBoard(ownerContext, project.body.id);
   const watcherContext = await contextWith(browser, base, watcher);
@@ -103,7 +125,9 @@ async function boardRoundtrips(browser: Browser, base: string, progress: (m: str
   await a.locator(`li[data-task-id="${id}"]`).waitFor();
   await b.locator(`li[data-task-id="${id}"]`).waitFor();
   // The pages' clocks: performance.timeOrigin + now() is wall-clock time at sub-millisecond resolution.
-  await a.evaluate(`document.addEventListener('drop', () => { window.droppedAt = performance.timeOrigin + performance.now(); }, true)`);
+  await a.evaluate(
+    `document.addEventListener('drop', () => { window.droppedAt = performance.timeOrigin + performance.now(); }, true)`,
+  );
   const samples: number[] = [];
   for (let i = 0; i < WARMUP_MOVES + MOVES; i++) {
     const to = i % 2 === 0 ? 'in_progress' : 'todo';
@@ -152,7 +176,8 @@ async function firstLoads(browser: Browser, base: string, progress: (m: string) 
 }
 
 export async function consoleFigures(databaseUrl: string, progress: (m: string) => void = () => {}): Promise<Figure[]> {
-  if (!ensureConsoleBuilt(progress)) throw new Error('the console is not built and cannot be (npm install, then npm run build:console)');
+  if (!ensureConsoleBuilt(progress))
+    throw new Error('the console is not built and cannot be (npm install, then npm run build:console)');
   const figures: Figure[] = [{ name: 'console_js_gzip_kb', value: await firstPageJsGzipKb(), unit: 'KiB' }];
   const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(chromium)) {
@@ -160,8 +185,19 @@ export async function consoleFigures(databaseUrl: string, progress: (m: string) 
     return figures;
   }
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-console-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c5'.repeat(32), ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error', ADMIN_API_KEY: ADMIN_KEY });
-  const platform = await openPlatform(config, createLogger({ level: 'error', sink: (line) => progress(`engine: ${line}`) }));
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c5'.repeat(32),
+    ORCH_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+    ADMIN_API_KEY: ADMIN_KEY,
+  });
+  const platform = await openPlatform(
+    config,
+    createLogger({ level: 'error', sink: (line) => progress(`engine: ${line}`) }),
+  );
   const [orch] = await startServices(platform, ['orch']);
   const base = orch!.url;
   const browser = await launchBrowser();

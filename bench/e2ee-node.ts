@@ -47,10 +47,15 @@ export function x25519Keygen(): KeyPair {
 /** Ed25519 identity; the seed is kept for the spec's conversion to an X25519 secret. */
 export function ed25519Keygen(): KeyPair & { seed: Buffer } {
   const pair = generateKeyPairSync('ed25519');
-  return { publicKey: rawPublic(pair.publicKey), privateKey: pair.privateKey, seed: Buffer.from(jwk(pair.privateKey).d!, 'base64url') };
+  return {
+    publicKey: rawPublic(pair.publicKey),
+    privateKey: pair.privateKey,
+    seed: Buffer.from(jwk(pair.privateKey).d!, 'base64url'),
+  };
 }
 
-export const dh = (own: KeyObject, theirs: Uint8Array): Buffer => diffieHellman({ privateKey: own, publicKey: publicKey('x25519', theirs) });
+export const dh = (own: KeyObject, theirs: Uint8Array): Buffer =>
+  diffieHellman({ privateKey: own, publicKey: publicKey('x25519', theirs) });
 
 const hkdf = (ikm: Uint8Array, salt: Uint8Array, info: string, length: number): Buffer =>
   Buffer.from(hkdfSync('sha256', ikm, salt, info, length));
@@ -107,7 +112,13 @@ interface Sent {
 const aad = (ad: Uint8Array, header: Sent['header']) =>
   Buffer.concat([
     ad,
-    Buffer.from(JSON.stringify({ ratchet_key: Array.from(header.ratchetKey), previous_chain_length: header.previousChainLength, message_number: header.messageNumber })),
+    Buffer.from(
+      JSON.stringify({
+        ratchet_key: Array.from(header.ratchetKey),
+        previous_chain_length: header.previousChainLength,
+        message_number: header.messageNumber,
+      }),
+    ),
   ]);
 
 /** One side of a Double Ratchet session, in-order delivery only (what the figures exercise). */
@@ -176,15 +187,26 @@ export interface NodeIdentity {
 export function nodeIdentity(): NodeIdentity {
   const identity = ed25519Keygen();
   const spk = x25519Keygen();
-  return { identity, signedPrekey: { ...spk, signature: sign(null, spk.publicKey, identity.privateKey) }, oneTimePrekey: x25519Keygen() };
+  return {
+    identity,
+    signedPrekey: { ...spk, signature: sign(null, spk.publicKey, identity.privateKey) },
+    oneTimePrekey: x25519Keygen(),
+  };
 }
 
-const x3dhSecret = (dhs: Buffer[]) => hkdf(Buffer.concat([Buffer.alloc(32, 0xff), ...dhs]), Buffer.alloc(32), 'chatsvc-x3dh-shared-secret', 32);
+const x3dhSecret = (dhs: Buffer[]) =>
+  hkdf(Buffer.concat([Buffer.alloc(32, 0xff), ...dhs]), Buffer.alloc(32), 'chatsvc-x3dh-shared-secret', 32);
 
 /** A whole X3DH handshake: Alice's session, her first message, Bob's session from it. */
-export function nodeX3dhSetup(alice: KeyPair & { seed: Buffer }, bob: NodeIdentity, plaintext: Uint8Array): { a: NodeRatchet; b: NodeRatchet; plaintext: Buffer } {
+export function nodeX3dhSetup(
+  alice: KeyPair & { seed: Buffer },
+  bob: NodeIdentity,
+  plaintext: Uint8Array,
+): { a: NodeRatchet; b: NodeRatchet; plaintext: Buffer } {
   // Initiator.
-  if (!verify(null, bob.signedPrekey.publicKey, publicKey('ed25519', bob.identity.publicKey), bob.signedPrekey.signature)) {
+  if (
+    !verify(null, bob.signedPrekey.publicKey, publicKey('ed25519', bob.identity.publicKey), bob.signedPrekey.signature)
+  ) {
     throw new Error('bad signature');
   }
   const ephemeral = x25519Keygen();

@@ -30,7 +30,6 @@ import { paired, type Operation, type Throughput } from './measure.ts';
 import type { Figure } from './figure.ts';
 export type { Figure } from './figure.ts';
 
-
 const BATCH = 50;
 const SLICES = 8;
 const PLAINTEXT = new Uint8Array(100).fill(0x61);
@@ -40,10 +39,12 @@ const round = (value: number, digits = 0) => Number(value.toFixed(digits));
 const wire = (bytes: Uint8Array) => Array.from(bytes);
 
 /** A sync unit of work as measure.ts's Operation: `units` per call. */
-const operation = (work: () => void, units = 1): Operation => async () => {
-  work();
-  return units;
-};
+const operation =
+  (work: () => void, units = 1): Operation =>
+  async () => {
+    work();
+    return units;
+  };
 
 const batch = (work: () => void): Operation =>
   operation(() => {
@@ -114,7 +115,13 @@ function workloads(): { name: string; unit: string; baseline: string; ours: Oper
       ours: batch(() => void decryptDm(dm.b, encryptDm(dm.a, PLAINTEXT))),
       node: batch(() => void nodeDm.b.decrypt(nodeDm.a.encrypt(PLAINTEXT))),
     },
-    { name: 'e2ee_ratchet_step', unit: 'steps/s', baseline: 'node_ratchet_step', ours: ratchetSteps, node: nodeRatchetSteps },
+    {
+      name: 'e2ee_ratchet_step',
+      unit: 'steps/s',
+      baseline: 'node_ratchet_step',
+      ours: ratchetSteps,
+      node: nodeRatchetSteps,
+    },
     { name: 'e2ee_x3dh_setup', unit: 'setups/s', baseline: 'node_x3dh_setup', ours: x3dh, node: nodeX3dh },
     {
       name: 'e2ee_group_encrypt',

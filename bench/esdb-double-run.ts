@@ -21,7 +21,8 @@ try {
       await migrate(pool);
       await createProjectionTables(pool);
       const timing = { warmupMs: seconds * 250, measureMs: seconds * 1000 };
-      for (const figure of await esdbDoubleFigures(pool, { progress, timing, seedEvents: 100_000 })) process.stdout.write(JSON.stringify(figure) + '\n');
+      for (const figure of await esdbDoubleFigures(pool, { progress, timing, seedEvents: 100_000 }))
+        process.stdout.write(JSON.stringify(figure) + '\n');
     } finally {
       await pool.end();
     }

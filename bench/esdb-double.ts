@@ -13,7 +13,8 @@ import { appendOperations } from './log.ts';
 import { throughput } from './measure.ts';
 import { catchUp, projectedRows, resetProjection, seed } from './projection.ts';
 
-export const ESDB_DOUBLE_NOTE = 'EventStoreDB test double (in-memory, in this process): for regressions of our EventStoreDB path only, not a performance claim';
+export const ESDB_DOUBLE_NOTE =
+  'EventStoreDB test double (in-memory, in this process): for regressions of our EventStoreDB path only, not a performance claim';
 
 const round = (value: number) => Number(value.toFixed(0));
 
@@ -21,7 +22,10 @@ const round = (value: number) => Number(value.toFixed(0));
  * `pool`: a migrated database with the bench projection tables (read models stay on PostgreSQL,
  * as in production). `seedEvents` as for the PostgreSQL figure.
  */
-export async function esdbDoubleFigures(pool: Pool, options: { progress: (m: string) => void; timing: { warmupMs: number; measureMs: number }; seedEvents: number }): Promise<Figure[]> {
+export async function esdbDoubleFigures(
+  pool: Pool,
+  options: { progress: (m: string) => void; timing: { warmupMs: number; measureMs: number }; seedEvents: number },
+): Promise<Figure[]> {
   const { progress, timing, seedEvents } = options;
   const figures: Figure[] = [];
   const double = await startEsdbTestServer();

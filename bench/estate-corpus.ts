@@ -25,7 +25,8 @@ import { CONTAINER_SIZE, encodeSorted } from '../projections/orchestration/estat
 import { mulberry32 } from '../tests/support/prng.ts';
 
 /** Common English words, most frequent first (stop words included, as in real text). */
-const COMMON = `the of and to a in is it you that he was for on are with as i his they be at one have this from or had by not
+const COMMON =
+  `the of and to a in is it you that he was for on are with as i his they be at one have this from or had by not
 word but what some we can out other were all there when up use your how said an each she which do their time if will way about
 many then them write would like so these her long make thing see him two has look more day could go come did number sound no
 most people my over know water than call first who may down side been now find any new work part take get place made live where
@@ -34,11 +35,48 @@ say help low line differ turn cause much mean before move right boy old too same
 small end put home read hand port large spell add even land here must big high such follow act why ask men change went light
 kind off need house picture try us again animal point mother world near build self earth father head stand own page should
 country found answer school grow study still learn plant cover food sun four between state keep eye never last let thought
-city tree cross farm hard start might story saw far sea draw left late run while press close night real life few north`
-  .split(/\s+/);
+city tree cross farm hard start might story saw far sea draw left late run while press close night real life few north`.split(
+    /\s+/,
+  );
 
-const SYLLABLES = ['ka', 'lo', 'mi', 'ru', 'te', 'zan', 'vor', 'pel', 'dri', 'sko', 'tam', 'bex', 'ni', 'qua', 'fen', 'gol',
-  'hur', 'jix', 'mo', 'nap', 'orv', 'pim', 'rak', 'sul', 'tov', 'ulm', 'vek', 'wan', 'yor', 'zid', 'bra', 'cli', 'dov', 'eth', 'fro', 'gim'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ru',
+  'te',
+  'zan',
+  'vor',
+  'pel',
+  'dri',
+  'sko',
+  'tam',
+  'bex',
+  'ni',
+  'qua',
+  'fen',
+  'gol',
+  'hur',
+  'jix',
+  'mo',
+  'nap',
+  'orv',
+  'pim',
+  'rak',
+  'sul',
+  'tov',
+  'ulm',
+  'vek',
+  'wan',
+  'yor',
+  'zid',
+  'bra',
+  'cli',
+  'dov',
+  'eth',
+  'fro',
+  'gim',
+];
 
 /** Deterministic pseudo-random numbers. */
 export const random = mulberry32;
@@ -54,7 +92,10 @@ function generatedWord(n: number, prefix = ''): string {
   return word + 'x';
 }
 
-export const VOCABULARY: string[] = [...COMMON, ...Array.from({ length: 50_000 }, (_, i) => generatedWord(i + SYLLABLES.length))];
+export const VOCABULARY: string[] = [
+  ...COMMON,
+  ...Array.from({ length: 50_000 }, (_, i) => generatedWord(i + SYLLABLES.length)),
+];
 
 /** The long tail: each such word lands in about 5 chunks of a million. */
 export const tailWord = (n: number) => generatedWord(n, 'zq');
@@ -66,10 +107,12 @@ export function zipfSampler(size: number, rand: () => number): () => number {
   const prob = new Float64Array(size);
   const alias = new Uint32Array(size);
   const scaled = p.map((x) => (x / sum) * size);
-  const small: number[] = [], large: number[] = [];
+  const small: number[] = [],
+    large: number[] = [];
   scaled.forEach((x, i) => (x < 1 ? small : large).push(i));
   while (small.length && large.length) {
-    const s = small.pop()!, l = large.pop()!;
+    const s = small.pop()!,
+      l = large.pop()!;
     prob[s] = scaled[s]!;
     alias[s] = l;
     scaled[l] = scaled[l]! + scaled[s]! - 1;
@@ -82,11 +125,15 @@ export function zipfSampler(size: number, rand: () => number): () => number {
   };
 }
 
-export const STOP_WORDS = new Set(`i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+export const STOP_WORDS = new Set(
+  `i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
 herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being
 have has had having do does did doing a an the and but if or because as until while of at by for with about against between into
 through during before after above below to from up down in out on off over under again further then once here there when where why
-how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now`.split(/\s+/));
+how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now`.split(
+    /\s+/,
+  ),
+);
 
 /** A paragraph of about `words` Zipfian words, ending with a word that is not a stop word. */
 export function paragraph(draw: () => number, rand: () => number, words: number): string {
@@ -107,9 +154,28 @@ export interface CorpusShape {
   tailWords: number;
 }
 
-export const MILLION: CorpusShape = { chunks: 1_000_000, chunksPerDocument: 100, paragraphs: 100_000, wordsPerParagraph: 75, tailWords: 200_000 };
+export const MILLION: CorpusShape = {
+  chunks: 1_000_000,
+  chunksPerDocument: 100,
+  paragraphs: 100_000,
+  wordsPerParagraph: 75,
+  tailWords: 200_000,
+};
 
-const CATEGORIES = ['runbooks', 'architecture', 'services', 'incidents', 'onboarding', 'security', 'networking', 'databases', 'releases', 'policies', 'monitoring', 'decisions'];
+const CATEGORIES = [
+  'runbooks',
+  'architecture',
+  'services',
+  'incidents',
+  'onboarding',
+  'security',
+  'networking',
+  'databases',
+  'releases',
+  'policies',
+  'monitoring',
+  'decisions',
+];
 const REPOS = ['platform-docs', 'infra', 'handbook', 'ops-wiki', 'service-catalog', 'adr'];
 
 /** A 32-bit integer hash (a murmur3 finalizer): picks paragraphs and tail words for a chunk. */
@@ -125,9 +191,15 @@ function mix(n: number, seed: number): number {
  * ordinals 0..n-1 in order, and the search index (postings, partitions, the ordinal counter) is
  * written with the projection's own container encoding, a container at a time.
  */
-export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number, progress: (m: string) => void): Promise<{ chunks: number; documents: number; avgChars: number; pendingFrom: number }> {
+export async function loadCorpus(
+  pool: Pool,
+  shape: CorpusShape,
+  workers: number,
+  progress: (m: string) => void,
+): Promise<{ chunks: number; documents: number; avgChars: number; pendingFrom: number }> {
   // Chunks from this ordinal on have their postings pending (at most half the corpus).
-  const pendingFrom = shape.chunks - Math.min(Math.floor(shape.chunks / 2 / ESTATE_BATCH_CHUNKS), FOLD_ROWS - 1) * ESTATE_BATCH_CHUNKS;
+  const pendingFrom =
+    shape.chunks - Math.min(Math.floor(shape.chunks / 2 / ESTATE_BATCH_CHUNKS), FOLD_ROWS - 1) * ESTATE_BATCH_CHUNKS;
   const rand = random(42);
   const draw = zipfSampler(VOCABULARY.length, rand);
   const lexicon = new Lexicon();
@@ -151,7 +223,8 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
   const inserts: Array<() => Promise<unknown>> = [];
   const addTexts = (table: string, count: number, text: (id: number) => string, into: Int32Array[]) => {
     for (let from = 0; from < count; from += batch) {
-      const ids: number[] = [], texts: string[] = [];
+      const ids: number[] = [],
+        texts: string[] = [];
       for (let id = from; id < Math.min(count, from + batch); id++) {
         ids.push(id);
         texts.push(text(id));
@@ -164,7 +237,12 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
       });
     }
   };
-  addTexts('bench_paragraphs', shape.paragraphs, () => paragraph(draw, rand, shape.wordsPerParagraph - 10 + Math.floor(rand() * 21)), paragraphLexemes);
+  addTexts(
+    'bench_paragraphs',
+    shape.paragraphs,
+    () => paragraph(draw, rand, shape.wordsPerParagraph - 10 + Math.floor(rand() * 21)),
+    paragraphLexemes,
+  );
   addTexts('bench_tail', shape.tailWords, tailWord, tailLexemes);
   await inParallel(inserts, workers);
   progress(`${shape.paragraphs} paragraphs, ${shape.tailWords} tail words, ${lexemes.length} lexemes`);
@@ -176,11 +254,15 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
      SELECT md5('doc' || d)::uuid, ($2::text[])[1 + d % cardinality($2::text[])], c || '/doc-' || d || '.md', c, false, NULL, NULL,
             encode(sha256(('doc' || d)::bytea), 'hex'), 0, least($3::int, $5::int - d * $3::int), md5('run')::uuid, now()
      FROM generate_series(0, $1::int - 1) d, LATERAL (SELECT ($4::text[])[1 + d % cardinality($4::text[])] AS c) cat`,
-    [documents, REPOS, shape.chunksPerDocument, CATEGORIES, shape.chunks]);
+    [documents, REPOS, shape.chunksPerDocument, CATEGORIES, shape.chunks],
+  );
 
   // Chunks, a container (65,536 ordinals) at a time: rows in slices, then the container's postings.
   const pick = (n: number) => ({
-    a: mix(n, 1) % shape.paragraphs, b: mix(n, 2) % shape.paragraphs, c: mix(n, 3) % shape.paragraphs, w: mix(n, 4) % shape.tailWords,
+    a: mix(n, 1) % shape.paragraphs,
+    b: mix(n, 2) % shape.paragraphs,
+    c: mix(n, 3) % shape.paragraphs,
+    w: mix(n, 4) % shape.tailWords,
   });
   const slice = 16_384;
   for (let hi = 0; hi * CONTAINER_SIZE < shape.chunks; hi++) {
@@ -188,20 +270,31 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     const last = Math.min(shape.chunks, first + CONTAINER_SIZE);
     const loads: Array<() => Promise<unknown>> = [];
     for (let from = first; from < last; from += slice) {
-      const ordinals: number[] = [], a: number[] = [], b: number[] = [], c: number[] = [], w: number[] = [];
+      const ordinals: number[] = [],
+        a: number[] = [],
+        b: number[] = [],
+        c: number[] = [],
+        w: number[] = [];
       for (let n = from; n < Math.min(last, from + slice); n++) {
         const p = pick(n);
-        ordinals.push(n); a.push(p.a); b.push(p.b); c.push(p.c); w.push(p.w);
+        ordinals.push(n);
+        a.push(p.a);
+        b.push(p.b);
+        c.push(p.c);
+        w.push(p.w);
       }
-      loads.push(() => pool.query(
-        `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
+      loads.push(() =>
+        pool.query(
+          `INSERT INTO estate_chunks (chunk_id, document_id, chunk_index, ordinal, is_vault, category, content)
          SELECT ${chunkIdSql('d.id', 'd.content_sha256', 'x.n % $6::int')}, d.id, x.n % $6::int, x.n, false, d.category,
                 p1.text || ' ' || p2.text || ' ' || p3.text || ' ' || t.text
          FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::int[]) AS x(n, a, b, c, w)
          JOIN estate_documents d ON d.id = md5('doc' || (x.n / $6::int))::uuid
          JOIN bench_paragraphs p1 ON p1.id = x.a JOIN bench_paragraphs p2 ON p2.id = x.b JOIN bench_paragraphs p3 ON p3.id = x.c
          JOIN bench_tail t ON t.id = x.w`,
-        [ordinals, a, b, c, w, shape.chunksPerDocument]));
+          [ordinals, a, b, c, w, shape.chunksPerDocument],
+        ),
+      );
     }
     const loadStart = performance.now();
     await inParallel(loads, workers);
@@ -213,20 +306,36 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     const counts = new Uint32Array(lexemeCount + 1);
     const lastSeen = new Int32Array(lexemeCount).fill(-1);
     const picks = Array.from({ length: Math.max(0, Math.min(last, pendingFrom) - first) }, (_, i) => pick(first + i));
-    const lists = (p: ReturnType<typeof pick>) => [paragraphLexemes[p.a]!, paragraphLexemes[p.b]!, paragraphLexemes[p.c]!, tailLexemes[p.w]!];
+    const lists = (p: ReturnType<typeof pick>) => [
+      paragraphLexemes[p.a]!,
+      paragraphLexemes[p.b]!,
+      paragraphLexemes[p.c]!,
+      tailLexemes[p.w]!,
+    ];
     picks.forEach((p, i) => {
-      for (const list of lists(p)) for (const id of list) if (lastSeen[id] !== i) { lastSeen[id] = i; counts[id + 1]!++; }
+      for (const list of lists(p))
+        for (const id of list)
+          if (lastSeen[id] !== i) {
+            lastSeen[id] = i;
+            counts[id + 1]!++;
+          }
     });
     for (let id = 0; id < lexemeCount; id++) counts[id + 1]! += counts[id]!;
     const fill = counts.slice(0, lexemeCount);
     const flat = new Uint16Array(counts[lexemeCount]!);
     lastSeen.fill(-1);
     picks.forEach((p, i) => {
-      for (const list of lists(p)) for (const id of list) if (lastSeen[id] !== i) { lastSeen[id] = i; flat[fill[id]!++] = i; }
+      for (const list of lists(p))
+        for (const id of list)
+          if (lastSeen[id] !== i) {
+            lastSeen[id] = i;
+            flat[fill[id]!++] = i;
+          }
     });
     const rows: Array<[string, Buffer]> = [];
     for (let id = 0; id < lexemeCount; id++) {
-      if (counts[id + 1]! > counts[id]!) rows.push([lexemes[id]!, encodeSorted(flat.subarray(counts[id]!, counts[id + 1]!))!]);
+      if (counts[id + 1]! > counts[id]!)
+        rows.push([lexemes[id]!, encodeSorted(flat.subarray(counts[id]!, counts[id + 1]!))!]);
     }
     const categories = new Map<string, number[]>();
     for (let n = first; n < last; n++) {
@@ -238,33 +347,61 @@ export async function loadCorpus(pool: Pool, shape: CorpusShape, workers: number
     const writes: Array<() => Promise<unknown>> = [];
     for (let i = 0; i < rows.length; i += 10_000) {
       const part = rows.slice(i, i + 10_000);
-      writes.push(() => pool.query('INSERT INTO estate_postings (lexeme, hi, data) SELECT l, $2::int, d FROM unnest($1::text[], $3::bytea[]) AS u(l, d)',
-        [part.map((r) => r[0]), hi, part.map((r) => r[1])]));
+      writes.push(() =>
+        pool.query(
+          'INSERT INTO estate_postings (lexeme, hi, data) SELECT l, $2::int, d FROM unnest($1::text[], $3::bytea[]) AS u(l, d)',
+          [part.map((r) => r[0]), hi, part.map((r) => r[1])],
+        ),
+      );
     }
     const all = Array.from({ length: last - first }, (_, i) => i);
-    const partitions: Array<[string, number[]]> = [['estate', all], ...[...categories].map(([c, members]): [string, number[]] => [`c:${c}`, members])];
-    writes.push(() => pool.query('INSERT INTO estate_partitions (partition, hi, data) SELECT p, $2::int, d FROM unnest($1::text[], $3::bytea[]) AS u(p, d)',
-      [partitions.map((p) => p[0]), hi, partitions.map((p) => encodeSorted(p[1])!)]));
+    const partitions: Array<[string, number[]]> = [
+      ['estate', all],
+      ...[...categories].map(([c, members]): [string, number[]] => [`c:${c}`, members]),
+    ];
+    writes.push(() =>
+      pool.query(
+        'INSERT INTO estate_partitions (partition, hi, data) SELECT p, $2::int, d FROM unnest($1::text[], $3::bytea[]) AS u(p, d)',
+        [partitions.map((p) => p[0]), hi, partitions.map((p) => encodeSorted(p[1])!)],
+      ),
+    );
     const computed = performance.now();
     await inParallel(writes, workers);
-    progress(`${last} chunks (rows ${Math.round(inserted - loadStart)} ms, index ${Math.round(computed - inserted)} + ${Math.round(performance.now() - computed)} ms)`);
+    progress(
+      `${last} chunks (rows ${Math.round(inserted - loadStart)} ms, index ${Math.round(computed - inserted)} + ${Math.round(performance.now() - computed)} ms)`,
+    );
   }
   // The newest chunks' postings, pending: lexed from their content as the projection does.
   for (let from = pendingFrom; from < shape.chunks; from += ESTATE_BATCH_CHUNKS) {
     const { rows } = await pool.query<{ ordinal: number; content: string }>(
-      'SELECT ordinal, content FROM estate_chunks WHERE ordinal >= $1 AND ordinal < $2 ORDER BY ordinal', [from, from + ESTATE_BATCH_CHUNKS]);
+      'SELECT ordinal, content FROM estate_chunks WHERE ordinal >= $1 AND ordinal < $2 ORDER BY ordinal',
+      [from, from + ESTATE_BATCH_CHUNKS],
+    );
     lexicon.trim();
-    await appendPending(pool, pendingRows(lexicon, rows.map((r) => lexicon.distinct(r.content)), rows.map((r) => r.ordinal)));
+    await appendPending(
+      pool,
+      pendingRows(
+        lexicon,
+        rows.map((r) => lexicon.distinct(r.content)),
+        rows.map((r) => r.ordinal),
+      ),
+    );
   }
-  progress(`postings of chunks ${pendingFrom}-${shape.chunks - 1} pending, ${(shape.chunks - pendingFrom) / ESTATE_BATCH_CHUNKS} rows per bucket`);
+  progress(
+    `postings of chunks ${pendingFrom}-${shape.chunks - 1} pending, ${(shape.chunks - pendingFrom) / ESTATE_BATCH_CHUNKS} rows per bucket`,
+  );
   await pool.query(`INSERT INTO estate_counters (name, value) VALUES ('chunk_ordinal', $1)`, [shape.chunks]);
-  const stats = (await pool.query<{ avg: string }>('SELECT avg(length(content)) AS avg FROM estate_chunks TABLESAMPLE SYSTEM (1)')).rows[0]!;
+  const stats = (
+    await pool.query<{ avg: string }>('SELECT avg(length(content)) AS avg FROM estate_chunks TABLESAMPLE SYSTEM (1)')
+  ).rows[0]!;
   return { chunks: shape.chunks, documents, avgChars: Math.round(Number(stats.avg)), pendingFrom };
 }
 
 async function inParallel(tasks: Array<() => Promise<unknown>>, workers: number): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: workers }, async () => {
-    while (next < tasks.length) await tasks[next++]!();
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < tasks.length) await tasks[next++]!();
+    }),
+  );
 }

@@ -11,7 +11,9 @@ const progress = (message: string) => process.stderr.write(`bench: ${message}\n`
 // figure includes making its writes durable.
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_estate', (url, name) => estateFigures(url, name, { progress }));
+  const figures = await withBenchDatabase(server.url, 'bench_estate', (url, name) =>
+    estateFigures(url, name, { progress }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

@@ -33,16 +33,18 @@ const windowStart = start + options.warmupMs;
 const windowEnd = windowStart + options.measureMs;
 let requests = 0;
 let failures = 0;
-await Promise.all(Array.from({ length: options.connections }, async (_, i) => {
-  const headers = options.headerSets?.length ? options.headerSets[i % options.headerSets.length]! : options.headers;
-  while (performance.now() < windowEnd) {
-    const status = await once(headers);
-    const now = performance.now();
-    if (now >= windowStart && now < windowEnd) {
-      requests += 1;
-      if (status < 200 || status >= 300) failures += 1;
+await Promise.all(
+  Array.from({ length: options.connections }, async (_, i) => {
+    const headers = options.headerSets?.length ? options.headerSets[i % options.headerSets.length]! : options.headers;
+    while (performance.now() < windowEnd) {
+      const status = await once(headers);
+      const now = performance.now();
+      if (now >= windowStart && now < windowEnd) {
+        requests += 1;
+        if (status < 200 || status >= 300) failures += 1;
+      }
     }
-  }
-}));
+  }),
+);
 agent.destroy();
 process.stdout.write(JSON.stringify({ requests, failures, seconds: options.measureMs / 1000 }) + '\n');

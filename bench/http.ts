@@ -24,17 +24,34 @@ export interface HttpFigures {
   loginLatenciesMs: number[];
 }
 
-async function load(url: string, headers: Record<string, string>, timing: { warmupMs: number; measureMs: number }): Promise<number> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', LOAD, JSON.stringify({ url, headers, connections: 50, ...timing })], { maxBuffer: 1 << 20 });
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  timing: { warmupMs: number; measureMs: number },
+): Promise<number> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', LOAD, JSON.stringify({ url, headers, connections: 50, ...timing })],
+    { maxBuffer: 1 << 20 },
+  );
   const result = JSON.parse(stdout) as { requests: number; failures: number; seconds: number };
   if (result.failures > 0) throw new Error(`${url}: ${result.failures} non-2xx answers under load`);
   return result.requests / result.seconds;
 }
 
-export async function measureHttp(databaseUrl: string, timing: { warmupMs: number; measureMs: number }, logins: number): Promise<HttpFigures> {
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: databaseUrl, DATA_DIR: await mkdtemp(path.join(tmpdir(), 'orchard-bench-http-')),
-    ORCH_SECRET_KEY: 'b2'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, ORCH_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
+export async function measureHttp(
+  databaseUrl: string,
+  timing: { warmupMs: number; measureMs: number },
+  logins: number,
+): Promise<HttpFigures> {
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: await mkdtemp(path.join(tmpdir(), 'orchard-bench-http-')),
+    ORCH_SECRET_KEY: 'b2'.repeat(32),
+    ADMIN_API_KEY: ADMIN_KEY,
+    ORCH_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const [orch] = await startServices(platform, ['orch']);
@@ -44,12 +61,20 @@ export async function measureHttp(databaseUrl: string, timing: { warmupMs: numbe
     const mePerSecond = await load(`${base}/api/v1/me`, { 'X-API-Key': ADMIN_KEY }, timing);
 
     const account = { username: 'bench', email: 'bench@example.test', password: 'bench-password-0123456789' };
-    const registered = await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' }, body: JSON.stringify(account) });
+    const registered = await fetch(`${base}/auth/register`, {
+      method: 'POST',
+      headers: { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(account),
+    });
     if (registered.status !== 201) throw new Error(`register: ${registered.status}`);
     const loginLatenciesMs: number[] = [];
     for (let i = 0; i < logins; i++) {
       const started = performance.now();
-      const r = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: account.email, password: account.password }) });
+      const r = await fetch(`${base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: account.email, password: account.password }),
+      });
       await r.text();
       if (r.status !== 200) throw new Error(`login: ${r.status}`);
       loginLatenciesMs.push(performance.now() - started);

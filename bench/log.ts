@@ -16,7 +16,6 @@ import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import type { Operation } from './measure.ts';
 import { BENCH_POOL_SIZE } from './pools.ts';
 
-
 /** Operations for the harness, plus what to close once they are measured. */
 export interface Workload {
   operations: Operation[];

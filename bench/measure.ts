@@ -41,16 +41,18 @@ async function run(operations: Operation[], warmupMs: number, measureMs: number)
   const windowEnd = windowStart + measureMs;
   let units = 0;
   let count = 0;
-  await Promise.all(operations.map(async (operation) => {
-    while (performance.now() < windowEnd) {
-      const done = await operation();
-      const now = performance.now();
-      if (now >= windowStart && now < windowEnd) {
-        units += done;
-        count += 1;
+  await Promise.all(
+    operations.map(async (operation) => {
+      while (performance.now() < windowEnd) {
+        const done = await operation();
+        const now = performance.now();
+        if (now >= windowStart && now < windowEnd) {
+          units += done;
+          count += 1;
+        }
       }
-    }
-  }));
+    }),
+  );
   return { units, operations: count, ms: measureMs };
 }
 
@@ -64,7 +66,10 @@ function summarise(workers: number, counted: Counted): Throughput {
 }
 
 /** `operations.length` workers for `warmupMs`, then counted for `measureMs`. */
-export async function throughput(operations: Operation[], timing: { warmupMs: number; measureMs: number }): Promise<Throughput> {
+export async function throughput(
+  operations: Operation[],
+  timing: { warmupMs: number; measureMs: number },
+): Promise<Throughput> {
   return summarise(operations.length, await run(operations, timing.warmupMs, timing.measureMs));
 }
 
@@ -80,9 +85,15 @@ export async function paired(
   await run(a, timing.warmupMs, 0);
   await run(b, timing.warmupMs, 0);
   const sliceMs = timing.measureMs / timing.slices;
-  const totals: [Counted, Counted] = [{ units: 0, operations: 0, ms: 0 }, { units: 0, operations: 0, ms: 0 }];
+  const totals: [Counted, Counted] = [
+    { units: 0, operations: 0, ms: 0 },
+    { units: 0, operations: 0, ms: 0 },
+  ];
   for (let slice = 0; slice < timing.slices; slice++) {
-    for (const [side, operations] of [[0, a], [1, b]] as const) {
+    for (const [side, operations] of [
+      [0, a],
+      [1, b],
+    ] as const) {
       const counted = await run(operations, 0, sliceMs);
       totals[side].units += counted.units;
       totals[side].operations += counted.operations;

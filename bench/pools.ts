@@ -7,7 +7,8 @@
 // on one pool); the scheduler area, the largest, then peaks near 35 connections.
 
 const size = Number(process.env.BENCH_POOL_SIZE ?? 10);
-if (!Number.isInteger(size) || size < 2) throw new Error(`BENCH_POOL_SIZE must be an integer of at least 2, got ${process.env.BENCH_POOL_SIZE}`);
+if (!Number.isInteger(size) || size < 2)
+  throw new Error(`BENCH_POOL_SIZE must be an integer of at least 2, got ${process.env.BENCH_POOL_SIZE}`);
 
 /** Connections of each pool the bench opens. */
 export const BENCH_POOL_SIZE = size;

@@ -45,17 +45,45 @@ const now = () => performance.now();
 
 // --- what the wrappers record ---------------------------------------------------------------
 
-interface Span { name: string; start: number; end: number; wait?: number }
+interface Span {
+  name: string;
+  start: number;
+  end: number;
+  wait?: number;
+}
 interface RequestTrace {
-  kind: 'request'; id: string | null; start: number; end: number;
-  spans: Span[]; appended: Position[]; appendEnd: number; waitEnd: number; background: string[];
+  kind: 'request';
+  id: string | null;
+  start: number;
+  end: number;
+  spans: Span[];
+  appended: Position[];
+  appendEnd: number;
+  waitEnd: number;
+  background: string[];
 }
 interface BatchTrace {
-  kind: 'batch'; projection: string; size: number; first: Position; last: Position; start: number; end: number; spans: Span[];
+  kind: 'batch';
+  projection: string;
+  size: number;
+  first: Position;
+  last: Position;
+  start: number;
+  end: number;
+  spans: Span[];
 }
-interface ConsumerTrace { kind: 'consumer'; processor: string }
+interface ConsumerTrace {
+  kind: 'consumer';
+  processor: string;
+}
 type Trace = RequestTrace | BatchTrace | ConsumerTrace;
-interface Read { processor: string; start: number; end: number; positions: Position[]; empty: boolean }
+interface Read {
+  processor: string;
+  start: number;
+  end: number;
+  positions: Position[];
+  empty: boolean;
+}
 
 const als = new AsyncLocalStorage<Trace>();
 const reads: Read[] = [];
@@ -87,7 +115,8 @@ function batchQueryName(text: string): string {
   const into = /INSERT INTO ([a-z_]+)/i.exec(sql);
   return into ? `insert ${into[1]}` : sql.slice(0, 30);
 }
-const textOf = (args: unknown[]) => (typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string })?.text ?? '');
+const textOf = (args: unknown[]) =>
+  typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string })?.text ?? '');
 
 // --- the wrappers (this process only) ---------------------------------------------------------
 if (TRACE) {
@@ -134,7 +163,10 @@ if (TRACE) {
       (client as any).query = (...qa: unknown[]) => {
         const t = now();
         const result = (q as any).apply(client, qa) as Promise<unknown>;
-        result.then(() => trace.spans.push({ name: batchQueryName(textOf(qa)), start: t, end: now() }), () => {});
+        result.then(
+          () => trace.spans.push({ name: batchQueryName(textOf(qa)), start: t, end: now() }),
+          () => {},
+        );
         return result;
       };
       (client as any).release = (...ra: unknown[]) => {
@@ -164,9 +196,15 @@ if (TRACE) {
     const result = await origReadPage.apply(this, args);
     if (tracing) {
       if (trace?.kind === 'consumer' && watched.has(trace.processor)) {
-        reads.push({ processor: trace.processor, start, end: now(), positions: result.events.map((e: { position: Position }) => e.position), empty: result.events.length === 0 });
+        reads.push({
+          processor: trace.processor,
+          start,
+          end: now(),
+          positions: result.events.map((e: { position: Position }) => e.position),
+          empty: result.events.length === 0,
+        });
       } else {
-        const who = trace?.kind === 'consumer' ? trace.processor : trace?.kind ?? 'none';
+        const who = trace?.kind === 'consumer' ? trace.processor : (trace?.kind ?? 'none');
         otherReads.set(who, (otherReads.get(who) ?? 0) + 1);
       }
     }
@@ -187,8 +225,22 @@ if (TRACE) {
     return als.run({ kind: 'consumer', processor: processor.name }, () => origConsume.call(this, processor, done));
   };
   const origApplyBatch = engineProto.applyBatch;
-  engineProto.applyBatch = async function applyBatch(this: unknown, projection: { name: string }, batch: { position: Position }[], previous: unknown) {
-    const trace: BatchTrace = { kind: 'batch', projection: projection.name, size: batch.length, first: batch[0]!.position, last: batch.at(-1)!.position, start: now(), end: 0, spans: [] };
+  engineProto.applyBatch = async function applyBatch(
+    this: unknown,
+    projection: { name: string },
+    batch: { position: Position }[],
+    previous: unknown,
+  ) {
+    const trace: BatchTrace = {
+      kind: 'batch',
+      projection: projection.name,
+      size: batch.length,
+      first: batch[0]!.position,
+      last: batch.at(-1)!.position,
+      start: now(),
+      end: 0,
+      spans: [],
+    };
     try {
       return await als.run(trace, () => origApplyBatch.call(this, projection, batch, previous));
     } finally {
@@ -216,7 +268,17 @@ if (TRACE) {
     if (event !== 'request') return origEmit.apply(this, [event, ...args]);
     const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
     const id = (req.headers['x-trace-id'] as string | undefined) ?? null;
-    const trace: RequestTrace = { kind: 'request', id, start: now(), end: 0, spans: [], appended: [], appendEnd: 0, waitEnd: 0, background: [] };
+    const trace: RequestTrace = {
+      kind: 'request',
+      id,
+      start: now(),
+      end: 0,
+      spans: [],
+      appended: [],
+      appendEnd: 0,
+      waitEnd: 0,
+      background: [],
+    };
     res.once('finish', () => {
       trace.end = now();
     });
@@ -247,7 +309,10 @@ const watched = new Set<string>();
 
 const wire = (b: Uint8Array) => Array.from(b);
 
-interface PostSample { client: number; phases: Map<string, number> }
+interface PostSample {
+  client: number;
+  phases: Map<string, number>;
+}
 
 function breakdown(trace: RequestTrace, clientMs: number, handling: string[]): Map<string, number> {
   const phases = new Map<string, number>();
@@ -284,12 +349,21 @@ function breakdown(trace: RequestTrace, clientMs: number, handling: string[]): M
   const position = trace.appended.at(-1);
   if (position) {
     for (const name of handling) {
-      const delivered = reads.find((r) => r.processor === name && r.positions.some((p) => comparePositions(p, position) === 0));
-      const batch = batches.find((b) => b.projection === name && comparePositions(b.first, position) <= 0 && comparePositions(b.last, position) >= 0);
+      const delivered = reads.find(
+        (r) => r.processor === name && r.positions.some((p) => comparePositions(p, position) === 0),
+      );
+      const batch = batches.find(
+        (b) =>
+          b.projection === name && comparePositions(b.first, position) <= 0 && comparePositions(b.last, position) >= 0,
+      );
       const cp = (checkpoints.get(name) ?? []).find((c) => comparePositions(c.at, position) >= 0);
       if (!delivered || !batch) continue;
-      const emptyReads = reads.filter((r) => r.processor === name && r.empty && r.start >= trace.appendEnd - 1 && r.end <= delivered.start).length;
-      const held = heldBacks.filter((h) => h.processor === name && h.start >= trace.appendEnd && h.end <= delivered.start).length;
+      const emptyReads = reads.filter(
+        (r) => r.processor === name && r.empty && r.start >= trace.appendEnd - 1 && r.end <= delivered.start,
+      ).length;
+      const held = heldBacks.filter(
+        (h) => h.processor === name && h.start >= trace.appendEnd && h.end <= delivered.start,
+      ).length;
       add(`w.${name}.1_append_to_read_start`, delivered.start - trace.appendEnd);
       add(`w.${name}.2_read`, delivered.end - delivered.start);
       add(`w.${name}.3_read_to_batch`, batch.start - delivered.end);
@@ -311,26 +385,44 @@ function report(label: string, samples: PostSample[], extra: Record<string, unkn
   for (const name of names) {
     const values = samples.map((s) => s.phases.get(name) ?? 0);
     const present = samples.filter((s) => s.phases.has(name)).length;
-    process.stdout.write(JSON.stringify({
-      scenario: label, phase: name, p50: r2(percentile(values, 50)), p99: r2(percentile(values, 99)),
-      mean: r2(values.reduce((a, b) => a + b, 0) / values.length), n: present,
-    }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        scenario: label,
+        phase: name,
+        p50: r2(percentile(values, 50)),
+        p99: r2(percentile(values, 99)),
+        mean: r2(values.reduce((a, b) => a + b, 0) / values.length),
+        n: present,
+      }) + '\n',
+    );
   }
   process.stdout.write(JSON.stringify({ scenario: label, ...extra }) + '\n');
 }
 
 function batchReport(label: string, all: BatchTrace[]) {
-  const stats = (v: number[]) => ({ p50: r2(percentile(v, 50)), p99: r2(percentile(v, 99)), mean: r2(v.reduce((a, b) => a + b, 0) / Math.max(1, v.length)) });
+  const stats = (v: number[]) => ({
+    p50: r2(percentile(v, 50)),
+    p99: r2(percentile(v, 99)),
+    mean: r2(v.reduce((a, b) => a + b, 0) / Math.max(1, v.length)),
+  });
   for (const projection of new Set(all.map((b) => b.projection))) {
     const list = all.filter((b) => b.projection === projection);
-    const per = (name: string) => list.map((b) => b.spans.filter((s) => s.name === name).reduce((a, s) => a + s.end - s.start, 0));
+    const per = (name: string) =>
+      list.map((b) => b.spans.filter((s) => s.name === name).reduce((a, s) => a + s.end - s.start, 0));
     const names = [...new Set(list.flatMap((b) => b.spans.map((s) => s.name)))];
     const sizes = list.map((b) => b.size);
-    process.stdout.write(JSON.stringify({
-      scenario: label, projection, batches: list.length, events: sizes.reduce((a, b) => a + b, 0),
-      batch_size: stats(sizes), batch_ms: stats(list.map((b) => b.end - b.start)), per_event_ms: stats(list.map((b) => (b.end - b.start) / b.size)),
-      statements_ms_per_batch: Object.fromEntries(names.map((n) => [n, stats(per(n))])),
-    }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        scenario: label,
+        projection,
+        batches: list.length,
+        events: sizes.reduce((a, b) => a + b, 0),
+        batch_size: stats(sizes),
+        batch_ms: stats(list.map((b) => b.end - b.start)),
+        per_event_ms: stats(list.map((b) => (b.end - b.start) / b.size)),
+        statements_ms_per_batch: Object.fromEntries(names.map((n) => [n, stats(per(n))])),
+      }) + '\n',
+    );
   }
 }
 
@@ -338,16 +430,28 @@ const server = await benchServer(progress);
 try {
   await withBenchDatabase(server.url, 'bench_post_trace', async (databaseUrl) => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-post-trace-'));
-    const config = loadConfig({ ...BENCH_POOL_ENV,
-      DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
-      CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',
+    const config = loadConfig({
+      ...BENCH_POOL_ENV,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      ORCH_SECRET_KEY: 'c4'.repeat(32),
+      CHATSVC_LISTEN: '127.0.0.1:0',
+      LOG_LEVEL: 'error',
+      CHATSVC_AUTH_RATE_PER_MIN: '100000000',
+      CHATSVC_API_RATE_PER_SEC: '100000000',
     });
     const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
     const [chat] = await startServices(platform, ['chat']);
-    const handling = platform.engine.projections.filter((p) => (p.handles as readonly string[]).includes('MessagePosted')).map((p) => p.name);
-    const reactors = platform.engine.reactors.filter((r) => (r.handles as readonly string[]).includes('MessagePosted')).map((r) => r.name);
+    const handling = platform.engine.projections
+      .filter((p) => (p.handles as readonly string[]).includes('MessagePosted'))
+      .map((p) => p.name);
+    const reactors = platform.engine.reactors
+      .filter((r) => (r.handles as readonly string[]).includes('MessagePosted'))
+      .map((r) => r.name);
     for (const name of [...handling, ...reactors]) watched.add(name);
-    progress(`projections handling MessagePosted: ${handling.join(', ')}; reactors: ${reactors.join(', ')}; pool ${config.databasePoolSize}`);
+    progress(
+      `projections handling MessagePosted: ${handling.join(', ')}; reactors: ${reactors.join(', ')}; pool ${config.databasePoolSize}`,
+    );
     (platform.engine as any).progress.on('checkpoint', (name: string) => {
       if (!tracing || !watched.has(name)) return;
       const at = platform.engine.position(name);
@@ -357,7 +461,12 @@ try {
     let seq = 0;
     const call = async (method: string, route: string, token: string | null, body?: unknown, traceId?: string) => {
       const r = await fetch(`${base}${route}`, {
-        method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(traceId ? { 'x-trace-id': traceId } : {}) },
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(traceId ? { 'x-trace-id': traceId } : {}),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await r.text();
@@ -368,8 +477,12 @@ try {
       const identity = generateIdentityKeyPair();
       const spk = generateSignedPrekey(identity, 1);
       const r = await call('POST', '/api/auth/register', null, {
-        username: name, email: `${name}@bench.test`, password: `bench-password-${name}`, identity_key: wire(identity.publicKey),
-        signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) }, one_time_prekeys: [],
+        username: name,
+        email: `${name}@bench.test`,
+        password: `bench-password-${name}`,
+        identity_key: wire(identity.publicKey),
+        signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
+        one_time_prekeys: [],
       });
       return { id: r.user.id as string, token: r.access_token as string };
     };
@@ -392,42 +505,71 @@ try {
       const post = (token: string) => call('POST', `/api/channels/${chid}/messages`, token, { ciphertext });
       const scenario = async (label: string, posters: number) => {
         progress(`${label}: warm-up`);
-        await Promise.all(members.slice(0, posters).map(async (m) => {
-          for (let i = 0; i < 40 / posters + 5; i++) await post(m.token);
-        }));
-        reads.length = 0; heldBacks.length = 0; batches.length = 0; checkpoints.clear(); traces.clear(); otherReads.clear(); statements = 0;
+        await Promise.all(
+          members.slice(0, posters).map(async (m) => {
+            for (let i = 0; i < 40 / posters + 5; i++) await post(m.token);
+          }),
+        );
+        reads.length = 0;
+        heldBacks.length = 0;
+        batches.length = 0;
+        checkpoints.clear();
+        traces.clear();
+        otherReads.clear();
+        statements = 0;
         tracing = true;
         const loop = monitorEventLoopDelay({ resolution: 1 });
         loop.enable();
         progress(`${label}: ${POSTS} posts`);
         const samples: { id: string; client: number }[] = [];
         const started = now();
-        await Promise.all(members.slice(0, posters).map(async (m) => {
-          for (let i = 0; i < POSTS / posters; i++) {
-            const id = `p${++seq}`;
-            const t = now();
-            await call('POST', `/api/channels/${chid}/messages`, m.token, { ciphertext }, id);
-            samples.push({ id, client: now() - t });
-          }
-        }));
+        await Promise.all(
+          members.slice(0, posters).map(async (m) => {
+            for (let i = 0; i < POSTS / posters; i++) {
+              const id = `p${++seq}`;
+              const t = now();
+              await call('POST', `/api/channels/${chid}/messages`, m.token, { ciphertext }, id);
+              samples.push({ id, client: now() - t });
+            }
+          }),
+        );
         const seconds = (now() - started) / 1000;
         loop.disable();
         await new Promise((r) => setTimeout(r, 200));
         tracing = false;
-        const results: PostSample[] = samples.map(({ id, client }) => ({ client, phases: TRACE ? breakdown(traces.get(id)!, client, handling) : new Map([['total', client]]) }));
+        const results: PostSample[] = samples.map(({ id, client }) => ({
+          client,
+          phases: TRACE ? breakdown(traces.get(id)!, client, handling) : new Map([['total', client]]),
+        }));
         report(label, results, {
-          posts: samples.length, seconds: r2(seconds), posts_per_second: r2(samples.length / seconds),
+          posts: samples.length,
+          seconds: r2(seconds),
+          posts_per_second: r2(samples.length / seconds),
           statements_per_post_all_connections: r2(statements / samples.length),
           log_reads_per_post: {
             other_processors: Object.fromEntries([...otherReads].map(([k, v]) => [k, r2(v / samples.length)])),
-            ...Object.fromEntries([...watched].map((name) => [name, {
-              reads: r2(reads.filter((r) => r.processor === name).length / samples.length),
-              empty: r2(reads.filter((r) => r.processor === name && r.empty).length / samples.length),
-              held_back_checks: r2(heldBacks.filter((h) => h.processor === name).length / samples.length),
-              read_ms_p50: r2(percentile(reads.filter((r) => r.processor === name).map((r) => r.end - r.start), 50)),
-            }])),
+            ...Object.fromEntries(
+              [...watched].map((name) => [
+                name,
+                {
+                  reads: r2(reads.filter((r) => r.processor === name).length / samples.length),
+                  empty: r2(reads.filter((r) => r.processor === name && r.empty).length / samples.length),
+                  held_back_checks: r2(heldBacks.filter((h) => h.processor === name).length / samples.length),
+                  read_ms_p50: r2(
+                    percentile(
+                      reads.filter((r) => r.processor === name).map((r) => r.end - r.start),
+                      50,
+                    ),
+                  ),
+                },
+              ]),
+            ),
           },
-          event_loop_delay_ms: { p50: r2(loop.percentile(50) / 1e6), p99: r2(loop.percentile(99) / 1e6), max: r2(loop.max / 1e6) },
+          event_loop_delay_ms: {
+            p50: r2(loop.percentile(50) / 1e6),
+            p99: r2(loop.percentile(99) / 1e6),
+            max: r2(loop.max / 1e6),
+          },
         });
         batchReport(label, batches);
       };

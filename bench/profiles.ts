@@ -40,7 +40,6 @@ import { BENCH_POOL_ENV } from './pools.ts';
 import { mulberry32 } from '../tests/support/prng.ts';
 export type { Figure } from './figure.ts';
 
-
 const ADMIN_KEY = 'orch_bench-profiles-admin-key-00000000';
 const SNIPPETS = 10_000;
 const SEED_BATCH = 500;
@@ -92,7 +91,8 @@ function corpus(): { title: string; content: string }[] {
   return Array.from({ length: SNIPPETS }, (_, i) => {
     const title = sentence(draw, rand, 3 + Math.floor(rand() * 5)).replace(/[.?]$/, '');
     const parts: string[] = [];
-    for (let words = 40 + Math.floor(rand() * 120); words > 0; words -= 12) parts.push(sentence(draw, rand, Math.min(12, words)));
+    for (let words = 40 + Math.floor(rand() * 120); words > 0; words -= 12)
+      parts.push(sentence(draw, rand, Math.min(12, words)));
     COMMON_TERMS.forEach((term, t) => {
       if (rand() < 0.25 + t * 0.03) parts.splice(Math.floor(rand() * parts.length), 0, `Your ${term} matters.`);
     });
@@ -113,14 +113,22 @@ async function latencies(count: number, work: (i: number) => Promise<unknown>): 
 }
 
 /** The figures on a fresh database at `url` (bench/server.ts makes one). */
-export async function profilesFigures(url: string, options: { progress?: (m: string) => void; seconds?: number } = {}): Promise<Figure[]> {
+export async function profilesFigures(
+  url: string,
+  options: { progress?: (m: string) => void; seconds?: number } = {},
+): Promise<Figure[]> {
   const progress = options.progress ?? (() => {});
   const seconds = options.seconds ?? 4;
   const timing = { warmupMs: seconds * 250, measureMs: seconds * 1000, slices: 8 };
 
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-profiles-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: url, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c3'.repeat(32), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'error',
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c3'.repeat(32),
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'error',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const figures: Figure[] = [];
@@ -129,7 +137,9 @@ export async function profilesFigures(url: string, options: { progress?: (m: str
     const app = createApp('orch', platform);
     const post = async (pathname: string, body: unknown) => {
       const r = await app.request(`http://orch.bench${pathname}`, {
-        method: 'POST', headers: { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        method: 'POST',
+        headers: { 'X-API-Key': ADMIN_KEY, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
       });
       const text = await r.text();
       if (r.status !== 201) throw new Error(`POST ${pathname}: ${r.status} ${text}`);
@@ -147,10 +157,24 @@ export async function profilesFigures(url: string, options: { progress?: (m: str
     const context = { actor: { kind: 'system' as const, id: 'bench' }, correlationId: null };
     for (let i = 0; i < snippets.length; i += SEED_BATCH) {
       const at = new Date(Date.now() + i).toISOString();
-      const events = snippets.slice(i, i + SEED_BATCH).map((s) => toAppend({
-        type: 'KnowledgeSnippetAdded',
-        data: { snippet_id: randomUUID(), profile_id: profileId, title: s.title, content: s.content, source: 'bench', metadata: null, added_by: null, at },
-      }, context));
+      const events = snippets.slice(i, i + SEED_BATCH).map((s) =>
+        toAppend(
+          {
+            type: 'KnowledgeSnippetAdded',
+            data: {
+              snippet_id: randomUUID(),
+              profile_id: profileId,
+              title: s.title,
+              content: s.content,
+              source: 'bench',
+              metadata: null,
+              added_by: null,
+              at,
+            },
+          },
+          context,
+        ),
+      );
       last = await platform.store.append(profileStream('bench-kb'), events, { expected });
       expected = last.nextExpectedRevision;
     }
@@ -158,27 +182,47 @@ export async function profilesFigures(url: string, options: { progress?: (m: str
     // Steady state: autovacuum visits freshly inserted tables (insert thresholds) and sets their
     // visibility maps, which lets the term index answer without heap fetches.
     await platform.pool.query('VACUUM ANALYZE knowledge_snippets, knowledge_terms');
-    const matches = async (term: string) => (await platform.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM knowledge_snippets WHERE profile_id = $1 AND search @@ plainto_tsquery('english', $2)`, [profileId, term])).rows[0]!.n;
-    progress(`seeded in ${((Date.now() - began) / 1000).toFixed(1)} s; common terms match ${(await Promise.all(COMMON_TERMS.map(matches))).join(', ')} snippets, rare ${await matches(RARE_TERMS[0]!)}`);
+    const matches = async (term: string) =>
+      (
+        await platform.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM knowledge_snippets WHERE profile_id = $1 AND search @@ plainto_tsquery('english', $2)`,
+          [profileId, term],
+        )
+      ).rows[0]!.n;
+    progress(
+      `seeded in ${((Date.now() - began) / 1000).toFixed(1)} s; common terms match ${(await Promise.all(COMMON_TERMS.map(matches))).join(', ')} snippets, rare ${await matches(RARE_TERMS[0]!)}`,
+    );
 
     const QUESTIONS = [
-      'How do I reset my account password?', 'Where can I find the onboarding checklist for a new employee?',
-      'My laptop firmware update failed, what should I do?', 'Can I get a refund on my subscription invoice?',
+      'How do I reset my account password?',
+      'Where can I find the onboarding checklist for a new employee?',
+      'My laptop firmware update failed, what should I do?',
+      'Can I get a refund on my subscription invoice?',
     ];
-    for (const [kind, terms] of [['common', COMMON_TERMS], ['rare', RARE_TERMS], ['question', QUESTIONS]] as const) {
+    for (const [kind, terms] of [
+      ['common', COMMON_TERMS],
+      ['rare', RARE_TERMS],
+      ['question', QUESTIONS],
+    ] as const) {
       const term = (i: number) => terms[i % terms.length]!;
       await latencies(WARMUP, (i) => searchKnowledge(platform.pool, profileId, term(i), 5));
       const ms = await latencies(QUERIES, async (i) => {
         const hits = await searchKnowledge(platform.pool, profileId, term(i), 5);
         if (hits.length === 0) throw new Error(`no hit for ${term(i)}`);
       });
-      progress(`knowledge_search_10k_snippets_${kind}: p50 ${round(percentile(ms, 50))} ms, p99 ${round(percentile(ms, 99))} ms over ${QUERIES} queries`);
+      progress(
+        `knowledge_search_10k_snippets_${kind}: p50 ${round(percentile(ms, 50))} ms, p99 ${round(percentile(ms, 99))} ms over ${QUERIES} queries`,
+      );
       figures.push({ name: `knowledge_search_10k_snippets_${kind}_p50`, value: round(percentile(ms, 50)), unit: 'ms' });
       figures.push({ name: `knowledge_search_10k_snippets_${kind}_p99`, value: round(percentile(ms, 99)), unit: 'ms' });
     }
 
-    const adds = await latencies(ADDS, (i) => post(`/api/v1/bots/${profileId}/knowledge`, { title: `Added ${i}`, content: 'A snippet added to a large knowledge base.' }));
+    const adds = await latencies(ADDS, (i) =>
+      post(`/api/v1/bots/${profileId}/knowledge`, {
+        title: `Added ${i}`,
+        content: 'A snippet added to a large knowledge base.',
+      }),
+    );
     progress(`knowledge_add_10k_snippets: p50 ${round(percentile(adds, 50))} ms over ${ADDS} adds`);
     figures.push({ name: 'knowledge_add_10k_snippets_p50', value: round(percentile(adds, 50), 1), unit: 'ms' });
 
@@ -191,12 +235,21 @@ export async function profilesFigures(url: string, options: { progress?: (m: str
     };
     const appends = appendEvents(url, CLIENTS, 1);
     try {
-      const [created, appended] = await paired(Array.from({ length: CLIENTS }, () => create), appends.operations, timing);
-      progress(`profile_create: ${round(created.perSecond, 0)}/s (mean latency ${round(created.meanLatencyMs)} ms); append_1event_8writers: ${round(appended.perSecond, 0)}/s`);
+      const [created, appended] = await paired(
+        Array.from({ length: CLIENTS }, () => create),
+        appends.operations,
+        timing,
+      );
+      progress(
+        `profile_create: ${round(created.perSecond, 0)}/s (mean latency ${round(created.meanLatencyMs)} ms); append_1event_8writers: ${round(appended.perSecond, 0)}/s`,
+      );
       figures.push({ name: 'append_1event_8writers', value: round(appended.perSecond, 0), unit: 'events/s' });
       figures.push({
-        name: 'profile_create', value: round(created.perSecond, 0), unit: 'profiles/s',
-        baseline: 'append_1event_8writers', ratio: round(created.perSecond / appended.perSecond, 3),
+        name: 'profile_create',
+        value: round(created.perSecond, 0),
+        unit: 'profiles/s',
+        baseline: 'append_1event_8writers',
+        ratio: round(created.perSecond / appended.perSecond, 3),
       });
     } finally {
       await appends.close();

@@ -35,7 +35,10 @@ export function projectedRows(batched: boolean): Projection {
     tables: [table],
     async apply(event: RecordedEvent, tx: PoolClient) {
       await tx.query(
-        { name: `${table}_insert`, text: `INSERT INTO ${table} (event_id, stream_id, revision, n) VALUES ($1, $2, $3, $4)` },
+        {
+          name: `${table}_insert`,
+          text: `INSERT INTO ${table} (event_id, stream_id, revision, n) VALUES ($1, $2, $3, $4)`,
+        },
         [event.id, event.stream, event.revision.toString(), Number(event.data.n)],
       );
     },
@@ -45,7 +48,12 @@ export function projectedRows(batched: boolean): Projection {
       await tx.query(
         `INSERT INTO ${table} (event_id, stream_id, revision, n)
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[])`,
-        [events.map((e) => e.id), events.map((e) => e.stream), events.map((e) => e.revision.toString()), events.map((e) => Number(e.data.n))],
+        [
+          events.map((e) => e.id),
+          events.map((e) => e.stream),
+          events.map((e) => e.revision.toString()),
+          events.map((e) => Number(e.data.n)),
+        ],
       );
     };
   }
@@ -63,14 +71,16 @@ export async function seed(store: EventStore, total: number, perCall: number, wr
   let next = 0;
   let n = 0;
   let last: Position = START;
-  await Promise.all(Array.from({ length: writers }, async () => {
-    for (let call = next++; call < calls; call = next++) {
-      const size = Math.min(perCall, total - call * perCall);
-      const events = Array.from({ length: size }, () => benchEvent(SEEDED_TYPE, n++));
-      const { position } = await store.append(`bench_seed_${run}-${call}`, events, { expected: 'no_stream' });
-      if (comparePositions(position, last) > 0) last = position;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: writers }, async () => {
+      for (let call = next++; call < calls; call = next++) {
+        const size = Math.min(perCall, total - call * perCall);
+        const events = Array.from({ length: size }, () => benchEvent(SEEDED_TYPE, n++));
+        const { position } = await store.append(`bench_seed_${run}-${call}`, events, { expected: 'no_stream' });
+        if (comparePositions(position, last) > 0) last = position;
+      }
+    }),
+  );
   return last;
 }
 
@@ -97,7 +107,13 @@ export async function resetProjection(pool: Pool, projection: Projection): Promi
  * headPosition() so the target does not depend on the read path under test). Returns events/s
  * over `expected` events, after checking that each was applied exactly once.
  */
-export async function catchUp(store: EventStore, pool: Pool, projection: Projection, target: Position, expected: number): Promise<{ perSecond: number; seconds: number }> {
+export async function catchUp(
+  store: EventStore,
+  pool: Pool,
+  projection: Projection,
+  target: Position,
+  expected: number,
+): Promise<{ perSecond: number; seconds: number }> {
   // Quiet, except that a failing batch (the engine logs and retries it) shows on stderr
   // instead of turning into an unexplained timeout.
   const log = createLogger({ level: 'error', sink: (line) => process.stderr.write(`bench: engine: ${line}\n`) });

@@ -36,7 +36,10 @@ export async function inProcessChecks(timing: { warmupMs: number; measureMs: num
 }
 
 /** Null when no Redis answers at `url`. */
-export async function redisChecks(url: string, timing: { warmupMs: number; measureMs: number; slices: number }): Promise<{ ping: Throughput; checks: Throughput } | null> {
+export async function redisChecks(
+  url: string,
+  timing: { warmupMs: number; measureMs: number; slices: number },
+): Promise<{ ping: Throughput; checks: Throughput } | null> {
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on('error', () => {});
   try {
@@ -44,7 +47,12 @@ export async function redisChecks(url: string, timing: { warmupMs: number; measu
   } catch {
     return null;
   }
-  const limiter = new RedisRateLimiter(url, systemClock, createLogger({ level: 'error', sink: () => {} }), `orchard-bench:${process.pid}:`);
+  const limiter = new RedisRateLimiter(
+    url,
+    systemClock,
+    createLogger({ level: 'error', sink: () => {} }),
+    `orchard-bench:${process.pid}:`,
+  );
   try {
     const pings: Operation[] = Array.from({ length: REDIS_IN_FLIGHT }, () => async () => {
       await probe.ping();

@@ -33,14 +33,26 @@ async function rebuildFigure(url: string, log: 'postgres' | 'esdb_double'): Prom
     const events = history(Date.now());
     progress(`${log}: seeding ${events.length} registry events`);
     await appendHistory(store, events, 8);
-    const engine = new ProcessorEngine(store, pool, registryProjections, createLogger({ level: 'error', sink: (l) => process.stderr.write(`${l}\n`) }));
+    const engine = new ProcessorEngine(
+      store,
+      pool,
+      registryProjections,
+      createLogger({ level: 'error', sink: (l) => process.stderr.write(`${l}\n`) }),
+    );
     const began = performance.now();
     let applied = 0;
     for (const p of registryProjections) applied += await engine.rebuild(p.name);
     const seconds = (performance.now() - began) / 1000;
-    progress(`${log}: ${registryProjections.length} registry projections rebuilt from ${events.length} events (${applied} applications) in ${seconds.toFixed(1)} s`);
+    progress(
+      `${log}: ${registryProjections.length} registry projections rebuilt from ${events.length} events (${applied} applications) in ${seconds.toFixed(1)} s`,
+    );
     const suffix = log === 'postgres' ? '' : '_esdb_double';
-    emit({ name: `rebuild_registry_s_per_million_events${suffix}`, value: Number((seconds * 1_000_000 / events.length).toFixed(0)), unit: 's', ...(double ? { note: ESDB_DOUBLE_NOTE } : {}) });
+    emit({
+      name: `rebuild_registry_s_per_million_events${suffix}`,
+      value: Number(((seconds * 1_000_000) / events.length).toFixed(0)),
+      unit: 's',
+      ...(double ? { note: ESDB_DOUBLE_NOTE } : {}),
+    });
   } finally {
     await store.close();
     await double?.stop();

@@ -19,10 +19,18 @@ import { comparePositions, type Position } from '../infra/eventstore/position.ts
 /** BENCH_REGISTRY_SCALE (default 1) scales every count, for a quick trial run. */
 const SCALE = Number(process.env.BENCH_REGISTRY_SCALE ?? 1);
 export const SEED = {
-  customers: Math.round(10_000 * SCALE), subscriptionChanges: Math.round(50_000 * SCALE), deployments: Math.round(5_000 * SCALE), churns: Math.round(1_000 * SCALE),
+  customers: Math.round(10_000 * SCALE),
+  subscriptionChanges: Math.round(50_000 * SCALE),
+  deployments: Math.round(5_000 * SCALE),
+  churns: Math.round(1_000 * SCALE),
 };
 
-type Seeded = { customer: number; stream: string; at: number; event: CustomerEvent | SubscriptionEvent | DeploymentEvent };
+type Seeded = {
+  customer: number;
+  stream: string;
+  at: number;
+  event: CustomerEvent | SubscriptionEvent | DeploymentEvent;
+};
 
 /** A small deterministic generator, so every run seeds the same history. */
 function random(seed: number) {
@@ -39,7 +47,16 @@ export function history(now: number): Seeded[] {
   const start = now - 395 * 86_400_000;
   const span = now - start - 86_400_000;
   const out: Seeded[] = [];
-  const subs: { id: string; customer: number; slug: string; customerId: string; product: (typeof PRODUCTS)[number]; status: string; mrr: number; created: number }[] = [];
+  const subs: {
+    id: string;
+    customer: number;
+    slug: string;
+    customerId: string;
+    product: (typeof PRODUCTS)[number];
+    status: string;
+    mrr: number;
+    created: number;
+  }[] = [];
   const customers: { id: string; slug: string; status: string; created: number }[] = [];
   for (let i = 0; i < SEED.customers; i++) {
     const id = randomUUID();
@@ -47,19 +64,62 @@ export function history(now: number): Seeded[] {
     const created = start + Math.floor((i / SEED.customers) * span * 0.8);
     const status = pick(['lead', 'trial', 'paying', 'paying', 'internal'] as const);
     customers.push({ id, slug, status, created });
-    out.push({ customer: i, stream: customerStream(id), at: created, event: { type: 'CustomerCreated', data: {
-      customer_id: id, slug, name: `Customer ${i}`, primary_email: `c${i}@example.test`, status, notes: null, pipeline_stage: null,
-      next_action: null, next_action_date: null, source: 'bench', via: 'api', at: new Date(created).toISOString(),
-    } } });
+    out.push({
+      customer: i,
+      stream: customerStream(id),
+      at: created,
+      event: {
+        type: 'CustomerCreated',
+        data: {
+          customer_id: id,
+          slug,
+          name: `Customer ${i}`,
+          primary_email: `c${i}@example.test`,
+          status,
+          notes: null,
+          pipeline_stage: null,
+          next_action: null,
+          next_action_date: null,
+          source: 'bench',
+          via: 'api',
+          at: new Date(created).toISOString(),
+        },
+      },
+    });
     const subId = randomUUID();
     const product = pick(PRODUCTS);
     const subStatus = pick(['trialing', 'active', 'active'] as const);
     const mrr = Math.floor(rnd() * 50_000);
-    subs.push({ id: subId, customer: i, slug, customerId: id, product, status: subStatus, mrr, created: created + 3_600_000 });
-    out.push({ customer: i, stream: subscriptionStream(subId), at: created + 3_600_000, event: { type: 'SubscriptionCreated', data: {
-      subscription_id: subId, customer_id: id, customer_slug: slug, product, status: subStatus, mrr_cents: mrr, renewal_date: null,
-      stripe_customer_id: null, stripe_subscription_id: null, at: new Date(created + 3_600_000).toISOString(),
-    } } });
+    subs.push({
+      id: subId,
+      customer: i,
+      slug,
+      customerId: id,
+      product,
+      status: subStatus,
+      mrr,
+      created: created + 3_600_000,
+    });
+    out.push({
+      customer: i,
+      stream: subscriptionStream(subId),
+      at: created + 3_600_000,
+      event: {
+        type: 'SubscriptionCreated',
+        data: {
+          subscription_id: subId,
+          customer_id: id,
+          customer_slug: slug,
+          product,
+          status: subStatus,
+          mrr_cents: mrr,
+          renewal_date: null,
+          stripe_customer_id: null,
+          stripe_subscription_id: null,
+          at: new Date(created + 3_600_000).toISOString(),
+        },
+      },
+    });
   }
   // Updates: each at a time after its subscription's creation; the state is simulated so every
   // `before` is what the aggregate held.
@@ -80,17 +140,41 @@ export function history(now: number): Seeded[] {
       sub.status = status;
     }
     if (Object.keys(changes).length === 0) changes.mrr_cents = { before: sub.mrr, after: (sub.mrr += 1) };
-    out.push({ customer: sub.customer, stream: subscriptionStream(sub.id), at, event: { type: 'SubscriptionUpdated', data: {
-      subscription_id: sub.id, customer_id: sub.customerId, customer_slug: sub.slug, product: sub.product, changes, at: new Date(at).toISOString(),
-    } } });
+    out.push({
+      customer: sub.customer,
+      stream: subscriptionStream(sub.id),
+      at,
+      event: {
+        type: 'SubscriptionUpdated',
+        data: {
+          subscription_id: sub.id,
+          customer_id: sub.customerId,
+          customer_slug: sub.slug,
+          product: sub.product,
+          changes,
+          at: new Date(at).toISOString(),
+        },
+      },
+    });
   }
   for (let i = 0; i < SEED.churns; i++) {
     const c = customers[Math.floor(rnd() * customers.length)]!;
     if (c.status === 'churned') continue;
     const at = c.created + 86_400_000 * (1 + Math.floor(rnd() * 30));
-    out.push({ customer: customers.indexOf(c), stream: customerStream(c.id), at, event: { type: 'CustomerUpdated', data: {
-      customer_id: c.id, slug: c.slug, changes: { status: { before: c.status, after: 'churned' } }, at: new Date(at).toISOString(),
-    } } });
+    out.push({
+      customer: customers.indexOf(c),
+      stream: customerStream(c.id),
+      at,
+      event: {
+        type: 'CustomerUpdated',
+        data: {
+          customer_id: c.id,
+          slug: c.slug,
+          changes: { status: { before: c.status, after: 'churned' } },
+          at: new Date(at).toISOString(),
+        },
+      },
+    });
     c.status = 'churned';
   }
   for (let i = 0; i < SEED.deployments; i++) {
@@ -98,11 +182,27 @@ export function history(now: number): Seeded[] {
     const c = customers[n]!;
     const at = c.created + 7_200_000;
     const id = randomUUID();
-    out.push({ customer: n, stream: deploymentStream(id), at, event: { type: 'DeploymentRegistered', data: {
-      deployment_id: id, customer_id: c.id, customer_slug: c.slug, product: pick(PRODUCTS), version: `1.${Math.floor(rnd() * 12)}.0`, channel: pick(CHANNELS),
-      endpoint_url: null, instance_id: null, first_deployed_at: new Date(at).toISOString(), last_seen_at: new Date(now - Math.floor(rnd() * 30) * 86_400_000).toISOString(),
-      at: new Date(at).toISOString(),
-    } } });
+    out.push({
+      customer: n,
+      stream: deploymentStream(id),
+      at,
+      event: {
+        type: 'DeploymentRegistered',
+        data: {
+          deployment_id: id,
+          customer_id: c.id,
+          customer_slug: c.slug,
+          product: pick(PRODUCTS),
+          version: `1.${Math.floor(rnd() * 12)}.0`,
+          channel: pick(CHANNELS),
+          endpoint_url: null,
+          instance_id: null,
+          first_deployed_at: new Date(at).toISOString(),
+          last_seen_at: new Date(now - Math.floor(rnd() * 30) * 86_400_000).toISOString(),
+          at: new Date(at).toISOString(),
+        },
+      },
+    });
   }
   // A customer's churn may be planned before a subscription change of its own: order by time,
   // keeping each customer's events in time order too.
@@ -112,7 +212,12 @@ export function history(now: number): Seeded[] {
 const monthKey = (at: number) => new Date(at).toISOString().slice(0, 7);
 
 /** Append the history month by month; returns the greatest position written of each event type. */
-export async function appendHistory(store: EventStore, events: Seeded[], writers = 8, progress: (m: string) => void = () => {}): Promise<Map<string, Position>> {
+export async function appendHistory(
+  store: EventStore,
+  events: Seeded[],
+  writers = 8,
+  progress: (m: string) => void = () => {},
+): Promise<Map<string, Position>> {
   const context = { actor: { kind: 'system' as const, id: 'bench' }, correlationId: null };
   const last = new Map<string, Position>();
   const months = new Map<string, Seeded[]>();
@@ -124,13 +229,15 @@ export async function appendHistory(store: EventStore, events: Seeded[], writers
   }
   for (const [month, list] of months) {
     const shares = Array.from({ length: writers }, (_, w) => list.filter((e) => e.customer % writers === w));
-    await Promise.all(shares.map(async (share) => {
-      for (const e of share) {
-        const { position } = await store.append(e.stream, [toAppend(e.event, context)], { expected: 'any' });
-        const seen = last.get(e.event.type);
-        if (!seen || comparePositions(position, seen) > 0) last.set(e.event.type, position);
-      }
-    }));
+    await Promise.all(
+      shares.map(async (share) => {
+        for (const e of share) {
+          const { position } = await store.append(e.stream, [toAppend(e.event, context)], { expected: 'any' });
+          const seen = last.get(e.event.type);
+          if (!seen || comparePositions(position, seen) > 0) last.set(e.event.type, position);
+        }
+      }),
+    );
     progress(`${month}: ${list.length} events`);
   }
   return last;

@@ -20,11 +20,19 @@ export interface BenchServer {
  * `binDir`: always an embedded server, from that installation's binaries, whatever DATABASE_URL
  * says (the updates bench needs a server of the installed pg_dump's major).
  */
-export async function benchServer(progress: (message: string) => void = () => {}, options: { durable?: boolean; binDir?: string } = {}): Promise<BenchServer> {
-  if (process.env.DATABASE_URL && !options.binDir) return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
+export async function benchServer(
+  progress: (message: string) => void = () => {},
+  options: { durable?: boolean; binDir?: string } = {},
+): Promise<BenchServer> {
+  if (process.env.DATABASE_URL && !options.binDir)
+    return { url: process.env.DATABASE_URL, embedded: false, stop: async () => {} };
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-'));
   progress(`starting embedded PostgreSQL in ${dir}${options.binDir ? ` (${options.binDir})` : ''}`);
-  const server = await startEmbeddedPostgres(dir, { persistent: false, durable: options.durable, binDir: options.binDir });
+  const server = await startEmbeddedPostgres(dir, {
+    persistent: false,
+    durable: options.durable,
+    binDir: options.binDir,
+  });
   return {
     url: server.url,
     embedded: true,
@@ -36,7 +44,11 @@ export async function benchServer(progress: (message: string) => void = () => {}
 }
 
 /** Run `work` on a fresh database `<prefix>_<random>` of the server, dropped afterwards. */
-export async function withBenchDatabase<T>(serverUrl: string, prefix: string, work: (url: string, name: string) => Promise<T>): Promise<T> {
+export async function withBenchDatabase<T>(
+  serverUrl: string,
+  prefix: string,
+  work: (url: string, name: string) => Promise<T>,
+): Promise<T> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = createPool(serverUrl, { max: 1, application: 'orchard-bench' });
   try {

@@ -8,11 +8,14 @@ import { benchServer, withBenchDatabase } from './server.ts';
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const server = await benchServer(progress);
 try {
-  const figures = await withBenchDatabase(server.url, 'bench_spaces', (url) => spacesFigures(url, {
-    seconds: process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS),
-    historyMessages: process.env.BENCH_HISTORY_MESSAGES === undefined ? undefined : Number(process.env.BENCH_HISTORY_MESSAGES),
-    progress,
-  }));
+  const figures = await withBenchDatabase(server.url, 'bench_spaces', (url) =>
+    spacesFigures(url, {
+      seconds: process.env.BENCH_SECONDS === undefined ? undefined : Number(process.env.BENCH_SECONDS),
+      historyMessages:
+        process.env.BENCH_HISTORY_MESSAGES === undefined ? undefined : Number(process.env.BENCH_HISTORY_MESSAGES),
+      progress,
+    }),
+  );
   for (const figure of figures) process.stdout.write(JSON.stringify(figure) + '\n');
 } finally {
   await server.stop();

@@ -40,16 +40,26 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
   const progress = options.progress ?? (() => {});
   const figures: Figure[] = [];
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-bench-spaces-'));
-  const config = loadConfig({ ...BENCH_POOL_ENV,
-    DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ORCH_SECRET_KEY: 'c4'.repeat(32), CHATSVC_LISTEN: '127.0.0.1:0', LOG_LEVEL: 'error',
-    CHATSVC_AUTH_RATE_PER_MIN: '100000000', CHATSVC_API_RATE_PER_SEC: '100000000',
+  const config = loadConfig({
+    ...BENCH_POOL_ENV,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: 'c4'.repeat(32),
+    CHATSVC_LISTEN: '127.0.0.1:0',
+    LOG_LEVEL: 'error',
+    CHATSVC_AUTH_RATE_PER_MIN: '100000000',
+    CHATSVC_API_RATE_PER_SEC: '100000000',
   });
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const [chat] = await startServices(platform, ['chat']);
   const base = chat!.url;
   const call = async (method: string, route: string, token: string | null, body?: unknown) => {
     const r = await fetch(`${base}${route}`, {
-      method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await r.text();
@@ -60,8 +70,12 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
     const identity = generateIdentityKeyPair();
     const spk = generateSignedPrekey(identity, 1);
     const r = await call('POST', '/api/auth/register', null, {
-      username: name, email: `${name}@bench.test`, password: `bench-password-${name}`, identity_key: wire(identity.publicKey),
-      signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) }, one_time_prekeys: [],
+      username: name,
+      email: `${name}@bench.test`,
+      password: `bench-password-${name}`,
+      identity_key: wire(identity.publicKey),
+      signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
+      one_time_prekeys: [],
     });
     return { id: r.user.id as string, token: r.access_token as string };
   };
@@ -100,7 +114,9 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
       const { rows } = await platform.pool.query<{ id: string }>(
         `INSERT INTO chat_messages (id, channel_id, sender_id, ciphertext, created_at, log_commit, log_prepare)
          SELECT gen_random_uuid(), $1, $2, $3, now() - make_interval(secs => $4 - i), 1, i FROM generate_series($5::bigint, $6::bigint) AS i
-         RETURNING id`, [big, owner.id, ciphertext, total, from + 1, Math.min(total, from + 100_000)]);
+         RETURNING id`,
+        [big, owner.id, ciphertext, total, from + 1, Math.min(total, from + 100_000)],
+      );
       for (let k = 0; k < rows.length; k += 997) ids.push(rows[k]!.id);
     }
     await platform.pool.query('ANALYZE chat_messages');
@@ -108,16 +124,18 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
     const pages = 1000;
     progress(`history_page: ${pages} pages at random depths, 4 readers`);
     let next = 0;
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (next < pages) {
-        const i = next++;
-        const before = i % 10 === 0 ? '' : `&before=${ids[Math.floor(Math.random() * ids.length)]}`;
-        const started = performance.now();
-        const page = await call('GET', `/api/channels/${big}/messages?limit=50${before}`, owner.token);
-        latencies.push(performance.now() - started);
-        if (page.messages.length === 0 && !before) throw new Error('empty history');
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < pages) {
+          const i = next++;
+          const before = i % 10 === 0 ? '' : `&before=${ids[Math.floor(Math.random() * ids.length)]}`;
+          const started = performance.now();
+          const page = await call('GET', `/api/channels/${big}/messages?limit=50${before}`, owner.token);
+          latencies.push(performance.now() - started);
+          if (page.messages.length === 0 && !before) throw new Error('empty history');
+        }
+      }),
+    );
     figures.push({ name: 'history_page_p50', value: round(percentile(latencies, 50), 1), unit: 'ms' });
     figures.push({ name: 'history_page_p99', value: round(percentile(latencies, 99), 1), unit: 'ms' });
 
@@ -125,7 +143,16 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
     const sockets = options.fanoutSockets ?? 500;
     progress(`ws_fanout: ${sockets} subscribed sockets in a child process`);
     const listeners = members.slice(8, 18);
-    const child = spawn(process.execPath, ['--import', 'tsx', WS_CLIENTS, JSON.stringify({ url: base, tokens: listeners.map((m) => m.token), channel: chid, connections: sockets })], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        WS_CLIENTS,
+        JSON.stringify({ url: base, tokens: listeners.map((m) => m.token), channel: chid, connections: sockets }),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     const lines: string[] = [];
     let waiting: ((line: string) => void) | null = null;
     let buffer = '';
@@ -140,7 +167,8 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
         } else lines.push(line);
       }
     });
-    const nextLine = () => (lines.length ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => (waiting = resolve)));
+    const nextLine = () =>
+      lines.length ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => (waiting = resolve));
     const ready = (JSON.parse(await nextLine()) as { ready: number }).ready;
     if (ready !== sockets) throw new Error(`only ${ready} of ${sockets} sockets subscribed`);
     let count = 0;
@@ -154,8 +182,13 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
     child.stdin.write(JSON.stringify({ expect: count * sockets }) + '\n');
     const result = JSON.parse(await nextLine()) as { delivered: number; last: number };
     await new Promise((r) => child.once('exit', r));
-    if (result.delivered < count * sockets) progress(`ws_fanout: ${result.delivered} of ${count * sockets} events arrived`);
-    figures.push({ name: 'ws_fanout_500sockets', value: round(result.delivered / ((result.last - started) / 1000)), unit: 'events/s' });
+    if (result.delivered < count * sockets)
+      progress(`ws_fanout: ${result.delivered} of ${count * sockets} events arrived`);
+    figures.push({
+      name: 'ws_fanout_500sockets',
+      value: round(result.delivered / ((result.last - started) / 1000)),
+      unit: 'events/s',
+    });
     figures.push({ name: 'ws_fanout_posts', value: round(count / seconds), unit: 'messages/s' });
   } finally {
     await chat!.close();

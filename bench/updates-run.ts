@@ -9,4 +9,5 @@ import { updatesFigures } from './updates.ts';
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const events = process.env.UPDATES_BENCH_EVENTS === undefined ? undefined : Number(process.env.UPDATES_BENCH_EVENTS);
-for (const figure of await updatesFigures({ progress, seconds, events })) process.stdout.write(JSON.stringify(figure) + '\n');
+for (const figure of await updatesFigures({ progress, seconds, events }))
+  process.stdout.write(JSON.stringify(figure) + '\n');

@@ -24,7 +24,8 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (value[i] === undefined ? 'null' : canonicalJson(value[i]));
+    for (let i = 0; i < value.length; i++)
+      out += (i ? ',' : '') + (value[i] === undefined ? 'null' : canonicalJson(value[i]));
     return out + ']';
   }
   const record = value as Record<string, unknown>;
@@ -63,8 +64,12 @@ export interface ChainedFields {
 
 export function chainEntryJson(fields: ChainedFields): string {
   return canonicalJson({
-    stream: fields.stream, revision: fields.revision, type: fields.type,
-    data: fields.data, metadata: fields.metadata, created_at: fields.created_at,
+    stream: fields.stream,
+    revision: fields.revision,
+    type: fields.type,
+    data: fields.data,
+    metadata: fields.metadata,
+    created_at: fields.created_at,
   });
 }
 
@@ -104,9 +109,17 @@ const HEX32 = /^[0-9a-f]{64}$/i;
 
 export function signingKeyFromSeed(seedHex: string): SigningKey {
   if (!HEX32.test(seedHex)) throw new Error('an audit signing key is 64 hex characters (a 32-byte Ed25519 seed)');
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seedHex, 'hex')]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seedHex, 'hex')]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-  return { seedHex: seedHex.toLowerCase(), publicKeyHex: spki.subarray(SPKI_PREFIX.length).toString('hex'), privateKey };
+  return {
+    seedHex: seedHex.toLowerCase(),
+    publicKeyHex: spki.subarray(SPKI_PREFIX.length).toString('hex'),
+    privateKey,
+  };
 }
 
 export function generateSigningSeedHex(): string {
@@ -115,7 +128,11 @@ export function generateSigningSeedHex(): string {
 
 export function publicKeyFromHex(publicKeyHex: string): KeyObject {
   if (!HEX32.test(publicKeyHex)) throw new Error('a public key is 64 hex characters (a raw Ed25519 key)');
-  return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKeyHex, 'hex')]), format: 'der', type: 'spki' });
+  return createPublicKey({
+    key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKeyHex, 'hex')]),
+    format: 'der',
+    type: 'spki',
+  });
 }
 
 /** The signature (hex) of a checkpoint. */

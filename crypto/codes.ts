@@ -10,7 +10,9 @@ const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789'; // 31 symbols: log2(31) ≈ 
 
 /** `groups` groups of `size` characters, e.g. 4×5 = `ABCDE-FGHJK-MNPQR-STUVW` (≈ 99 bits). */
 export function humanCode(groups: number, size: number): string {
-  return Array.from({ length: groups }, () => Array.from({ length: size }, () => ALPHABET[randomInt(ALPHABET.length)]).join('')).join('-');
+  return Array.from({ length: groups }, () =>
+    Array.from({ length: size }, () => ALPHABET[randomInt(ALPHABET.length)]).join(''),
+  ).join('-');
 }
 
 export function normaliseCode(code: string): string {

@@ -86,7 +86,14 @@ export function needsRehash(encoded: string): boolean {
   );
 }
 
-function derive(password: string, salt: Uint8Array, keylen: number, logN: number, r: number, p: number): Promise<Buffer> {
+function derive(
+  password: string,
+  salt: Uint8Array,
+  keylen: number,
+  logN: number,
+  r: number,
+  p: number,
+): Promise<Buffer> {
   const N = 2 ** logN;
   const options: ScryptOptions = {
     N,

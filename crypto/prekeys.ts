@@ -19,5 +19,10 @@ export function validIdentityKey(identityKey: Uint8Array): boolean {
 }
 
 export function signedPrekeyVerifies(identityKey: Uint8Array, publicKey: Uint8Array, signature: Uint8Array): boolean {
-  return identityKey.length === 32 && publicKey.length === 32 && signature.length === 64 && edVerify(signature, publicKey, identityKey);
+  return (
+    identityKey.length === 32 &&
+    publicKey.length === 32 &&
+    signature.length === 64 &&
+    edVerify(signature, publicKey, identityKey)
+  );
 }

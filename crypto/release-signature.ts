@@ -22,7 +22,10 @@ export function pae(payloadType: string, payload: Uint8Array): Uint8Array {
 }
 
 export class SignatureError extends Error {
-  constructor(readonly code: 'invalid_key' | 'malformed' | 'signature_invalid', message: string) {
+  constructor(
+    readonly code: 'invalid_key' | 'malformed' | 'signature_invalid',
+    message: string,
+  ) {
     super(message);
     this.name = 'SignatureError';
   }
@@ -43,7 +46,8 @@ export function checkReleasePublicKey(publicKey: Uint8Array): Uint8Array {
 
 export function parseKeyHex(text: string, length: number, what: string): Uint8Array {
   const hex = text.trim();
-  if (!new RegExp(`^[0-9a-fA-F]{${length * 2}}$`).test(hex)) throw new SignatureError('invalid_key', `${what} must be ${length * 2} hex characters`);
+  if (!new RegExp(`^[0-9a-fA-F]{${length * 2}}$`).test(hex))
+    throw new SignatureError('invalid_key', `${what} must be ${length * 2} hex characters`);
   return hexToBytes(hex.toLowerCase());
 }
 
@@ -58,7 +62,11 @@ export const publicKeyOf = (secretKey: Uint8Array): Uint8Array => ed25519.getPub
 /** The key id DSSE carries: the first 16 hex characters of the public key (informational only). */
 const keyIdOf = (publicKey: Uint8Array) => bytesToHex(publicKey).slice(0, 16);
 
-export function signEnvelope(payload: Uint8Array, secretKey: Uint8Array, payloadType = MANIFEST_PAYLOAD_TYPE): DsseEnvelope {
+export function signEnvelope(
+  payload: Uint8Array,
+  secretKey: Uint8Array,
+  payloadType = MANIFEST_PAYLOAD_TYPE,
+): DsseEnvelope {
   const sig = ed25519.sign(pae(payloadType, payload), secretKey);
   return {
     payloadType,
@@ -77,11 +85,18 @@ function decodeBase64(text: unknown, what: string): Uint8Array {
 /** The envelope's shape, checked before any cryptography. */
 export function parseEnvelope(value: unknown): DsseEnvelope {
   const v = value as Partial<DsseEnvelope> | null;
-  if (!v || typeof v !== 'object' || typeof v.payloadType !== 'string' || typeof v.payload !== 'string' || !Array.isArray(v.signatures)) {
+  if (
+    !v ||
+    typeof v !== 'object' ||
+    typeof v.payloadType !== 'string' ||
+    typeof v.payload !== 'string' ||
+    !Array.isArray(v.signatures)
+  ) {
     throw new SignatureError('malformed', 'not a DSSE envelope (payloadType, payload, signatures)');
   }
   for (const s of v.signatures) {
-    if (!s || typeof s !== 'object' || typeof s.sig !== 'string') throw new SignatureError('malformed', 'a signature entry needs sig');
+    if (!s || typeof s !== 'object' || typeof s.sig !== 'string')
+      throw new SignatureError('malformed', 'a signature entry needs sig');
   }
   return v as DsseEnvelope;
 }
@@ -91,10 +106,15 @@ export function parseEnvelope(value: unknown): DsseEnvelope {
  * `payloadType`; otherwise a SignatureError. Any signature by the pinned key suffices (key ids
  * are hints, never trusted).
  */
-export function verifyEnvelope(envelope: DsseEnvelope, publicKey: Uint8Array, payloadType = MANIFEST_PAYLOAD_TYPE): Uint8Array {
+export function verifyEnvelope(
+  envelope: DsseEnvelope,
+  publicKey: Uint8Array,
+  payloadType = MANIFEST_PAYLOAD_TYPE,
+): Uint8Array {
   checkReleasePublicKey(publicKey);
   const payload = decodeBase64(envelope.payload, 'payload');
-  if (envelope.payloadType !== payloadType) throw new SignatureError('signature_invalid', `payloadType must be ${payloadType}`);
+  if (envelope.payloadType !== payloadType)
+    throw new SignatureError('signature_invalid', `payloadType must be ${payloadType}`);
   const message = pae(envelope.payloadType, payload);
   for (const entry of envelope.signatures) {
     let sig: Uint8Array;

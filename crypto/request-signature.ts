@@ -37,7 +37,10 @@ function mac(token: Uint8Array, text: string): string {
 }
 
 export function signRequest(token: Uint8Array, p: SignedRequestParts): string {
-  return mac(token, `request\n${p.method.toUpperCase()}\n${p.pathAndQuery}\n${p.timestamp}\n${p.nonce}\n${bodyDigest(p.body)}`);
+  return mac(
+    token,
+    `request\n${p.method.toUpperCase()}\n${p.pathAndQuery}\n${p.timestamp}\n${p.nonce}\n${bodyDigest(p.body)}`,
+  );
 }
 
 export function signResponse(token: Uint8Array, p: SignedResponseParts): string {

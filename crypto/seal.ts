@@ -66,7 +66,9 @@ export function openSecret(key: Uint8Array, sealed: string, context: string): st
   try {
     plaintext = xchacha20poly1305(key, nonce, associatedData(version, context)).decrypt(ciphertext);
   } catch {
-    throw new SealError('cannot open sealed secret: authentication failed (tampered value, wrong key or wrong context)');
+    throw new SealError(
+      'cannot open sealed secret: authentication failed (tampered value, wrong key or wrong context)',
+    );
   }
   return bytesToUtf8(plaintext);
 }

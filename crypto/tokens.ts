@@ -50,7 +50,9 @@ export function randomId(bytes = 16): string {
 
 function randomBase64Url(bytes: number): string {
   if (!Number.isInteger(bytes) || bytes < MIN_RANDOM_BYTES || bytes > MAX_RANDOM_BYTES) {
-    throw new RangeError(`random byte count must be an integer from ${MIN_RANDOM_BYTES} to ${MAX_RANDOM_BYTES}, got ${bytes}`);
+    throw new RangeError(
+      `random byte count must be an integer from ${MIN_RANDOM_BYTES} to ${MAX_RANDOM_BYTES}, got ${bytes}`,
+    );
   }
   return Buffer.from(randomBytes(bytes)).toString('base64url');
 }

@@ -14,7 +14,12 @@ export function newTotpSecret(): string {
 
 /** The `otpauth://totp/...` URI an authenticator app scans as a QR code. */
 export function totpUri(secretBase32: string, accountName: string): string {
-  return new TOTP({ issuer: TOTP_ISSUER, label: accountName, secret: Secret.fromBase32(secretBase32), ...PARAMS }).toString();
+  return new TOTP({
+    issuer: TOTP_ISSUER,
+    label: accountName,
+    secret: Secret.fromBase32(secretBase32),
+    ...PARAMS,
+  }).toString();
 }
 
 /** The time step `code` belongs to (within ±1 step of `nowMs`), or null when it matches none. */

@@ -7,7 +7,12 @@ import { ACCOUNT_EVENT_TYPES } from './chat/accounts/events.ts';
 import { INVITE_EVENT_TYPES } from './chat/invites/events.ts';
 import { BOT_TOKEN_EVENT_TYPES, BOT_TOKEN_USE_EVENT_TYPES } from './chat/bots/events.ts';
 import { WEBHOOK_EVENT_TYPES } from './chat/webhooks/events.ts';
-import { ANNOUNCEMENT_EVENT_TYPES, FEEDBACK_EVENT_TYPES, PURGE_EVENT_TYPES, REPORT_REVIEW_EVENT_TYPES } from './chat/admin/events.ts';
+import {
+  ANNOUNCEMENT_EVENT_TYPES,
+  FEEDBACK_EVENT_TYPES,
+  PURGE_EVENT_TYPES,
+  REPORT_REVIEW_EVENT_TYPES,
+} from './chat/admin/events.ts';
 import { CHANNEL_EVENT_TYPES } from './chat/channels/events.ts';
 import { COMMUNITY_EVENT_TYPES } from './chat/communities/events.ts';
 import { GROUP_EVENT_TYPES } from './chat/groups/events.ts';
@@ -29,7 +34,12 @@ import { CHATSVC_AUDIT_EVENT_TYPES, INTEGRATION_EVENT_TYPES } from './orchestrat
 import { CONVERSATION_EVENT_TYPES, CHAT_SECURITY_EVENT_TYPES } from './orchestration/agent-chat/events.ts';
 import { ESTATE_EVENT_TYPES } from './orchestration/estate/events.ts';
 import { UPDATE_EVENT_TYPES } from './updates/events.ts';
-import { REGISTRATION_EVENT_TYPES, SECURITY_EVENT_TYPES, SESSION_EVENT_TYPES, USER_EVENT_TYPES } from './orchestration/users/events.ts';
+import {
+  REGISTRATION_EVENT_TYPES,
+  SECURITY_EVENT_TYPES,
+  SESSION_EVENT_TYPES,
+  USER_EVENT_TYPES,
+} from './orchestration/users/events.ts';
 import { RESERVATION_EVENT_TYPES } from './shared/reservation.ts';
 import { PROJECT_EVENT_TYPES } from './orchestration/projects/events.ts';
 import { TASK_EVENT_TYPES } from './orchestration/tasks/events.ts';
@@ -105,13 +115,20 @@ const EVENT_LISTS: readonly (readonly string[] & { readonly versions: Readonly<R
 export const EVENT_TYPES: readonly string[] = EVENT_LISTS.flat();
 
 /** The current version of each event type past version 1. */
-export const EVENT_VERSIONS: Readonly<Record<string, number>> = Object.assign({}, ...EVENT_LISTS.map((list) => list.versions));
+export const EVENT_VERSIONS: Readonly<Record<string, number>> = Object.assign(
+  {},
+  ...EVENT_LISTS.map((list) => list.versions),
+);
 
 /**
  * The log's contract: each type's current version and the upcasters from its older ones. The
  * slices declare both beside their unions; this is the one place they are put together.
  */
-export const EVENT_CONTRACT = eventContract({ types: EVENT_TYPES, versions: EVENT_VERSIONS, upcasters: [MESSAGE_UPCASTERS, POLL_UPCASTERS] });
+export const EVENT_CONTRACT = eventContract({
+  types: EVENT_TYPES,
+  versions: EVENT_VERSIONS,
+  upcasters: [MESSAGE_UPCASTERS, POLL_UPCASTERS],
+});
 
 /** Event types no read model consumes, and why: they are read back only from their own stream or by auditors. */
 export const AUDIT_ONLY: Readonly<Record<string, string>> = {

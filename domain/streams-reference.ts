@@ -42,10 +42,19 @@ export function streamsMarkdown(): string {
     'only (a test scans the sources for any other).',
   ];
   for (const [service, table] of Object.entries(STREAM_TABLES) as [Service, (typeof STREAM_TABLES)[Service]][]) {
-    lines.push('', `## ${SERVICE_TITLES[service]}`, '', `Declared in \`${SOURCES[service]}\`.`, '',
-      '| Category | Id | Events | Description |', '| --- | --- | --- | --- |');
+    lines.push(
+      '',
+      `## ${SERVICE_TITLES[service]}`,
+      '',
+      `Declared in \`${SOURCES[service]}\`.`,
+      '',
+      '| Category | Id | Events | Description |',
+      '| --- | --- | --- | --- |',
+    );
     for (const c of Object.values(table)) {
-      lines.push(`| \`${c.category}\` | ${cell(c.id)} | ${c.events.map((e) => `\`${e}\``).join(', ')} | ${cell(c.description)} |`);
+      lines.push(
+        `| \`${c.category}\` | ${cell(c.id)} | ${c.events.map((e) => `\`${e}\``).join(', ')} | ${cell(c.description)} |`,
+      );
     }
   }
   return lines.join('\n') + '\n';

@@ -14,7 +14,10 @@ export const STREAM_TABLES: Readonly<Record<Service, Readonly<Record<string, Any
   platform: PLATFORM_STREAMS,
 };
 
-export const ALL_STREAM_CATEGORIES: readonly AnyStreamCategory[] = Object.values(STREAM_TABLES).flatMap((table) => Object.values(table));
+export const ALL_STREAM_CATEGORIES: readonly AnyStreamCategory[] = Object.values(STREAM_TABLES).flatMap((table) =>
+  Object.values(table),
+);
 
 /** The declared category named `name`, or undefined. */
-export const streamCategoryNamed = (name: string): AnyStreamCategory | undefined => ALL_STREAM_CATEGORIES.find((c) => c.category === name);
+export const streamCategoryNamed = (name: string): AnyStreamCategory | undefined =>
+  ALL_STREAM_CATEGORIES.find((c) => c.category === name);

@@ -77,7 +77,9 @@ export async function putBlobs(db: Pool, blobs: { key: string; text: string }[])
     const texts = [...missing.values()];
     await db.query(
       `INSERT INTO blobs (sha256, content, chars) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
-       ON CONFLICT (sha256) DO NOTHING`, [[...missing.keys()], textArray(texts), texts.map((t) => t.length)]);
+       ON CONFLICT (sha256) DO NOTHING`,
+      [[...missing.keys()], textArray(texts), texts.map((t) => t.length)],
+    );
   }
   for (const { key, text } of blobs) recent.add(key, text);
 }
@@ -93,9 +95,13 @@ export async function readBlobs(db: Pool | PoolClient, keys: string[]): Promise<
     else found.set(key, text);
   }
   if (wanted.length === 0) return found;
-  const { rows } = await db.query<{ sha256: string; content: string }>('SELECT sha256, content FROM blobs WHERE sha256 = ANY($1::text[])', [wanted]);
+  const { rows } = await db.query<{ sha256: string; content: string }>(
+    'SELECT sha256, content FROM blobs WHERE sha256 = ANY($1::text[])',
+    [wanted],
+  );
   for (const row of rows) found.set(row.sha256, row.content);
   const missing = wanted.filter((k) => !found.has(k));
-  if (missing.length) throw new Error(`missing blob(s): ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`);
+  if (missing.length)
+    throw new Error(`missing blob(s): ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}`);
   return found;
 }

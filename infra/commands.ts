@@ -17,7 +17,16 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
-import type { Actor, AppendResult, EventStore, EventToAppend, ExpectedRevision, RecordedEvent, StreamAppend, StreamAppendOutcome } from './eventstore/port.ts';
+import type {
+  Actor,
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  RecordedEvent,
+  StreamAppend,
+  StreamAppendOutcome,
+} from './eventstore/port.ts';
 import { WrongExpectedRevisionError } from './eventstore/port.ts';
 import { schemaVersion, upcast } from './eventstore/upcasters.ts';
 import type { Position } from './eventstore/position.ts';
@@ -51,10 +60,14 @@ export interface TogetherPart {
   decider: Decider<any, any, DomainEvent>;
   command: unknown;
 }
-export const part = <State, Command, Event extends DomainEvent>(stream: string, decider: Decider<State, Command, Event>, command: Command): TogetherPart =>
-  ({ stream, decider: decider as unknown as TogetherPart['decider'], command });
+export const part = <State, Command, Event extends DomainEvent>(
+  stream: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+): TogetherPart => ({ stream, decider: decider as unknown as TogetherPart['decider'], command });
 
-export type RunManyOutcome<State, Event> = { ok: true; result: CommandResult<State, Event> } | { ok: false; error: unknown };
+export type RunManyOutcome<State, Event> =
+  { ok: true; result: CommandResult<State, Event> } | { ok: false; error: unknown };
 
 /** Waits until each projection has applied the last of these events that it handles. */
 export type AwaitProjections = (events: { type: string; position: Position }[]) => Promise<void>;
@@ -139,7 +152,11 @@ export class CommandRunner {
       let appended: AppendResult;
       const leave = this.gate?.enter(events.map((e) => e.type));
       try {
-        appended = await this.store.append(stream, events.map((e) => toAppend(e, context)), { expected });
+        appended = await this.store.append(
+          stream,
+          events.map((e) => toAppend(e, context)),
+          { expected },
+        );
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
         continue;
@@ -148,7 +165,8 @@ export class CommandRunner {
       }
       this.onAppended(events);
       state = events.reduce(decider.evolve, state);
-      if (options.awaitProjections !== false) await this.waitForProjections(await this.positionsOf(stream, events, appended));
+      if (options.awaitProjections !== false)
+        await this.waitForProjections(await this.positionsOf(stream, events, appended));
       return { events, state, appended };
     }
   }
@@ -175,7 +193,8 @@ export class CommandRunner {
     context: CommandContext,
     options: { awaitProjections?: boolean } = {},
   ): Promise<CommandResult<unknown, DomainEvent>[]> {
-    if (!this.canRunTogether) throw new Error('runTogether: this store cannot append several streams in one transaction');
+    if (!this.canRunTogether)
+      throw new Error('runTogether: this store cannot append several streams in one transaction');
     for (let attempt = 1; ; attempt++) {
       const histories = await this.store.readStreams(parts.map((p) => p.stream));
       const decided = parts.map((p) => {
@@ -190,7 +209,13 @@ export class CommandRunner {
         const leave = this.gate?.enter(writing.flatMap((d) => d.events.map((e) => e.type)));
         try {
           outcomes = await this.store.appendMany(
-            writing.map((d) => ({ stream: d.part.stream, events: d.events.map((e) => toAppend(e, context)), expected: d.expected })), { atomic: true });
+            writing.map((d) => ({
+              stream: d.part.stream,
+              events: d.events.map((e) => toAppend(e, context)),
+              expected: d.expected,
+            })),
+            { atomic: true },
+          );
         } catch (error) {
           if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
           continue;
@@ -205,7 +230,11 @@ export class CommandRunner {
         return { events: d.events, state: d.events.reduce(d.part.decider.evolve, d.state), appended };
       });
       if (options.awaitProjections !== false && writing.length) {
-        const positions = await Promise.all(results.filter((r) => r.appended).map((r, i) => this.positionsOf(writing[i]!.part.stream, r.events, r.appended!)));
+        const positions = await Promise.all(
+          results
+            .filter((r) => r.appended)
+            .map((r, i) => this.positionsOf(writing[i]!.part.stream, r.events, r.appended!)),
+        );
         await this.waitForProjections(positions.flat());
       }
       return results;
@@ -238,39 +267,46 @@ export class CommandRunner {
     const outcomes: (RunManyOutcome<State, Event> | undefined)[] = new Array(items.length);
     const alone: number[] = [];
     const decided: { index: number; state: State; expected: bigint | 'no_stream'; events: Event[] }[] = [];
-    await Promise.all(items.map(async (item, index) => {
-      const fromHint = item.known !== undefined;
-      try {
-        let state: State;
-        let expected: bigint | 'no_stream';
-        if (item.known) {
-          ({ state, revision: expected } = item.known);
-        } else {
-          const history = await this.store.readStream(item.stream);
-          state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
-          expected = history.at(-1)?.revision ?? 'no_stream';
+    await Promise.all(
+      items.map(async (item, index) => {
+        const fromHint = item.known !== undefined;
+        try {
+          let state: State;
+          let expected: bigint | 'no_stream';
+          if (item.known) {
+            ({ state, revision: expected } = item.known);
+          } else {
+            const history = await this.store.readStream(item.stream);
+            state = history.map((e) => asDomainEvent<Event>(e)).reduce(decider.evolve, decider.initialState());
+            expected = history.at(-1)?.revision ?? 'no_stream';
+          }
+          const events = decider.decide(item.command, state);
+          if (events.length) decided.push({ index, state, expected, events });
+          else if (fromHint) alone.push(index);
+          else outcomes[index] = { ok: true, result: { events, state, appended: null } };
+        } catch (error) {
+          if (fromHint) alone.push(index);
+          else outcomes[index] = { ok: false, error };
         }
-        const events = decider.decide(item.command, state);
-        if (events.length) decided.push({ index, state, expected, events });
-        else if (fromHint) alone.push(index);
-        else outcomes[index] = { ok: true, result: { events, state, appended: null } };
-      } catch (error) {
-        if (fromHint) alone.push(index);
-        else outcomes[index] = { ok: false, error };
-      }
-    }));
+      }),
+    );
     decided.sort((a, b) => a.index - b.index);
     const written: { type: string; position: Position }[] = [];
     const settle = async (d: (typeof decided)[number], result: AppendResult) => {
       this.onAppended(d.events);
-      outcomes[d.index] = { ok: true, result: { events: d.events, state: d.events.reduce(decider.evolve, d.state), appended: result } };
+      outcomes[d.index] = {
+        ok: true,
+        result: { events: d.events, state: d.events.reduce(decider.evolve, d.state), appended: result },
+      };
       written.push(...(await this.positionsOf(items[d.index]!.stream, d.events, result)));
     };
     /** Items whose batch failed outright: each read back, its own events found or it is run alone on the stream as read. */
     const unsettled: { d: (typeof decided)[number]; append: StreamAppend }[] = [];
     if (decided.length) {
       const appends = decided.map((d) => ({
-        stream: items[d.index]!.stream, expected: d.expected, events: d.events.map((e) => toAppend(e, items[d.index]!.context)),
+        stream: items[d.index]!.stream,
+        expected: d.expected,
+        events: d.events.map((e) => toAppend(e, items[d.index]!.context)),
       }));
       const leave = this.gate?.enter([...new Set(decided.flatMap((d) => d.events.map((e) => e.type)))]);
       let appended: StreamAppendOutcome[] | null = null;
@@ -290,7 +326,10 @@ export class CommandRunner {
     const runAlone = async (index: number, known?: { state: State; revision: bigint | 'no_stream' }) => {
       const item = items[index]!;
       try {
-        const result = await this.run(item.stream, decider, item.command, item.context, { awaitProjections: false, known });
+        const result = await this.run(item.stream, decider, item.command, item.context, {
+          awaitProjections: false,
+          known,
+        });
         outcomes[index] = { ok: true, result };
         if (result.appended) written.push(...(await this.positionsOf(item.stream, result.events, result.appended)));
       } catch (error) {
@@ -317,7 +356,12 @@ export class CommandRunner {
     return outcomes as RunManyOutcome<State, Event>[];
   }
 
-  async record(stream: string, event: DomainEvent, context: CommandContext, options: { expected?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async record(
+    stream: string,
+    event: DomainEvent,
+    context: CommandContext,
+    options: { expected?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     const leave = this.gate?.enter([event.type]);
     let appended: AppendResult;
     try {
@@ -340,10 +384,15 @@ export class CommandRunner {
    * one type need nothing more, a mixed append takes each event's position from the store's
    * answer when it gives them (PostgreSQL does), else reads its own events back (one short read).
    */
-  private async positionsOf(stream: string, events: DomainEvent[], appended: AppendResult): Promise<{ type: string; position: Position }[]> {
+  private async positionsOf(
+    stream: string,
+    events: DomainEvent[],
+    appended: AppendResult,
+  ): Promise<{ type: string; position: Position }[]> {
     const last = events.at(-1)!;
     if (events.every((e) => e.type === last.type)) return [{ type: last.type, position: appended.position }];
-    if (appended.positions?.length === events.length) return events.map((e, i) => ({ type: e.type, position: appended.positions![i]! }));
+    if (appended.positions?.length === events.length)
+      return events.map((e, i) => ({ type: e.type, position: appended.positions![i]! }));
     const from = appended.nextExpectedRevision - BigInt(events.length - 1);
     const written = await this.store.readStream(stream, { from, limit: events.length });
     return written.map((e) => ({ type: e.type, position: e.position }));
@@ -355,9 +404,18 @@ export class CommandRunner {
  * put them (the ids match, in order): a failed call that wrote this stream before it failed.
  */
 function ownAppend(history: RecordedEvent[], append: StreamAppend): AppendResult | null {
-  const first = append.expected === 'no_stream' ? 0 : typeof append.expected === 'bigint' ? Number(append.expected) + 1 : -1;
+  const first =
+    append.expected === 'no_stream' ? 0 : typeof append.expected === 'bigint' ? Number(append.expected) + 1 : -1;
   if (first < 0) return null;
   const mine = history.slice(first, first + append.events.length);
-  if (mine.length !== append.events.length || mine.some((e, i) => e.id.toLowerCase() !== append.events[i]!.id.toLowerCase())) return null;
-  return { nextExpectedRevision: mine.at(-1)!.revision, position: mine.at(-1)!.position, positions: mine.map((e) => e.position) };
+  if (
+    mine.length !== append.events.length ||
+    mine.some((e, i) => e.id.toLowerCase() !== append.events[i]!.id.toLowerCase())
+  )
+    return null;
+  return {
+    nextExpectedRevision: mine.at(-1)!.revision,
+    position: mine.at(-1)!.position,
+    positions: mine.map((e) => e.position),
+  };
 }

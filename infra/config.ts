@@ -7,14 +7,26 @@ import { z } from 'zod';
 import { chatConfig, type ChatConfig } from './config/chat.ts';
 import { ConfigError, envVarMeta, type ListenAddress, type Values } from './config/kinds.ts';
 import { llmConfig, type LlmConfig } from './config/llm.ts';
-import { orchestrationConfig, type ChatsvcConnectorConfig, type ForwardAuthConfig, type PublicChatConfig } from './config/orchestration.ts';
+import {
+  orchestrationConfig,
+  type ChatsvcConnectorConfig,
+  type ForwardAuthConfig,
+  type PublicChatConfig,
+} from './config/orchestration.ts';
 import { platformConfig, type LogLevel } from './config/platform.ts';
 import { registryConfig, type RegistryConfig } from './config/registry.ts';
 import { runnerConfig, type RunnerConfig } from './config/runner.ts';
 import { ALL_VARS, SECTIONS } from './config/sections.ts';
 import { updatesConfig, type UpdaterConfig, type UpdatesConfig } from './config/updates.ts';
 
-export type { ChatConfig, ChatFilesConfig, ChatGifConfig, ChatOutboundConfig, ChatPushConfig, RegistrationMode } from './config/chat.ts';
+export type {
+  ChatConfig,
+  ChatFilesConfig,
+  ChatGifConfig,
+  ChatOutboundConfig,
+  ChatPushConfig,
+  RegistrationMode,
+} from './config/chat.ts';
 export { ConfigError, optIn, optOut, parseListen, type ListenAddress } from './config/kinds.ts';
 export type { LlmConfig, LlmProviderName } from './config/llm.ts';
 export type { ChatsvcConnectorConfig, PublicChatConfig } from './config/orchestration.ts';
@@ -76,7 +88,8 @@ const environment = z.object(ALL_VARS);
  */
 export function parseEnvironment(env: Env): Values<typeof ALL_VARS> {
   const parsed = environment.safeParse(env);
-  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  if (!parsed.success)
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   return parsed.data;
 }
 

@@ -22,12 +22,17 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    out[key] = SECRET_FIELD.test(key) && v !== null && typeof v !== 'boolean' && typeof v !== 'object' ? '[redacted]' : redact(v, depth + 1);
+    out[key] =
+      SECRET_FIELD.test(key) && v !== null && typeof v !== 'boolean' && typeof v !== 'object'
+        ? '[redacted]'
+        : redact(v, depth + 1);
   }
   return out;
 }
 
-export function createLogger(options: { level?: Level; sink?: (line: string) => void; base?: Record<string, unknown> } = {}): Logger {
+export function createLogger(
+  options: { level?: Level; sink?: (line: string) => void; base?: Record<string, unknown> } = {},
+): Logger {
   const min = ORDER[options.level ?? 'info'];
   const sink = options.sink ?? ((line: string) => process.stdout.write(line + '\n'));
   const base = options.base ?? {};

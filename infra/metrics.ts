@@ -29,15 +29,31 @@ export class Metrics {
     // Node.js dashboards and alerts expect them. Only our own series carry the orchard_ prefix.
     client.collectDefaultMetrics({ register: this.registry });
     const labelNames = ['service', 'method', 'route', 'status'] as const;
-    this.requests = new client.Counter({ name: 'orchard_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [this.registry] });
+    this.requests = new client.Counter({
+      name: 'orchard_http_requests_total',
+      help: 'HTTP requests answered',
+      labelNames,
+      registers: [this.registry],
+    });
     this.duration = new client.Histogram({
-      name: 'orchard_http_request_duration_seconds', help: 'HTTP request latency', labelNames, registers: [this.registry],
+      name: 'orchard_http_request_duration_seconds',
+      help: 'HTTP request latency',
+      labelNames,
+      registers: [this.registry],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     });
     this.chatsvcFailures = new client.Counter({
-      name: 'orchard_chatsvc_bot_failures_total', help: 'Chat-service bot messages that failed inside the connector (nothing was sent)', labelNames: ['kind'], registers: [this.registry],
+      name: 'orchard_chatsvc_bot_failures_total',
+      help: 'Chat-service bot messages that failed inside the connector (nothing was sent)',
+      labelNames: ['kind'],
+      registers: [this.registry],
     });
-    this.appended = new client.Counter({ name: 'orchard_events_appended_total', help: 'Events appended to the log by this process', labelNames: ['type'], registers: [this.registry] });
+    this.appended = new client.Counter({
+      name: 'orchard_events_appended_total',
+      help: 'Events appended to the log by this process',
+      labelNames: ['type'],
+      registers: [this.registry],
+    });
   }
 
   observeRequest(labels: { service: string; method: string; route: string; status: number }, seconds: number): void {
@@ -63,29 +79,46 @@ export class Metrics {
    * read at each scrape.
    */
   watchProcessors(engine: ProcessorEngine, store: EventStore, pool: Pool): void {
-    this.processorSeries('projection', () => engine.projections, () => readCheckpoints(pool), engine, store);
-    this.processorSeries('reactor', () => engine.reactors, async () => {
-      const at = await readReactorCheckpoints(pool);
-      // A reactor of scope each keeps no stored checkpoint: its position is this process's.
-      for (const { name } of engine.reactors.filter(inEachProcess)) {
-        const position = engine.position(name);
-        if (position) at.set(name, position);
-        else at.delete(name);
-      }
-      return at;
-    }, engine, store);
+    this.processorSeries(
+      'projection',
+      () => engine.projections,
+      () => readCheckpoints(pool),
+      engine,
+      store,
+    );
+    this.processorSeries(
+      'reactor',
+      () => engine.reactors,
+      async () => {
+        const at = await readReactorCheckpoints(pool);
+        // A reactor of scope each keeps no stored checkpoint: its position is this process's.
+        for (const { name } of engine.reactors.filter(inEachProcess)) {
+          const position = engine.position(name);
+          if (position) at.set(name, position);
+          else at.delete(name);
+        }
+        return at;
+      },
+      engine,
+      store,
+    );
   }
 
   private processorSeries(
-    kind: 'projection' | 'reactor', processors: () => readonly Processor[], checkpoints: () => Promise<Map<string, Position>>,
-    engine: ProcessorEngine, store: EventStore,
+    kind: 'projection' | 'reactor',
+    processors: () => readonly Processor[],
+    checkpoints: () => Promise<Map<string, Position>>,
+    engine: ProcessorEngine,
+    store: EventStore,
   ): void {
     const registers = [this.registry];
     const labelNames = [kind] as const;
     const label = (name: string) => ({ [kind]: name });
     new client.Gauge({
-      name: `orchard_${kind}_checkpoint_position`, help: `Log position the ${kind} has ${kind === 'projection' ? 'applied' : 'acted on'} (commit and prepare parts)`,
-      labelNames: [kind, 'part'], registers,
+      name: `orchard_${kind}_checkpoint_position`,
+      help: `Log position the ${kind} has ${kind === 'projection' ? 'applied' : 'acted on'} (commit and prepare parts)`,
+      labelNames: [kind, 'part'],
+      registers,
       async collect() {
         this.reset();
         const at = await checkpoints();
@@ -96,8 +129,10 @@ export class Metrics {
       },
     });
     new client.Gauge({
-      name: `orchard_${kind}_lag_events`, help: `Events of the ${kind}'s types behind the head of the log (counted up to ${LAG_CAP})`,
-      labelNames, registers,
+      name: `orchard_${kind}_lag_events`,
+      help: `Events of the ${kind}'s types behind the head of the log (counted up to ${LAG_CAP})`,
+      labelNames,
+      registers,
       async collect() {
         this.reset();
         const at = await checkpoints();
@@ -110,26 +145,38 @@ export class Metrics {
       },
     });
     new client.Gauge({
-      name: `orchard_${kind}_active`, help: `1 when this process runs the ${kind} (holds its lock)`, labelNames, registers,
+      name: `orchard_${kind}_active`,
+      help: `1 when this process runs the ${kind} (holds its lock)`,
+      labelNames,
+      registers,
       collect() {
         for (const p of processors()) this.set(label(p.name), engine.isActive(p.name) ? 1 : 0);
       },
     });
     new client.Gauge({
-      name: `orchard_${kind}_errors_total`, help: `Failed batches of the ${kind} in this process`, labelNames, registers,
+      name: `orchard_${kind}_errors_total`,
+      help: `Failed batches of the ${kind} in this process`,
+      labelNames,
+      registers,
       collect() {
         for (const p of processors()) this.set(label(p.name), engine.health(p.name).errors);
       },
     });
     new client.Gauge({
-      name: `orchard_${kind}_last_error_timestamp_seconds`, help: `When the ${kind} last failed in this process (0: never)`, labelNames, registers,
+      name: `orchard_${kind}_last_error_timestamp_seconds`,
+      help: `When the ${kind} last failed in this process (0: never)`,
+      labelNames,
+      registers,
       collect() {
-        for (const p of processors()) this.set(label(p.name), (engine.health(p.name).lastErrorAt?.getTime() ?? 0) / 1000);
+        for (const p of processors())
+          this.set(label(p.name), (engine.health(p.name).lastErrorAt?.getTime() ?? 0) / 1000);
       },
     });
     new client.Gauge({
-      name: `orchard_${kind}_last_error_info`, help: `The last error of the ${kind} in this process (1 while one is known)`,
-      labelNames: [kind, 'error'], registers,
+      name: `orchard_${kind}_last_error_info`,
+      help: `The last error of the ${kind} in this process (1 while one is known)`,
+      labelNames: [kind, 'error'],
+      registers,
       collect() {
         this.reset();
         for (const p of processors()) {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 function findRoot(): string {
   const here = fileURLToPath(import.meta.url);
-  for (let dir = path.dirname(here); ; ) {
+  for (let dir = path.dirname(here); ;) {
     if (existsSync(path.join(dir, 'package.json'))) return dir;
     const up = path.dirname(dir);
     if (up === dir) throw new Error(`no package.json above ${here}`);

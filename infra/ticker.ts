@@ -7,7 +7,10 @@ export class Ticker {
   private readonly holders = new Set<symbol>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly ms: number, private readonly tick: () => void) {}
+  constructor(
+    private readonly ms: number,
+    private readonly tick: () => void,
+  ) {}
 
   /** Whether it ticks now (some holder holds it). */
   get running(): boolean {

@@ -32,7 +32,15 @@ function orchShared(p: Platform) {
   if (!shared) {
     const models = createModels(p.config.llm, p.log);
     const connector = new ChatsvcConnector({
-      commands: p.commands, db: p.pool, clock: p.clock, config: p.config, log: p.log, limiter: p.limiter, models, sealKey: p.sealKey, metrics: p.metrics,
+      commands: p.commands,
+      db: p.pool,
+      clock: p.clock,
+      config: p.config,
+      log: p.log,
+      limiter: p.limiter,
+      models,
+      sealKey: p.sealKey,
+      metrics: p.metrics,
     });
     connectors.set(p, (shared = { connector, models }));
   }
@@ -42,20 +50,43 @@ function orchShared(p: Platform) {
 export function orchDeps(p: Platform): OrchDeps {
   const shared = orchShared(p);
   return {
-    commands: p.commands, db: p.pool, sealKey: p.sealKey, clock: p.clock, config: p.config, log: p.log,
-    limiter: p.limiter, metrics: p.metrics, principals: new PrincipalCache(p.engine, p.pool, p.clock),
-    profiles: new ProfileCache(p.engine, p.pool), events: p.store,
+    commands: p.commands,
+    db: p.pool,
+    sealKey: p.sealKey,
+    clock: p.clock,
+    config: p.config,
+    log: p.log,
+    limiter: p.limiter,
+    metrics: p.metrics,
+    principals: new PrincipalCache(p.engine, p.pool, p.clock),
+    profiles: new ProfileCache(p.engine, p.pool),
+    events: p.store,
     audit: { chain: p.chain, publicKeyHex: p.auditKey.publicKeyHex },
-    models: shared.models, version: p.version, chatsvc: shared.connector,
-    maintenance: () => p.gate.view(), updates: { service: 'orch', checker: p.updates.checkers.orch, sidecar: p.updates.sidecars.orch },
+    models: shared.models,
+    version: p.version,
+    chatsvc: shared.connector,
+    maintenance: () => p.gate.view(),
+    updates: { service: 'orch', checker: p.updates.checkers.orch, sidecar: p.updates.sidecars.orch },
   };
 }
 
 export function chatDeps(p: Platform): ChatDeps {
   return {
-    db: p.pool, clock: p.clock, log: p.log, metrics: p.metrics, limiter: p.limiter, version: p.version, startedAt: p.startedAt,
-    commands: p.commands, sealKey: p.sealKey, config: p.config.chat, jwtSecret: chatJwtSecret(p.config.chat, p.sealKey), events: p.store,
-    sessions: new ChatSessionCache(p.engine, p.pool), bots: new BotTokenCache(p.engine, p.pool), maintenance: () => p.gate.view(),
+    db: p.pool,
+    clock: p.clock,
+    log: p.log,
+    metrics: p.metrics,
+    limiter: p.limiter,
+    version: p.version,
+    startedAt: p.startedAt,
+    commands: p.commands,
+    sealKey: p.sealKey,
+    config: p.config.chat,
+    jwtSecret: chatJwtSecret(p.config.chat, p.sealKey),
+    events: p.store,
+    sessions: new ChatSessionCache(p.engine, p.pool),
+    bots: new BotTokenCache(p.engine, p.pool),
+    maintenance: () => p.gate.view(),
     updates: { service: 'chat', checker: p.updates.checkers.chat, sidecar: p.updates.sidecars.chat },
     files: new FilesystemBlobStore(p.config.chat.files.dir),
     vapid: { subject: p.config.chat.push.subject, keys: chatVapidKeys(p.config.chat, p.sealKey) },
@@ -64,15 +95,27 @@ export function chatDeps(p: Platform): ChatDeps {
 
 export function registryDeps(p: Platform): RegistryDeps {
   return {
-    commands: p.commands, db: p.pool, clock: p.clock, config: p.config, log: p.log, metrics: p.metrics, limiter: p.limiter,
-    sealKey: p.sealKey, tokens: new TokenCache(p.engine, p.pool), version: p.version, maintenance: () => p.gate.view(),
+    commands: p.commands,
+    db: p.pool,
+    clock: p.clock,
+    config: p.config,
+    log: p.log,
+    metrics: p.metrics,
+    limiter: p.limiter,
+    sealKey: p.sealKey,
+    tokens: new TokenCache(p.engine, p.pool),
+    version: p.version,
+    maintenance: () => p.gate.view(),
   };
 }
 
 export function createApp(name: ServiceName, platform: Platform) {
   switch (name) {
-    case 'orch': return createOrchestrationApp(orchDeps(platform));
-    case 'chat': return createChatApp(chatDeps(platform));
-    case 'registry': return createRegistryApp(registryDeps(platform));
+    case 'orch':
+      return createOrchestrationApp(orchDeps(platform));
+    case 'chat':
+      return createChatApp(chatDeps(platform));
+    case 'registry':
+      return createRegistryApp(registryDeps(platform));
   }
 }

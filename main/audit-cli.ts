@@ -52,7 +52,10 @@ export function categoryPrefixes(names: string[]): { prefixes: string[] } | { er
   const prefixes: string[] = [];
   for (const name of names) {
     const declared = streamCategoryNamed(name);
-    if (!declared) return { error: `unknown stream category ${JSON.stringify(name)}; the declared categories are listed in docs/reference/streams.md (from domain/<service>/streams.ts)` };
+    if (!declared)
+      return {
+        error: `unknown stream category ${JSON.stringify(name)}; the declared categories are listed in docs/reference/streams.md (from domain/<service>/streams.ts)`,
+      };
     prefixes.push(declared.prefix);
   }
   return { prefixes };
@@ -70,8 +73,14 @@ export function parseUntil(text: string): Until | null {
 
 export function replayLine(e: RecordedEvent): string {
   return JSON.stringify({
-    stream: e.stream, revision: e.revision.toString(), position: formatPosition(e.position), id: e.id,
-    type: e.type, data: e.data, metadata: e.metadata, created_at: e.created_at.toISOString(),
+    stream: e.stream,
+    revision: e.revision.toString(),
+    position: formatPosition(e.position),
+    id: e.id,
+    type: e.type,
+    data: e.data,
+    metadata: e.metadata,
+    created_at: e.created_at.toISOString(),
   });
 }
 
@@ -80,7 +89,9 @@ export async function replayCommand(config: Config, log: Logger, args: string[],
   const untilText = option(args, '--until')[0];
   const until = untilText === undefined ? null : parseUntil(untilText);
   if (untilText !== undefined && !until) {
-    err.write(`orchard replay: --until takes an RFC 3339 instant (2025-01-31T12:00:00Z) or a log position (commit/prepare), got ${JSON.stringify(untilText)}\n`);
+    err.write(
+      `orchard replay: --until takes an RFC 3339 instant (2025-01-31T12:00:00Z) or a log position (commit/prepare), got ${JSON.stringify(untilText)}\n`,
+    );
     return 2;
   }
   const categories = categoryPrefixes(option(args, '--category'));
@@ -90,7 +101,10 @@ export async function replayCommand(config: Config, log: Logger, args: string[],
   }
   const platform = await openPlatform(config, log, { runProjections: false });
   try {
-    const filter = { streamPrefixes: [...option(args, '--stream-prefix'), ...categories.prefixes], eventTypes: option(args, '--type') };
+    const filter = {
+      streamPrefixes: [...option(args, '--stream-prefix'), ...categories.prefixes],
+      eventTypes: option(args, '--type'),
+    };
     let after;
     for (;;) {
       const batch = await platform.store.readAll({ after, filter, limit: 500 });
@@ -135,7 +149,9 @@ export async function auditCommand(config: Config, log: Logger, args: string[], 
       try {
         after = fromText === undefined ? undefined : parsePosition(fromText);
       } catch {
-        err.write(`orchard audit export: --from takes a log position (commit/prepare), got ${JSON.stringify(fromText)}\n`);
+        err.write(
+          `orchard audit export: --from takes a log position (commit/prepare), got ${JSON.stringify(fromText)}\n`,
+        );
         return 2;
       }
       if (!file) {
@@ -144,9 +160,16 @@ export async function auditCommand(config: Config, log: Logger, args: string[], 
       }
       const platform = await openPlatform(config, log, { runProjections: false });
       try {
-        const items = auditItems(platform.store, platform.chain, { after, streamPrefix: prefix, publicKey: platform.auditKey.publicKeyHex, now: platform.clock.now() });
+        const items = auditItems(platform.store, platform.chain, {
+          after,
+          streamPrefix: prefix,
+          publicKey: platform.auditKey.publicKeyHex,
+          now: platform.clock.now(),
+        });
         const written = await writeExport(items, file);
-        err.write(`orchard audit export: ${written.events} events, ${written.checkpoints} checkpoints written to ${file}\n`);
+        err.write(
+          `orchard audit export: ${written.events} events, ${written.checkpoints} checkpoints written to ${file}\n`,
+        );
       } finally {
         await platform.close();
       }
@@ -171,14 +194,20 @@ export async function auditCommand(config: Config, log: Logger, args: string[], 
       const platform = await openPlatform(config, log, { runProjections: false });
       try {
         const verifier = new ChainVerifier((keyText ?? platform.auditKey.publicKeyHex).toLowerCase());
-        for await (const item of auditItems(platform.store, platform.chain, { publicKey: null, now: platform.clock.now() })) {
+        for await (const item of auditItems(platform.store, platform.chain, {
+          publicKey: null,
+          now: platform.clock.now(),
+        })) {
           if (!verifier.push(item)) break;
         }
         const result = verifier.result();
         out.write(describeResult(result) + '\n');
         const head = await platform.chain.head();
         const pending = await platform.store.countAfter(head?.position ?? 'start', {}, 1_000_000);
-        if (pending > 0) err.write(`orchard audit verify: ${pending === 1_000_000 ? 'at least ' : ''}${pending} newer events are not chained yet (a running server chains them)\n`);
+        if (pending > 0)
+          err.write(
+            `orchard audit verify: ${pending === 1_000_000 ? 'at least ' : ''}${pending} newer events are not chained yet (a running server chains them)\n`,
+          );
         return result.ok ? 0 : 1;
       } finally {
         await platform.close();

@@ -12,7 +12,10 @@ import { chatVapidKeys } from './chat-secrets.ts';
 import { Scheduler, type SchedulerOptions } from '../infra/scheduler/scheduler.ts';
 import type { Platform } from './platform.ts';
 
-export interface DrivenReactor { name: string; drain(): Promise<number> }
+export interface DrivenReactor {
+  name: string;
+  drain(): Promise<number>;
+}
 
 export interface ChatBackground {
   scheduler: Scheduler;
@@ -25,15 +28,33 @@ export interface ChatBackground {
   settle(): Promise<void>;
 }
 
-export function chatBackground(p: Platform, options: Partial<Pick<SchedulerOptions, 'batch' | 'concurrency' | 'pollMs'>> = {}): ChatBackground {
+export function chatBackground(
+  p: Platform,
+  options: Partial<Pick<SchedulerOptions, 'batch' | 'concurrency' | 'pollMs'>> = {},
+): ChatBackground {
   const fire = { db: p.pool, commands: p.commands, log: p.log };
   const scheduler = new Scheduler({
-    pool: p.pool, clock: p.clock, log: p.log, ...options,
-    handlers: { message: scheduledMessageHandler(fire), poll_close: pollCloseHandler(fire), meeting_reminder: meetingReminderHandler(fire) },
+    pool: p.pool,
+    clock: p.clock,
+    log: p.log,
+    ...options,
+    handlers: {
+      message: scheduledMessageHandler(fire),
+      poll_close: pollCloseHandler(fire),
+      meeting_reminder: meetingReminderHandler(fire),
+    },
   });
   const vapid = { subject: p.config.chat.push.subject, keys: chatVapidKeys(p.config.chat, p.sealKey) };
   const poster = scheduledMessagePoster(fire);
-  const pusher = pushSender({ db: p.pool, commands: p.commands, sealKey: p.sealKey, vapid, policy: p.config.chat.outbound, clock: p.clock, log: p.log });
+  const pusher = pushSender({
+    db: p.pool,
+    commands: p.commands,
+    sealKey: p.sealKey,
+    vapid,
+    policy: p.config.chat.outbound,
+    clock: p.clock,
+    log: p.log,
+  });
   p.engine.register([poster, pusher]);
   const names = [poster.name, pusher.name];
   const driven = (name: string): DrivenReactor => ({ name, drain: () => p.engine.drain(name) });

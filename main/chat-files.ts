@@ -13,8 +13,14 @@ const SWEEP_EVERY_MS = 60 * 60 * 1000;
 /** One pass over both stores, on the platform's clock; the blobs and images removed. */
 export async function sweepChatFiles(platform: Platform): Promise<{ blobs: string[]; previewImages: string[] }> {
   const dir = platform.config.chat.files.dir;
-  const blobs = await new FilesystemBlobStore(dir).sweep(platform.clock.now(), (sha256) => blobReferenced(platform.pool, sha256));
-  const previewImages = await previewImageStore(dir).sweep(platform.clock.now(), async () => false, PREVIEW_IMAGE_UNUSED_MS);
+  const blobs = await new FilesystemBlobStore(dir).sweep(platform.clock.now(), (sha256) =>
+    blobReferenced(platform.pool, sha256),
+  );
+  const previewImages = await previewImageStore(dir).sweep(
+    platform.clock.now(),
+    async () => false,
+    PREVIEW_IMAGE_UNUSED_MS,
+  );
   return { blobs, previewImages };
 }
 
@@ -26,7 +32,8 @@ export function startFileSweeper(platform: Platform): () => void {
     try {
       const removed = await sweepChatFiles(platform);
       if (removed.blobs.length) platform.log.info('chat_blobs_swept', { removed: removed.blobs.length });
-      if (removed.previewImages.length) platform.log.info('chat_preview_images_swept', { removed: removed.previewImages.length });
+      if (removed.previewImages.length)
+        platform.log.info('chat_preview_images_swept', { removed: removed.previewImages.length });
     } catch (error) {
       platform.log.warn('chat_blob_sweep_failed', { error: (error as Error).message });
     } finally {

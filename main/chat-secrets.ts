@@ -18,7 +18,10 @@ export function chatJwtSecret(config: ChatConfig, sealKey: Uint8Array): string {
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
     try {
-      writeFileSync(file, sealSecret(sealKey, randomBytes(32).toString('base64url'), CONTEXT) + '\n', { mode: 0o600, flag: 'wx' });
+      writeFileSync(file, sealSecret(sealKey, randomBytes(32).toString('base64url'), CONTEXT) + '\n', {
+        mode: 0o600,
+        flag: 'wx',
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // another instance wrote it first
     }
@@ -40,7 +43,10 @@ export function chatVapidKeys(config: ChatConfig, sealKey: Uint8Array): VapidKey
   if (!existsSync(file)) {
     mkdirSync(path.dirname(file), { recursive: true });
     try {
-      writeFileSync(file, sealSecret(sealKey, JSON.stringify(generateVapidKeys()), VAPID_CONTEXT) + '\n', { mode: 0o600, flag: 'wx' });
+      writeFileSync(file, sealSecret(sealKey, JSON.stringify(generateVapidKeys()), VAPID_CONTEXT) + '\n', {
+        mode: 0o600,
+        flag: 'wx',
+      });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // another instance wrote it first
     }
@@ -53,5 +59,8 @@ export function chatVapidKeys(config: ChatConfig, sealKey: Uint8Array): VapidKey
 function vapidKeysOf(privateKey: string): VapidKeys {
   const ecdh = createECDH('prime256v1');
   ecdh.setPrivateKey(Buffer.from(privateKey, 'base64url'));
-  return { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: ecdh.getPrivateKey().toString('base64url') };
+  return {
+    publicKey: ecdh.getPublicKey().toString('base64url'),
+    privateKey: ecdh.getPrivateKey().toString('base64url'),
+  };
 }

@@ -39,7 +39,8 @@ const say = (line: string) => process.stderr.write(line + '\n');
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
-  if (command === 'release') return (await import('./updates-cli.ts')).releaseCommand(args, process.stdout, process.stderr);
+  if (command === 'release')
+    return (await import('./updates-cli.ts')).releaseCommand(args, process.stdout, process.stderr);
   if (command === 'dev') {
     const stopped = new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -56,11 +57,14 @@ async function main(argv: string[]): Promise<number> {
     }
     // Wait for the write: the process exits right after, and a pipe takes 64 KiB at a time.
     const text = JSON.stringify(offlineDocument(service), null, 2) + '\n';
-    await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      process.stdout.write(text, (error) => (error ? reject(error) : resolve())),
+    );
     return 0;
   }
   // Before loadConfig: it shows the configuration even when a start would refuse it.
-  if (command === 'config') return (await import('./config-cli.ts')).configCommand(process.env, process.stdout, process.stderr);
+  if (command === 'config')
+    return (await import('./config-cli.ts')).configCommand(process.env, process.stdout, process.stderr);
   let config;
   try {
     config = loadConfig();
@@ -68,19 +72,28 @@ async function main(argv: string[]): Promise<number> {
     throw new StartupError(`configuration: ${(error as Error).message}`);
   }
   // Commands that print data keep stdout for it; their logs go to stderr.
-  const log = createLogger({ level: config.logLevel, sink: command === 'serve' ? undefined : (line) => process.stderr.write(line + '\n') });
+  const log = createLogger({
+    level: config.logLevel,
+    sink: command === 'serve' ? undefined : (line) => process.stderr.write(line + '\n'),
+  });
 
   switch (command) {
     case 'serve': {
-      if (args[0] === 'sidecar') return (await import('./sidecar.ts')).serveSidecar(config, log, { enableFailpoints: args.includes('--enable-failpoints') });
+      if (args[0] === 'sidecar')
+        return (await import('./sidecar.ts')).serveSidecar(config, log, {
+          enableFailpoints: args.includes('--enable-failpoints'),
+        });
       const which = args.find((a) => !a.startsWith('--')) ?? 'all';
       if (which === 'runner') return (await import('./runner/index.ts')).serveRunner(config, log);
       // --standby: started by the updater sidecar ahead of a swap (main/standby.ts).
       const standby = args.includes('--standby') ? (await import('./standby.ts')).openStandbyLink() : null;
-      const [{ SERVICES }, { buildPlatform, openPlatform }, { announcement, buildServices, ensureConfigured, listenServices, lockDataDir }] = await Promise.all([
-        import('./apps.ts'), import('./platform.ts'), import('./serve.ts'),
-      ]);
-      const names: ServiceName[] = which === 'all' ? SERVICES : SERVICES.includes(which as ServiceName) ? [which as ServiceName] : [];
+      const [
+        { SERVICES },
+        { buildPlatform, openPlatform },
+        { announcement, buildServices, ensureConfigured, listenServices, lockDataDir },
+      ] = await Promise.all([import('./apps.ts'), import('./platform.ts'), import('./serve.ts')]);
+      const names: ServiceName[] =
+        which === 'all' ? SERVICES : SERVICES.includes(which as ServiceName) ? [which as ServiceName] : [];
       if (names.length === 0) {
         say(`unknown service: ${which}\n${await usage()}`);
         return 2;
@@ -90,7 +103,10 @@ async function main(argv: string[]): Promise<number> {
       // A standby builds everything that needs neither the database nor the DATA_DIR lock while
       // the old release still serves: the platform's parts and the apps. Told to migrate (the old
       // release is gone), it opens the platform; told to serve, it listens.
-      if (standby && !config.databaseUrl) throw new StartupError('serve --standby needs DATABASE_URL (an embedded server cannot be shared with the release it replaces)');
+      if (standby && !config.databaseUrl)
+        throw new StartupError(
+          'serve --standby needs DATABASE_URL (an embedded server cannot be shared with the release it replaces)',
+        );
       let built;
       let platform;
       let prepared;
@@ -170,7 +186,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./updates-cli.ts')).updatesCommand(config, args, process.stdout, process.stderr);
     case 'profiles': {
       const { SET_REPLY_MODE_USAGE, setReplyModeCommand } = await import('./profiles.ts');
-      if (args[0] === 'set-reply-mode') return setReplyModeCommand(config, log, args.slice(1), process.stdout, process.stderr);
+      if (args[0] === 'set-reply-mode')
+        return setReplyModeCommand(config, log, args.slice(1), process.stdout, process.stderr);
       say(SET_REPLY_MODE_USAGE);
       return 2;
     }

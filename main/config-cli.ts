@@ -10,7 +10,11 @@ type Env = Record<string, string | undefined>;
 
 const REDACTED = '<redacted>';
 
-interface Row { name: string; value: string; source: string }
+interface Row {
+  name: string;
+  value: string;
+  source: string;
+}
 
 /** One variable: set (blank counts as unset, as loadConfig reads it), given through its `_FILE`, defaulted, or unset. */
 function row(name: string, meta: EnvVarMeta, env: Env, declared: Set<string>): Row {
@@ -18,7 +22,8 @@ function row(name: string, meta: EnvVarMeta, env: Env, declared: Set<string>): R
   if (text) return { name, value: meta.secret ? REDACTED : text, source: 'env' };
   const fileVar = `${name}_FILE`;
   if (declared.has(fileVar) && env[fileVar]?.trim()) return { name, value: REDACTED, source: `file (${fileVar})` };
-  if (meta.default !== undefined) return { name, value: meta.default === '' ? '(empty)' : meta.default, source: 'default' };
+  if (meta.default !== undefined)
+    return { name, value: meta.default === '' ? '(empty)' : meta.default, source: 'default' };
   return { name, value: '-', source: 'unset' };
 }
 
@@ -31,19 +36,30 @@ export function effectiveConfiguration(env: Env): string {
   const all = blocks.flatMap((b) => b.rows);
   const nameWidth = Math.max(...all.map((r) => r.name.length));
   const valueWidth = Math.min(48, Math.max(...all.map((r) => r.value.length)));
-  return blocks
-    .map((b) => [`# ${b.title}`, ...b.rows.map((r) => `${r.name.padEnd(nameWidth)}  ${r.value.padEnd(valueWidth)}  ${r.source}`)].join('\n'))
-    .join('\n\n') + '\n';
+  return (
+    blocks
+      .map((b) =>
+        [
+          `# ${b.title}`,
+          ...b.rows.map((r) => `${r.name.padEnd(nameWidth)}  ${r.value.padEnd(valueWidth)}  ${r.source}`),
+        ].join('\n'),
+      )
+      .join('\n\n') + '\n'
+  );
 }
 
 /** Prints the table; exit 1 (the problems on stderr, one line each) when a start would refuse this configuration. */
 export async function configCommand(env: Env, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  await new Promise<void>((resolve, reject) => out.write(effectiveConfiguration(env), (error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    out.write(effectiveConfiguration(env), (error) => (error ? reject(error) : resolve())),
+  );
   try {
     loadConfig(env);
   } catch (error) {
     const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
-    err.write(`configuration: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p}\n`).join('')}`);
+    err.write(
+      `configuration: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n${problems.map((p) => `  ${p}\n`).join('')}`,
+    );
     return 1;
   }
   return 0;

@@ -6,7 +6,14 @@
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { builtStamp, CONSOLE_DIR, consoleBuildDecision, sourceStamp, viteInstalled, type ConsoleBuildDecision } from '../api/orchestration/console/build-stamp.ts';
+import {
+  builtStamp,
+  CONSOLE_DIR,
+  consoleBuildDecision,
+  sourceStamp,
+  viteInstalled,
+  type ConsoleBuildDecision,
+} from '../api/orchestration/console/build-stamp.ts';
 import type { Logger } from '../infra/logging.ts';
 
 export function currentConsoleDecision(): ConsoleBuildDecision {
@@ -15,7 +22,9 @@ export function currentConsoleDecision(): ConsoleBuildDecision {
 
 function runBuild(): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(CONSOLE_DIR, 'build.ts'), '--bundle'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(CONSOLE_DIR, 'build.ts'), '--bundle'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -24,7 +33,10 @@ function runBuild(): Promise<{ ok: boolean; output: string }> {
   });
 }
 
-export async function ensureConsoleBuilt(log: Logger, decide: () => ConsoleBuildDecision = currentConsoleDecision): Promise<ConsoleBuildDecision> {
+export async function ensureConsoleBuilt(
+  log: Logger,
+  decide: () => ConsoleBuildDecision = currentConsoleDecision,
+): Promise<ConsoleBuildDecision> {
   const decision = decide();
   if (decision.action === 'rebuild') {
     const started = Date.now();
@@ -32,9 +44,14 @@ export async function ensureConsoleBuilt(log: Logger, decide: () => ConsoleBuild
     if (ok) log.info('console_built', { reason: decision.reason, ms: Date.now() - started });
     else log.error('console_build_failed', { reason: decision.reason, output: output.slice(-2000) });
   } else if (decision.action === 'serve_as_is') {
-    log.warn('console_stale', { message: 'the console sources changed since its build and Vite is not installed: run npm install (or npm run build:console)' });
+    log.warn('console_stale', {
+      message:
+        'the console sources changed since its build and Vite is not installed: run npm install (or npm run build:console)',
+    });
   } else if (decision.action === 'how_to_build') {
-    log.warn('console_not_built', { message: 'the web console is not built and Vite is not installed: / says how to build it' });
+    log.warn('console_not_built', {
+      message: 'the web console is not built and Vite is not installed: / says how to build it',
+    });
   }
   return decision;
 }

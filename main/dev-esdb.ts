@@ -13,7 +13,8 @@ import net from 'node:net';
 const DEFAULT_PORT = 2113;
 const DOUBLE = new URL('../tests/doubles/esdb-test-server.ts', import.meta.url).href;
 
-export const DEV_ESDB_USAGE = 'usage: orchard dev esdb [--port N]   (an in-memory EventStoreDB TEST DOUBLE for local runs; not a server)';
+export const DEV_ESDB_USAGE =
+  'usage: orchard dev esdb [--port N]   (an in-memory EventStoreDB TEST DOUBLE for local runs; not a server)';
 
 type Writable = { write(chunk: string): unknown };
 
@@ -24,7 +25,12 @@ function parsePort(args: string[]): number | null {
   return port <= 65535 ? port : null; // 0: any free port (announced)
 }
 
-export async function devCommand(args: string[], out: Writable, err: Writable, stopped: Promise<void>): Promise<number> {
+export async function devCommand(
+  args: string[],
+  out: Writable,
+  err: Writable,
+  stopped: Promise<void>,
+): Promise<number> {
   if (args[0] !== 'esdb') {
     err.write(`${DEV_ESDB_USAGE}\n`);
     return 2;
@@ -38,8 +44,10 @@ export async function devCommand(args: string[], out: Writable, err: Writable, s
   try {
     ({ startEsdbTestServer } = await import(DOUBLE));
   } catch (error) {
-    err.write(`orchard dev esdb: the EventStoreDB test double cannot be loaded (${(error as Error).message.split('\n')[0]}).\n`
-      + 'It ships with the sources, not with a release: run it from a git checkout with its devDependencies installed (npm install, not --omit=dev).\n');
+    err.write(
+      `orchard dev esdb: the EventStoreDB test double cannot be loaded (${(error as Error).message.split('\n')[0]}).\n` +
+        'It ships with the sources, not with a release: run it from a git checkout with its devDependencies installed (npm install, not --omit=dev).\n',
+    );
     return 1;
   }
   const double = await startEsdbTestServer();
@@ -52,7 +60,10 @@ export async function devCommand(args: string[], out: Writable, err: Writable, s
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
-      s.on('error', () => { client.destroy(); upstream.destroy(); });
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.pipe(upstream).pipe(client);
   });
@@ -63,17 +74,21 @@ export async function devCommand(args: string[], out: Writable, err: Writable, s
     });
   } catch (error) {
     await double.stop();
-    err.write(`orchard dev esdb: cannot listen on 127.0.0.1:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    err.write(
+      `orchard dev esdb: cannot listen on 127.0.0.1:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+    );
     return 1;
   }
   const bound = (forward.address() as net.AddressInfo).port;
-  out.write([
-    'orchard dev esdb: an EventStoreDB TEST DOUBLE, not a server. The log lives in memory and is lost when',
-    'this stops; it serves only what the adapter uses, with no security or persistence. For local runs only.',
-    `orchard dev esdb: listening  esdb://127.0.0.1:${bound}?tls=false`,
-    `  EVENTSTORE_URL='esdb://127.0.0.1:${bound}?tls=false' npm start`,
-    '',
-  ].join('\n'));
+  out.write(
+    [
+      'orchard dev esdb: an EventStoreDB TEST DOUBLE, not a server. The log lives in memory and is lost when',
+      'this stops; it serves only what the adapter uses, with no security or persistence. For local runs only.',
+      `orchard dev esdb: listening  esdb://127.0.0.1:${bound}?tls=false`,
+      `  EVENTSTORE_URL='esdb://127.0.0.1:${bound}?tls=false' npm start`,
+      '',
+    ].join('\n'),
+  );
   await stopped;
   for (const s of sockets) s.destroy();
   await new Promise<void>((resolve) => forward.close(() => resolve()));

@@ -25,25 +25,60 @@ function unavailable<T extends object>(what: string): T {
 
 export function offlineDocument(service: ServiceName) {
   const log = createLogger({ level: 'error', sink: () => {} });
-  const common = { clock: systemClock, log, metrics: new Metrics(), limiter: new MemoryRateLimiter(systemClock), version, db: unavailable<any>('db'), maintenance: unavailable<any>('maintenance') };
+  const common = {
+    clock: systemClock,
+    log,
+    metrics: new Metrics(),
+    limiter: new MemoryRateLimiter(systemClock),
+    version,
+    db: unavailable<any>('db'),
+    maintenance: unavailable<any>('maintenance'),
+  };
   switch (service) {
     case 'orch': {
       const app = createOrchestrationApp({
-        ...common, config: loadConfig({}), sealKey: new Uint8Array(32),
-        commands: unavailable('commands'), principals: unavailable('principals'), profiles: unavailable('profiles'), events: unavailable('events'), models: unavailable('models'),
+        ...common,
+        config: loadConfig({}),
+        sealKey: new Uint8Array(32),
+        commands: unavailable('commands'),
+        principals: unavailable('principals'),
+        profiles: unavailable('profiles'),
+        events: unavailable('events'),
+        models: unavailable('models'),
         audit: unavailable('audit'),
-        updates: unavailable('updates'), chatsvc: unavailable('chatsvc'),
+        updates: unavailable('updates'),
+        chatsvc: unavailable('chatsvc'),
       });
       return openApiDocument(app, { ...ORCH_DOCS, version });
     }
     case 'chat':
-      return openApiDocument(createChatApp({
-        ...common, startedAt: new Date(), config: loadConfig({}).chat, sealKey: new Uint8Array(32), jwtSecret: 'offline',
-        commands: unavailable('commands'), events: unavailable('events'), sessions: unavailable('sessions'), bots: unavailable('bots'), updates: unavailable('updates'), files: unavailable('files'), vapid: unavailable('vapid'),
-      }), { ...CHAT_DOCS, version });
+      return openApiDocument(
+        createChatApp({
+          ...common,
+          startedAt: new Date(),
+          config: loadConfig({}).chat,
+          sealKey: new Uint8Array(32),
+          jwtSecret: 'offline',
+          commands: unavailable('commands'),
+          events: unavailable('events'),
+          sessions: unavailable('sessions'),
+          bots: unavailable('bots'),
+          updates: unavailable('updates'),
+          files: unavailable('files'),
+          vapid: unavailable('vapid'),
+        }),
+        { ...CHAT_DOCS, version },
+      );
     case 'registry':
-      return openApiDocument(createRegistryApp({
-        ...common, config: loadConfig({}), sealKey: new Uint8Array(32), commands: unavailable('commands'), tokens: unavailable('tokens'),
-      }), { ...REGISTRY_DOCS, version });
+      return openApiDocument(
+        createRegistryApp({
+          ...common,
+          config: loadConfig({}),
+          sealKey: new Uint8Array(32),
+          commands: unavailable('commands'),
+          tokens: unavailable('tokens'),
+        }),
+        { ...REGISTRY_DOCS, version },
+      );
   }
 }

@@ -123,7 +123,12 @@ export async function openPlatform(config: Config, log: Logger, options: Platfor
   return platform;
 }
 
-async function build(config: Config, log: Logger, options: PlatformOptions, migrateFirst: boolean): Promise<BuiltPlatform> {
+async function build(
+  config: Config,
+  log: Logger,
+  options: PlatformOptions,
+  migrateFirst: boolean,
+): Promise<BuiltPlatform> {
   const clock = options.clock ?? systemClock;
   let stopEmbedded = async () => {};
   let url = config.databaseUrl;
@@ -153,7 +158,9 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
       throw error;
     }
   }
-  const store: EventStore = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new PostgresEventStore(pool, url);
+  const store: EventStore = config.eventStoreUrl
+    ? new EventStoreDbEventStore(config.eventStoreUrl)
+    : new PostgresEventStore(pool, url);
   const engine = new ProcessorEngine(store, pool, allProjections, log);
   const folder = new SearchIndexFolder(pool, engine, log, estateDocumentsProjection.name);
   const metrics = new Metrics();
@@ -193,7 +200,23 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
 
   let closing: Promise<void> | null = null;
   const platform: Platform = {
-    config, log, pool, store, engine, commands, sealKey, metrics, limiter, clock, chain, chainer, auditKey, version, startedAt: clock.now(), gate, updates,
+    config,
+    log,
+    pool,
+    store,
+    engine,
+    commands,
+    sealKey,
+    metrics,
+    limiter,
+    clock,
+    chain,
+    chainer,
+    auditKey,
+    version,
+    startedAt: clock.now(),
+    gate,
+    updates,
     close() {
       closing ??= (async () => {
         await chainer.stop();
@@ -224,4 +247,3 @@ async function build(config: Config, log: Logger, options: PlatformOptions, migr
     },
   };
 }
-

@@ -13,7 +13,10 @@ import { openPlatform, type Platform } from './platform.ts';
 const profileDeps = (p: Platform) => ({ commands: p.commands, db: p.pool, clock: p.clock, config: p.config });
 
 export async function ensurePersonalAssistant(platform: Platform): Promise<'created' | 'unchanged'> {
-  const outcome = await ensure(profileDeps(platform), { actor: { kind: 'system', id: 'bootstrap' }, correlationId: null });
+  const outcome = await ensure(profileDeps(platform), {
+    actor: { kind: 'system', id: 'bootstrap' },
+    correlationId: null,
+  });
   platform.log.info('personal_assistant_profile', { outcome });
   return outcome;
 }
@@ -21,7 +24,13 @@ export async function ensurePersonalAssistant(platform: Platform): Promise<'crea
 export const SET_REPLY_MODE_USAGE = `usage: orchard profiles set-reply-mode <slug> <${REPLY_MODES.join('|')}>`;
 
 /** `orchard profiles set-reply-mode <slug> <mode>`: 0 done (or already so), 1 no such profile, 2 usage. */
-export async function setReplyModeCommand(config: Config, log: Logger, args: string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+export async function setReplyModeCommand(
+  config: Config,
+  log: Logger,
+  args: string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): Promise<number> {
   const [slug, mode] = args;
   if (!slug || !mode || args.length !== 2 || !REPLY_MODES.includes(mode as ReplyMode)) {
     err.write(`${SET_REPLY_MODE_USAGE}\n`);
@@ -33,8 +42,13 @@ export async function setReplyModeCommand(config: Config, log: Logger, args: str
       err.write(`profiles set-reply-mode: no profile with slug ${slug}\n`);
       return 1;
     }
-    const changed = await setReplyMode(profileDeps(platform), slug, mode as ReplyMode, { actor: { kind: 'system', id: 'operator-cli' }, correlationId: null });
-    out.write(changed ? `${slug}: channel_reply_mode is now ${mode}\n` : `${slug}: channel_reply_mode was already ${mode}\n`);
+    const changed = await setReplyMode(profileDeps(platform), slug, mode as ReplyMode, {
+      actor: { kind: 'system', id: 'operator-cli' },
+      correlationId: null,
+    });
+    out.write(
+      changed ? `${slug}: channel_reply_mode is now ${mode}\n` : `${slug}: channel_reply_mode was already ${mode}\n`,
+    );
     return 0;
   } catch (error) {
     if (error instanceof DomainError) {

@@ -17,9 +17,12 @@ export class BundleRefused extends Error {}
 export async function bundleRelease(dir: string): Promise<{ outdir: string; files: number }> {
   const root = path.resolve(dir);
   if (existsSync(path.join(root, '.git'))) {
-    throw new BundleRefused(`${root} is a git working tree: bundle a release's build directory (a copy of the sources), or the bundle would shadow later edits`);
+    throw new BundleRefused(
+      `${root} is a git working tree: bundle a release's build directory (a copy of the sources), or the bundle would shadow later edits`,
+    );
   }
-  if (!existsSync(path.join(root, 'main', 'cli.ts'))) throw new BundleRefused(`${root} holds no orchard sources (main/cli.ts)`);
+  if (!existsSync(path.join(root, 'main', 'cli.ts')))
+    throw new BundleRefused(`${root} holds no orchard sources (main/cli.ts)`);
   const outdir = path.join(root, 'dist');
   await rm(outdir, { recursive: true, force: true });
   const result = await build({

@@ -27,7 +27,11 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-const LISTEN_VARIABLE: Record<ServiceName, string> = { orch: 'ORCH_LISTEN', chat: 'CHATSVC_LISTEN', registry: 'REGISTRY_LISTEN' };
+const LISTEN_VARIABLE: Record<ServiceName, string> = {
+  orch: 'ORCH_LISTEN',
+  chat: 'CHATSVC_LISTEN',
+  registry: 'REGISTRY_LISTEN',
+};
 const TITLE: Record<ServiceName, string> = { orch: 'orchestration', chat: 'chat', registry: 'registry' };
 const HEALTH: Record<ServiceName, string> = { orch: '/api/v1/health', chat: '/api/health', registry: '/health' };
 
@@ -42,15 +46,30 @@ type Fetchable = { fetch: (request: Request, env: any) => Response | Promise<Res
 /** WebSocket frames past this size close the connection (ws' default would allow 100 MiB). */
 export const WS_MAX_PAYLOAD_BYTES = 64 * 1024;
 
-export function listen(app: Fetchable, address: ListenAddress, variable: string, websocket?: WebSocketServer): Promise<{ server: ServerType; port: number }> {
+export function listen(
+  app: Fetchable,
+  address: ListenAddress,
+  variable: string,
+  websocket?: WebSocketServer,
+): Promise<{ server: ServerType; port: number }> {
   return new Promise((resolve, reject) => {
     // Bodies left unread when their response is sent are drained here (lingering-close.ts), not by node-server.
-    const options = { fetch: app.fetch, hostname: address.host, port: address.port, autoCleanupIncoming: false, ...(websocket ? { websocket: { server: websocket } } : {}) };
+    const options = {
+      fetch: app.fetch,
+      hostname: address.host,
+      port: address.port,
+      autoCleanupIncoming: false,
+      ...(websocket ? { websocket: { server: websocket } } : {}),
+    };
     const server = serve(options, (info: AddressInfo) => resolve({ server, port: info.port }));
     drainUnreadBodies(server as Server);
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = LISTEN_REASONS[error.code ?? ''] ?? error.message;
-      reject(new StartupError(`cannot listen on ${address.host}:${address.port}: ${reason}; set ${variable} to another host:port`));
+      reject(
+        new StartupError(
+          `cannot listen on ${address.host}:${address.port}: ${reason}; set ${variable} to another host:port`,
+        ),
+      );
     });
   });
 }
@@ -89,7 +108,8 @@ export async function ensureConfigured(platform: Platform, names: ServiceName[])
 export function buildServices(platform: Platform, names: ServiceName[]): PreparedService[] {
   return names.map((name) => {
     // The chat service answers WebSockets (GET /api/ws), the orchestration service /ws and /ws/live.
-    const websocket = name !== 'registry' ? new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES }) : undefined;
+    const websocket =
+      name !== 'registry' ? new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD_BYTES }) : undefined;
     return { name, app: createApp(name, platform), websocket };
   });
 }
@@ -117,7 +137,17 @@ export async function listenServices(platform: Platform, prepared: PreparedServi
       const stopSweep = name === 'chat' ? startFileSweeper(platform) : () => {};
       const bots = name === 'orch' ? chatsvcBots(platform) : null;
       await bots?.start();
-      running.push({ name, url, port, close: async () => { stopSweep(); await background?.stop(); await bots?.stop(); await closeServer(server, websocket); } });
+      running.push({
+        name,
+        url,
+        port,
+        close: async () => {
+          stopSweep();
+          await background?.stop();
+          await bots?.stop();
+          await closeServer(server, websocket);
+        },
+      });
     }
   } catch (error) {
     await Promise.all(running.map((s) => s.close()));
@@ -134,9 +164,13 @@ export async function startServices(platform: Platform, names: ServiceName[]): P
 
 /** What an operator reads on the terminal once the services listen (stderr; stdout carries the JSON logs). */
 export function announcement(platform: Platform, running: RunningService[]): string[] {
-  const lines = running.map((s) => `orchard: ${TITLE[s.name].padEnd(13)} ${s.url}  (health: ${s.url}${HEALTH[s.name]})`);
+  const lines = running.map(
+    (s) => `orchard: ${TITLE[s.name].padEnd(13)} ${s.url}  (health: ${s.url}${HEALTH[s.name]})`,
+  );
   if (running.some((s) => s.name === 'orch') && !platform.config.adminApiKey) {
-    lines.push('orchard: no admin account key is configured: set ADMIN_API_KEY (or ADMIN_API_KEY_FILE, a file holding it) and restart to get an admin account');
+    lines.push(
+      'orchard: no admin account key is configured: set ADMIN_API_KEY (or ADMIN_API_KEY_FILE, a file holding it) and restart to get an admin account',
+    );
   }
   return lines;
 }
@@ -152,7 +186,8 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     try {
       await writeFile(file, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
       return async () => {
-        if (existsSync(file) && (await readFile(file, 'utf8')).trim() === String(process.pid)) await rm(file, { force: true });
+        if (existsSync(file) && (await readFile(file, 'utf8')).trim() === String(process.pid))
+          await rm(file, { force: true });
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -165,7 +200,9 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
         alive = (e as NodeJS.ErrnoException).code === 'EPERM';
       }
       if (alive && pid !== process.pid) {
-        throw new StartupError(`another orchard server (pid ${pid}) is already running on DATA_DIR=${dataDir}; stop it, or give this one another DATA_DIR`);
+        throw new StartupError(
+          `another orchard server (pid ${pid}) is already running on DATA_DIR=${dataDir}; stop it, or give this one another DATA_DIR`,
+        );
       }
       await rm(file, { force: true });
     }

@@ -29,9 +29,17 @@ function healthTargets(config: Config): HealthTargets {
   const { orch, chat, registry } = config.listen;
   if (config.updater.runtime === 'docker') {
     // On the compose network the services answer by their service names.
-    return { orch: `http://orch:${orch.port}`, chat: `http://chat:${chat.port}`, registry: `http://registry:${registry.port}` };
+    return {
+      orch: `http://orch:${orch.port}`,
+      chat: `http://chat:${chat.port}`,
+      registry: `http://registry:${registry.port}`,
+    };
   }
-  return { orch: `http://${local(orch.host)}:${orch.port}`, chat: `http://${local(chat.host)}:${chat.port}`, registry: `http://${local(registry.host)}:${registry.port}` };
+  return {
+    orch: `http://${local(orch.host)}:${orch.port}`,
+    chat: `http://${local(chat.host)}:${chat.port}`,
+    registry: `http://${local(registry.host)}:${registry.port}`,
+  };
 }
 
 /** The services' environment: the sidecar's own, less what is the sidecar's alone. */
@@ -41,14 +49,19 @@ function servicesEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function serveSidecar(config: Config, log: Logger, options: { enableFailpoints: boolean }): Promise<number> {
+export async function serveSidecar(
+  config: Config,
+  log: Logger,
+  options: { enableFailpoints: boolean },
+): Promise<number> {
   let token: Uint8Array;
   try {
     token = readSidecarToken(config.updater.tokenFile, 'ORCH_UPDATER_API_TOKEN_FILE');
   } catch (error) {
     throw new StartupError(`the sidecar needs its token: ${(error as Error).message}`);
   }
-  if (!config.databaseUrl) throw new StartupError('the sidecar needs DATABASE_URL (the database it snapshots and restores)');
+  if (!config.databaseUrl)
+    throw new StartupError('the sidecar needs DATABASE_URL (the database it snapshots and restores)');
   let releaseKey;
   try {
     releaseKey = loadReleaseKey(config.updates.publicKeyFile, log);
@@ -57,35 +70,64 @@ export async function serveSidecar(config: Config, log: Logger, options: { enabl
   }
   let failpoints = new Map();
   if (config.updater.failpoints) {
-    if (!options.enableFailpoints) log.warn('failpoints_ignored', { reason: 'serve sidecar was not given --enable-failpoints' });
+    if (!options.enableFailpoints)
+      log.warn('failpoints_ignored', { reason: 'serve sidecar was not given --enable-failpoints' });
     else failpoints = parseFailpoints(config.updater.failpoints);
   }
   const pool = createPool(config.databaseUrl, { max: 4 });
-  const store: EventStore = config.eventStoreUrl ? new EventStoreDbEventStore(config.eventStoreUrl) : new PostgresEventStore(pool, config.databaseUrl);
+  const store: EventStore = config.eventStoreUrl
+    ? new EventStoreDbEventStore(config.eventStoreUrl)
+    : new PostgresEventStore(pool, config.databaseUrl);
   const journal = new Journal(config.updater.dataDir, systemClock);
   await journal.load();
   const health = healthTargets(config);
-  const runtime: ReleaseRuntime = config.updater.runtime === 'process'
-    ? new ProcessRuntime({
-      releasesDir: config.updater.releasesDir, dataDir: config.updater.dataDir, databaseUrl: config.databaseUrl, pgBinDir: config.updater.pgBinDir,
-      drainSecs: config.updater.drainSecs, startSecs: config.updater.healthGraceSecs, health, env: servicesEnv(), log,
-    })
-    : new DockerRuntime({
-      composeFile: config.updater.composeFile, dataDir: config.updater.dataDir, databaseUrl: config.databaseUrl, drainSecs: config.updater.drainSecs,
-      health, initialImage: config.updater.initialImage, log,
-    });
+  const runtime: ReleaseRuntime =
+    config.updater.runtime === 'process'
+      ? new ProcessRuntime({
+          releasesDir: config.updater.releasesDir,
+          dataDir: config.updater.dataDir,
+          databaseUrl: config.databaseUrl,
+          pgBinDir: config.updater.pgBinDir,
+          drainSecs: config.updater.drainSecs,
+          startSecs: config.updater.healthGraceSecs,
+          health,
+          env: servicesEnv(),
+          log,
+        })
+      : new DockerRuntime({
+          composeFile: config.updater.composeFile,
+          dataDir: config.updater.dataDir,
+          databaseUrl: config.databaseUrl,
+          drainSecs: config.updater.drainSecs,
+          health,
+          initialImage: config.updater.initialImage,
+          log,
+        });
   const executor = new ApplyExecutor({
-    journal, runtime, updaterLog: new UpdaterLog(store), log, clock: systemClock, publicKey: releaseKey.publicKey,
+    journal,
+    runtime,
+    updaterLog: new UpdaterLog(store),
+    log,
+    clock: systemClock,
+    publicKey: releaseKey.publicKey,
     channels: { orch: config.updates.orch.channel, chat: config.updates.chat.channel },
-    dataDir: config.updater.dataDir, healthGraceSecs: config.updater.healthGraceSecs, failpoints,
+    dataDir: config.updater.dataDir,
+    healthGraceSecs: config.updater.healthGraceSecs,
+    failpoints,
   });
   if (failpoints.size) log.warn('failpoints_enabled', { failpoints: Object.fromEntries(failpoints) });
   await runtime.startCurrent();
   await executor.resume();
   const app = createSidecarApp({ token, clock: systemClock, executor, journal, runtime, version });
   const { server, port } = await listen(app, config.updater.listen, 'ORCH_UPDATER_LISTEN');
-  log.info('sidecar_listening', { url: `http://${config.updater.listen.host}:${port}`, runtime: runtime.name, release_key: releaseKey.source });
-  process.stderr.write(`orchard: sidecar        http://${config.updater.listen.host}:${port}  (runtime ${runtime.name})\n`);
+  log.info('sidecar_listening', {
+    url: `http://${config.updater.listen.host}:${port}`,
+    runtime: runtime.name,
+    release_key: releaseKey.source,
+  });
+  process.stderr.write(
+    `orchard: sidecar        http://${config.updater.listen.host}:${port}  (runtime ${runtime.name})\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -25,7 +25,9 @@ export class StandbyLink {
   }
 
   private send(message: FromStandby): Promise<void> {
-    return new Promise((resolve, reject) => process.send!(message, undefined, {}, (error) => (error ? reject(error) : resolve())));
+    return new Promise((resolve, reject) =>
+      process.send!(message, undefined, {}, (error) => (error ? reject(error) : resolve())),
+    );
   }
 
   private wait(type: ToStandby['type']): Promise<void> {
@@ -67,6 +69,7 @@ export class StandbyLink {
 }
 
 export function openStandbyLink(): StandbyLink {
-  if (!process.send || !process.connected) throw new StartupError('serve --standby is started by the updater sidecar (it needs its IPC channel)');
+  if (!process.send || !process.connected)
+    throw new StartupError('serve --standby is started by the updater sidecar (it needs its IPC channel)');
   return new StandbyLink();
 }

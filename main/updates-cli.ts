@@ -23,7 +23,13 @@ export async function releaseCommand(args: string[], stdout: Out, stderr: Out): 
     const { secretKeyHex, publicKeyHex } = generateReleaseKeyPair();
     await writeFile(`${rest[0]}.key`, secretKeyHex + '\n', { mode: 0o600, flag: 'wx' });
     await writeFile(`${rest[0]}.pub`, publicKeyHex + '\n', { mode: 0o644, flag: 'wx' });
-    stdout.write(JSON.stringify({ public_key: publicKeyHex, secret_key_file: `${rest[0]}.key`, public_key_file: `${rest[0]}.pub` }) + '\n');
+    stdout.write(
+      JSON.stringify({
+        public_key: publicKeyHex,
+        secret_key_file: `${rest[0]}.key`,
+        public_key_file: `${rest[0]}.pub`,
+      }) + '\n',
+    );
     return 0;
   }
   if (verb === 'sign' && rest.length === 2) {
@@ -61,9 +67,15 @@ export async function updatesCommand(config: Config, args: string[], stdout: Out
     stderr.write(UPDATES_USAGE + '\n');
     return 2;
   }
-  const client = new SidecarClient(config.updates.orch.sidecarUrl, config.updater.tokenFile, 'ORCH_UPDATER_API_TOKEN_FILE');
+  const client = new SidecarClient(
+    config.updates.orch.sidecarUrl,
+    config.updater.tokenFile,
+    'ORCH_UPDATER_API_TOKEN_FILE',
+  );
   try {
-    const reply = await client.request('POST', `/v1/apply/${encodeURIComponent(applyId)}/unfreeze`, { operator: process.env.USER ?? 'operator' });
+    const reply = await client.request('POST', `/v1/apply/${encodeURIComponent(applyId)}/unfreeze`, {
+      operator: process.env.USER ?? 'operator',
+    });
     if (reply.status !== 200) {
       stderr.write(`orchard: ${reply.body?.error ?? reply.status}: ${reply.body?.message ?? ''}\n`);
       return reply.status === 404 ? 1 : 3;

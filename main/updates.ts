@@ -23,23 +23,54 @@ export interface Updates {
   stop(): Promise<void>;
 }
 
-export function openUpdates(d: { config: Config; log: Logger; commands: CommandRunner; pool: Pool; clock: Clock; gate: WriteGate }): Updates {
+export function openUpdates(d: {
+  config: Config;
+  log: Logger;
+  commands: CommandRunner;
+  pool: Pool;
+  clock: Clock;
+  gate: WriteGate;
+}): Updates {
   const { config } = d;
   const releaseKey = loadReleaseKey(config.updates.publicKeyFile, d.log);
-  const checker = (service: UpdateService) => new UpdateChecker({
-    service, channel: config.updates[service], schedule: config.updates.schedule, publicKey: releaseKey.publicKey,
-    commands: d.commands, db: d.pool, clock: d.clock, log: d.log, gate: d.gate,
-  });
+  const checker = (service: UpdateService) =>
+    new UpdateChecker({
+      service,
+      channel: config.updates[service],
+      schedule: config.updates.schedule,
+      publicKey: releaseKey.publicKey,
+      commands: d.commands,
+      db: d.pool,
+      clock: d.clock,
+      log: d.log,
+      gate: d.gate,
+    });
   // Request signatures carry wall-clock time between two processes: the real clock, never a test's shifted one.
   const sidecars = {
-    orch: new SidecarClient(config.updates.orch.sidecarUrl, config.updates.orch.tokenFile, 'ORCH_UPDATER_API_TOKEN_FILE'),
+    orch: new SidecarClient(
+      config.updates.orch.sidecarUrl,
+      config.updates.orch.tokenFile,
+      'ORCH_UPDATER_API_TOKEN_FILE',
+    ),
     chat: new SidecarClient(config.updates.chat.sidecarUrl, config.updates.chat.tokenFile, 'UPDATER_API_TOKEN_FILE'),
   };
   const checkers = { orch: checker('orch'), chat: checker('chat') };
-  const delivery = new DeliverySweep({ sidecar: sidecars.orch, commands: d.commands, db: d.pool, clock: d.clock, log: d.log, gate: d.gate, intervalSecs: config.updates.deliveryCheckSecs });
-  if (!config.updates.orch.host) d.log.info('update_checks_off', { service: 'orch', reason: 'ORCH_UPDATE_MANIFEST_HOST is not set' });
+  const delivery = new DeliverySweep({
+    sidecar: sidecars.orch,
+    commands: d.commands,
+    db: d.pool,
+    clock: d.clock,
+    log: d.log,
+    gate: d.gate,
+    intervalSecs: config.updates.deliveryCheckSecs,
+  });
+  if (!config.updates.orch.host)
+    d.log.info('update_checks_off', { service: 'orch', reason: 'ORCH_UPDATE_MANIFEST_HOST is not set' });
   return {
-    releaseKey, checkers, sidecars, delivery,
+    releaseKey,
+    checkers,
+    sidecars,
+    delivery,
     start(services) {
       if (services.includes('orch')) {
         checkers.orch.start();

@@ -7,7 +7,14 @@
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { EVENT_CONTRACT } from '../domain/events.ts';
-import { checkShapes, declaredShapes, readShapes, SHAPES_FILE, shapesText, withNewShapes } from './support/event-shapes.ts';
+import {
+  checkShapes,
+  declaredShapes,
+  readShapes,
+  SHAPES_FILE,
+  shapesText,
+  withNewShapes,
+} from './support/event-shapes.ts';
 
 const versionOf = (type: string) => EVENT_CONTRACT.versionOf(type);
 const declared = declaredShapes(versionOf);

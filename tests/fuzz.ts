@@ -13,7 +13,11 @@ const file = path.join(root, 'platform', 'openapi-fuzz.fuzz.ts');
 
 const server = await testServer('orchard-fuzz-');
 try {
-  const o = await runSuiteProcess(file, server.url, (outcome) => `${path.relative(root, file)} (${outcome.seconds.toFixed(1)} s)`);
+  const o = await runSuiteProcess(
+    file,
+    server.url,
+    (outcome) => `${path.relative(root, file)} (${outcome.seconds.toFixed(1)} s)`,
+  );
   const failed = o.total - o.passed - o.skipped + (o.code !== 0 && o.total === o.passed + o.skipped ? 1 : 0);
   console.log(`fuzz: ${o.passed} passed, ${failed} failed, ${o.skipped} skipped`);
   process.exitCode = failed > 0 || o.total === 0 ? 1 : 0;

@@ -54,13 +54,16 @@ if (missing.length > 0) {
   console.error(`tests/run-esdb.ts names suites that do not exist: ${missing.join(', ')}`);
   process.exit(2);
 }
-const chosen = process.argv.length > 2 ? ESDB_SET.filter((f) => process.argv.slice(2).some((x) => f.includes(x))) : ESDB_SET;
+const chosen =
+  process.argv.length > 2 ? ESDB_SET.filter((f) => process.argv.slice(2).some((x) => f.includes(x))) : ESDB_SET;
 const began = Date.now();
 const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'run.ts'), ...chosen.map((f) => `/${f}`)], {
   env: { ...process.env, TEST_LOG: 'esdb' },
   stdio: 'inherit',
 });
 child.on('close', (code) => {
-  console.log(`the EventStoreDB set (log on the test double): ${chosen.length} suites in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+  console.log(
+    `the EventStoreDB set (log on the test double): ${chosen.length} suites in ${((Date.now() - began) / 1000).toFixed(0)} s`,
+  );
   process.exit(code ?? 1);
 });

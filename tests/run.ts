@@ -19,21 +19,26 @@ import { logOnEsdb } from './support/test-log.ts';
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 const filters = process.argv.slice(2);
-const suites = (await filesUnder(root, '.test.ts')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const suites = (await filesUnder(root, '.test.ts')).filter(
+  (f) => filters.length === 0 || filters.some((x) => f.includes(x)),
+);
 const jobs = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
 /** Suites that run alone, before the others (see above). */
 const EXCLUSIVE = /eventstore\.|infra\/projections\./;
 
 // TEST_LOG=esdb (tests/run-esdb.ts): said first, so nobody reads the counts as the PostgreSQL log's.
 if (logOnEsdb) {
-  console.log('log: an EventStoreDB test double per suite database (TEST_LOG=esdb); suites that build a log themselves (tests/infra/eventstore.*, tests/infra/projections.*) keep PostgreSQL\n');
+  console.log(
+    'log: an EventStoreDB test double per suite database (TEST_LOG=esdb); suites that build a log themselves (tests/infra/eventstore.*, tests/infra/projections.*) keep PostgreSQL\n',
+  );
 }
 const server = await testServer('orchard-test-');
 const serverUrl = server.url;
 type Outcome = SuiteOutcome;
 
 /** One suite in its own process; its output is kept and printed whole when it ends. */
-const runSuite = (file: string) => runSuiteProcess(file, serverUrl, (o) => `${path.relative(root, file)} (${o.seconds.toFixed(1)} s)`);
+const runSuite = (file: string) =>
+  runSuiteProcess(file, serverUrl, (o) => `${path.relative(root, file)} (${o.seconds.toFixed(1)} s)`);
 
 const outcomes: Outcome[] = [];
 const flaky: string[] = [];
@@ -43,9 +48,11 @@ try {
   const exclusive = suites.filter((f) => EXCLUSIVE.test(f));
   for (const file of exclusive) outcomes.push(await runSuite(file));
   const queue = suites.filter((f) => !EXCLUSIVE.test(f));
-  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) outcomes.push(await runSuite(file));
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+      for (let file = queue.shift(); file; file = queue.shift()) outcomes.push(await runSuite(file));
+    }),
+  );
   // A suite that failed runs once more, alone, once the others are done: a failure that comes
   // back is a failure; one that does not is printed as flaky by name, to be fixed, not hidden.
   const failing = outcomes.filter(failedSuite);
@@ -70,7 +77,8 @@ const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
 const crashed = outcomes.filter((o) => o.code !== 0 && o.total === o.passed + o.skipped);
 for (const o of crashed) process.stdout.write(`suite failed to run: ${path.relative(root, o.file)} (exit ${o.code})\n`);
 const failed = total - passed - skipped + crashed.length;
-for (const file of flaky) process.stdout.write(`flaky: ${path.relative(root, file)} failed, then passed when run again alone\n`);
+for (const file of flaky)
+  process.stdout.write(`flaky: ${path.relative(root, file)} failed, then passed when run again alone\n`);
 console.log(`\n${suites.length} suites, ${jobs} at a time`);
 console.log(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exitCode = failed > 0 || total === 0 ? 1 : 0;

@@ -19,18 +19,26 @@ import type { Pool } from '../../infra/db/pool.ts';
 import { ApiError } from '../shared/http-errors.ts';
 import { isUuid } from '../shared/params.ts';
 
-
-export const notFound = (what: 'community' | 'group' | 'channel' | 'message' | 'invite' | 'user') => new ApiError(404, `${what}_not_found`, `no such ${what}`);
+export const notFound = (what: 'community' | 'group' | 'channel' | 'message' | 'invite' | 'user') =>
+  new ApiError(404, `${what}_not_found`, `no such ${what}`);
 
 /** A live community, for a caller who is a member (`members: false` also lets non-members through, e.g. to be refused by the decider). */
-export async function communityFor(db: Pool, communityId: string, userId: string): Promise<CommunityAccess & { role: CommunityRole }> {
+export async function communityFor(
+  db: Pool,
+  communityId: string,
+  userId: string,
+): Promise<CommunityAccess & { role: CommunityRole }> {
   const access = isUuid(communityId) ? await communityAccess(db, communityId, userId) : null;
   if (!access) throw notFound('community');
   if (!access.role) throw new ApiError(403, 'not_a_member', 'you are not a member of this community');
   return access as CommunityAccess & { role: CommunityRole };
 }
 
-export interface GroupAccess { group: GroupRow; community_role: CommunityRole | null; group_role: GroupRole | null }
+export interface GroupAccess {
+  group: GroupRow;
+  community_role: CommunityRole | null;
+  group_role: GroupRole | null;
+}
 
 /**
  * A live group the caller may see: a public group for a member of its community, a private one
@@ -40,11 +48,14 @@ export interface GroupAccess { group: GroupRow; community_role: CommunityRole | 
 export async function groupFor(db: Pool, groupId: string, userId: string): Promise<GroupAccess> {
   const group = isUuid(groupId) ? await groupById(db, groupId) : null;
   if (!group) throw notFound('group');
-  const [access, group_role] = await Promise.all([communityAccess(db, group.community_id, userId), groupMemberRole(db, group.id, userId)]);
+  const [access, group_role] = await Promise.all([
+    communityAccess(db, group.community_id, userId),
+    groupMemberRole(db, group.id, userId),
+  ]);
   const community_role = access?.role ?? null;
   const seesAll = community_role === 'admin' || community_role === 'owner';
   if (group.visibility === 'private' && !group_role && !seesAll) throw notFound('group');
-  if (!community_role) throw new ApiError(403, 'not_a_member', 'you are not a member of this group\'s community');
+  if (!community_role) throw new ApiError(403, 'not_a_member', "you are not a member of this group's community");
   return { group, community_role, group_role };
 }
 
@@ -63,8 +74,12 @@ export async function channelFor(db: Pool, channelId: string, userId: string): P
   if (!standing) throw notFound('channel');
   const inCommunity = standing.channel.scope !== 'group' || standing.community_role !== null;
   const member = standing.role !== null && inCommunity;
-  const joinable = standing.channel.scope === 'group' && standing.community_role !== null && !standing.community_banned && !standing.banned
-    && (standing.group_visibility === 'public' || standing.group_member);
+  const joinable =
+    standing.channel.scope === 'group' &&
+    standing.community_role !== null &&
+    !standing.community_banned &&
+    !standing.banned &&
+    (standing.group_visibility === 'public' || standing.group_member);
   return { ...standing, member, rank: channelRank(member ? standing.role : null, standing.community_role), joinable };
 }
 
@@ -74,10 +89,18 @@ export async function channelFor(db: Pool, channelId: string, userId: string): P
  */
 export async function postableChannel(db: Pool, channelId: string, userId: string, now: Date): Promise<ChannelAccess> {
   const access = await channelFor(db, channelId, userId);
-  checkPost({
-    member: access.member, rank: access.rank, archived: access.channel.archived, read_only: access.channel.read_only, slow_mode_secs: 0,
-    timed_out_until: access.timed_out_until, last_posted_at: null,
-  }, now);
+  checkPost(
+    {
+      member: access.member,
+      rank: access.rank,
+      archived: access.channel.archived,
+      read_only: access.channel.read_only,
+      slow_mode_secs: 0,
+      timed_out_until: access.timed_out_until,
+      last_posted_at: null,
+    },
+    now,
+  );
   return access;
 }
 

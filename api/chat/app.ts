@@ -45,7 +45,10 @@ import { pushRoutes } from './push/routes.ts';
 export { ChatError } from './router.ts';
 
 /** A webhook's token and a calendar feed's token are their URLs: log lines show those paths without them. */
-export const redactSecrets = (path: string) => path.replace(/^(\/api\/webhooks\/execute\/)[^/]*/, '$1[redacted]').replace(/^(\/api\/calendar\/feeds\/)[^/]*/, '$1[redacted]');
+export const redactSecrets = (path: string) =>
+  path
+    .replace(/^(\/api\/webhooks\/execute\/)[^/]*/, '$1[redacted]')
+    .replace(/^(\/api\/calendar\/feeds\/)[^/]*/, '$1[redacted]');
 
 export const CHAT_DOCS = {
   title: 'Chat service API',
@@ -54,8 +57,16 @@ export const CHAT_DOCS = {
 
 export function createChatApp(deps: ChatDeps) {
   const app = createBaseApp<{ chatUser: ChatPrincipal }>({
-    service: 'chat', errorSchema: ChatError, log: deps.log, metrics: deps.metrics, logPath: redactSecrets,
-    errorBody: ({ code, message, extra }) => ({ error: message, ...(code === 'rate_limited' ? { code } : {}), ...extra }),
+    service: 'chat',
+    errorSchema: ChatError,
+    log: deps.log,
+    metrics: deps.metrics,
+    logPath: redactSecrets,
+    errorBody: ({ code, message, extra }) => ({
+      error: message,
+      ...(code === 'rate_limited' ? { code } : {}),
+      ...extra,
+    }),
   });
   app.route('/', healthRoutes(deps));
   app.route('/', authRoutes(deps));
@@ -93,6 +104,13 @@ export function createChatApp(deps: ChatDeps) {
   app.route('/', linkPreviewRoutes(deps));
   app.route('/', gifRoutes(deps));
   app.route('/', pushRoutes(deps));
-  serveApiDocs(app, { ...CHAT_DOCS, version: deps.version, documentPath: '/api/openapi.json', pagePath: '/api/docs', guard: requireChatUser(deps), errorSchema: ChatError });
+  serveApiDocs(app, {
+    ...CHAT_DOCS,
+    version: deps.version,
+    documentPath: '/api/openapi.json',
+    pagePath: '/api/docs',
+    guard: requireChatUser(deps),
+    errorSchema: ChatError,
+  });
   return app;
 }

@@ -25,7 +25,10 @@ export class BotTokenCache implements BotTokenLookup {
   private readonly cache: ReadModelCache<BotTokenAuthRow>;
   private readonly recorded = new Map<string, number>();
 
-  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(
+    engine: Pick<ProcessorEngine, 'committed' | 'isActive'>,
+    private readonly db: Pool,
+  ) {
     this.cache = new ReadModelCache(engine, ['chat_bot_tokens', 'chat_users']);
   }
 

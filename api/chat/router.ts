@@ -7,7 +7,10 @@ import { router } from '../shared/base.ts';
 import { errorResponses } from '../shared/openapi.ts';
 import type { ChatEnv } from './auth.ts';
 
-export const ChatError = z.object({ error: z.string().openapi({ description: 'what went wrong' }), code: z.string().optional() }).passthrough().openapi('ChatError');
+export const ChatError = z
+  .object({ error: z.string().openapi({ description: 'what went wrong' }), code: z.string().optional() })
+  .passthrough()
+  .openapi('ChatError');
 
 export const chatRouter = () => router<ChatEnv>({ errorSchema: ChatError, validationStatus: 400 });
 
@@ -15,4 +18,7 @@ export const chatRouter = () => router<ChatEnv>({ errorSchema: ChatError, valida
 export const chatErrors = (statuses: Record<number, string>) => errorResponses(ChatError, statuses);
 
 /** What every authenticated route may answer besides its own refusals. */
-export const AUTH_ERRORS = { 401: 'missing, invalid or expired access token, or a revoked session', 429: 'per-user rate limit (Retry-After)' };
+export const AUTH_ERRORS = {
+  401: 'missing, invalid or expired access token, or a revoked session',
+  429: 'per-user rate limit (Retry-After)',
+};

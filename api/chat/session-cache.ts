@@ -14,7 +14,10 @@ export interface SessionLookup {
 export class ChatSessionCache implements SessionLookup {
   private readonly cache: ReadModelCache<SessionPrincipalRow>;
 
-  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(
+    engine: Pick<ProcessorEngine, 'committed' | 'isActive'>,
+    private readonly db: Pool,
+  ) {
     this.cache = new ReadModelCache(engine, ['chat_sessions', 'chat_users']);
   }
 

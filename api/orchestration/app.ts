@@ -42,12 +42,16 @@ import { chatsvcRoutes } from './chatsvc/routes.ts';
 
 export const ORCH_DOCS = {
   title: 'Orchestration service API',
-  description: 'Agent profiles, chat, knowledge, projects, tasks and agents, the chat-service connector, cockpit and updates. Generated from the routes.',
+  description:
+    'Agent profiles, chat, knowledge, projects, tasks and agents, the chat-service connector, cockpit and updates. Generated from the routes.',
 };
 
 export function createOrchestrationApp(deps: OrchDeps) {
   const app = createBaseApp<OrchVars>({
-    service: 'orch', errorSchema: OrchError, log: deps.log, metrics: deps.metrics,
+    service: 'orch',
+    errorSchema: OrchError,
+    log: deps.log,
+    metrics: deps.metrics,
     errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
   });
   app.route('/', healthRoutes(deps));
@@ -84,8 +88,12 @@ export function createOrchestrationApp(deps: OrchDeps) {
   // Last: the admin area's paths that no route above takes.
   app.route('/', adminAreaRoutes(deps));
   serveApiDocs(app, {
-    ...ORCH_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
-    guard: requireKey(), errorSchema: OrchError,
+    ...ORCH_DOCS,
+    version: deps.version,
+    documentPath: '/api/v1/openapi.json',
+    pagePath: '/api/v1/docs',
+    guard: requireKey(),
+    errorSchema: OrchError,
   });
   return app;
 }

@@ -27,7 +27,10 @@ export const REGISTRY_DOCS = {
 
 export function createRegistryApp(deps: RegistryDeps) {
   const app = createBaseApp<RegistryVars>({
-    service: 'registry', ...REGISTRY_ROUTES, log: deps.log, metrics: deps.metrics,
+    service: 'registry',
+    ...REGISTRY_ROUTES,
+    log: deps.log,
+    metrics: deps.metrics,
     errorBody: ({ code, message, extra }) => ({ error: { code, message, ...extra } }),
   });
   app.route('/', healthRoutes(deps));
@@ -40,8 +43,12 @@ export function createRegistryApp(deps: RegistryDeps) {
   app.route('/', tokenRoutes(deps));
   app.route('/', rollupRoutes(deps));
   serveApiDocs(app, {
-    ...REGISTRY_DOCS, version: deps.version, documentPath: '/api/v1/openapi.json', pagePath: '/api/v1/docs',
-    guard: access(deps, 'any'), errorSchema: RegistryError,
+    ...REGISTRY_DOCS,
+    version: deps.version,
+    documentPath: '/api/v1/openapi.json',
+    pagePath: '/api/v1/docs',
+    guard: access(deps, 'any'),
+    errorSchema: RegistryError,
   });
   return app;
 }

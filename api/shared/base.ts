@@ -57,13 +57,18 @@ export function zodMessage(error: ZodError): string {
   return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
 }
 
-const HTTP_CODES: Record<number, string> = { 400: 'invalid_json', 413: 'payload_too_large', 415: 'unsupported_media_type' };
+const HTTP_CODES: Record<number, string> = {
+  400: 'invalid_json',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
 
 /** Seconds a client is asked to wait after a `projection_lagging` 503. */
 export const PROJECTION_LAG_RETRY_AFTER_S = 2;
 
 export function toErrorShape(error: unknown, validationStatus: 400 | 422 = 400): ErrorShape | null {
-  if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, extra: error.extra };
+  if (error instanceof ApiError)
+    return { status: error.status, code: error.code, message: error.message, extra: error.extra };
   if (error instanceof DomainError) {
     // A domain-level validation failure answers like a schema one: 400, or 422 where the spec says so.
     const status = error.kind === 'invalid' ? validationStatus : STATUS_OF[error.kind];
@@ -72,13 +77,24 @@ export function toErrorShape(error: unknown, validationStatus: 400 | 422 = 400):
   // The command's events are in the log, but a read model the answer comes from is behind: the
   // change stands, so the client is told to read again shortly rather than to repeat the request.
   if (error instanceof ProjectionTimeoutError) {
-    return { status: 503, code: 'projection_lagging', message: 'the change was recorded, but the read model has not caught up yet: read it again shortly rather than repeating the request', extra: { retry_after: PROJECTION_LAG_RETRY_AFTER_S } };
+    return {
+      status: 503,
+      code: 'projection_lagging',
+      message:
+        'the change was recorded, but the read model has not caught up yet: read it again shortly rather than repeating the request',
+      extra: { retry_after: PROJECTION_LAG_RETRY_AFTER_S },
+    };
   }
-  if (error instanceof ZodError) return { status: validationStatus, code: 'validation_failed', message: zodMessage(error) };
+  if (error instanceof ZodError)
+    return { status: validationStatus, code: 'validation_failed', message: zodMessage(error) };
   // Hono's own rejections: a body that is not JSON, a media type the route does not take.
   if (error instanceof HTTPException && error.status < 500) {
     const status = error.status === 400 && validationStatus === 422 ? 422 : error.status;
-    return { status: status as ContentfulStatusCode, code: HTTP_CODES[error.status] ?? 'bad_request', message: error.message };
+    return {
+      status: status as ContentfulStatusCode,
+      code: HTTP_CODES[error.status] ?? 'bad_request',
+      message: error.message,
+    };
   }
   return null;
 }
@@ -131,13 +147,23 @@ function parsedOrUndefined(text: string): unknown {
 function refuseNul(validationStatus: 400 | 422, fallback: BodyLimit) {
   return async (c: Context, next: () => Promise<void>) => {
     // The header first: reading `c.req.raw.body` of a GET would materialise a full Request.
-    if (/json/i.test(c.req.header('content-type') ?? '') && c.req.method !== 'GET' && c.req.method !== 'HEAD'
-      && !bodyLimitOf(c, fallback).streamed && c.req.raw.body) {
+    if (
+      /json/i.test(c.req.header('content-type') ?? '') &&
+      c.req.method !== 'GET' &&
+      c.req.method !== 'HEAD' &&
+      !bodyLimitOf(c, fallback).streamed &&
+      c.req.raw.body
+    ) {
       const text = await c.req.text();
-      if (NUL_ESCAPE.test(text)) throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
+      if (NUL_ESCAPE.test(text))
+        throw new ApiError(validationStatus, 'validation_failed', 'strings must not contain NUL (\\u0000) characters');
       // Parsed only when an escape is there: most bodies never pay for a second parse.
       if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(parsedOrUndefined(text))) {
-        throw new ApiError(validationStatus, 'validation_failed', 'strings must be well-formed Unicode (no lone surrogates such as \\ud800)');
+        throw new ApiError(
+          validationStatus,
+          'validation_failed',
+          'strings must be well-formed Unicode (no lone surrogates such as \\ud800)',
+        );
       }
     }
     await next();
@@ -172,7 +198,11 @@ export function router<E extends Env>(service: ServiceRoutes): OpenAPIHono<E> {
 
 export function createBaseApp<Vars extends object>(options: ServiceOptions): OpenAPIHono<AppEnv<Vars>> {
   const { service, log, metrics, errorBody } = options;
-  const app = router<AppEnv<Vars>>({ errorSchema: options.errorSchema, validationStatus: options.validationStatus ?? 400, rateLimited: options.rateLimited });
+  const app = router<AppEnv<Vars>>({
+    errorSchema: options.errorSchema,
+    validationStatus: options.validationStatus ?? 400,
+    rateLimited: options.rateLimited,
+  });
   app.use(requestId());
   app.use(async (c, next) => {
     const started = performance.now();
@@ -181,8 +211,13 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
     const route = routePattern(c);
     metrics?.observeRequest({ service, method: c.req.method, route, status: c.res.status }, seconds);
     log.info('request', {
-      service, request_id: c.get('requestId'), method: c.req.method, path: options.logPath ? options.logPath(c.req.path) : c.req.path, route,
-      status: c.res.status, ms: Math.round(seconds * 10_000) / 10,
+      service,
+      request_id: c.get('requestId'),
+      method: c.req.method,
+      path: options.logPath ? options.logPath(c.req.path) : c.req.path,
+      route,
+      status: c.res.status,
+      ms: Math.round(seconds * 10_000) / 10,
     });
   });
   app.use(refuseMalformedTarget(options.validationStatus ?? 400));
@@ -192,14 +227,28 @@ export function createBaseApp<Vars extends object>(options: ServiceOptions): Ope
   app.onError((error, c) => {
     const shape = toErrorShape(error, options.validationStatus);
     if (shape) {
-      if (error instanceof ProjectionTimeoutError) log.warn('projection_lagging', { service, request_id: c.get('requestId'), error: error.message });
+      if (error instanceof ProjectionTimeoutError)
+        log.warn('projection_lagging', { service, request_id: c.get('requestId'), error: error.message });
       if (error instanceof ApiError) for (const [k, v] of Object.entries(error.headers)) c.header(k, v);
       // A 503 `maintenance` (and any other refusal that says when to come back) carries Retry-After.
       else if (typeof shape.extra?.retry_after === 'number') c.header('Retry-After', String(shape.extra.retry_after));
       return c.json(errorBody(shape), shape.status);
     }
-    log.error('unhandled_error', { service, request_id: c.get('requestId'), error: (error as Error).message, stack: (error as Error).stack });
-    return c.json(errorBody({ status: 500, code: 'internal', message: 'internal error', extra: { request_id: c.get('requestId') } }), 500);
+    log.error('unhandled_error', {
+      service,
+      request_id: c.get('requestId'),
+      error: (error as Error).message,
+      stack: (error as Error).stack,
+    });
+    return c.json(
+      errorBody({
+        status: 500,
+        code: 'internal',
+        message: 'internal error',
+        extra: { request_id: c.get('requestId') },
+      }),
+      500,
+    );
   });
   app.notFound((c: Context) => c.json(errorBody({ status: 404, code: 'not_found', message: 'no such route' }), 404));
   return app;

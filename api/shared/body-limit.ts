@@ -22,7 +22,9 @@ export const MiB = 1024 * 1024;
 export const DEFAULT_BODY_LIMIT: BodyLimit = { maxBytes: 1 * MiB };
 
 const tooLarge = (maxBytes: number) =>
-  new ApiError(413, 'payload_too_large', `request body exceeds this route's limit of ${maxBytes} bytes`, { limit_bytes: maxBytes });
+  new ApiError(413, 'payload_too_large', `request body exceeds this route's limit of ${maxBytes} bytes`, {
+    limit_bytes: maxBytes,
+  });
 
 /** Refuse a declared Content-Length over the limit, and let the route stream the body. */
 function declaredLengthOnly(maxBytes: number): MiddlewareHandler {
@@ -40,19 +42,22 @@ function limiterFor(limit: BodyLimit): MiddlewareHandler {
   const key = `${limit.maxBytes}:${!!limit.streamed}`;
   let limiter = limiters.get(key);
   if (!limiter) {
-    limiter = limit.streamed ? declaredLengthOnly(limit.maxBytes) : bodyLimit({
-      maxSize: limit.maxBytes,
-      onError: () => {
-        throw tooLarge(limit.maxBytes);
-      },
-    });
+    limiter = limit.streamed
+      ? declaredLengthOnly(limit.maxBytes)
+      : bodyLimit({
+          maxSize: limit.maxBytes,
+          onError: () => {
+            throw tooLarge(limit.maxBytes);
+          },
+        });
     limiters.set(key, limiter);
   }
   return limiter;
 }
 
 /** The limit the request's route states, else `fallback`. */
-export const bodyLimitOf = (c: Parameters<MiddlewareHandler>[0], fallback: BodyLimit): BodyLimit => routePolicy(c)?.bodyLimit ?? fallback;
+export const bodyLimitOf = (c: Parameters<MiddlewareHandler>[0], fallback: BodyLimit): BodyLimit =>
+  routePolicy(c)?.bodyLimit ?? fallback;
 
 /** One middleware for the whole app: the matched route names the limit. */
 export function bodyLimits(fallback: BodyLimit): MiddlewareHandler {

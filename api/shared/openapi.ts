@@ -27,7 +27,9 @@ export const ok = <S extends ZodSchema>(schema: S, description: string) => ({ ..
 
 /** The error responses of a route, each in the service's error body schema. */
 export function errorResponses(errorSchema: ZodSchema, statuses: Record<number, string>) {
-  return Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, { ...jsonContent(errorSchema), description }]));
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [status, { ...jsonContent(errorSchema), description }]),
+  );
 }
 
 export interface DocsOptions {
@@ -83,29 +85,63 @@ export function serveApiDocs(app: OpenAPIHono<any>, options: DocsOptions): void 
   const document = () => (cached ??= documentOf(app, options));
   const files = { css: asset('swagger-ui.css'), js: asset('swagger-ui-bundle.js') };
 
-  app.openapi(createRoute({
-    method: 'get', path: options.documentPath, tags, middleware: [options.guard], summary: 'This OpenAPI 3.1 document',
-    responses: { 200: ok(z.record(z.string(), z.unknown()), 'the OpenAPI document'), ...errors },
-  }), (c) => c.json(document() as Record<string, unknown>, 200));
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: options.documentPath,
+      tags,
+      middleware: [options.guard],
+      summary: 'This OpenAPI 3.1 document',
+      responses: { 200: ok(z.record(z.string(), z.unknown()), 'the OpenAPI document'), ...errors },
+    }),
+    (c) => c.json(document() as Record<string, unknown>, 200),
+  );
 
-  app.openapi(createRoute({
-    method: 'get', path: options.pagePath, tags, middleware: [options.guard], summary: 'API reference page',
-    responses: { 200: { content: { 'text/html': { schema: z.string() } }, description: 'the reference page' }, ...errors },
-  }), (c) => {
-    c.header('Cache-Control', 'no-store');
-    return c.html(pageHtml(options.title, options.pagePath, document()), 200);
-  });
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: options.pagePath,
+      tags,
+      middleware: [options.guard],
+      summary: 'API reference page',
+      responses: {
+        200: { content: { 'text/html': { schema: z.string() } }, description: 'the reference page' },
+        ...errors,
+      },
+    }),
+    (c) => {
+      c.header('Cache-Control', 'no-store');
+      return c.html(pageHtml(options.title, options.pagePath, document()), 200);
+    },
+  );
 
-  for (const [file, type, body] of [['swagger-ui.css', 'text/css', files.css], ['swagger-ui-bundle.js', 'text/javascript', files.js]] as const) {
-    app.openapi(createRoute({
-      method: 'get', path: `${options.pagePath}/${file}`, tags, middleware: [options.guard], summary: `reference page asset ${file}`,
-      responses: { 200: { content: { [type]: { schema: z.string() } }, description: file }, ...errors },
-    }), (c) => c.body(new Uint8Array(body), 200, { 'Content-Type': `${type}; charset=utf-8`, 'Cache-Control': 'private, max-age=3600' }));
+  for (const [file, type, body] of [
+    ['swagger-ui.css', 'text/css', files.css],
+    ['swagger-ui-bundle.js', 'text/javascript', files.js],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path: `${options.pagePath}/${file}`,
+        tags,
+        middleware: [options.guard],
+        summary: `reference page asset ${file}`,
+        responses: { 200: { content: { [type]: { schema: z.string() } }, description: file }, ...errors },
+      }),
+      (c) =>
+        c.body(new Uint8Array(body), 200, {
+          'Content-Type': `${type}; charset=utf-8`,
+          'Cache-Control': 'private, max-age=3600',
+        }),
+    );
   }
 }
 
 /** The document as `npx orchard openapi` prints it: the same generator, no server. */
-export function openApiDocument(app: OpenAPIHono<any>, options: Pick<DocsOptions, 'title' | 'version' | 'description'>) {
+export function openApiDocument(
+  app: OpenAPIHono<any>,
+  options: Pick<DocsOptions, 'title' | 'version' | 'description'>,
+) {
   return documentOf(app, options);
 }
 

@@ -27,8 +27,16 @@ export function clampInt(value: number | undefined, { default: fallback, min = 1
 }
 
 /** A query integer: an unreadable one is the default, one out of range is clamped. */
-export function clampedInt(range: IntRange, description = `default ${range.default}, clamped to ${range.min ?? 1}-${range.max}`) {
-  return z.coerce.number().int().catch(range.default).transform((n) => clampInt(n, range)).default(range.default)
+export function clampedInt(
+  range: IntRange,
+  description = `default ${range.default}, clamped to ${range.min ?? 1}-${range.max}`,
+) {
+  return z.coerce
+    .number()
+    .int()
+    .catch(range.default)
+    .transform((n) => clampInt(n, range))
+    .default(range.default)
     .openapi({ description, type: 'integer' });
 }
 
@@ -42,6 +50,15 @@ export function pageQuery({ defaultLimit, maxLimit }: PageRule) {
 /** The body fields every paginated answer carries beside its items. */
 export const pageFields = { total: z.number().int(), limit: z.number().int(), offset: z.number().int() };
 
-export function page<Key extends string, Item>(key: Key, items: Item[], total: number, { limit, offset }: { limit: number; offset: number }) {
-  return { [key]: items, total, limit, offset } as { [K in Key]: Item[] } & { total: number; limit: number; offset: number };
+export function page<Key extends string, Item>(
+  key: Key,
+  items: Item[],
+  total: number,
+  { limit, offset }: { limit: number; offset: number },
+) {
+  return { [key]: items, total, limit, offset } as { [K in Key]: Item[] } & {
+    total: number;
+    limit: number;
+    offset: number;
+  };
 }

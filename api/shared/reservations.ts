@@ -32,7 +32,11 @@ export interface Reservation {
  * reservation whose owner was never created. A reservation of a live owner is the decider's
  * `<kind>_taken` conflict, thrown.
  */
-export async function reserveOrResume(commands: CommandRunner, r: Reservation, context: CommandContext): Promise<string> {
+export async function reserveOrResume(
+  commands: CommandRunner,
+  r: Reservation,
+  context: CommandContext,
+): Promise<string> {
   const stream = reservationStream(r.category, r.key);
   try {
     await commands.run(stream, reservationDecider, { type: 'Reserve', kind: r.kind, owner_id: r.ownerId }, context);

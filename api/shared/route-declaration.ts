@@ -43,15 +43,18 @@ export function rateLimiting<M extends MiddlewareHandler<any>>(middleware: M): M
 
 const limits = (middleware: unknown) => typeof middleware === 'function' && RATE_LIMITER in middleware;
 
-
-const asArray = <T>(value: T | readonly T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? [...value] : [value as T]);
+const asArray = <T>(value: T | readonly T[] | undefined): T[] =>
+  value === undefined ? [] : Array.isArray(value) ? [...value] : [value as T];
 
 /** The path parameters the route declares as UUIDs (`format: 'uuid'`, or `z.uuid()`). */
 function uuidParams(route: RouteConfig): string[] {
   const params = route.request?.params as z.ZodObject | undefined;
   const shape = (params as { shape?: Record<string, z.ZodType> } | undefined)?.shape ?? {};
   return Object.entries(shape)
-    .filter(([, schema]) => getOpenApiMetadata(schema as never).format === 'uuid' || (schema as { format?: string }).format === 'uuid')
+    .filter(
+      ([, schema]) =>
+        getOpenApiMetadata(schema as never).format === 'uuid' || (schema as { format?: string }).format === 'uuid',
+    )
     .map(([name]) => name);
 }
 
@@ -72,19 +75,28 @@ const JSON_OR_FORM = /json|x-www-form-urlencoded|multipart\/form-data/i;
 
 /** Hono's media-type gate (415) guards a body declared with a zod schema for JSON or form content. */
 function gatedBody(route: RouteConfig): boolean {
-  const content = (route.request?.body as { content?: Record<string, { schema?: unknown }> } | undefined)?.content ?? {};
-  return Object.entries(content).some(([type, media]) => JSON_OR_FORM.test(type) && typeof (media.schema as { safeParse?: unknown } | undefined)?.safeParse === 'function');
+  const content =
+    (route.request?.body as { content?: Record<string, { schema?: unknown }> } | undefined)?.content ?? {};
+  return Object.entries(content).some(
+    ([type, media]) =>
+      JSON_OR_FORM.test(type) && typeof (media.schema as { safeParse?: unknown } | undefined)?.safeParse === 'function',
+  );
 }
 
 /** The code the route documents for its 404 (`profile_not_found` in its description), else `not_found`. */
-const notFoundCode = (response: unknown) => /\b(\w+_not_found)\b/.exec((response as { description?: string } | undefined)?.description ?? '')?.[1] ?? 'not_found';
+const notFoundCode = (response: unknown) =>
+  /\b(\w+_not_found)\b/.exec((response as { description?: string } | undefined)?.description ?? '')?.[1] ?? 'not_found';
 
 /** The parameters, each carrying the pattern its path gives it (`{file{[0-9a-f-]+\.ics}}`) in the document. */
 function withPathPatterns(route: RouteConfig): RouteConfig['request'] {
   const patterns = Object.entries(pathPatterns(route.path));
   const params = route.request?.params as (z.ZodObject & { shape: Record<string, z.ZodString> }) | undefined;
   if (!patterns.length || !params) return route.request;
-  const patterned = Object.fromEntries(patterns.filter(([name]) => params.shape[name]).map(([name, pattern]) => [name, params.shape[name]!.openapi({ pattern: `^${pattern}$` })]));
+  const patterned = Object.fromEntries(
+    patterns
+      .filter(([name]) => params.shape[name])
+      .map(([name, pattern]) => [name, params.shape[name]!.openapi({ pattern: `^${pattern}$` })]),
+  );
   return { ...route.request, params: params.extend(patterned) as never };
 }
 
@@ -97,23 +109,31 @@ export function declareRoute<R extends RouteConfig>(route: R, service: ServiceRo
   const method = route.method.toLowerCase();
   const policy = policyOf(middleware, DEFAULT_BODY_LIMIT);
   const shared: Record<number, string> = {
-    [service.validationStatus]: 'validation_failed: a path or query that is not percent-encoded UTF-8 or carries a NUL, or a parameter or body that fails its schema',
+    [service.validationStatus]:
+      'validation_failed: a path or query that is not percent-encoded UTF-8 or carries a NUL, or a parameter or body that fails its schema',
   };
   if (uuids.length && notFoundStatus === 404) shared[404] = `${uuids.join(', ')}: not a UUID, or nothing by that id`;
   for (const status of [401, 403] as const) {
     const refusals = policy.access.map((a) => a.refusals?.[status]).filter((r): r is string => !!r);
     if (refusals.length) shared[status] = refusals.join('; ');
   }
-  if (method !== 'get' && method !== 'head') shared[413] = `payload_too_large: the body is over the route's limit of ${policy.bodyLimit.maxBytes} bytes (limit_bytes)`;
+  if (method !== 'get' && method !== 'head')
+    shared[413] = `payload_too_large: the body is over the route's limit of ${policy.bodyLimit.maxBytes} bytes (limit_bytes)`;
   if (gatedBody(route)) shared[415] = 'unsupported_media_type: the body is not of a media type the route takes';
-  if (middleware.some(limits) || service.rateLimited?.(route)) shared[429] = 'rate_limited (Retry-After and retry_after)';
+  if (middleware.some(limits) || service.rateLimited?.(route))
+    shared[429] = 'rate_limited (Retry-After and retry_after)';
   // Any request that records a change waits for the read models its answer comes from (api/shared/base.ts).
-  shared[503] = 'projection_lagging: the change was recorded but a read model has not caught up yet (Retry-After and retry_after); read again rather than repeat';
+  shared[503] =
+    'projection_lagging: the change was recorded but a read model has not caught up yet (Retry-After and retry_after); read again rather than repeat';
   const added = Object.fromEntries(Object.entries(shared).filter(([status]) => !(status in responses)));
   return {
     ...route,
     request: withPathPatterns(route),
-    middleware: [policyMarker(policy), ...middleware, ...(uuids.length ? [uuidCheck(uuids, notFoundStatus, notFoundCode(responses['404']))] : [])],
+    middleware: [
+      policyMarker(policy),
+      ...middleware,
+      ...(uuids.length ? [uuidCheck(uuids, notFoundStatus, notFoundCode(responses['404']))] : []),
+    ],
     responses: { ...responses, ...errorResponses(service.errorSchema, added) },
     ...(policy.access.length ? { 'x-access': [...new Set(policy.access.map((a) => a.rule))] } : {}),
   };

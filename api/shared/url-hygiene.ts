@@ -39,7 +39,11 @@ export function wellFormedTarget(url: string): boolean {
 export function refuseMalformedTarget(validationStatus: 400 | 422) {
   return async (c: Context, next: () => Promise<void>) => {
     if (!wellFormedTarget(c.req.url)) {
-      throw new ApiError(validationStatus, 'validation_failed', 'the path and query must be percent-encoded UTF-8 without NUL characters');
+      throw new ApiError(
+        validationStatus,
+        'validation_failed',
+        'the path and query must be percent-encoded UTF-8 without NUL characters',
+      );
     }
     await next();
   };

@@ -53,11 +53,26 @@ export function createSidecarApp(deps: SidecarDeps) {
     const timestamp = String(nowSecs());
     const headers = new Headers(c.res.headers);
     headers.set('x-orchard-timestamp', timestamp);
-    headers.set('x-orchard-signature', signResponse(deps.token, { status: c.res.status, requestNonce: c.get('nonce') ?? c.req.header('x-orchard-nonce') ?? '', timestamp, body }));
+    headers.set(
+      'x-orchard-signature',
+      signResponse(deps.token, {
+        status: c.res.status,
+        requestNonce: c.get('nonce') ?? c.req.header('x-orchard-nonce') ?? '',
+        timestamp,
+        body,
+      }),
+    );
     c.res = new Response(body, { status: c.res.status, headers });
   });
 
-  app.get('/health', (c) => c.json({ status: 'ok', version: deps.version, runtime: deps.runtime.name, apply_in_progress: deps.executor.current }));
+  app.get('/health', (c) =>
+    c.json({
+      status: 'ok',
+      version: deps.version,
+      runtime: deps.runtime.name,
+      apply_in_progress: deps.executor.current,
+    }),
+  );
 
   const refuse = (c: Context<Env>, code: string, message: string) => c.json({ error: code, message }, 401);
 
@@ -68,10 +83,19 @@ export function createSidecarApp(deps: SidecarDeps) {
     const raw = new Uint8Array(await c.req.arrayBuffer());
     if (raw.length > MAX_BODY_BYTES) return c.json({ error: 'payload_too_large', message: 'body too large' }, 413);
     const url = new URL(c.req.url);
-    const expected = signRequest(deps.token, { method: c.req.method, pathAndQuery: url.pathname + url.search, timestamp, nonce, body: raw });
-    if (!signatureMatches(expected, presented)) return refuse(c, 'signature_invalid', 'the request signature does not verify');
-    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSecs()) > SKEW_SECS) return refuse(c, 'timestamp_skew', `the timestamp is more than ${SKEW_SECS} s away`);
-    if (!NONCE_PATTERN.test(nonce)) return refuse(c, 'signature_invalid', 'the nonce must be 32 lowercase hex characters');
+    const expected = signRequest(deps.token, {
+      method: c.req.method,
+      pathAndQuery: url.pathname + url.search,
+      timestamp,
+      nonce,
+      body: raw,
+    });
+    if (!signatureMatches(expected, presented))
+      return refuse(c, 'signature_invalid', 'the request signature does not verify');
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSecs()) > SKEW_SECS)
+      return refuse(c, 'timestamp_skew', `the timestamp is more than ${SKEW_SECS} s away`);
+    if (!NONCE_PATTERN.test(nonce))
+      return refuse(c, 'signature_invalid', 'the nonce must be 32 lowercase hex characters');
     if (!nonces.remember(nonce, nowSecs())) return refuse(c, 'nonce_replayed', 'this nonce was used already');
     c.set('nonce', nonce);
     c.set('body' as never, raw as never);
@@ -89,11 +113,30 @@ export function createSidecarApp(deps: SidecarDeps) {
 
   app.post('/v1/apply', async (c) => {
     const b = bodyOf(c) as Record<string, unknown> | null | undefined;
-    if (!b || typeof b !== 'object' || typeof b.apply_id !== 'string' || !isUuid(b.apply_id) || !b.manifest || typeof b.manifest !== 'object'
-      || typeof b.requested_by !== 'string' || typeof b.source !== 'string') {
-      return c.json({ error: 'validation_failed', message: 'body: {apply_id (uuid), manifest (DSSE envelope), requested_by, source}' }, 400);
+    if (
+      !b ||
+      typeof b !== 'object' ||
+      typeof b.apply_id !== 'string' ||
+      !isUuid(b.apply_id) ||
+      !b.manifest ||
+      typeof b.manifest !== 'object' ||
+      typeof b.requested_by !== 'string' ||
+      typeof b.source !== 'string'
+    ) {
+      return c.json(
+        {
+          error: 'validation_failed',
+          message: 'body: {apply_id (uuid), manifest (DSSE envelope), requested_by, source}',
+        },
+        400,
+      );
     }
-    const result = await deps.executor.begin({ apply_id: b.apply_id.toLowerCase(), manifest: b.manifest, requested_by: b.requested_by, source: b.source });
+    const result = await deps.executor.begin({
+      apply_id: b.apply_id.toLowerCase(),
+      manifest: b.manifest,
+      requested_by: b.requested_by,
+      source: b.source,
+    });
     return c.json(result.body, result.status);
   });
 
@@ -108,11 +151,13 @@ export function createSidecarApp(deps: SidecarDeps) {
     const entries = deps.journal.of(id);
     if (!entries.length) return c.json({ error: 'apply_not_found', message: 'no such apply' }, 404);
     const after = Number(c.req.query('after') ?? 0) || 0;
-    const events = entries.filter((e) => e.seq > after).map((e) => {
-      // The envelope stays in the journal; the events show the steps.
-      const { manifest: _manifest, ...data } = e.data;
-      return { seq: e.seq, id: e.id, type: e.type, state: e.state, phase: phaseOf(e.state), at: e.at, data };
-    });
+    const events = entries
+      .filter((e) => e.seq > after)
+      .map((e) => {
+        // The envelope stays in the journal; the events show the steps.
+        const { manifest: _manifest, ...data } = e.data;
+        return { seq: e.seq, id: e.id, type: e.type, state: e.state, phase: phaseOf(e.state), at: e.at, data };
+      });
     return c.json({ apply_id: id, events });
   });
 
@@ -122,19 +167,29 @@ export function createSidecarApp(deps: SidecarDeps) {
     const items = release && release.version === version ? await deps.runtime.delivery(release.requirements) : [];
     const requirements = items.map(({ id, kind, target, status, action }) => ({ id, kind, target, status, action }));
     return c.json({
-      version, apply_id: release?.apply_id ?? null, checked_at: deps.clock.now().toISOString(),
-      status: requirements.every((r) => r.status === 'present') ? 'complete' : 'incomplete', requirements,
+      version,
+      apply_id: release?.apply_id ?? null,
+      checked_at: deps.clock.now().toISOString(),
+      status: requirements.every((r) => r.status === 'present') ? 'complete' : 'incomplete',
+      requirements,
     });
   });
 
-  app.get('/v1/status', async (c) => c.json({
-    version: await deps.runtime.currentVersion(), runtime: deps.runtime.name,
-    apply_in_progress: deps.executor.current, frozen: deps.journal.frozen(),
-  }));
+  app.get('/v1/status', async (c) =>
+    c.json({
+      version: await deps.runtime.currentVersion(),
+      runtime: deps.runtime.name,
+      apply_in_progress: deps.executor.current,
+      frozen: deps.journal.frozen(),
+    }),
+  );
 
   app.post('/v1/apply/:id/unfreeze', async (c) => {
     const b = bodyOf(c) as { operator?: unknown } | null | undefined;
-    const result = await deps.executor.unfreeze(c.req.param('id').toLowerCase(), typeof b?.operator === 'string' ? b.operator.slice(0, 200) : 'operator');
+    const result = await deps.executor.unfreeze(
+      c.req.param('id').toLowerCase(),
+      typeof b?.operator === 'string' ? b.operator.slice(0, 200) : 'operator',
+    );
     return c.json(result.body, result.status);
   });
 
@@ -144,7 +199,9 @@ export function createSidecarApp(deps: SidecarDeps) {
 }
 
 /** The manifest of the release that runs now: the last succeeded apply's (its requirements are what delivery checks). */
-function lastRelease(journal: Journal): { apply_id: string; version: string; requirements: Manifest['requirements'] } | null {
+function lastRelease(
+  journal: Journal,
+): { apply_id: string; version: string; requirements: Manifest['requirements'] } | null {
   for (const entries of journal.applies().reverse()) {
     if (entries.at(-1)!.state !== 'succeeded') continue;
     const envelope = entries[0]!.data.manifest as { payload?: string };

@@ -52,7 +52,10 @@ function mac(inner: Sha256, outer: Sha256, a: Uint8Array, b?: Uint8Array): Uint8
   return outer._cloneInto(workOuter).update(running.digest()).digest();
 }
 
-export function chainStep(chainKey: Uint8Array, info: Uint8Array): { messageKey: Uint8Array; nextChainKey: Uint8Array } {
+export function chainStep(
+  chainKey: Uint8Array,
+  info: Uint8Array,
+): { messageKey: Uint8Array; nextChainKey: Uint8Array } {
   try {
     setKey(chainKey, keyInner, keyOuter);
     const prkMessage = mac(keyInner, keyOuter, ONE);

@@ -19,12 +19,19 @@ export function createInitiatorSession(identity: IdentityKeyPair, bundle: KeyBun
   const parsed = parseKeyBundle(bundle);
   const ephemeral = generateX25519();
   const { sharedSecret, associatedData } = x3dhInitiator(identity, parsed, ephemeral);
-  return initiatorSession(identity.publicKey, parsed.identityKey, associatedData, sharedSecret, parsed.signedPrekey.publicKey, {
-    identityKey: identity.publicKey,
-    ephemeralKey: ephemeral.publicKey,
-    signedPrekeyId: parsed.signedPrekey.keyId,
-    oneTimePrekeyId: parsed.oneTimePrekey?.keyId ?? null,
-  });
+  return initiatorSession(
+    identity.publicKey,
+    parsed.identityKey,
+    associatedData,
+    sharedSecret,
+    parsed.signedPrekey.publicKey,
+    {
+      identityKey: identity.publicKey,
+      ephemeralKey: ephemeral.publicKey,
+      signedPrekeyId: parsed.signedPrekey.keyId,
+      oneTimePrekeyId: parsed.oneTimePrekey?.keyId ?? null,
+    },
+  );
 }
 
 /** Encrypts the next message; the session's first message also carries `x3dh`. */
@@ -50,7 +57,13 @@ export function createResponderSession(
   const message = parseDmMessage(first);
   if (!message.x3dh) throw new E2eeError('invalid_message', 'the first message of a session must carry x3dh');
   const { sharedSecret, associatedData } = x3dhResponder(identity, signedPrekey, oneTimePrekey, message.x3dh);
-  const session = responderSession(identity.publicKey, message.x3dh.identityKey, associatedData, sharedSecret, signedPrekey);
+  const session = responderSession(
+    identity.publicKey,
+    message.x3dh.identityKey,
+    associatedData,
+    sharedSecret,
+    signedPrekey,
+  );
   const { plaintext, commit } = planDecrypt(session, message);
   commit();
   return { session, plaintext };

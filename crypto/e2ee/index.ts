@@ -30,7 +30,12 @@ export {
   type SenderKeyReceiver,
   type SenderKeyState,
 } from './sender-keys.ts';
-export { deserializeSenderKey, deserializeSenderKeyReceiver, serializeSenderKey, serializeSenderKeyReceiver } from './sender-key-json.ts';
+export {
+  deserializeSenderKey,
+  deserializeSenderKeyReceiver,
+  serializeSenderKey,
+  serializeSenderKeyReceiver,
+} from './sender-key-json.ts';
 export { fingerprint, safetyNumber } from './safety.ts';
 export { X3DH_INFO } from './x3dh.ts';
 export type { DmMessage, KeyBundle, SenderKeyDistribution, SenderKeyMessage, X3dhWire, DmHeaderWire } from './wire.ts';

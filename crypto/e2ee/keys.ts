@@ -4,7 +4,15 @@
 // API misuse (`invalid_argument`), not hostile input.
 
 import { E2eeError } from './errors.ts';
-import { edPublicKey, edSign, equalBytes, generateX25519, KEY_BYTES, SIGNATURE_BYTES, x25519PublicKey } from './primitives.ts';
+import {
+  edPublicKey,
+  edSign,
+  equalBytes,
+  generateX25519,
+  KEY_BYTES,
+  SIGNATURE_BYTES,
+  x25519PublicKey,
+} from './primitives.ts';
 import { randomBytes } from './random.ts';
 
 export interface IdentityKeyPair {
@@ -70,7 +78,8 @@ export function checkKeyId(value: unknown, what: string): asserts value is numbe
  * otherwise surfaces far away as `decrypt_failed`.
  */
 export function checkIdentity(identity: IdentityKeyPair): void {
-  if (typeof identity !== 'object' || identity === null) throw new E2eeError('invalid_argument', 'identity must be a key pair');
+  if (typeof identity !== 'object' || identity === null)
+    throw new E2eeError('invalid_argument', 'identity must be a key pair');
   checkBytes(identity.publicKey, KEY_BYTES, 'identity.publicKey');
   checkBytes(identity.secretKey, KEY_BYTES, 'identity.secretKey');
   if (!equalBytes(edPublicKey(identity.secretKey), identity.publicKey)) {
@@ -80,7 +89,8 @@ export function checkIdentity(identity: IdentityKeyPair): void {
 
 /** Same reasoning as checkIdentity, for the responder's signed or one-time prekey. */
 export function checkPrekey(prekey: OneTimePrekey | SignedPrekey, what: string): void {
-  if (typeof prekey !== 'object' || prekey === null) throw new E2eeError('invalid_argument', `${what} must be a prekey`);
+  if (typeof prekey !== 'object' || prekey === null)
+    throw new E2eeError('invalid_argument', `${what} must be a prekey`);
   checkKeyId(prekey.keyId, `${what}.keyId`);
   checkBytes(prekey.publicKey, KEY_BYTES, `${what}.publicKey`);
   checkBytes(prekey.secretKey, KEY_BYTES, `${what}.secretKey`);

@@ -86,7 +86,8 @@ export interface Session {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type SessionState = Mutable<Omit<Session, 'skippedKeys'>> & { skippedKeys: Map<string, SkippedKey> };
 
-export const skippedKeyId = (ratchetKey: Uint8Array, messageNumber: number): string => `${toHex(ratchetKey)}:${messageNumber}`;
+export const skippedKeyId = (ratchetKey: Uint8Array, messageNumber: number): string =>
+  `${toHex(ratchetKey)}:${messageNumber}`;
 
 function rootStep(rootKey: Uint8Array, dhOutput: Uint8Array): { rootKey: Uint8Array; chainKey: Uint8Array } {
   const out = hkdfSha256(dhOutput, rootKey, ROOT_INFO, 2 * KEY_BYTES);
@@ -148,7 +149,11 @@ function aad(session: Session, header: ParsedHeader): Uint8Array {
 
 export function ratchetEncrypt(session: Session, plaintext: Uint8Array): DmMessage {
   const chain = session.sendingChain;
-  if (!chain) throw new E2eeError('invalid_argument', 'session has no sending chain (a responder session is created by its first message)');
+  if (!chain)
+    throw new E2eeError(
+      'invalid_argument',
+      'session has no sending chain (a responder session is created by its first message)',
+    );
   const { messageKey, nextChainKey } = chainStep(chain.chainKey, CHAIN_INFO);
   const header: ParsedHeader = {
     ratchetKey: session.ratchetKeyPair.publicKey,
@@ -163,7 +168,11 @@ export function ratchetEncrypt(session: Session, plaintext: Uint8Array): DmMessa
   state.sendingChain = { chainKey: nextChainKey, messageNumber: chain.messageNumber + 1 };
   state.pendingX3dh = null; // only the first message carries it
 
-  const wireHeader = { ratchet_key: toWire(header.ratchetKey), previous_chain_length: header.previousChainLength, message_number: header.messageNumber };
+  const wireHeader = {
+    ratchet_key: toWire(header.ratchetKey),
+    previous_chain_length: header.previousChainLength,
+    message_number: header.messageNumber,
+  };
   if (!x3dh) return { v: 1, header: wireHeader, ciphertext: toWire(ciphertext), nonce: toWire(nonce) };
   return {
     v: 1,
@@ -182,7 +191,10 @@ export function ratchetEncrypt(session: Session, plaintext: Uint8Array): DmMessa
 /** Advances `chain` to message `until`, collecting the keys passed over into `into`. */
 function skipTo(chain: Chain, until: number, ratchetKey: Uint8Array, into: SkippedKey[]): Chain {
   if (until - chain.messageNumber > MAX_SKIP) {
-    throw new E2eeError('too_many_skipped', `message would skip ${until - chain.messageNumber} keys, more than MAX_SKIP (${MAX_SKIP})`);
+    throw new E2eeError(
+      'too_many_skipped',
+      `message would skip ${until - chain.messageNumber} keys, more than MAX_SKIP (${MAX_SKIP})`,
+    );
   }
   let { chainKey, messageNumber } = chain;
   while (messageNumber < until) {
@@ -214,7 +226,10 @@ export function planDecrypt(session: Session, message: ParsedDm): { plaintext: U
   }
 
   const newlySkipped: SkippedKey[] = [];
-  let next: Pick<SessionState, 'rootKey' | 'ratchetKeyPair' | 'remoteRatchetKey' | 'sendingChain' | 'previousChainLength'>;
+  let next: Pick<
+    SessionState,
+    'rootKey' | 'ratchetKeyPair' | 'remoteRatchetKey' | 'sendingChain' | 'previousChainLength'
+  >;
   let receiving: Chain;
 
   if (session.remoteRatchetKey !== null && equalBytes(header.ratchetKey, session.remoteRatchetKey)) {

@@ -34,4 +34,3 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   }
   return 0;
 }
-

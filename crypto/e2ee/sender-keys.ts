@@ -15,7 +15,14 @@
 import { E2eeError } from './errors.ts';
 import { chainStep, KEY_BYTES, NONCE_BYTES, open, seal, utf8 } from './primitives.ts';
 import { randomBytes, randomNonce } from './random.ts';
-import { parseDistribution, parseSenderKeyMessage, senderId as checkSenderId, toWire, type SenderKeyDistribution, type SenderKeyMessage } from './wire.ts';
+import {
+  parseDistribution,
+  parseSenderKeyMessage,
+  senderId as checkSenderId,
+  toWire,
+  type SenderKeyDistribution,
+  type SenderKeyMessage,
+} from './wire.ts';
 
 export const SENDER_KEY_INFO = 'chatsvc-sender-key-chain';
 /** The most keys a receiver skips for one message, and the size of its key cache. */
@@ -63,12 +70,24 @@ export function createSenderKey(senderId: string): SenderKeyState {
 
 /** The wire distribution of the chain as it stands: receivers can decrypt from `iteration` on. */
 export function senderKeyDistribution(state: SenderKeyState): SenderKeyDistribution {
-  return { chain_id: state.chainId, iteration: state.iteration, chain_key: toWire(state.chainKey), sender_id: state.senderId };
+  return {
+    chain_id: state.chainId,
+    iteration: state.iteration,
+    chain_key: toWire(state.chainKey),
+    sender_id: state.senderId,
+  };
 }
 
 export function createSenderKeyReceiver(distribution: SenderKeyDistribution): SenderKeyReceiver {
   const d = parseDistribution(distribution);
-  return { senderId: d.senderId, chainId: d.chainId, chainKey: d.chainKey, iteration: d.iteration, skippedKeys: new Map(), usedKeys: new Map() };
+  return {
+    senderId: d.senderId,
+    chainId: d.chainId,
+    chainKey: d.chainKey,
+    iteration: d.iteration,
+    skippedKeys: new Map(),
+    usedKeys: new Map(),
+  };
 }
 
 export function encryptGroup(state: SenderKeyState, plaintext: Uint8Array): SenderKeyMessage {
@@ -80,14 +99,21 @@ export function encryptGroup(state: SenderKeyState, plaintext: Uint8Array): Send
   const mutable = state as MutableSender;
   mutable.chainKey = nextChainKey;
   mutable.iteration = iteration + 1;
-  return { v: 1, sk: true, message: { chain_id: state.chainId, iteration, ciphertext: toWire(ciphertext), nonce: toWire(nonce) } };
+  return {
+    v: 1,
+    sk: true,
+    message: { chain_id: state.chainId, iteration, ciphertext: toWire(ciphertext), nonce: toWire(nonce) },
+  };
 }
 
 /** Decrypts a message of the receiver's chain; on any failure it throws and the receiver is unchanged. */
 export function decryptGroup(receiver: SenderKeyReceiver, message: SenderKeyMessage): Uint8Array {
   const m = parseSenderKeyMessage(message);
   if (m.chainId !== receiver.chainId) {
-    throw new E2eeError('chain_mismatch', `message is on chain ${m.chainId}, this receiver follows chain ${receiver.chainId}`);
+    throw new E2eeError(
+      'chain_mismatch',
+      `message is on chain ${m.chainId}, this receiver follows chain ${receiver.chainId}`,
+    );
   }
   const state = receiver as MutableReceiver;
 
@@ -102,10 +128,16 @@ export function decryptGroup(receiver: SenderKeyReceiver, message: SenderKeyMess
     return plaintext;
   }
   if (m.iteration < state.iteration) {
-    throw new E2eeError('stale_iteration', `iteration ${m.iteration} is behind the chain (at ${state.iteration}) and its key is not cached`);
+    throw new E2eeError(
+      'stale_iteration',
+      `iteration ${m.iteration} is behind the chain (at ${state.iteration}) and its key is not cached`,
+    );
   }
   if (m.iteration - state.iteration > SENDER_KEY_MAX_SKIP) {
-    throw new E2eeError('too_many_skipped', `message would skip ${m.iteration - state.iteration} keys, more than MAX_SKIP (${SENDER_KEY_MAX_SKIP})`);
+    throw new E2eeError(
+      'too_many_skipped',
+      `message would skip ${m.iteration - state.iteration} keys, more than MAX_SKIP (${SENDER_KEY_MAX_SKIP})`,
+    );
   }
 
   const newlySkipped: [number, Uint8Array][] = [];

@@ -28,7 +28,8 @@ const fail = (message: string): never => {
   throw new E2eeError('invalid_session', message);
 };
 
-const chainJson = (chain: Chain | null) => chain && { chain_key: toWire(chain.chainKey), message_number: chain.messageNumber };
+const chainJson = (chain: Chain | null) =>
+  chain && { chain_key: toWire(chain.chainKey), message_number: chain.messageNumber };
 
 export function serializeSession(session: Session): string {
   const x3dh = session.pendingX3dh;
@@ -38,7 +39,10 @@ export function serializeSession(session: Session): string {
     remote_identity_key: toWire(session.remoteIdentityKey),
     associated_data: toWire(session.associatedData),
     root_key: toWire(session.rootKey),
-    ratchet_key_pair: { public_key: toWire(session.ratchetKeyPair.publicKey), secret_key: toWire(session.ratchetKeyPair.secretKey) },
+    ratchet_key_pair: {
+      public_key: toWire(session.ratchetKeyPair.publicKey),
+      secret_key: toWire(session.ratchetKeyPair.secretKey),
+    },
     remote_ratchet_key: session.remoteRatchetKey && toWire(session.remoteRatchetKey),
     sending_chain: chainJson(session.sendingChain),
     receiving_chain: chainJson(session.receivingChain),
@@ -60,7 +64,10 @@ export function serializeSession(session: Session): string {
 function chain(value: unknown, field: string): Chain | null {
   if (value === null) return null;
   const c = record(value, field, fail);
-  return { chainKey: bytes(c.chain_key, `${field}.chain_key`, KEY_BYTES, fail), messageNumber: count(c.message_number, `${field}.message_number`, fail) };
+  return {
+    chainKey: bytes(c.chain_key, `${field}.chain_key`, KEY_BYTES, fail),
+    messageNumber: count(c.message_number, `${field}.message_number`, fail),
+  };
 }
 
 /** Parses `serializeSession`'s output, checking every field; throws `invalid_session` otherwise. */
@@ -74,13 +81,19 @@ export function deserializeSession(json: string): Session {
   }
   const s = record(value, 'session', fail);
   if (s.version !== SESSION_VERSION) {
-    throw new E2eeError('unsupported_version', `serialised session has version ${JSON.stringify(s.version ?? null)?.slice(0, 16)}, expected ${SESSION_VERSION}`);
+    throw new E2eeError(
+      'unsupported_version',
+      `serialised session has version ${JSON.stringify(s.version ?? null)?.slice(0, 16)}, expected ${SESSION_VERSION}`,
+    );
   }
   const localIdentityKey = bytes(s.local_identity_key, 'local_identity_key', KEY_BYTES, fail);
   const remoteIdentityKey = bytes(s.remote_identity_key, 'remote_identity_key', KEY_BYTES, fail);
   const associatedData = bytes(s.associated_data, 'associated_data', 2 * KEY_BYTES, fail);
   // AD is initiator ‖ responder, so it is one of the two orders of the identity keys.
-  if (!equalBytes(associatedData, concat(localIdentityKey, remoteIdentityKey)) && !equalBytes(associatedData, concat(remoteIdentityKey, localIdentityKey))) {
+  if (
+    !equalBytes(associatedData, concat(localIdentityKey, remoteIdentityKey)) &&
+    !equalBytes(associatedData, concat(remoteIdentityKey, localIdentityKey))
+  ) {
     fail('associated_data is not the two identity keys');
   }
   const pair = record(s.ratchet_key_pair, 'ratchet_key_pair', fail);
@@ -106,7 +119,8 @@ export function deserializeSession(json: string): Session {
       publicKey: bytes(pair.public_key, 'ratchet_key_pair.public_key', KEY_BYTES, fail),
       secretKey: bytes(pair.secret_key, 'ratchet_key_pair.secret_key', KEY_BYTES, fail),
     },
-    remoteRatchetKey: s.remote_ratchet_key === null ? null : bytes(s.remote_ratchet_key, 'remote_ratchet_key', KEY_BYTES, fail),
+    remoteRatchetKey:
+      s.remote_ratchet_key === null ? null : bytes(s.remote_ratchet_key, 'remote_ratchet_key', KEY_BYTES, fail),
     sendingChain: chain(s.sending_chain, 'sending_chain'),
     receivingChain: chain(s.receiving_chain, 'receiving_chain'),
     previousChainLength: count(s.previous_chain_length, 'previous_chain_length', fail),

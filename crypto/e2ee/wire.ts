@@ -118,16 +118,24 @@ export function record(value: unknown, field: string, fail: Fail = wireFail): Re
 }
 
 /** Exactly `length` bytes (or, with `{ min }`, at least `min`), as a fresh Uint8Array. */
-export function bytes(value: unknown, field: string, length: number | { min: number }, fail: Fail = wireFail): Uint8Array {
+export function bytes(
+  value: unknown,
+  field: string,
+  length: number | { min: number },
+  fail: Fail = wireFail,
+): Uint8Array {
   if (!Array.isArray(value)) fail(`${field} must be an array of byte values`);
   const array = value as unknown[];
   if (typeof length === 'number' ? array.length !== length : array.length < length.min) {
-    fail(`${field} must be ${typeof length === 'number' ? `exactly ${length}` : `at least ${length.min}`} bytes, got ${array.length}`);
+    fail(
+      `${field} must be ${typeof length === 'number' ? `exactly ${length}` : `at least ${length.min}`} bytes, got ${array.length}`,
+    );
   }
   const out = new Uint8Array(array.length);
   for (let i = 0; i < array.length; i++) {
     const byte = array[i];
-    if (typeof byte !== 'number' || !Number.isInteger(byte) || byte < 0 || byte > 255) fail(`${field}[${i}] is not a byte value 0-255`);
+    if (typeof byte !== 'number' || !Number.isInteger(byte) || byte < 0 || byte > 255)
+      fail(`${field}[${i}] is not a byte value 0-255`);
     out[i] = byte as number;
   }
   return out;
@@ -145,7 +153,10 @@ export const u32 = (value: unknown, field: string, fail: Fail = wireFail): numbe
 
 function version(value: Record<string, unknown>, what: string): void {
   if (value.v !== WIRE_VERSION) {
-    throw new E2eeError('unsupported_version', `${what} has v ${JSON.stringify(value.v ?? null)?.slice(0, 16)}, this library speaks v ${WIRE_VERSION}`);
+    throw new E2eeError(
+      'unsupported_version',
+      `${what} has v ${JSON.stringify(value.v ?? null)?.slice(0, 16)}, this library speaks v ${WIRE_VERSION}`,
+    );
   }
 }
 
@@ -162,7 +173,8 @@ export function parseX3dh(value: unknown, field = 'x3dh', fail: Fail = wireFail)
     identityKey: bytes(x.identity_key, `${field}.identity_key`, KEY_BYTES, fail),
     ephemeralKey: bytes(x.ephemeral_key, `${field}.ephemeral_key`, KEY_BYTES, fail),
     signedPrekeyId: count(x.signed_prekey_id, `${field}.signed_prekey_id`, fail),
-    oneTimePrekeyId: x.one_time_prekey_id === null ? null : count(x.one_time_prekey_id, `${field}.one_time_prekey_id`, fail),
+    oneTimePrekeyId:
+      x.one_time_prekey_id === null ? null : count(x.one_time_prekey_id, `${field}.one_time_prekey_id`, fail),
   };
 }
 
@@ -199,7 +211,8 @@ export function parseSenderKeyMessage(value: unknown): ParsedGroupMessage {
 export function parseKeyBundle(value: unknown): ParsedBundle {
   const b = record(value, 'key bundle');
   const spk = record(b.signed_prekey, 'signed_prekey');
-  const opk = b.one_time_prekey === undefined || b.one_time_prekey === null ? null : record(b.one_time_prekey, 'one_time_prekey');
+  const opk =
+    b.one_time_prekey === undefined || b.one_time_prekey === null ? null : record(b.one_time_prekey, 'one_time_prekey');
   return {
     identityKey: bytes(b.identity_key, 'identity_key', KEY_BYTES),
     signedPrekey: {

@@ -11,7 +11,17 @@
 
 import { E2eeError } from './errors.ts';
 import type { IdentityKeyPair, OneTimePrekey, SignedPrekey } from './keys.ts';
-import { concat, dh, edPublicToX25519, edSecretToX25519, edVerify, hkdfSha256, KEY_BYTES, utf8, type X25519KeyPair } from './primitives.ts';
+import {
+  concat,
+  dh,
+  edPublicToX25519,
+  edSecretToX25519,
+  edVerify,
+  hkdfSha256,
+  KEY_BYTES,
+  utf8,
+  type X25519KeyPair,
+} from './primitives.ts';
 import type { ParsedBundle, ParsedX3dh } from './wire.ts';
 
 export const X3DH_INFO = 'chatsvc-x3dh-shared-secret';
@@ -57,7 +67,10 @@ export function x3dhResponder(
   x3dh: ParsedX3dh,
 ): Agreement {
   if (x3dh.signedPrekeyId !== signedPrekey.keyId) {
-    throw new E2eeError('prekey_mismatch', `first message uses signed prekey ${x3dh.signedPrekeyId}, not ${signedPrekey.keyId}`);
+    throw new E2eeError(
+      'prekey_mismatch',
+      `first message uses signed prekey ${x3dh.signedPrekeyId}, not ${signedPrekey.keyId}`,
+    );
   }
   if (x3dh.oneTimePrekeyId !== (oneTimePrekey?.keyId ?? null)) {
     throw new E2eeError(

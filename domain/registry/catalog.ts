@@ -22,8 +22,13 @@ export const TOUCHPOINT_KINDS = ['call', 'email', 'meeting', 'note', 'other'] as
 export type TouchpointKind = (typeof TOUCHPOINT_KINDS)[number];
 
 export const SCOPES = [
-  'customers:read', 'customers:write', 'contacts:write',
-  'deployments:read', 'deployments:write', 'subscriptions:read', 'subscriptions:write',
+  'customers:read',
+  'customers:write',
+  'contacts:write',
+  'deployments:read',
+  'deployments:write',
+  'subscriptions:read',
+  'subscriptions:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -1,7 +1,10 @@
 // The shape of every aggregate's decision logic: pure, no I/O. Commands are decided against the
 // state folded from the aggregate's stream; the result is the events to append, or a DomainError.
 
-export interface DomainEvent<Type extends string = string, Data extends Record<string, unknown> = Record<string, unknown>> {
+export interface DomainEvent<
+  Type extends string = string,
+  Data extends Record<string, unknown> = Record<string, unknown>,
+> {
   type: Type;
   data: Data;
 }
@@ -17,7 +20,8 @@ export interface Decider<State, Command, Event extends DomainEvent> {
  * A rejection the caller can act on. `kind` tells the API which status family applies;
  * `code` is the machine-readable reason the spec names.
  */
-export type DomainErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable';
+export type DomainErrorKind =
+  'invalid' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -31,7 +35,10 @@ export class DomainError extends Error {
   }
 }
 
-export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>, events: Event[]): State {
+export function fold<State, Event extends DomainEvent>(
+  decider: Pick<Decider<State, unknown, Event>, 'initialState' | 'evolve'>,
+  events: Event[],
+): State {
   return events.reduce((state, event) => decider.evolve(state, event), decider.initialState());
 }
 
@@ -48,7 +55,11 @@ export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<Sta
  */
 export function eventTypes<Event extends DomainEvent>() {
   return <const Types extends readonly Event['type'][]>(
-    types: Types & ([Exclude<Event['type'], Types[number]>] extends [never] ? unknown : { missing: Exclude<Event['type'], Types[number]> }),
+    types: Types &
+      ([Exclude<Event['type'], Types[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<Event['type'], Types[number]> }),
     versions: { readonly [T in Types[number]]?: number } = {},
-  ): Types & { readonly versions: Readonly<Record<string, number>> } => Object.assign(types, { versions: versions as Readonly<Record<string, number>> });
+  ): Types & { readonly versions: Readonly<Record<string, number>> } =>
+    Object.assign(types, { versions: versions as Readonly<Record<string, number>> });
 }

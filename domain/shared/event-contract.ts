@@ -15,10 +15,15 @@ import type { DomainEvent } from './decider.ts';
 export type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 
 /** A slice's upcasters: per event type, per version lifted from. */
-export type Upcasters<Event extends DomainEvent = DomainEvent> = { readonly [T in Event['type']]?: Readonly<Record<number, Upcaster>> };
+export type Upcasters<Event extends DomainEvent = DomainEvent> = {
+  readonly [T in Event['type']]?: Readonly<Record<number, Upcaster>>;
+};
 
 /** A slice's upcasters, checked against its union: `upcasters<MessageEvent>()({ MessageDeleted: { 1: lift } })`. */
-export const upcasters = <Event extends DomainEvent>() => (declared: Upcasters<Event>): Upcasters => declared as Upcasters;
+export const upcasters =
+  <Event extends DomainEvent>() =>
+  (declared: Upcasters<Event>): Upcasters =>
+    declared as Upcasters;
 
 /** Versions above 1, per event type. */
 export type EventVersions = Readonly<Record<string, number>>;
@@ -44,7 +49,11 @@ export interface EventContract {
  * version without upcasters from each older version, an upcaster for a version that is not
  * older, or for a type nobody declared), so a slip fails every test at import, not an auditor.
  */
-export function eventContract(declared: { types: readonly string[]; versions: EventVersions; upcasters: readonly Upcasters[] }): EventContract {
+export function eventContract(declared: {
+  types: readonly string[];
+  versions: EventVersions;
+  upcasters: readonly Upcasters[];
+}): EventContract {
   const types = new Set(declared.types);
   const lifts = new Map<string, Upcaster>();
   for (const set of declared.upcasters) {
@@ -52,7 +61,8 @@ export function eventContract(declared: { types: readonly string[]; versions: Ev
       for (const [from, lift] of Object.entries(byVersion ?? {})) {
         const version = declared.versions[type] ?? 1;
         if (!types.has(type)) throw new Error(`upcaster for ${type}, which no slice declares`);
-        if (!(Number(from) >= 1 && Number(from) < version)) throw new Error(`upcaster for ${type} from version ${from}, but its current version is ${version}`);
+        if (!(Number(from) >= 1 && Number(from) < version))
+          throw new Error(`upcaster for ${type} from version ${from}, but its current version is ${version}`);
         if (lifts.has(`${type}@${from}`)) throw new Error(`two upcasters for ${type} from version ${from}`);
         lifts.set(`${type}@${from}`, lift);
       }
@@ -60,9 +70,11 @@ export function eventContract(declared: { types: readonly string[]; versions: Ev
   }
   for (const [type, version] of Object.entries(declared.versions)) {
     if (!types.has(type)) throw new Error(`version declared for ${type}, which is not in its union's type list`);
-    if (!Number.isInteger(version) || version < 1) throw new Error(`${type}: a version is an integer from 1, not ${version}`);
+    if (!Number.isInteger(version) || version < 1)
+      throw new Error(`${type}: a version is an integer from 1, not ${version}`);
     for (let from = 1; from < version; from++) {
-      if (!lifts.has(`${type}@${from}`)) throw new Error(`${type} is at version ${version} but has no upcaster from version ${from}`);
+      if (!lifts.has(`${type}@${from}`))
+        throw new Error(`${type} is at version ${version} but has no upcaster from version ${from}`);
     }
   }
   const versionOf = (type: string) => declared.versions[type] ?? 1;

@@ -28,6 +28,7 @@ export const reservationDecider: Decider<ReservationState, ReservationCommand, R
  * service's table (domain/<service>/streams.ts); the key is the normalised value, or its hash for personal data.
  */
 export function reservationStream(category: StreamCategory, key: string): string {
-  if (!category.category.endsWith('_reservation')) throw new Error(`${category.category} is not a reservation category`);
+  if (!category.category.endsWith('_reservation'))
+    throw new Error(`${category.category} is not a reservation category`);
   return category.stream(key);
 }

@@ -35,7 +35,10 @@ export function streamCategory<P extends readonly IdPart[] = [id: string]>(
   name: string,
   declaration: { id: string; events: readonly string[]; description: string },
 ): StreamCategory<P> {
-  if (!CATEGORY_RULE.test(name)) throw new Error(`stream category ${JSON.stringify(name)} does not follow <orch|chat|registry|platform>.<aggregate>`);
+  if (!CATEGORY_RULE.test(name))
+    throw new Error(
+      `stream category ${JSON.stringify(name)} does not follow <orch|chat|registry|platform>.<aggregate>`,
+    );
   if (declaration.events.length === 0) throw new Error(`stream category ${name} carries no event type`);
   const prefix = `${name}-`;
   return Object.freeze({

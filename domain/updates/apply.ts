@@ -33,11 +33,18 @@ export type ApplyState = RunningState | TerminalState;
 export const OUTCOMES = ['success', 'delivery_incomplete', 'rolled_back', 'frozen'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export const isTerminal = (state: string): state is TerminalState => (TERMINAL_STATES as readonly string[]).includes(state);
+export const isTerminal = (state: string): state is TerminalState =>
+  (TERMINAL_STATES as readonly string[]).includes(state);
 export const phaseOf = (state: string): Phase | null => (PHASES as Record<string, Phase>)[state] ?? null;
 
 /** The swap has begun once the old release is drained: from then on a failure rolls back. */
-export const SWAP_STATES: readonly RunningState[] = ['draining', 'migrating', 'recreating', 'health_checking', 'checking_delivery'];
+export const SWAP_STATES: readonly RunningState[] = [
+  'draining',
+  'migrating',
+  'recreating',
+  'health_checking',
+  'checking_delivery',
+];
 
 /** One journaled step. `state` is the apply's state once the step is recorded. */
 export interface JournalEntry {
@@ -79,10 +86,18 @@ export function summarize(entries: JournalEntry[]): ApplySummary {
   const first = entries[0]!;
   const last = entries.at(-1)!;
   const summary: ApplySummary = {
-    apply_id: first.apply_id, state: last.state, phase: phaseOf(last.state), outcome: null, error: null,
-    from_version: (first.data.from_version as string) ?? null, to_version: (first.data.to_version as string) ?? null,
-    requested_by: (first.data.requested_by as string) ?? null, source: (first.data.source as string) ?? null,
-    started_at: first.at, ended_at: null, unfrozen_at: null,
+    apply_id: first.apply_id,
+    state: last.state,
+    phase: phaseOf(last.state),
+    outcome: null,
+    error: null,
+    from_version: (first.data.from_version as string) ?? null,
+    to_version: (first.data.to_version as string) ?? null,
+    requested_by: (first.data.requested_by as string) ?? null,
+    source: (first.data.source as string) ?? null,
+    started_at: first.at,
+    ended_at: null,
+    unfrozen_at: null,
   };
   for (const e of entries) {
     if (e.data.error) summary.error = e.data.error as ApplyError;

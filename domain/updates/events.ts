@@ -16,35 +16,78 @@ import type { ApplyState } from './apply.ts';
 export type UpdateService = 'orch' | 'chat';
 
 export type UpdateEvent =
-  | DomainEvent<'UpdateCheckCompleted', {
-    service: UpdateService; channel: string; host: string; checked_at: string;
-    /** `verified`, `empty` (the channel has no release: 404) or `failed`. */
-    result: 'verified' | 'empty' | 'failed';
-    latest_version: string | null;
-    /** The verified DSSE envelope as fetched (null unless verified). */
-    envelope: Record<string, unknown> | null;
-    error: { code: string; message: string } | null;
-  }>
-  | DomainEvent<'UpdateApplyRequested', {
-    /** The audit action name the specs give this entry. */
-    action: 'update_applied';
-    apply_id: string; service: UpdateService; target_version: string; from_version: string; requested_by: string; at: string;
-  }>
+  | DomainEvent<
+      'UpdateCheckCompleted',
+      {
+        service: UpdateService;
+        channel: string;
+        host: string;
+        checked_at: string;
+        /** `verified`, `empty` (the channel has no release: 404) or `failed`. */
+        result: 'verified' | 'empty' | 'failed';
+        latest_version: string | null;
+        /** The verified DSSE envelope as fetched (null unless verified). */
+        envelope: Record<string, unknown> | null;
+        error: { code: string; message: string } | null;
+      }
+    >
+  | DomainEvent<
+      'UpdateApplyRequested',
+      {
+        /** The audit action name the specs give this entry. */
+        action: 'update_applied';
+        apply_id: string;
+        service: UpdateService;
+        target_version: string;
+        from_version: string;
+        requested_by: string;
+        at: string;
+      }
+    >
   | DomainEvent<'UpdateApplyRejected', { apply_id: string; code: string; at: string }>
-  | DomainEvent<'UpdateApplyJournaled', {
-    apply_id: string; seq: number; step: string; state: ApplyState; at: string; detail: Record<string, unknown>;
-  }>
+  | DomainEvent<
+      'UpdateApplyJournaled',
+      {
+        apply_id: string;
+        seq: number;
+        step: string;
+        state: ApplyState;
+        at: string;
+        detail: Record<string, unknown>;
+      }
+    >
   | DomainEvent<'MaintenanceStarted', { apply_id: string; reason: string; at: string }>
   | DomainEvent<'MaintenanceEnded', { apply_id: string; at: string }>
-  | DomainEvent<'UpdateDeliveryChecked', {
-    apply_id: string | null; to_version: string | null; checked_at: string;
-    requirements: { id: string; kind: string; target: string; status: 'present' | 'missing' | 'unverifiable'; action: string }[];
-  }>;
+  | DomainEvent<
+      'UpdateDeliveryChecked',
+      {
+        apply_id: string | null;
+        to_version: string | null;
+        checked_at: string;
+        requirements: {
+          id: string;
+          kind: string;
+          target: string;
+          status: 'present' | 'missing' | 'unverifiable';
+          action: string;
+        }[];
+      }
+    >;
 
 export const UPDATE_EVENT_TYPES = eventTypes<UpdateEvent>()([
-  'UpdateCheckCompleted', 'UpdateApplyRequested', 'UpdateApplyRejected', 'UpdateApplyJournaled',
-  'MaintenanceStarted', 'MaintenanceEnded', 'UpdateDeliveryChecked',
+  'UpdateCheckCompleted',
+  'UpdateApplyRequested',
+  'UpdateApplyRejected',
+  'UpdateApplyJournaled',
+  'MaintenanceStarted',
+  'MaintenanceEnded',
+  'UpdateDeliveryChecked',
 ]);
 
 /** Event types the write gate lets through during maintenance: the updater's own bookkeeping. */
-export const MAINTENANCE_EXEMPT_TYPES: readonly string[] = ['MaintenanceStarted', 'MaintenanceEnded', 'UpdateApplyJournaled', 'UpdateDeliveryChecked'];
+export const MAINTENANCE_EXEMPT_TYPES: readonly string[] = [
+  'MaintenanceStarted',
+  'MaintenanceEnded',
+  'UpdateApplyJournaled',
+  'UpdateDeliveryChecked',
+];

@@ -43,7 +43,10 @@ export type ManifestRefusalCode =
   | 'manifest_malformed';
 
 export class ManifestRefusal extends Error {
-  constructor(readonly code: ManifestRefusalCode, message: string) {
+  constructor(
+    readonly code: ManifestRefusalCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'ManifestRefusal';
   }
@@ -54,7 +57,8 @@ const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 function text(value: unknown, field: string, max = 1024): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw malformed(`${field} must be a non-empty string of at most ${max} characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > max)
+    throw malformed(`${field} must be a non-empty string of at most ${max} characters`);
   return value;
 }
 
@@ -76,7 +80,8 @@ export function parseManifest(payload: Uint8Array): Manifest {
   if (m.schema !== 1) throw malformed('schema must be 1');
   const channel = text(m.channel, 'channel', 64);
   const version = text(m.version, 'version', 128);
-  if (!semver.valid(version) || semver.clean(version) !== version) throw malformed('version must be a semantic version (1.2.3)');
+  if (!semver.valid(version) || semver.clean(version) !== version)
+    throw malformed('version must be a semantic version (1.2.3)');
   const expires = text(m.expires_at, 'expires_at', 64);
   if (Number.isNaN(Date.parse(expires))) throw malformed('expires_at must be an ISO 8601 time');
   const image = object(m.image, 'image');
@@ -89,20 +94,32 @@ export function parseManifest(payload: Uint8Array): Manifest {
   if (!/^https?:\/\//.test(url)) throw malformed('artifact.url must be an http(s) URL');
   if (!Array.isArray(m.migrations) || m.migrations.length > 10_000) throw malformed('migrations must be an array');
   const migrations = m.migrations.map((name, i) => text(name, `migrations[${i}]`, 200));
-  if (!Array.isArray(m.requirements) || m.requirements.length > 200) throw malformed('requirements must be an array of at most 200');
+  if (!Array.isArray(m.requirements) || m.requirements.length > 200)
+    throw malformed('requirements must be an array of at most 200');
   const ids = new Set<string>();
   const requirements = m.requirements.map((r, i): Requirement => {
     const o = object(r, `requirements[${i}]`);
     const id = text(o.id, `requirements[${i}].id`, 200);
     if (ids.has(id)) throw malformed(`requirements[${i}].id repeats ${id}`);
     ids.add(id);
-    if (!REQUIREMENT_KINDS.includes(o.kind as RequirementKind)) throw malformed(`requirements[${i}].kind must be one of ${REQUIREMENT_KINDS.join(', ')}`);
-    return { id, kind: o.kind as RequirementKind, target: text(o.target, `requirements[${i}].target`), action: text(o.action, `requirements[${i}].action`, 2000) };
+    if (!REQUIREMENT_KINDS.includes(o.kind as RequirementKind))
+      throw malformed(`requirements[${i}].kind must be one of ${REQUIREMENT_KINDS.join(', ')}`);
+    return {
+      id,
+      kind: o.kind as RequirementKind,
+      target: text(o.target, `requirements[${i}].target`),
+      action: text(o.action, `requirements[${i}].action`, 2000),
+    };
   });
   return {
-    schema: 1, channel, version, expires_at: expires,
+    schema: 1,
+    channel,
+    version,
+    expires_at: expires,
     image: { repository: text(image.repository, 'image.repository', 512), digest },
-    artifact: { url, sha256 }, migrations, requirements,
+    artifact: { url, sha256 },
+    migrations,
+    requirements,
   };
 }
 
@@ -116,17 +133,24 @@ export interface ManifestExpectations {
 /** Channel, freshness and monotonicity, in that order (the first failing check names the refusal). */
 export function checkManifest(manifest: Manifest, expect: ManifestExpectations): Manifest {
   if (manifest.channel !== expect.channel) {
-    throw new ManifestRefusal('manifest_channel_mismatch', `the manifest is for channel ${manifest.channel}, not ${expect.channel}`);
+    throw new ManifestRefusal(
+      'manifest_channel_mismatch',
+      `the manifest is for channel ${manifest.channel}, not ${expect.channel}`,
+    );
   }
   if (Date.parse(manifest.expires_at) <= expect.now.getTime()) {
     throw new ManifestRefusal('manifest_expired', `the manifest expired at ${manifest.expires_at}`);
   }
   if (expect.highestVerified && semver.lt(manifest.version, expect.highestVerified)) {
-    throw new ManifestRefusal('manifest_rollback', `version ${manifest.version} is older than ${expect.highestVerified}, which this channel has already verified`);
+    throw new ManifestRefusal(
+      'manifest_rollback',
+      `version ${manifest.version} is older than ${expect.highestVerified}, which this channel has already verified`,
+    );
   }
   return manifest;
 }
 
 export const compareVersions = (a: string, b: string): number => semver.compare(a, b);
-export const isNewer = (candidate: string, current: string): boolean => semver.valid(candidate) !== null && semver.valid(current) !== null && semver.gt(candidate, current);
+export const isNewer = (candidate: string, current: string): boolean =>
+  semver.valid(candidate) !== null && semver.valid(current) !== null && semver.gt(candidate, current);
 export const higherOf = (a: string | null, b: string): string => (a && semver.valid(a) && semver.gte(a, b) ? a : b);

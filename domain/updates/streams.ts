@@ -7,22 +7,29 @@ import { UPDATE_EVENT_TYPES, type UpdateService } from './events.ts';
 
 export const PLATFORM_STREAMS = {
   update_check: streamCategory<[service: UpdateService]>('platform.update_check', {
-    id: 'service (`orch` or `chat`)', events: only(UPDATE_EVENT_TYPES, 'UpdateCheckCompleted'),
+    id: 'service (`orch` or `chat`)',
+    events: only(UPDATE_EVENT_TYPES, 'UpdateCheckCompleted'),
     description: "A service's update checks; the last verified envelope is the cached channel head.",
   }),
   update_apply: streamCategory('platform.update_apply', {
-    id: 'apply id', events: only(UPDATE_EVENT_TYPES, 'UpdateApplyRequested', 'UpdateApplyRejected'),
+    id: 'apply id',
+    events: only(UPDATE_EVENT_TYPES, 'UpdateApplyRequested', 'UpdateApplyRejected'),
     description: 'One requested update (the audit entry `update_applied`), and its rejection by the sidecar.',
   }),
   update_journal: streamCategory('platform.update_journal', {
-    id: 'apply id', events: only(UPDATE_EVENT_TYPES, 'UpdateApplyJournaled'), description: "The sidecar's journal of one apply, step by step.",
+    id: 'apply id',
+    events: only(UPDATE_EVENT_TYPES, 'UpdateApplyJournaled'),
+    description: "The sidecar's journal of one apply, step by step.",
   }),
   maintenance: streamCategory('platform.maintenance', {
-    id: '`updates`', events: only(UPDATE_EVENT_TYPES, 'MaintenanceStarted', 'MaintenanceEnded'),
+    id: '`updates`',
+    events: only(UPDATE_EVENT_TYPES, 'MaintenanceStarted', 'MaintenanceEnded'),
     description: "Maintenance windows: close and open the write gate of every service's command runner.",
   }),
   update_delivery: streamCategory('platform.update_delivery', {
-    id: '`sidecar`', events: only(UPDATE_EVENT_TYPES, 'UpdateDeliveryChecked'), description: "The delivery sweep's answer, when it changed.",
+    id: '`sidecar`',
+    events: only(UPDATE_EVENT_TYPES, 'UpdateDeliveryChecked'),
+    description: "The delivery sweep's answer, when it changed.",
   }),
 } as const;
 

@@ -23,11 +23,29 @@ export interface StoredCheckpoint {
   signature: string;
 }
 
-interface LinkRow { seq: string; c: string; p: string; hash: string }
-interface CheckpointRow extends LinkRow { at: Date; public_key: string; signature: string }
+interface LinkRow {
+  seq: string;
+  c: string;
+  p: string;
+  hash: string;
+}
+interface CheckpointRow extends LinkRow {
+  at: Date;
+  public_key: string;
+  signature: string;
+}
 
-const toLink = (r: LinkRow): ChainLink => ({ seq: BigInt(r.seq), position: { commit: BigInt(r.c), prepare: BigInt(r.p) }, hash: r.hash });
-const toCheckpoint = (r: CheckpointRow): StoredCheckpoint => ({ ...toLink(r), at: r.at, publicKey: r.public_key, signature: r.signature });
+const toLink = (r: LinkRow): ChainLink => ({
+  seq: BigInt(r.seq),
+  position: { commit: BigInt(r.c), prepare: BigInt(r.p) },
+  hash: r.hash,
+});
+const toCheckpoint = (r: CheckpointRow): StoredCheckpoint => ({
+  ...toLink(r),
+  at: r.at,
+  publicKey: r.public_key,
+  signature: r.signature,
+});
 
 // ORDER BY names columns as `table.x`: a bare name would match the ::text output alias first.
 const LINK_COLUMNS = `seq::text AS seq, commit_pos::text AS c, prepare_pos::text AS p, encode(hash, 'hex') AS hash`;
@@ -37,19 +55,25 @@ export class ChainStore {
   constructor(private readonly db: Pool) {}
 
   async head(): Promise<ChainLink | null> {
-    const { rows } = await this.db.query<LinkRow>(`SELECT ${LINK_COLUMNS} FROM event_chain ORDER BY event_chain.seq DESC LIMIT 1`);
+    const { rows } = await this.db.query<LinkRow>(
+      `SELECT ${LINK_COLUMNS} FROM event_chain ORDER BY event_chain.seq DESC LIMIT 1`,
+    );
     return rows[0] ? toLink(rows[0]) : null;
   }
 
   async lastCheckpoint(): Promise<StoredCheckpoint | null> {
-    const { rows } = await this.db.query<CheckpointRow>(`SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints ORDER BY audit_checkpoints.seq DESC LIMIT 1`);
+    const { rows } = await this.db.query<CheckpointRow>(
+      `SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints ORDER BY audit_checkpoints.seq DESC LIMIT 1`,
+    );
     return rows[0] ? toCheckpoint(rows[0]) : null;
   }
 
   /** Links after `afterSeq`, in chain order. */
   async links(afterSeq: bigint, limit: number): Promise<ChainLink[]> {
     const { rows } = await this.db.query<LinkRow>(
-      `SELECT ${LINK_COLUMNS} FROM event_chain WHERE event_chain.seq > $1::bigint ORDER BY event_chain.seq LIMIT $2`, [afterSeq.toString(), limit]);
+      `SELECT ${LINK_COLUMNS} FROM event_chain WHERE event_chain.seq > $1::bigint ORDER BY event_chain.seq LIMIT $2`,
+      [afterSeq.toString(), limit],
+    );
     return rows.map(toLink);
   }
 
@@ -57,14 +81,18 @@ export class ChainStore {
   async linkAtOrBefore(position: Position): Promise<ChainLink | null> {
     const { rows } = await this.db.query<LinkRow>(
       `SELECT ${LINK_COLUMNS} FROM event_chain WHERE (commit_pos, prepare_pos) <= ($1::bigint, $2::bigint)
-       ORDER BY event_chain.commit_pos DESC, event_chain.prepare_pos DESC LIMIT 1`, [position.commit.toString(), position.prepare.toString()]);
+       ORDER BY event_chain.commit_pos DESC, event_chain.prepare_pos DESC LIMIT 1`,
+      [position.commit.toString(), position.prepare.toString()],
+    );
     return rows[0] ? toLink(rows[0]) : null;
   }
 
   /** Checkpoints after `afterSeq`, in chain order. */
   async checkpoints(afterSeq: bigint, limit: number): Promise<StoredCheckpoint[]> {
     const { rows } = await this.db.query<CheckpointRow>(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE audit_checkpoints.seq > $1::bigint ORDER BY audit_checkpoints.seq LIMIT $2`, [afterSeq.toString(), limit]);
+      `SELECT ${CHECKPOINT_COLUMNS} FROM audit_checkpoints WHERE audit_checkpoints.seq > $1::bigint ORDER BY audit_checkpoints.seq LIMIT $2`,
+      [afterSeq.toString(), limit],
+    );
     return rows.map(toCheckpoint);
   }
 
@@ -82,7 +110,15 @@ export class ChainStore {
         await client.query(
           `INSERT INTO audit_checkpoints (seq, commit_pos, prepare_pos, hash, at, public_key, signature)
            VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6, decode($7, 'hex'))`,
-          [cp.seq.toString(), cp.position.commit.toString(), cp.position.prepare.toString(), cp.hash, cp.at, cp.publicKey, cp.signature],
+          [
+            cp.seq.toString(),
+            cp.position.commit.toString(),
+            cp.position.prepare.toString(),
+            cp.hash,
+            cp.at,
+            cp.publicKey,
+            cp.signature,
+          ],
         );
       }
       await client.query('COMMIT');
@@ -100,6 +136,11 @@ async function insertLinks(client: PoolClient, links: ChainLink[]): Promise<void
   await client.query(
     `INSERT INTO event_chain (seq, commit_pos, prepare_pos, hash)
      SELECT s, c, p, decode(h, 'hex') FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[]) AS l(s, c, p, h)`,
-    [links.map((l) => l.seq.toString()), links.map((l) => l.position.commit.toString()), links.map((l) => l.position.prepare.toString()), links.map((l) => l.hash)],
+    [
+      links.map((l) => l.seq.toString()),
+      links.map((l) => l.position.commit.toString()),
+      links.map((l) => l.position.prepare.toString()),
+      links.map((l) => l.hash),
+    ],
   );
 }

@@ -31,8 +31,12 @@ const LOCK_KEY = createHash('sha256').update('orchard:audit-chainer').digest().r
 /** The chained fields of an event, as the chain hashes them. */
 export function entryJsonOf(event: RecordedEvent): string {
   return chainEntryJson({
-    stream: event.stream, revision: event.revision.toString(), type: event.type,
-    data: event.data, metadata: event.metadata, created_at: event.created_at.toISOString(),
+    stream: event.stream,
+    revision: event.revision.toString(),
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata,
+    created_at: event.created_at.toISOString(),
   });
 }
 
@@ -106,8 +110,12 @@ export class Chainer {
           }
         }
         // A minute without a checkpoint while events wait unsigned: sign the head.
-        if (previous && previous.seq > (signed?.seq ?? 0n) && this.clock.now().getTime() - (signed?.at.getTime() ?? 0) >= CHECKPOINT_EVERY_MS
-          && (events.length < PAGE)) {
+        if (
+          previous &&
+          previous.seq > (signed?.seq ?? 0n) &&
+          this.clock.now().getTime() - (signed?.at.getTime() ?? 0) >= CHECKPOINT_EVERY_MS &&
+          events.length < PAGE
+        ) {
           signed = this.sign(previous);
           checkpoints.push(signed);
         }
@@ -128,7 +136,14 @@ export class Chainer {
   private sign(link: ChainLink): StoredCheckpoint {
     const at = this.clock.now();
     const checkpoint = { position: formatPosition(link.position), hash: link.hash, at: at.toISOString() };
-    return { seq: link.seq, position: link.position, hash: link.hash, at, publicKey: this.key.publicKeyHex, signature: signCheckpoint(this.key, checkpoint) };
+    return {
+      seq: link.seq,
+      position: link.position,
+      hash: link.hash,
+      at,
+      publicKey: this.key.publicKeyHex,
+      signature: signCheckpoint(this.key, checkpoint),
+    };
   }
 
   private async run(): Promise<void> {

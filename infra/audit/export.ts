@@ -43,13 +43,21 @@ function pager<T>(read: (last: T | null) => Promise<T[]>) {
   };
 }
 
-export async function* auditItems(store: EventStore, chain: ChainStore, options: ExportOptions): AsyncGenerator<AuditItem> {
+export async function* auditItems(
+  store: EventStore,
+  chain: ChainStore,
+  options: ExportOptions,
+): AsyncGenerator<AuditItem> {
   const head = await chain.head();
   const before = options.after ? await chain.linkAtOrBefore(options.after) : null;
   yield {
-    kind: 'header', format: EXPORT_FORMAT, after: options.after ? formatPosition(options.after) : null,
-    previous_hash: before?.hash ?? GENESIS_HASH, stream_prefix: options.streamPrefix ?? null,
-    public_key: options.publicKey, exported_at: options.now.toISOString(),
+    kind: 'header',
+    format: EXPORT_FORMAT,
+    after: options.after ? formatPosition(options.after) : null,
+    previous_hash: before?.hash ?? GENESIS_HASH,
+    stream_prefix: options.streamPrefix ?? null,
+    public_key: options.publicKey,
+    exported_at: options.now.toISOString(),
   };
   if (!head) return;
   const startSeq = before?.seq ?? 0n;
@@ -76,7 +84,9 @@ export async function* auditItems(store: EventStore, chain: ChainStore, options:
     const position = formatPosition(link!.position);
     if (order === 0) {
       events.take();
-      yield shown(event!) ? { kind: 'event', position, hash: link!.hash, entryJson: entryJsonOf(event!) } : { kind: 'link', position, hash: link!.hash };
+      yield shown(event!)
+        ? { kind: 'event', position, hash: link!.hash, entryJson: entryJsonOf(event!) }
+        : { kind: 'link', position, hash: link!.hash };
     } else {
       yield { kind: 'missing', position, hash: link!.hash };
     }
@@ -84,20 +94,30 @@ export async function* auditItems(store: EventStore, chain: ChainStore, options:
     if (checkpoint && checkpoint.seq === link!.seq) {
       checkpoints.take();
       yield {
-        kind: 'checkpoint', position, hash: checkpoint.hash, at: checkpoint.at.toISOString(),
-        public_key: checkpoint.publicKey, signature: checkpoint.signature,
+        kind: 'checkpoint',
+        position,
+        hash: checkpoint.hash,
+        at: checkpoint.at.toISOString(),
+        public_key: checkpoint.publicKey,
+        signature: checkpoint.signature,
       };
     }
   }
 }
 
 export function lineOf(item: AuditItem): string {
-  if (item.kind === 'event') return item.hash ? eventLine(item.position, item.hash, item.entryJson) : `{"kind":"event","position":${JSON.stringify(item.position)},"hash":null,"entry":${item.entryJson}}`;
+  if (item.kind === 'event')
+    return item.hash
+      ? eventLine(item.position, item.hash, item.entryJson)
+      : `{"kind":"event","position":${JSON.stringify(item.position)},"hash":null,"entry":${item.entryJson}}`;
   return itemLine(item);
 }
 
 /** Write the items as JSON lines to `file`; returns how many events and checkpoints it holds. */
-export async function writeExport(items: AsyncIterable<AuditItem>, file: string): Promise<{ events: number; checkpoints: number }> {
+export async function writeExport(
+  items: AsyncIterable<AuditItem>,
+  file: string,
+): Promise<{ events: number; checkpoints: number }> {
   const out = createWriteStream(file, { encoding: 'utf8', mode: 0o600 });
   let events = 0;
   let checkpoints = 0;

@@ -13,14 +13,21 @@ export type EventProof =
   | { ok: true; position: string; seq: string; hash: string; checkpoint: { position: string; at: string } | null }
   | { ok: false; position: string; reason: string };
 
-export async function proveEvent(store: Pick<EventStore, 'readAll'>, chain: ChainStore, position: Position, publicKeyHex: string): Promise<EventProof> {
+export async function proveEvent(
+  store: Pick<EventStore, 'readAll'>,
+  chain: ChainStore,
+  position: Position,
+  publicKeyHex: string,
+): Promise<EventProof> {
   const text = formatPosition(position);
   const fail = (reason: string): EventProof => ({ ok: false, position: text, reason });
   const link = await chain.linkAtOrBefore(position);
-  if (!link || comparePositions(link.position, position) !== 0) return fail('no chain entry at this position (not chained yet, or no such event)');
+  if (!link || comparePositions(link.position, position) !== 0)
+    return fail('no chain entry at this position (not chained yet, or no such event)');
   const previous = link.seq > 1n ? (await chain.links(link.seq - 2n, 1))[0]! : null;
   const [event] = await store.readAll({ after: previous?.position ?? 'start', limit: 1 });
-  if (!event || comparePositions(event.position, position) !== 0) return fail('the log holds no event at this chained position');
+  if (!event || comparePositions(event.position, position) !== 0)
+    return fail('the log holds no event at this chained position');
   let hash = chainHash(previous?.hash ?? GENESIS_HASH, entryJsonOf(event));
   if (hash !== link.hash) return fail('the event does not match its chain hash');
 
@@ -35,16 +42,30 @@ export async function proveEvent(store: Pick<EventStore, 'readAll'>, chain: Chai
     if (events.length === 0) return fail('the log ends before the checkpoint that covers this event');
     for (const [i, e] of events.entries()) {
       const l = links[i];
-      if (!l || comparePositions(l.position, e.position) !== 0) return fail(`the chain and the log part at ${formatPosition(e.position)}`);
+      if (!l || comparePositions(l.position, e.position) !== 0)
+        return fail(`the chain and the log part at ${formatPosition(e.position)}`);
       hash = chainHash(hash, entryJsonOf(e));
       if (hash !== l.hash) return fail(`the chain breaks at ${formatPosition(e.position)}`);
       seq = l.seq;
       after = e.position;
     }
   }
-  const signed = { position: formatPosition(checkpoint.position), hash: checkpoint.hash, at: checkpoint.at.toISOString() };
-  if (hash !== checkpoint.hash || !checkpointSignatureValid(publicKeyFromHex(publicKeyHex), signed, checkpoint.signature)) {
+  const signed = {
+    position: formatPosition(checkpoint.position),
+    hash: checkpoint.hash,
+    at: checkpoint.at.toISOString(),
+  };
+  if (
+    hash !== checkpoint.hash ||
+    !checkpointSignatureValid(publicKeyFromHex(publicKeyHex), signed, checkpoint.signature)
+  ) {
     return fail(`the checkpoint at ${signed.position} does not sign this chain`);
   }
-  return { ok: true, position: text, seq: link.seq.toString(), hash: link.hash, checkpoint: { position: signed.position, at: signed.at } };
+  return {
+    ok: true,
+    position: text,
+    seq: link.seq.toString(),
+    hash: link.hash,
+    checkpoint: { position: signed.position, at: signed.at },
+  };
 }

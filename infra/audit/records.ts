@@ -78,7 +78,12 @@ export function parseLine(line: string): AuditItem {
   const value = JSON.parse(line) as Record<string, unknown>;
   switch (value.kind) {
     case 'event': {
-      return { kind: 'event', position: String(value.position), hash: typeof value.hash === 'string' ? value.hash : null, entryJson: canonicalJson(value.entry) };
+      return {
+        kind: 'event',
+        position: String(value.position),
+        hash: typeof value.hash === 'string' ? value.hash : null,
+        entryJson: canonicalJson(value.entry),
+      };
     }
     case 'header':
     case 'link':

@@ -8,18 +8,22 @@ import path from 'node:path';
 import { generateSigningSeedHex, signingKeyFromSeed, type SigningKey } from '../../crypto/audit.ts';
 import type { Config } from '../config.ts';
 
-export async function loadAuditSigningKey(config: Pick<Config, 'auditSigningKeyFile' | 'auditSigningKeyConfigured'>): Promise<SigningKey> {
+export async function loadAuditSigningKey(
+  config: Pick<Config, 'auditSigningKeyFile' | 'auditSigningKeyConfigured'>,
+): Promise<SigningKey> {
   const file = config.auditSigningKeyFile;
   if (existsSync(file)) return signingKeyFromSeed((await readFile(file, 'utf8')).trim());
   // A file named by the operator that is not there is a mistake, not a reason to sign with a new key.
-  if (config.auditSigningKeyConfigured) throw new Error(`ORCH_AUDIT_SIGNING_KEY_FILE names a file that does not exist: ${file}`);
+  if (config.auditSigningKeyConfigured)
+    throw new Error(`ORCH_AUDIT_SIGNING_KEY_FILE names a file that does not exist: ${file}`);
   await mkdir(path.dirname(file), { recursive: true });
   const seed = generateSigningSeedHex();
   try {
     await writeFile(file, seed + '\n', { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process generated it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return signingKeyFromSeed((await readFile(file, 'utf8')).trim());
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return signingKeyFromSeed((await readFile(file, 'utf8')).trim());
     throw error;
   }
   return signingKeyFromSeed(seed);

@@ -11,7 +11,13 @@
 
 import { createReadStream } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
-import { canonicalJson, chainHash, checkpointSignatureValid, GENESIS_HASH, publicKeyFromHex } from '../../crypto/audit.ts';
+import {
+  canonicalJson,
+  chainHash,
+  checkpointSignatureValid,
+  GENESIS_HASH,
+  publicKeyFromHex,
+} from '../../crypto/audit.ts';
 import { comparePositions, parsePosition, type Position } from '../eventstore/position.ts';
 import { EXPORT_FORMAT, parseLine, type AuditItem } from './records.ts';
 
@@ -40,7 +46,8 @@ export class ChainVerifier {
     if (item.kind === 'header') {
       if (this.started) return this.fail(null, 'a header after the first line');
       if (item.format !== EXPORT_FORMAT) return this.fail(null, `unknown export format ${JSON.stringify(item.format)}`);
-      if (!/^[0-9a-f]{64}$/.test(item.previous_hash)) return this.fail(null, 'the header\'s previous_hash is not a hash');
+      if (!/^[0-9a-f]{64}$/.test(item.previous_hash))
+        return this.fail(null, "the header's previous_hash is not a hash");
       this.previous = item.previous_hash;
       this.started = true;
       return true;
@@ -53,7 +60,8 @@ export class ChainVerifier {
     } catch {
       return this.fail(String(item.position), 'not a log position');
     }
-    if (this.lastPosition && comparePositions(position, this.lastPosition) <= 0) return this.fail(item.position, `out of order (after ${this.lastText})`);
+    if (this.lastPosition && comparePositions(position, this.lastPosition) <= 0)
+      return this.fail(item.position, `out of order (after ${this.lastText})`);
     this.lastPosition = position;
     this.lastText = item.position;
     switch (item.kind) {
@@ -85,9 +93,10 @@ export class ChainVerifier {
 
   private checkpoint(item: Extract<AuditItem, { kind: 'checkpoint' }>): boolean {
     const position = String(item.position);
-    if (this.lastText !== position || item.hash !== this.previous) return this.fail(position, 'the checkpoint does not match the chain at its position');
+    if (this.lastText !== position || item.hash !== this.previous)
+      return this.fail(position, 'the checkpoint does not match the chain at its position');
     if (!checkpointSignatureValid(this.publicKey, { position, hash: item.hash, at: item.at }, String(item.signature))) {
-      return this.fail(position, 'the checkpoint\'s signature is not valid under the given public key');
+      return this.fail(position, "the checkpoint's signature is not valid under the given public key");
     }
     this.checkpoints += 1;
     return true;
@@ -117,7 +126,10 @@ export async function verifyExportFile(file: string, publicKeyHex: string): Prom
     try {
       item = parseLine(line);
     } catch (error) {
-      verifier.failure = { position: null, reason: `line ${lineNo} is not an export line: ${(error as Error).message}` };
+      verifier.failure = {
+        position: null,
+        reason: `line ${lineNo} is not an export line: ${(error as Error).message}`,
+      };
       return false;
     }
     return verifier.push(item);

@@ -17,26 +17,46 @@ export interface ChatsvcReply {
 }
 
 const TLS_CODES = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH', 'EPROTO', 'ERR_SSL_WRONG_VERSION_NUMBER',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+  'EPROTO',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
 
 export class ChatsvcUnreachable extends Error {
   override name = 'ChatsvcUnreachable';
-  constructor(readonly detail: string, readonly tls: boolean) {
+  constructor(
+    readonly detail: string,
+    readonly tls: boolean,
+  ) {
     super(detail);
   }
 }
 
-export const TLS_HINT = 'set verify_tls: false for this integration, or add the chat service\'s CA to ORCH_CHATSVC_CA_BUNDLE';
+export const TLS_HINT =
+  "set verify_tls: false for this integration, or add the chat service's CA to ORCH_CHATSVC_CA_BUNDLE";
 
 /** Why a request never got an answer, in words (never a token or a body). */
 export function transportFailure(error: unknown): ChatsvcUnreachable {
   let cause = error as (Error & { code?: string; cause?: unknown }) | undefined;
   for (let depth = 0; cause && depth < 4; depth++) {
     const code = cause.code ?? '';
-    if (TLS_CODES.has(code) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /certificate|self[- ]signed|TLS|SSL/i.test(cause.message ?? '')) {
+    if (
+      TLS_CODES.has(code) ||
+      code.startsWith('ERR_TLS') ||
+      code.startsWith('ERR_SSL') ||
+      /certificate|self[- ]signed|TLS|SSL/i.test(cause.message ?? '')
+    ) {
       return new ChatsvcUnreachable(`TLS error ${code || 'unknown'}: ${cause.message}; ${TLS_HINT}`, true);
     }
     if (!cause.cause) break;
@@ -44,7 +64,10 @@ export function transportFailure(error: unknown): ChatsvcUnreachable {
   }
   const last = cause ?? (error as Error);
   const code = (last as { code?: string }).code;
-  return new ChatsvcUnreachable(`chat service unreachable: ${code ? `${code} ` : ''}${last?.message ?? String(error)}`, false);
+  return new ChatsvcUnreachable(
+    `chat service unreachable: ${code ? `${code} ` : ''}${last?.message ?? String(error)}`,
+    false,
+  );
 }
 
 /** Trusted roots for the connector: the system's plus ORCH_CHATSVC_CA_BUNDLE's (null: the defaults). */
@@ -91,7 +114,12 @@ export class ChatsvcClient {
     return new ChatsvcClient(this.baseUrl, this.dispatcher, { botToken: token });
   }
 
-  async call(method: string, path: string, json?: unknown, headers: Record<string, string> = {}): Promise<ChatsvcReply> {
+  async call(
+    method: string,
+    path: string,
+    json?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ChatsvcReply> {
     let reply = await this.once(method, path, json, headers);
     for (let attempt = 0; reply.status === 429 && attempt < this.patience; attempt++) {
       const seconds = Math.min(10, Math.max(1, Number(reply.headers.get('retry-after')) || 1));
@@ -101,14 +129,24 @@ export class ChatsvcClient {
     return reply;
   }
 
-  private async once(method: string, path: string, json: unknown, headers: Record<string, string>): Promise<ChatsvcReply> {
+  private async once(
+    method: string,
+    path: string,
+    json: unknown,
+    headers: Record<string, string>,
+  ): Promise<ChatsvcReply> {
     const token = this.auth.botToken ?? this.auth.provisionToken;
     const all: Record<string, string> = { accept: 'application/json', ...headers };
     if (token) all['x-bot-token'] = token;
     if (json !== undefined) all['content-type'] = 'application/json';
     let res;
     try {
-      res = await fetch(`${this.baseUrl}${path}`, { method, headers: all, body: json === undefined ? undefined : JSON.stringify(json), dispatcher: this.dispatcher });
+      res = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: all,
+        body: json === undefined ? undefined : JSON.stringify(json),
+        dispatcher: this.dispatcher,
+      });
     } catch (error) {
       throw transportFailure(error);
     }

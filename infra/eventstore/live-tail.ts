@@ -29,7 +29,10 @@ export class LiveTail {
     if (this.running) return Promise.resolve();
     this.starting ??= (async () => {
       const head = await this.events.headPosition();
-      const subscription = this.events.subscribe({ after: head ?? 'start', ...(this.filter ? { filter: this.filter } : {}) });
+      const subscription = this.events.subscribe({
+        after: head ?? 'start',
+        ...(this.filter ? { filter: this.filter } : {}),
+      });
       this.running = { subscription, done: this.consume(subscription) };
     })().finally(() => {
       this.starting = null;

@@ -107,9 +107,7 @@ export interface AppendManyOptions {
 }
 
 /** What became of one stream's part of `appendMany`: appended, or refused by its expectation. */
-export type StreamAppendOutcome =
-  | { ok: true; result: AppendResult }
-  | { ok: false; error: WrongExpectedRevisionError };
+export type StreamAppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: WrongExpectedRevisionError };
 
 export interface EventStore {
   append(stream: string, events: EventToAppend[], options: { expected: ExpectedRevision }): Promise<AppendResult>;

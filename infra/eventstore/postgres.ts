@@ -11,8 +11,19 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Pool } from '../db/pool.ts';
 import type {
-  AppendManyOptions, AppendResult, EventStore, EventToAppend, ExpectedRevision, LogFilter, ReadAllOptions,
-  ReadStreamOptions, RecordedEvent, StreamAppend, StreamAppendOutcome, SubscribeOptions, Subscription,
+  AppendManyOptions,
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  LogFilter,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamAppend,
+  StreamAppendOutcome,
+  SubscribeOptions,
+  Subscription,
 } from './port.ts';
 import { WrongExpectedRevisionError } from './port.ts';
 import { comparePositions, START, type Position } from './position.ts';
@@ -66,7 +77,8 @@ RETURNING stream_id, revision::text AS revision, position::text AS position, tra
 const APPEND_ALL_STATEMENT = 'orchard_events_append_all';
 const APPEND_ALL_SQL = APPEND_MANY_SQL.replace(
   'ORDER BY accepted.ord, e.ord',
-  'WHERE (SELECT count(*) FROM accepted) = (SELECT count(*) FROM input)\nORDER BY accepted.ord, e.ord');
+  'WHERE (SELECT count(*) FROM accepted) = (SELECT count(*) FROM input)\nORDER BY accepted.ord, e.ord',
+);
 
 // ORDER BY below always names columns as `events.x`: a bare name matches an output column
 // first, and these aliases are the ::text casts (so `ORDER BY position` would sort '10' < '9').
@@ -101,25 +113,37 @@ function toEvent(row: Row): RecordedEvent {
   };
 }
 
-interface WrittenRow { event_id: string; revision: string; position: string; txid: string }
+interface WrittenRow {
+  event_id: string;
+  revision: string;
+  position: string;
+  txid: string;
+}
 
 /** The append as it already stands, when `rows` (the stream's events with these ids, by revision) hold exactly these events where the expectation puts them. */
 function retriedAppend(rows: WrittenRow[], events: EventToAppend[], expected: ExpectedRevision): AppendResult | null {
   if (rows.length !== events.length) return null;
   const first = BigInt(rows[0]!.revision);
-  const inPlace = rows.every((r, i) => r.event_id === events[i]!.id.toLowerCase() && BigInt(r.revision) === first + BigInt(i));
+  const inPlace = rows.every(
+    (r, i) => r.event_id === events[i]!.id.toLowerCase() && BigInt(r.revision) === first + BigInt(i),
+  );
   const expectedFirst = typeof expected === 'bigint' ? expected + 1n : expected === 'no_stream' ? 0n : first;
   if (!inPlace || first !== expectedFirst) return null;
   const last = rows[rows.length - 1]!;
-  return { nextExpectedRevision: BigInt(last.revision), position: { commit: BigInt(last.txid), prepare: BigInt(last.position) } };
+  return {
+    nextExpectedRevision: BigInt(last.revision),
+    position: { commit: BigInt(last.txid), prepare: BigInt(last.position) },
+  };
 }
 
 /** Whether a stream at `actual` meets `expected`. */
 function holds(expected: ExpectedRevision, actual: bigint | 'no_stream'): boolean {
-  return expected === 'any'
-    || (expected === 'no_stream' && actual === 'no_stream')
-    || (expected === 'exists' && actual !== 'no_stream')
-    || (typeof expected === 'bigint' && actual === expected);
+  return (
+    expected === 'any' ||
+    (expected === 'no_stream' && actual === 'no_stream') ||
+    (expected === 'exists' && actual !== 'no_stream') ||
+    (typeof expected === 'bigint' && actual === expected)
+  );
 }
 
 function expectation(expected: ExpectedRevision): [string, string | null] {
@@ -152,16 +176,27 @@ export class PostgresEventStore implements EventStore {
   /** Readers waiting on the visibility gate: the end of any transaction of this process may free them. */
   private readonly heldBackWaiters = new Set<() => void>();
 
-  constructor(private readonly pool: Pool, private readonly url: string) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly url: string,
+  ) {}
 
-  async append(stream: string, events: EventToAppend[], { expected }: { expected: ExpectedRevision }): Promise<AppendResult> {
+  async append(
+    stream: string,
+    events: EventToAppend[],
+    { expected }: { expected: ExpectedRevision },
+  ): Promise<AppendResult> {
     if (events.length === 0) return this.checkOnly(stream, expected);
     const [mode, revision] = expectation(expected);
     const payload = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })));
     for (let attempt = 0; ; attempt++) {
       let rows: { revision: string; position: string; txid: string }[];
       try {
-        ({ rows } = await this.pool.query({ name: APPEND_STATEMENT, text: APPEND_SQL, values: [stream, payload, mode, revision] }));
+        ({ rows } = await this.pool.query({
+          name: APPEND_STATEMENT,
+          text: APPEND_SQL,
+          values: [stream, payload, mode, revision],
+        }));
       } catch (error) {
         // Another writer took the revision between our read and our insert.
         if ((error as { code?: string }).code !== '23505') throw error;
@@ -172,10 +207,18 @@ export class PostgresEventStore implements EventStore {
       }
       if (rows.length > 0) {
         this.wakeReaders(events.map((e) => e.type));
-        const written = rows.map((r) => ({ revision: BigInt(r.revision), position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } }))
+        const written = rows
+          .map((r) => ({
+            revision: BigInt(r.revision),
+            position: { commit: BigInt(r.txid), prepare: BigInt(r.position) },
+          }))
           .sort((a, b) => (a.revision < b.revision ? -1 : 1));
         const last = written.at(-1)!;
-        return { nextExpectedRevision: last.revision, position: last.position, positions: written.map((w) => w.position) };
+        return {
+          nextExpectedRevision: last.revision,
+          position: last.position,
+          positions: written.map((w) => w.position),
+        };
       }
       const again = await this.alreadyAppended(stream, events, expected);
       if (again) return again;
@@ -184,7 +227,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** A retried request: the same event ids already stand where this append would put them. */
-  private async alreadyAppended(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult | null> {
+  private async alreadyAppended(
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult | null> {
     const { rows } = await this.pool.query<WrittenRow>(
       `SELECT event_id::text AS event_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid
        FROM events WHERE stream_id = $1 AND event_id = ANY($2::uuid[]) ORDER BY events.revision`,
@@ -196,23 +243,33 @@ export class PostgresEventStore implements EventStore {
   readonly atomicAppendMany = true;
 
   async appendMany(appends: StreamAppend[], options: AppendManyOptions = {}): Promise<StreamAppendOutcome[]> {
-    if (new Set(appends.map((a) => a.stream)).size !== appends.length) throw new Error('appendMany: a stream may appear once');
+    if (new Set(appends.map((a) => a.stream)).size !== appends.length)
+      throw new Error('appendMany: a stream may appear once');
     if (options.atomic) return this.appendAll(appends);
-    const outcomes: (StreamAppendOutcome | undefined)[] = await Promise.all(appends.map(async (a) => {
-      if (a.events.length > 0) return undefined;
-      try {
-        return { ok: true as const, result: await this.checkOnly(a.stream, a.expected) };
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) return { ok: false as const, error };
-        throw error;
-      }
-    }));
+    const outcomes: (StreamAppendOutcome | undefined)[] = await Promise.all(
+      appends.map(async (a) => {
+        if (a.events.length > 0) return undefined;
+        try {
+          return { ok: true as const, result: await this.checkOnly(a.stream, a.expected) };
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError) return { ok: false as const, error };
+          throw error;
+        }
+      }),
+    );
     const writing = appends.filter((a) => a.events.length > 0);
     if (!writing.length) return outcomes as StreamAppendOutcome[];
-    const payload = JSON.stringify(writing.map((a) => {
-      const [mode, revision] = expectation(a.expected);
-      return { stream: a.stream, mode, revision, events: a.events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })) };
-    }));
+    const payload = JSON.stringify(
+      writing.map((a) => {
+        const [mode, revision] = expectation(a.expected);
+        return {
+          stream: a.stream,
+          mode,
+          revision,
+          events: a.events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+        };
+      }),
+    );
     let rows: { stream_id: string; revision: string; position: string; txid: string }[];
     for (let attempt = 0; ; attempt++) {
       try {
@@ -235,7 +292,14 @@ export class PostgresEventStore implements EventStore {
       if (outcomes[i]) return;
       const mine = written.get(a.stream)?.sort((x, y) => (x.revision < y.revision ? -1 : 1));
       outcomes[i] = mine
-        ? { ok: true, result: { nextExpectedRevision: mine.at(-1)!.revision, position: mine.at(-1)!.position, positions: mine.map((w) => w.position) } }
+        ? {
+            ok: true,
+            result: {
+              nextExpectedRevision: mine.at(-1)!.revision,
+              position: mine.at(-1)!.position,
+              positions: mine.map((w) => w.position),
+            },
+          }
         : settled.get(a.stream)!;
     });
     return outcomes as StreamAppendOutcome[];
@@ -243,12 +307,20 @@ export class PostgresEventStore implements EventStore {
 
   /** `appendMany` all or nothing (see AppendManyOptions). */
   private async appendAll(appends: StreamAppend[]): Promise<StreamAppendOutcome[]> {
-    if (appends.some((a) => a.events.length === 0)) throw new Error('appendMany: an atomic append needs events in every part');
+    if (appends.some((a) => a.events.length === 0))
+      throw new Error('appendMany: an atomic append needs events in every part');
     if (!appends.length) return [];
-    const payload = JSON.stringify(appends.map((a) => {
-      const [mode, revision] = expectation(a.expected);
-      return { stream: a.stream, mode, revision, events: a.events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })) };
-    }));
+    const payload = JSON.stringify(
+      appends.map((a) => {
+        const [mode, revision] = expectation(a.expected);
+        return {
+          stream: a.stream,
+          mode,
+          revision,
+          events: a.events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })),
+        };
+      }),
+    );
     let rows: { stream_id: string; revision: string; position: string; txid: string }[];
     for (let attempt = 0; ; attempt++) {
       try {
@@ -265,14 +337,28 @@ export class PostgresEventStore implements EventStore {
       // whose expectation failed (the others held theirs and were only held back by it).
       const settled = await this.refusedOutcomes(appends);
       if (settled.every(([, o]) => o.ok)) return settled.map(([, o]) => o);
-      const refused = settled.map(([, o]) => o).filter((o): o is { ok: false; error: WrongExpectedRevisionError } => !o.ok);
+      const refused = settled
+        .map(([, o]) => o)
+        .filter((o): o is { ok: false; error: WrongExpectedRevisionError } => !o.ok);
       throw (refused.find((o) => !holds(o.error.expected, o.error.actual)) ?? refused[0]!).error;
     }
     this.wakeReaders([...new Set(appends.flatMap((a) => a.events.map((e) => e.type)))]);
     return appends.map((a) => {
-      const mine = rows.filter((r) => r.stream_id === a.stream).map((r) => ({ revision: BigInt(r.revision), position: { commit: BigInt(r.txid), prepare: BigInt(r.position) } }))
+      const mine = rows
+        .filter((r) => r.stream_id === a.stream)
+        .map((r) => ({
+          revision: BigInt(r.revision),
+          position: { commit: BigInt(r.txid), prepare: BigInt(r.position) },
+        }))
         .sort((x, y) => (x.revision < y.revision ? -1 : 1));
-      return { ok: true as const, result: { nextExpectedRevision: mine.at(-1)!.revision, position: mine.at(-1)!.position, positions: mine.map((w) => w.position) } };
+      return {
+        ok: true as const,
+        result: {
+          nextExpectedRevision: mine.at(-1)!.revision,
+          position: mine.at(-1)!.position,
+          positions: mine.map((w) => w.position),
+        },
+      };
     });
   }
 
@@ -284,20 +370,37 @@ export class PostgresEventStore implements EventStore {
       this.pool.query<WrittenRow & { stream_id: string }>(
         `SELECT stream_id, event_id::text AS event_id, revision::text AS revision, position::text AS position, transaction_id::text AS txid
          FROM events WHERE stream_id = ANY($1::text[]) AND event_id = ANY($2::uuid[]) ORDER BY events.stream_id, events.revision`,
-        [streams, refused.flatMap((a) => a.events.map((e) => e.id))]),
+        [streams, refused.flatMap((a) => a.events.map((e) => e.id))],
+      ),
       this.pool.query<{ stream_id: string; rev: string }>(
-        'SELECT stream_id, max(revision)::text AS rev FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id', [streams]),
+        'SELECT stream_id, max(revision)::text AS rev FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
+        [streams],
+      ),
     ]);
     const revisions = new Map(current.rows.map((r) => [r.stream_id, BigInt(r.rev)]));
     return refused.map((a) => {
-      const again = retriedAppend(mine.rows.filter((r) => r.stream_id === a.stream), a.events, a.expected);
-      return [a.stream, again ? { ok: true, result: again }
-        : { ok: false, error: new WrongExpectedRevisionError(a.stream, a.expected, revisions.get(a.stream) ?? 'no_stream') }];
+      const again = retriedAppend(
+        mine.rows.filter((r) => r.stream_id === a.stream),
+        a.events,
+        a.expected,
+      );
+      return [
+        a.stream,
+        again
+          ? { ok: true, result: again }
+          : {
+              ok: false,
+              error: new WrongExpectedRevisionError(a.stream, a.expected, revisions.get(a.stream) ?? 'no_stream'),
+            },
+      ];
     });
   }
 
   private async currentRevision(stream: string): Promise<bigint | 'no_stream'> {
-    const { rows } = await this.pool.query<{ rev: string | null }>('SELECT max(revision)::text AS rev FROM events WHERE stream_id = $1', [stream]);
+    const { rows } = await this.pool.query<{ rev: string | null }>(
+      'SELECT max(revision)::text AS rev FROM events WHERE stream_id = $1',
+      [stream],
+    );
     return rows[0]?.rev == null ? 'no_stream' : BigInt(rows[0].rev);
   }
 
@@ -305,7 +408,10 @@ export class PostgresEventStore implements EventStore {
     const actual = await this.currentRevision(stream);
     const ok = holds(expected, actual);
     if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
-    return { nextExpectedRevision: actual === 'no_stream' ? -1n : actual, position: (await this.headPosition()) ?? START };
+    return {
+      nextExpectedRevision: actual === 'no_stream' ? -1n : actual,
+      position: (await this.headPosition()) ?? START,
+    };
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -329,7 +435,9 @@ export class PostgresEventStore implements EventStore {
     const read = new Map(streams.map((stream) => [stream, [] as RecordedEvent[]]));
     if (!streams.length) return read;
     const { rows } = await this.pool.query<Row>(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = ANY($1::text[]) ORDER BY events.stream_id, events.revision`, [streams]);
+      `SELECT ${COLUMNS} FROM events WHERE stream_id = ANY($1::text[]) ORDER BY events.stream_id, events.revision`,
+      [streams],
+    );
     for (const row of rows) read.get(row.stream_id)!.push(toEvent(row));
     return read;
   }
@@ -345,7 +453,11 @@ export class PostgresEventStore implements EventStore {
    * that matches the filter is in it, so a filtered reader may move its cursor there: it does
    * not scan the same unrelated events again on its next poll.
    */
-  private async readPage(after: Position, filter: LogFilter | undefined, limit: number): Promise<{ events: RecordedEvent[]; scannedTo: Position | null }> {
+  private async readPage(
+    after: Position,
+    filter: LogFilter | undefined,
+    limit: number,
+  ): Promise<{ events: RecordedEvent[]; scannedTo: Position | null }> {
     const params: unknown[] = [after.commit.toString(), after.prepare.toString()];
     const where = filterSql(filter, params);
     params.push(limit);
@@ -366,7 +478,9 @@ export class PostgresEventStore implements EventStore {
       params,
     );
     const first = rows[0];
-    const scannedTo = first?.head_txid ? { commit: BigInt(first.head_txid), prepare: BigInt(first.head_position!) } : null;
+    const scannedTo = first?.head_txid
+      ? { commit: BigInt(first.head_txid), prepare: BigInt(first.head_position!) }
+      : null;
     return { events: rows.filter((r) => r.event_id !== null).map(toEvent), scannedTo };
   }
 
@@ -429,8 +543,12 @@ export class PostgresEventStore implements EventStore {
       for (const wake of ready) wake();
     });
     return subscriptionFromBatches({
-      start: async () => options.after === 'end' ? (await this.headPosition()) ?? START
-        : options.after === undefined || options.after === 'start' ? START : options.after,
+      start: async () =>
+        options.after === 'end'
+          ? ((await this.headPosition()) ?? START)
+          : options.after === undefined || options.after === 'start'
+            ? START
+            : options.after,
       next: async (after) => {
         const { events, scannedTo } = await this.readPage(after, options.filter, BATCH);
         const last = events.at(-1)?.position ?? after;

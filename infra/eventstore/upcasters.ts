@@ -13,7 +13,9 @@ export const upcast = (event: RecordedEvent): RecordedEvent => upcastWith(EVENT_
 export function upcastWith(contract: EventContract, event: RecordedEvent): RecordedEvent {
   const stored = { type: event.type, schema: Number(event.metadata?.schema ?? 1), data: event.data };
   const current = contract.upcast(stored);
-  return current === stored ? event : { ...event, data: current.data, metadata: { ...event.metadata, schema: current.schema } };
+  return current === stored
+    ? event
+    : { ...event, data: current.data, metadata: { ...event.metadata, schema: current.schema } };
 }
 
 /** The version an event of `type` is written at. */

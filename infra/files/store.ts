@@ -61,7 +61,10 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   private ensure(): Promise<void> {
-    this.ready ??= Promise.all([mkdir(this.blobs, { recursive: true, mode: 0o700 }), mkdir(this.tmp, { recursive: true, mode: 0o700 })]).then(() => undefined);
+    this.ready ??= Promise.all([
+      mkdir(this.blobs, { recursive: true, mode: 0o700 }),
+      mkdir(this.tmp, { recursive: true, mode: 0o700 }),
+    ]).then(() => undefined);
     return this.ready;
   }
 
@@ -157,7 +160,11 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async sweep(now: Date, referenced: (sha256: string) => Promise<boolean>, graceMs = UNREFERENCED_GRACE_MS): Promise<string[]> {
+  async sweep(
+    now: Date,
+    referenced: (sha256: string) => Promise<boolean>,
+    graceMs = UNREFERENCED_GRACE_MS,
+  ): Promise<string[]> {
     await this.ensure();
     const removed: string[] = [];
     for (const name of await readdir(this.tmp)) {

@@ -10,7 +10,14 @@
 // `tool_result` blocks in a user turn.
 
 import { postJson, trimBase, type RetryPolicy } from './http.ts';
-import { ModelError, type ChatMessage, type ModelProvider, type ModelReply, type ModelRequest, type ToolCall } from './port.ts';
+import {
+  ModelError,
+  type ChatMessage,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ToolCall,
+} from './port.ts';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -32,11 +39,16 @@ function blocksOf(message: ChatMessage): { role: 'user' | 'assistant'; blocks: B
         ],
       };
     case 'tool':
-      return { role: 'user', blocks: [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content }] };
+      return {
+        role: 'user',
+        blocks: [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: message.content }],
+      };
   }
 }
 
-export function anthropicMessages(messages: ChatMessage[]): { role: 'user' | 'assistant'; content: string | Block[] }[] {
+export function anthropicMessages(
+  messages: ChatMessage[],
+): { role: 'user' | 'assistant'; content: string | Block[] }[] {
   const turns: { role: 'user' | 'assistant'; blocks: Block[] }[] = [];
   for (const message of messages) {
     const { role, blocks } = blocksOf(message);
@@ -46,7 +58,8 @@ export function anthropicMessages(messages: ChatMessage[]): { role: 'user' | 'as
   }
   // A turn of one text block is sent as a plain string (the common case, and the simplest form).
   return turns.map(({ role, blocks }) => ({
-    role, content: blocks.length === 1 && blocks[0]!.type === 'text' ? blocks[0]!.text as string : blocks,
+    role,
+    content: blocks.length === 1 && blocks[0]!.type === 'text' ? (blocks[0]!.text as string) : blocks,
   }));
 }
 
@@ -58,11 +71,14 @@ export function anthropicBody(request: ModelRequest): Record<string, unknown> {
     max_tokens: request.max_tokens,
     // Anthropic's range is 0-1; profiles allow 0-2.
     temperature: Math.min(1, request.temperature),
-    ...(request.tools?.length ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) } : {}),
+    ...(request.tools?.length
+      ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
+      : {}),
   };
 }
 
-const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.trunc(value) : 0);
+const count = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.trunc(value) : 0;
 
 export function parseAnthropicReply(body: unknown): ModelReply {
   const content = (body as { content?: unknown } | null)?.content;
@@ -74,8 +90,12 @@ export function parseAnthropicReply(body: unknown): ModelReply {
       if (typeof block.text !== 'string') throw malformed('a text block without text');
       text += block.text;
     } else if (block?.type === 'tool_use') {
-      if (typeof block.id !== 'string' || typeof block.name !== 'string') throw malformed('a tool_use block without id or name');
-      const input = block.input && typeof block.input === 'object' && !Array.isArray(block.input) ? block.input as Record<string, unknown> : {};
+      if (typeof block.id !== 'string' || typeof block.name !== 'string')
+        throw malformed('a tool_use block without id or name');
+      const input =
+        block.input && typeof block.input === 'object' && !Array.isArray(block.input)
+          ? (block.input as Record<string, unknown>)
+          : {};
       tool_calls.push({ id: block.id, name: block.name, arguments: input });
     }
   }
@@ -86,8 +106,19 @@ export function parseAnthropicReply(body: unknown): ModelReply {
   return {
     text,
     tool_calls,
-    usage: { input: count(usage.input_tokens) + cacheRead + count(usage.cache_creation_input_tokens), output: count(usage.output_tokens), cache_read: cacheRead },
-    stop: reason === 'end_turn' || reason === 'stop_sequence' ? 'end' : reason === 'max_tokens' ? 'max_tokens' : reason === 'tool_use' ? 'tool_calls' : 'other',
+    usage: {
+      input: count(usage.input_tokens) + cacheRead + count(usage.cache_creation_input_tokens),
+      output: count(usage.output_tokens),
+      cache_read: cacheRead,
+    },
+    stop:
+      reason === 'end_turn' || reason === 'stop_sequence'
+        ? 'end'
+        : reason === 'max_tokens'
+          ? 'max_tokens'
+          : reason === 'tool_use'
+            ? 'tool_calls'
+            : 'other',
   };
 }
 
@@ -100,7 +131,10 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
-    const headers: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION, ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}) };
+    const headers: Record<string, string> = {
+      'anthropic-version': ANTHROPIC_VERSION,
+      ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}),
+    };
     return parseAnthropicReply(await postJson(this.url, headers, anthropicBody(request), this.options.retry));
   }
 }

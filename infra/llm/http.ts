@@ -38,13 +38,22 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | n
 }
 
 /** The wait before attempt `attempt + 1` after an overloaded answer. */
-export function backoffMs(attempt: number, retryAfter: number | null, policy: Pick<RetryPolicy, 'ceilMs' | 'random'>): number {
+export function backoffMs(
+  attempt: number,
+  retryAfter: number | null,
+  policy: Pick<RetryPolicy, 'ceilMs' | 'random'>,
+): number {
   if (retryAfter !== null) return Math.min(policy.ceilMs, retryAfter);
   const random = policy.random ?? Math.random;
   return Math.floor(random() * Math.min(policy.ceilMs, BASE_BACKOFF_MS * 2 ** (attempt - 1)));
 }
 
-export async function postJson(url: string, headers: Record<string, string>, body: unknown, policy: RetryPolicy): Promise<unknown> {
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  policy: RetryPolicy,
+): Promise<unknown> {
   const sleep = policy.sleep ?? realSleep;
   const attempts = Math.max(1, policy.maxAttempts);
   const payload = JSON.stringify(body);
@@ -53,12 +62,19 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     let response: Response;
     try {
       response = await fetch(url, {
-        method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: payload,
         signal: AbortSignal.timeout(policy.timeoutMs),
       });
     } catch (error) {
       const timedOut = (error as Error).name === 'TimeoutError';
-      throw new ModelError('unavailable', timedOut ? `the model provider did not answer within ${policy.timeoutMs} ms` : 'the model provider cannot be reached');
+      throw new ModelError(
+        'unavailable',
+        timedOut
+          ? `the model provider did not answer within ${policy.timeoutMs} ms`
+          : 'the model provider cannot be reached',
+      );
     }
     if (response.ok) {
       const text = await response.text().catch(() => null);
@@ -76,7 +92,11 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     lastRetryAfter = retryAfterMs(response.headers.get('retry-after'));
     if (attempt >= attempts) {
       const waitMs = Math.min(policy.ceilMs, lastRetryAfter ?? policy.ceilMs);
-      throw new ModelError('overloaded', `the model provider is overloaded (HTTP ${response.status}) after ${attempts} attempts`, Math.max(1, Math.ceil(waitMs / 1000)));
+      throw new ModelError(
+        'overloaded',
+        `the model provider is overloaded (HTTP ${response.status}) after ${attempts} attempts`,
+        Math.max(1, Math.ceil(waitMs / 1000)),
+      );
     }
     await sleep(backoffMs(attempt, lastRetryAfter, policy));
   }

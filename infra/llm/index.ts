@@ -26,7 +26,11 @@ export class Models {
   private readonly local = new LocalProvider();
   private readonly warned = new Set<string>();
 
-  constructor(readonly provider: ModelProvider, readonly prices: Prices, private readonly log: Logger) {}
+  constructor(
+    readonly provider: ModelProvider,
+    readonly prices: Prices,
+    private readonly log: Logger,
+  ) {}
 
   providerFor(model: string): ModelProvider {
     return model === LOCAL_MODEL ? this.local : this.provider;
@@ -47,18 +51,29 @@ export class Models {
     const reply = await this.providerFor(request.model).complete(request);
     if (!this.isPriced(request.model) && !this.warned.has(request.model)) {
       this.warned.add(request.model);
-      this.log.warn('model_unpriced', { model: request.model, hint: 'its calls cost 0; add it to ORCH_LLM_PRICES_FILE' });
+      this.log.warn('model_unpriced', {
+        model: request.model,
+        hint: 'its calls cost 0; add it to ORCH_LLM_PRICES_FILE',
+      });
     }
     return { ...reply, cost_cents: this.prices.costCents(request.model, reply.usage) };
   }
 }
 
 export function createProvider(config: LlmConfig, overrides: Partial<RetryPolicy> = {}): ModelProvider {
-  const retry: RetryPolicy = { maxAttempts: config.retryMax, ceilMs: config.retryCeilMs, timeoutMs: config.timeoutMs, ...overrides };
+  const retry: RetryPolicy = {
+    maxAttempts: config.retryMax,
+    ceilMs: config.retryCeilMs,
+    timeoutMs: config.timeoutMs,
+    ...overrides,
+  };
   switch (config.provider) {
-    case 'openai': return new OpenAiProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, retry });
-    case 'anthropic': return new AnthropicProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, retry });
-    case 'local': return new LocalProvider();
+    case 'openai':
+      return new OpenAiProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, retry });
+    case 'anthropic':
+      return new AnthropicProvider({ baseUrl: config.baseUrl, apiKey: config.apiKey, retry });
+    case 'local':
+      return new LocalProvider();
   }
 }
 

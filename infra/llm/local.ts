@@ -15,7 +15,7 @@
 import { estimateTokens, type ModelProvider, type ModelReply, type ModelRequest, type ToolCall } from './port.ts';
 
 export const LOCAL_MODEL = 'local';
-export const LOCAL_DONT_KNOW = 'I don\'t know: nothing I have been given answers that.';
+export const LOCAL_DONT_KNOW = "I don't know: nothing I have been given answers that.";
 const EXCERPT_CHARS = 280;
 
 function excerpt(text: string): string {
@@ -65,19 +65,31 @@ export class LocalProvider implements ModelProvider {
     let text: string;
     if (calls.length) text = '';
     else if (last?.role === 'tool') {
-      const call = [...request.messages].reverse().find((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === last.tool_call_id));
-      const name = call && call.role === 'assistant' ? call.tool_calls!.find((c) => c.id === last.tool_call_id)!.name : 'tool';
+      const call = [...request.messages]
+        .reverse()
+        .find((m) => m.role === 'assistant' && m.tool_calls?.some((c) => c.id === last.tool_call_id));
+      const name =
+        call && call.role === 'assistant' ? call.tool_calls!.find((c) => c.id === last.tool_call_id)!.name : 'tool';
       text = `Tool ${name}: ${excerpt(last.content)}`;
     } else text = localReplyText(request);
     if (calls.length) {
       const prompt = request.system.length + request.messages.reduce((n, m) => n + m.content.length + 4, 0);
-      return { text, tool_calls: calls, usage: { input: Math.ceil(prompt / 4), output: 8 * calls.length, cache_read: 0 }, stop: 'tool_calls' };
+      return {
+        text,
+        tool_calls: calls,
+        usage: { input: Math.ceil(prompt / 4), output: 8 * calls.length, cache_read: 0 },
+        stop: 'tool_calls',
+      };
     }
     const prompt = request.system.length + request.messages.reduce((n, m) => n + m.content.length + 4, 0);
     return {
       text,
       tool_calls: [],
-      usage: { input: Math.ceil(prompt / 4), output: Math.min(request.max_tokens, estimateTokens(text)), cache_read: 0 },
+      usage: {
+        input: Math.ceil(prompt / 4),
+        output: Math.min(request.max_tokens, estimateTokens(text)),
+        cache_read: 0,
+      },
       stop: 'end',
     };
   }

@@ -19,7 +19,7 @@ export type PriceTable = Record<string, Price>;
 
 /** Cents per million tokens (list prices when written; override them with ORCH_LLM_PRICES_FILE). */
 export const BUILT_IN_PRICES: PriceTable = {
-  'local': { input: 0, output: 0, cache_read: 0 },
+  local: { input: 0, output: 0, cache_read: 0 },
   'gpt-4o': { input: 250, output: 1000, cache_read: 125 },
   'gpt-4o-mini': { input: 15, output: 60, cache_read: 7.5 },
   'gpt-4.1': { input: 200, output: 800, cache_read: 50 },
@@ -36,7 +36,13 @@ export const BUILT_IN_PRICES: PriceTable = {
 
 function isPrice(value: unknown): value is Price {
   const p = value as Record<string, unknown> | null;
-  return !!p && typeof p === 'object' && ['input', 'output', 'cache_read'].every((k) => typeof p[k] === 'number' && Number.isFinite(p[k]) && (p[k] as number) >= 0);
+  return (
+    !!p &&
+    typeof p === 'object' &&
+    ['input', 'output', 'cache_read'].every(
+      (k) => typeof p[k] === 'number' && Number.isFinite(p[k]) && (p[k] as number) >= 0,
+    )
+  );
 }
 
 /** The prices file's table; a file that is not such a table is a startup error naming it. */
@@ -47,9 +53,13 @@ export function loadPricesFile(file: string): PriceTable {
   } catch (error) {
     throw new Error(`ORCH_LLM_PRICES_FILE ${file}: ${(error as Error).message}`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`ORCH_LLM_PRICES_FILE ${file}: not a JSON object of model prices`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new Error(`ORCH_LLM_PRICES_FILE ${file}: not a JSON object of model prices`);
   for (const [model, price] of Object.entries(parsed)) {
-    if (!isPrice(price)) throw new Error(`ORCH_LLM_PRICES_FILE ${file}: ${model} needs non-negative numbers input, output and cache_read (cents per million tokens)`);
+    if (!isPrice(price))
+      throw new Error(
+        `ORCH_LLM_PRICES_FILE ${file}: ${model} needs non-negative numbers input, output and cache_read (cents per million tokens)`,
+      );
   }
   return parsed as PriceTable;
 }
@@ -73,7 +83,8 @@ export class Prices {
     const price = this.of(model);
     if (!price) return 0;
     const cached = Math.min(usage.cache_read, usage.input);
-    const cents = ((usage.input - cached) * price.input + cached * price.cache_read + usage.output * price.output) / 1_000_000;
+    const cents =
+      ((usage.input - cached) * price.input + cached * price.cache_read + usage.output * price.output) / 1_000_000;
     return Math.round(cents * 1e6) / 1e6;
   }
 }

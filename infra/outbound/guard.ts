@@ -24,7 +24,10 @@ import ipaddr from 'ipaddr.js';
 export type OutboundCode = 'destination_not_allowed' | 'fetch_failed' | 'timeout' | 'too_large' | 'unsupported_content';
 
 export class OutboundError extends Error {
-  constructor(readonly code: OutboundCode, message: string) {
+  constructor(
+    readonly code: OutboundCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'OutboundError';
   }
@@ -59,7 +62,8 @@ export function addressAllowed(address: string, allowLoopback: boolean): boolean
     if (range === 'ipv4Mapped' || range === 'rfc6145') parsed = embeddedV4(bytes, 12);
     else if (range === 'rfc6052') parsed = embeddedV4(bytes, 12);
     else if (range === '6to4') parsed = embeddedV4(bytes, 2);
-    else if (bytes.slice(0, 12).every((b) => b === 0)) parsed = embeddedV4(bytes, 12); // IPv4-compatible ::a.b.c.d
+    else if (bytes.slice(0, 12).every((b) => b === 0))
+      parsed = embeddedV4(bytes, 12); // IPv4-compatible ::a.b.c.d
     else return range === 'unicast' && v6.match(GLOBAL_V6);
   }
   const range = (parsed as ipaddr.IPv4).range();
@@ -87,7 +91,10 @@ async function resolveAll(hostname: string, servers: string[]): Promise<Answer[]
       throw error;
     }
   };
-  const [v4, v6] = await Promise.all([settle(() => resolver.resolve4(hostname), 4), settle(() => resolver.resolve6(hostname), 6)]);
+  const [v4, v6] = await Promise.all([
+    settle(() => resolver.resolve4(hostname), 4),
+    settle(() => resolver.resolve6(hostname), 6),
+  ]);
   return [...v4, ...v6];
 }
 
@@ -96,18 +103,31 @@ async function resolveAll(hostname: string, servers: string[]): Promise<Answer[]
  * socket. `onRefused` learns that the refusal was the guard's (not a network failure).
  */
 export function guardedLookup(policy: OutboundPolicy, loopbackOnly: boolean, onRefused: () => void): LookupFunction {
-  return ((hostname: string, options: { all?: boolean; family?: number }, callback: (error: Error | null, address: string | Answer[], family?: number) => void) => {
-    resolveAll(hostname, policy.dnsServers).then((answers) => {
-      if (!answers.length) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
-      if (answers.some((a) => !addressAllowed(a.address, policy.allowLoopback) || (loopbackOnly && !isLoopback(a.address)))) {
-        onRefused();
-        return callback(new OutboundError('destination_not_allowed', 'the destination is not allowed'), '', 4);
-      }
-      const wanted = options.family === 4 || options.family === 6 ? answers.filter((a) => a.family === options.family) : answers;
-      if (options.all) return callback(null, wanted);
-      const first = wanted[0] ?? answers[0]!;
-      callback(null, first.address, first.family);
-    }, (error) => callback(error as Error, '', 4));
+  return ((
+    hostname: string,
+    options: { all?: boolean; family?: number },
+    callback: (error: Error | null, address: string | Answer[], family?: number) => void,
+  ) => {
+    resolveAll(hostname, policy.dnsServers).then(
+      (answers) => {
+        if (!answers.length)
+          return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+        if (
+          answers.some(
+            (a) => !addressAllowed(a.address, policy.allowLoopback) || (loopbackOnly && !isLoopback(a.address)),
+          )
+        ) {
+          onRefused();
+          return callback(new OutboundError('destination_not_allowed', 'the destination is not allowed'), '', 4);
+        }
+        const wanted =
+          options.family === 4 || options.family === 6 ? answers.filter((a) => a.family === options.family) : answers;
+        if (options.all) return callback(null, wanted);
+        const first = wanted[0] ?? answers[0]!;
+        callback(null, first.address, first.family);
+      },
+      (error) => callback(error as Error, '', 4),
+    );
   }) as unknown as LookupFunction;
 }
 
@@ -121,18 +141,26 @@ export interface FetchOptions {
   headers?: Record<string, string>;
 }
 
-export interface Fetched { finalUrl: string; mediaType: string; contentType: string; body: Buffer }
+export interface Fetched {
+  finalUrl: string;
+  mediaType: string;
+  contentType: string;
+  body: Buffer;
+}
 
 /** The URL checks before any connection: scheme, port, a literal address. */
 export function checkUrl(url: URL, policy: OutboundPolicy): { loopbackOnly: boolean } {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('destination_not_allowed', 'only http and https URLs');
-  if (url.username || url.password) throw new OutboundError('destination_not_allowed', 'URLs with credentials are not fetched');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundError('destination_not_allowed', 'only http and https URLs');
+  if (url.username || url.password)
+    throw new OutboundError('destination_not_allowed', 'URLs with credentials are not fetched');
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   const standard = port === 80 || port === 443;
   if (!standard && !policy.allowLoopback) throw new OutboundError('destination_not_allowed', 'only ports 80 and 443');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {
-    if (!addressAllowed(host, policy.allowLoopback) || (!standard && !isLoopback(host))) throw new OutboundError('destination_not_allowed', 'the destination is not allowed');
+    if (!addressAllowed(host, policy.allowLoopback) || (!standard && !isLoopback(host)))
+      throw new OutboundError('destination_not_allowed', 'the destination is not allowed');
   }
   return { loopbackOnly: !standard };
 }
@@ -147,7 +175,8 @@ export async function guardedFetch(rawUrl: string, options: FetchOptions): Promi
     const status = response.statusCode ?? 0;
     if (status >= 300 && status < 400 && response.headers.location) {
       response.destroy();
-      if (hop >= options.maxRedirects) throw new OutboundError('fetch_failed', `more than ${options.maxRedirects} redirects`);
+      if (hop >= options.maxRedirects)
+        throw new OutboundError('fetch_failed', `more than ${options.maxRedirects} redirects`);
       try {
         url = new URL(response.headers.location, url);
       } catch {
@@ -175,7 +204,12 @@ export async function guardedFetch(rawUrl: string, options: FetchOptions): Promi
   }
 }
 
-function requestOnce(url: URL, options: FetchOptions, loopbackOnly: boolean, deadline: number): Promise<IncomingMessage> {
+function requestOnce(
+  url: URL,
+  options: FetchOptions,
+  loopbackOnly: boolean,
+  deadline: number,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     let refused = false;
     const lookup = guardedLookup(options.policy, loopbackOnly, () => {
@@ -183,10 +217,20 @@ function requestOnce(url: URL, options: FetchOptions, loopbackOnly: boolean, dea
     });
     const client = url.protocol === 'https:' ? https : http;
     const request = client.request(url, {
-      method: 'GET', agent: false, lookup,
-      headers: { 'user-agent': 'orchard-link-preview/1.0', accept: '*/*', 'accept-encoding': 'gzip, deflate, br', ...options.headers },
+      method: 'GET',
+      agent: false,
+      lookup,
+      headers: {
+        'user-agent': 'orchard-link-preview/1.0',
+        accept: '*/*',
+        'accept-encoding': 'gzip, deflate, br',
+        ...options.headers,
+      },
     });
-    const timer = setTimeout(() => request.destroy(new OutboundError('timeout', 'the destination took too long')), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => request.destroy(new OutboundError('timeout', 'the destination took too long')),
+      Math.max(0, deadline - Date.now()),
+    );
     request.on('response', (response) => {
       clearTimeout(timer);
       resolve(response);
@@ -203,7 +247,9 @@ function requestOnce(url: URL, options: FetchOptions, loopbackOnly: boolean, dea
 
 function readBody(response: IncomingMessage, maxBytes: number, deadline: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const encoding = String(response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    const encoding = String(response.headers['content-encoding'] ?? 'identity')
+      .trim()
+      .toLowerCase();
     let stream: NodeJS.ReadableStream & { destroy(error?: Error): void } = response;
     if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(zlib.createGunzip());
     else if (encoding === 'deflate') stream = response.pipe(zlib.createInflate());
@@ -225,7 +271,10 @@ function readBody(response: IncomingMessage, maxBytes: number, deadline: number)
         reject(error);
       } else resolve(Buffer.concat(parts));
     };
-    const timer = setTimeout(() => finish(new OutboundError('timeout', 'the destination took too long')), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => finish(new OutboundError('timeout', 'the destination took too long')),
+      Math.max(0, deadline - Date.now()),
+    );
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) return finish(new OutboundError('too_large', `more than ${maxBytes} bytes`));
@@ -249,10 +298,12 @@ export async function checkDestination(url: URL, policy: OutboundPolicy): Promis
   try {
     answers = await resolveAll(host, policy.dnsServers);
   } catch {
-    throw new OutboundError('fetch_failed', 'the destination\'s name does not resolve');
+    throw new OutboundError('fetch_failed', "the destination's name does not resolve");
   }
-  if (!answers.length) throw new OutboundError('fetch_failed', 'the destination\'s name does not resolve');
-  if (answers.some((a) => !addressAllowed(a.address, policy.allowLoopback) || (loopbackOnly && !isLoopback(a.address)))) {
+  if (!answers.length) throw new OutboundError('fetch_failed', "the destination's name does not resolve");
+  if (
+    answers.some((a) => !addressAllowed(a.address, policy.allowLoopback) || (loopbackOnly && !isLoopback(a.address)))
+  ) {
     throw new OutboundError('destination_not_allowed', 'the destination is not allowed');
   }
 }
@@ -279,7 +330,10 @@ export async function guardedSend(rawUrl: string, options: SendOptions): Promise
     });
     const client = url.protocol === 'https:' ? https : http;
     const request = client.request(url, { method: options.method, agent: false, lookup, headers: options.headers });
-    const timer = setTimeout(() => request.destroy(new OutboundError('timeout', 'the destination took too long')), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => request.destroy(new OutboundError('timeout', 'the destination took too long')),
+      Math.max(0, deadline - Date.now()),
+    );
     request.on('response', (response) => {
       const parts: Buffer[] = [];
       let size = 0;

@@ -47,7 +47,11 @@ const isEach = (processor: Processor): processor is Reactor => isReactor(process
 const kindOf = (processor: Processor) => (isReactor(processor) ? 'reactor' : 'projection');
 
 /** A processor's failures in this process, for the metrics. */
-export interface ProcessorHealth { errors: number; lastErrorAt: Date | null; lastError: string | null }
+export interface ProcessorHealth {
+  errors: number;
+  lastErrorAt: Date | null;
+  lastError: string | null;
+}
 
 const MAX_BATCH = 500;
 const RETRY_MS = 1000;
@@ -104,8 +108,9 @@ function lockSessionOn(client: PoolClient): LockSession {
 }
 
 const weighOf = (processor: Processor, event: RecordedEvent) =>
-  (!isReactor(processor) && processor.weigh ? processor.weigh(upcast(event) as Recorded<DomainEvent>) : 0);
-const maxWeightOf = (processor: Processor) => (isReactor(processor) ? Infinity : processor.maxBatchWeight ?? Infinity);
+  !isReactor(processor) && processor.weigh ? processor.weigh(upcast(event) as Recorded<DomainEvent>) : 0;
+const maxWeightOf = (processor: Processor) =>
+  isReactor(processor) ? Infinity : (processor.maxBatchWeight ?? Infinity);
 
 /** Split events read in bulk into batches within the projection's weight limit. */
 function byWeight(processor: Processor, events: RecordedEvent[]): RecordedEvent[][] {
@@ -135,13 +140,22 @@ const sqlNumber = (value: bigint) => BigInt(value).toString();
  * The advisory-lock key of a processor: stable across processes and releases (each kind keeps
  * the key it had before the two shared an engine, so an old and a new process never both run one).
  */
-const lockKey = (processor: Processor) => advisoryKey(`${isReactor(processor) ? 'reactor' : 'projection'}:${processor.name}`);
+const lockKey = (processor: Processor) =>
+  advisoryKey(`${isReactor(processor) ? 'reactor' : 'projection'}:${processor.name}`);
 
 /** One processor running in this process: how to halt it, and its loop. */
-interface Running { halt(): void; halted: Promise<void>; done: Promise<void> }
+interface Running {
+  halt(): void;
+  halted: Promise<void>;
+  done: Promise<void>;
+}
 
 export class ProcessorEngine {
-  private readonly progress = new Emittery<{ checkpoint: string; live: string; failed: { name: string; error: Error } }>();
+  private readonly progress = new Emittery<{
+    checkpoint: string;
+    live: string;
+    failed: { name: string; error: Error };
+  }>();
   /** Processors following the log live in this process (subscribed, an each-instance reactor reconciled). */
   private readonly following = new Set<string>();
   /** Each-instance reactors' work in turn: reconcile, react and the periodic pass never overlap. */
@@ -182,9 +196,16 @@ export class ProcessorEngine {
   /** Add processors (once each: a second registration of a name is a wiring mistake). They run once started. */
   register(processors: readonly Processor[]): void {
     for (const processor of processors) {
-      if (this.all.some((p) => p.name === processor.name)) throw new Error(`processor ${processor.name} is registered already`);
-      if (isReactor(processor) && !inEachProcess(processor) && (processor.reconcile || processor.every || processor.afterProjections)) {
-        throw new Error(`reactor ${processor.name}: reconcile, every and afterProjections are for a reactor of scope each`);
+      if (this.all.some((p) => p.name === processor.name))
+        throw new Error(`processor ${processor.name} is registered already`);
+      if (
+        isReactor(processor) &&
+        !inEachProcess(processor) &&
+        (processor.reconcile || processor.every || processor.afterProjections)
+      ) {
+        throw new Error(
+          `reactor ${processor.name}: reconcile, every and afterProjections are for a reactor of scope each`,
+        );
       }
       this.all.push(processor);
     }
@@ -198,7 +219,8 @@ export class ProcessorEngine {
     await this.stop(names);
     for (const name of names) {
       const at = this.all.findIndex((p) => p.name === name);
-      if (at >= 0 && !isReactor(this.all[at]!)) throw new Error(`projection ${name} stays registered: the platform owns it`);
+      if (at >= 0 && !isReactor(this.all[at]!))
+        throw new Error(`projection ${name} stays registered: the platform owns it`);
       if (at >= 0) this.all.splice(at, 1);
     }
   }
@@ -269,7 +291,10 @@ export class ProcessorEngine {
    * applied the log up to `position` (whichever process runs it).
    */
   waitFor(position: Position, eventTypes: string[], timeoutMs = 5000): Promise<void> {
-    return this.waitForEvents(eventTypes.map((type) => ({ type, position })), timeoutMs);
+    return this.waitForEvents(
+      eventTypes.map((type) => ({ type, position })),
+      timeoutMs,
+    );
   }
 
   /**
@@ -289,7 +314,10 @@ export class ProcessorEngine {
         if (at && comparePositions(at, position) >= 0) break;
         const left = deadline - Date.now();
         if (left <= 0) throw new ProjectionTimeoutError(name, position, timeoutMs);
-        await Promise.race([this.progress.once('checkpoint'), sleep(Math.min(left, WAIT_POLL_MS * (this.local.has(name) ? 10 : 1)))]);
+        await Promise.race([
+          this.progress.once('checkpoint'),
+          sleep(Math.min(left, WAIT_POLL_MS * (this.local.has(name) ? 10 : 1))),
+        ]);
       }
     }
   }
@@ -304,10 +332,13 @@ export class ProcessorEngine {
       if (!lock) return;
       // Losing the lock's connection loses the lock: stop consuming, then compete for it again.
       let lost = false;
-      const done = Promise.race([halted, lock.lost.then((error) => {
-        this.log.warn(`${kindOf(processor)}_lock_lost`, { [kindOf(processor)]: name, error: error.message });
-        lost = true;
-      })]);
+      const done = Promise.race([
+        halted,
+        lock.lost.then((error) => {
+          this.log.warn(`${kindOf(processor)}_lock_lost`, { [kindOf(processor)]: name, error: error.message });
+          lost = true;
+        }),
+      ]);
       try {
         while (!halt && !lost) {
           try {
@@ -374,7 +405,11 @@ export class ProcessorEngine {
 
   private failed(processor: Processor, error: Error): void {
     this.log.error(`${kindOf(processor)}_failed`, { [kindOf(processor)]: processor.name, error: error.message });
-    this.failures.set(processor.name, { errors: this.health(processor.name).errors + 1, lastErrorAt: new Date(), lastError: error.message });
+    this.failures.set(processor.name, {
+      errors: this.health(processor.name).errors + 1,
+      lastErrorAt: new Date(),
+      lastError: error.message,
+    });
     void this.progress.emit('failed', { name: processor.name, error });
   }
 
@@ -407,7 +442,10 @@ export class ProcessorEngine {
           await session.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey(processor)]);
         }
       } catch (error) {
-        this.log.warn(`${kindOf(processor)}_lock_unavailable`, { [kindOf(processor)]: processor.name, error: (error as Error).message });
+        this.log.warn(`${kindOf(processor)}_lock_unavailable`, {
+          [kindOf(processor)]: processor.name,
+          error: (error as Error).message,
+        });
         session?.close(error as Error);
       }
       await Promise.race([sleep(STANDBY_POLL_MS), halted]);
@@ -426,7 +464,9 @@ export class ProcessorEngine {
       if (processor.reconcile) await this.inTurn(processor, () => processor.reconcile!());
       return at;
     }
-    return isReactor(processor) ? reactorStart(this.pool, this.store, processor) : readCheckpoint(this.pool, processor.name);
+    return isReactor(processor)
+      ? reactorStart(this.pool, this.store, processor)
+      : readCheckpoint(this.pool, processor.name);
   }
 
   /** Feed the processor from its checkpoint until `done` settles (halted, or the lock lost). */
@@ -434,7 +474,10 @@ export class ProcessorEngine {
     let checkpoint = await this.resumeAt(processor);
     this.local.set(processor.name, checkpoint);
     await this.committed.emit('activity', processor.name);
-    const subscription = this.store.subscribe({ after: checkpoint ?? 'start', filter: { eventTypes: [...processor.handles] } });
+    const subscription = this.store.subscribe({
+      after: checkpoint ?? 'start',
+      filter: { eventTypes: [...processor.handles] },
+    });
     const events = subscription[Symbol.asyncIterator]();
     this.following.add(processor.name);
     void this.progress.emit('live', processor.name);
@@ -450,7 +493,10 @@ export class ProcessorEngine {
         for (;;) {
           pending = events.next();
           if (batch.length >= MAX_BATCH || weight >= maxWeightOf(processor)) break;
-          const next = await Promise.race([pending, new Promise<typeof NOT_READY>((r) => setImmediate(() => r(NOT_READY)))]);
+          const next = await Promise.race([
+            pending,
+            new Promise<typeof NOT_READY>((r) => setImmediate(() => r(NOT_READY))),
+          ]);
           if (next === NOT_READY || next.done === true) break;
           batch.push(next.value);
           weight += weighOf(processor, next.value);
@@ -469,7 +515,10 @@ export class ProcessorEngine {
     // The subscription is filtered to `handles`, so each event is a member of the union.
     if (isEach(processor)) {
       if (processor.afterProjections) {
-        const applied = this.waitForEvents(batch.map(({ type, position }) => ({ type, position })), PROJECTIONS_WAIT_MS);
+        const applied = this.waitForEvents(
+          batch.map(({ type, position }) => ({ type, position })),
+          PROJECTIONS_WAIT_MS,
+        );
         applied.catch(() => {});
         // Stopping stops the projections too: the wait ends with the reactor.
         const halted = this.running.get(processor.name)?.halted.then(() => NOT_READY) ?? new Promise<never>(() => {});
@@ -507,12 +556,17 @@ export class ProcessorEngine {
     const tx = await this.pool.connect();
     try {
       const name = sqlText(projection.name);
-      const results = await tx.query(`BEGIN; SET LOCAL synchronous_commit = off; ${previous
-        ? `UPDATE projection_checkpoints SET commit_pos = ${sqlNumber(last.commit)}, prepare_pos = ${sqlNumber(last.prepare)}, updated_at = now()
+      const results = (await tx.query(
+        `BEGIN; SET LOCAL synchronous_commit = off; ${
+          previous
+            ? `UPDATE projection_checkpoints SET commit_pos = ${sqlNumber(last.commit)}, prepare_pos = ${sqlNumber(last.prepare)}, updated_at = now()
            WHERE name = ${name} AND commit_pos = ${sqlNumber(previous.commit)} AND prepare_pos = ${sqlNumber(previous.prepare)}`
-        : `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES (${name}, ${sqlNumber(last.commit)}, ${sqlNumber(last.prepare)})
-           ON CONFLICT (name) DO NOTHING`}`) as unknown as { rowCount: number | null }[];
-      if (results.at(-1)?.rowCount !== 1) throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
+            : `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES (${name}, ${sqlNumber(last.commit)}, ${sqlNumber(last.prepare)})
+           ON CONFLICT (name) DO NOTHING`
+        }`,
+      )) as unknown as { rowCount: number | null }[];
+      if (results.at(-1)?.rowCount !== 1)
+        throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
       const events = batch.map(upcast) as Recorded<DomainEvent>[];
       if (projection.applyBatch) await projection.applyBatch(events, tx, this.pool);
       else for (const event of events) await projection.apply(event, tx);
@@ -549,7 +603,11 @@ export class ProcessorEngine {
     let checkpoint = after;
     let handled = 0;
     for (;;) {
-      const read = await this.store.readAll({ after: checkpoint ?? START, filter: { eventTypes: [...processor.handles] }, limit: MAX_BATCH });
+      const read = await this.store.readAll({
+        after: checkpoint ?? START,
+        filter: { eventTypes: [...processor.handles] },
+        limit: MAX_BATCH,
+      });
       if (read.length === 0) return handled;
       for (const batch of byWeight(processor, read)) {
         checkpoint = await this.process(processor, batch, checkpoint);
@@ -572,7 +630,8 @@ export class ProcessorEngine {
       });
       return this.catchUp(projection, null);
     });
-    if (applied === null) throw new Error(`projection ${name} is running in another process; stop it before rebuilding`);
+    if (applied === null)
+      throw new Error(`projection ${name} is running in another process; stop it before rebuilding`);
     return applied;
   }
 
@@ -584,8 +643,12 @@ export class ProcessorEngine {
   async drain(name: string): Promise<number> {
     const processor = this.all.find((p) => p.name === name);
     if (!processor) throw new Error(`no processor named ${name}`);
-    if (this.running.has(name)) throw new Error(`processor ${name} is started in this process; drain only drives one that is not`);
-    if (isEach(processor)) throw new Error(`reactor ${name} runs in each process from the head: there is nothing to drain`);
-    return (await this.exclusively(processor, async () => this.catchUp(processor, await this.resumeAt(processor)))) ?? 0;
+    if (this.running.has(name))
+      throw new Error(`processor ${name} is started in this process; drain only drives one that is not`);
+    if (isEach(processor))
+      throw new Error(`reactor ${name} runs in each process from the head: there is nothing to drain`);
+    return (
+      (await this.exclusively(processor, async () => this.catchUp(processor, await this.resumeAt(processor)))) ?? 0
+    );
   }
 }

@@ -42,23 +42,31 @@ export interface Projection<Event extends DomainEvent = DomainEvent> {
 }
 
 /** Declare a projection with its union spelled once: `defineProjection<UserEvent>({...})`. */
-export const defineProjection = <Event extends DomainEvent>(projection: Projection<Event>): Projection<Event> => projection;
+export const defineProjection = <Event extends DomainEvent>(projection: Projection<Event>): Projection<Event> =>
+  projection;
 
 export async function readCheckpoint(db: Pool | PoolClient, name: string): Promise<Position | null> {
   const { rows } = await db.query<{ c: string; p: string }>(
-    'SELECT commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints WHERE name = $1', [name]);
+    'SELECT commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints WHERE name = $1',
+    [name],
+  );
   return rows[0] ? { commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) } : null;
 }
 
 /** Every projection's checkpoint, in one query (the metrics read them all at each scrape). */
 export async function readCheckpoints(db: Pool | PoolClient): Promise<Map<string, Position>> {
   const { rows } = await db.query<{ name: string; c: string; p: string }>(
-    'SELECT name, commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints');
+    'SELECT name, commit_pos::text AS c, prepare_pos::text AS p FROM projection_checkpoints',
+  );
   return new Map(rows.map((r) => [r.name, { commit: BigInt(r.c), prepare: BigInt(r.p) }]));
 }
 
 export class ProjectionTimeoutError extends Error {
-  constructor(readonly projection: string, readonly position: Position, ms: number) {
+  constructor(
+    readonly projection: string,
+    readonly position: Position,
+    ms: number,
+  ) {
     super(`projection ${projection} did not reach ${formatPosition(position)} within ${ms} ms`);
     this.name = 'ProjectionTimeoutError';
   }

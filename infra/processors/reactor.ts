@@ -57,14 +57,17 @@ export const defineReactor = <Event extends DomainEvent>(reactor: Reactor<Event>
 
 export async function readReactorCheckpoint(db: Pool, name: string): Promise<Position | null> {
   const { rows } = await db.query<{ c: string; p: string }>(
-    'SELECT commit_pos::text AS c, prepare_pos::text AS p FROM chat_reactor_checkpoints WHERE name = $1', [name]);
+    'SELECT commit_pos::text AS c, prepare_pos::text AS p FROM chat_reactor_checkpoints WHERE name = $1',
+    [name],
+  );
   return rows[0] ? { commit: BigInt(rows[0].c), prepare: BigInt(rows[0].p) } : null;
 }
 
 /** Every reactor's checkpoint, in one query (the metrics read them all at each scrape). */
 export async function readReactorCheckpoints(db: Pool): Promise<Map<string, Position>> {
   const { rows } = await db.query<{ name: string; c: string; p: string }>(
-    'SELECT name, commit_pos::text AS c, prepare_pos::text AS p FROM chat_reactor_checkpoints');
+    'SELECT name, commit_pos::text AS c, prepare_pos::text AS p FROM chat_reactor_checkpoints',
+  );
   return new Map(rows.map((r) => [r.name, { commit: BigInt(r.c), prepare: BigInt(r.p) }]));
 }
 
@@ -72,14 +75,19 @@ export async function readReactorCheckpoints(db: Pool): Promise<Map<string, Posi
  * The reactor's checkpoint, or where it starts: with none yet, the log's start, or its head
  * (written at once, so a restart before the first event neither pushes history nor skips).
  */
-export async function reactorStart(db: Pool, store: Pick<EventStore, 'headPosition'>, reactor: Reactor): Promise<Position | null> {
+export async function reactorStart(
+  db: Pool,
+  store: Pick<EventStore, 'headPosition'>,
+  reactor: Reactor,
+): Promise<Position | null> {
   const known = await readReactorCheckpoint(db, reactor.name);
   if (known || reactor.startAt !== 'head') return known;
   const head = await store.headPosition();
   if (!head) return null;
   await db.query(
     'INSERT INTO chat_reactor_checkpoints (name, commit_pos, prepare_pos) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
-    [reactor.name, head.commit.toString(), head.prepare.toString()]);
+    [reactor.name, head.commit.toString(), head.prepare.toString()],
+  );
   return readReactorCheckpoint(db, reactor.name);
 }
 
@@ -88,14 +96,27 @@ export async function reactorStart(db: Pool, store: Pick<EventStore, 'headPositi
  * value, like a projection's: false when another process moved it meanwhile (this one lost its
  * lock), which then restarts from the checkpoint it finds.
  */
-export async function moveReactorCheckpoint(db: Pool, name: string, previous: Position | null, next: Position): Promise<boolean> {
+export async function moveReactorCheckpoint(
+  db: Pool,
+  name: string,
+  previous: Position | null,
+  next: Position,
+): Promise<boolean> {
   const { rowCount } = previous
     ? await db.query(
-      `UPDATE chat_reactor_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
+        `UPDATE chat_reactor_checkpoints SET commit_pos = $2, prepare_pos = $3, updated_at = now()
        WHERE name = $1 AND commit_pos = $4 AND prepare_pos = $5`,
-      [name, next.commit.toString(), next.prepare.toString(), previous.commit.toString(), previous.prepare.toString()])
+        [
+          name,
+          next.commit.toString(),
+          next.prepare.toString(),
+          previous.commit.toString(),
+          previous.prepare.toString(),
+        ],
+      )
     : await db.query(
-      'INSERT INTO chat_reactor_checkpoints (name, commit_pos, prepare_pos) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
-      [name, next.commit.toString(), next.prepare.toString()]);
+        'INSERT INTO chat_reactor_checkpoints (name, commit_pos, prepare_pos) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+        [name, next.commit.toString(), next.prepare.toString()],
+      );
   return rowCount === 1;
 }

@@ -32,7 +32,13 @@ export interface RateLimiter {
 }
 
 /** The decision for a window holding `count` hits, the oldest at `oldest` (ms), at `now` (ms). */
-export function decide(rule: RateRule, count: number, oldest: number | null, now: number, counting: boolean): RateDecision {
+export function decide(
+  rule: RateRule,
+  count: number,
+  oldest: number | null,
+  now: number,
+  counting: boolean,
+): RateDecision {
   if (count < rule.limit) {
     const resetSeconds = Math.max(0, Math.ceil(((oldest ?? now) + rule.windowMs - now) / 1000));
     return { allowed: true, remaining: rule.limit - count - (counting ? 1 : 0), retryAfterSeconds: 0, resetSeconds };

@@ -31,7 +31,9 @@ return {count, oldest[2] or '-1'}
 /** How long the first requests wait for the connection before counting in-process. */
 const FIRST_CONNECT_MS = 2000;
 
-type WithScript = Redis & { slidingWindow(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, string]> };
+type WithScript = Redis & {
+  slidingWindow(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, string]>;
+};
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: WithScript;
@@ -41,9 +43,18 @@ export class RedisRateLimiter implements RateLimiter {
   /** Settles once the first connection attempt has succeeded or had its time: until then, wait rather than fall back. */
   private readonly firstConnection: Promise<void>;
 
-  constructor(url: string, private readonly clock: Clock, private readonly log: Logger, private readonly prefix = 'orchard:rl:') {
+  constructor(
+    url: string,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly prefix = 'orchard:rl:',
+  ) {
     // Fail fast while disconnected (no offline queue), reconnect in the background.
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) as WithScript;
+    this.redis = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      lazyConnect: false,
+    }) as WithScript;
     this.redis.on('error', () => {}); // reported through `degrade`, once per outage
     this.redis.defineCommand('slidingWindow', { numberOfKeys: 1, lua: SCRIPT });
     this.fallback = new MemoryRateLimiter(clock);
@@ -71,7 +82,11 @@ export class RedisRateLimiter implements RateLimiter {
     } catch (error) {
       if (!this.degraded) {
         this.degraded = true;
-        this.log.warn('rate_limiter_degraded', { backend: 'redis', error: (error as Error).message, fallback: 'in-process' });
+        this.log.warn('rate_limiter_degraded', {
+          backend: 'redis',
+          error: (error as Error).message,
+          fallback: 'in-process',
+        });
       }
       return counting ? this.fallback.consume(key, rule) : this.fallback.peek(key, rule);
     }

@@ -92,7 +92,8 @@ export class Scheduler {
        FROM (SELECT id FROM scheduled_jobs WHERE due_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
              ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED) due
        WHERE j.id = due.id RETURNING j.id, j.kind, j.subject_id, j.due_at, j.data`,
-      [now, this.owner, new Date(now.getTime() + leaseMs), this.options.batch ?? 200]);
+      [now, this.owner, new Date(now.getTime() + leaseMs), this.options.batch ?? 200],
+    );
     if (!rows.length) return 0;
     const memos = new Map<string, Promise<unknown>>();
     const context: FireContext = {
@@ -105,8 +106,13 @@ export class Scheduler {
     };
     const failed = async (job: Job, error: Error) => {
       log.error('scheduler_job_failed', { job_id: job.id, kind: job.kind, error: error.message });
-      await pool.query('UPDATE scheduled_jobs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2',
-        [job.id, this.owner, new Date(clock.now().getTime() + RETRY_AFTER_FAILURE_MS)]).catch(() => {});
+      await pool
+        .query('UPDATE scheduled_jobs SET lease_until = $3 WHERE id = $1 AND lease_owner = $2', [
+          job.id,
+          this.owner,
+          new Date(clock.now().getTime() + RETRY_AFTER_FAILURE_MS),
+        ])
+        .catch(() => {});
     };
     const single: Job[] = [];
     const batches = new Map<BatchJobHandler, Job[]>();
@@ -159,7 +165,10 @@ export class Scheduler {
         if (claimed < batch && !this.stopped) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, this.options.pollMs ?? 250);
-            this.wake = () => { clearTimeout(timer); resolve(); };
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
           });
         }
       }

@@ -45,9 +45,15 @@ export class DockerRuntime implements ReleaseRuntime {
     this.stateFile = path.join(o.dataDir, 'docker-images.json');
   }
 
-  private docker(args: string[], options: { env?: NodeJS.ProcessEnv; stdinFile?: string; stdoutFile?: string } = {}): Promise<Run> {
+  private docker(
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; stdinFile?: string; stdoutFile?: string } = {},
+  ): Promise<Run> {
     return new Promise((resolve) => {
-      const child = spawn(this.o.docker ?? 'docker', args, { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(this.o.docker ?? 'docker', args, {
+        env: { ...process.env, ...options.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       if (options.stdoutFile) child.stdout.pipe(createWriteStream(options.stdoutFile));
@@ -71,14 +77,26 @@ export class DockerRuntime implements ReleaseRuntime {
       child.once('error', (error) => resolve({ code: -1, stdout, stderr: error.message }));
       child.once('close', (code) => {
         if (inputError === null && !inputWritten) inputError = 'the command stopped reading its input';
-        resolve(inputError === null ? { code: code ?? -1, stdout, stderr } : { code: -1, stdout, stderr: `${stderr}input: ${inputError}` });
+        resolve(
+          inputError === null
+            ? { code: code ?? -1, stdout, stderr }
+            : { code: -1, stdout, stderr: `${stderr}input: ${inputError}` },
+        );
       });
     });
   }
 
-  private async must(code: string, args: string[], options: Parameters<DockerRuntime['docker']>[1] = {}): Promise<string> {
+  private async must(
+    code: string,
+    args: string[],
+    options: Parameters<DockerRuntime['docker']>[1] = {},
+  ): Promise<string> {
     const r = await this.docker(args, options);
-    if (r.code !== 0) throw new StepError(code, `docker ${args.slice(0, 4).join(' ')} failed (${r.code}): ${r.stderr.trim().split('\n').at(-1) ?? ''}`);
+    if (r.code !== 0)
+      throw new StepError(
+        code,
+        `docker ${args.slice(0, 4).join(' ')} failed (${r.code}): ${r.stderr.trim().split('\n').at(-1) ?? ''}`,
+      );
     return r.stdout;
   }
 
@@ -125,13 +143,50 @@ export class DockerRuntime implements ReleaseRuntime {
 
   async snapshot(file: string): Promise<void> {
     const { user, name } = this.db();
-    await this.must('snapshot_failed', this.compose('exec', '-T', 'postgres', 'pg_dump', '--clean', '--if-exists', '--no-owner', '--no-privileges', '-U', user, name), { stdoutFile: file });
+    await this.must(
+      'snapshot_failed',
+      this.compose(
+        'exec',
+        '-T',
+        'postgres',
+        'pg_dump',
+        '--clean',
+        '--if-exists',
+        '--no-owner',
+        '--no-privileges',
+        '-U',
+        user,
+        name,
+      ),
+      { stdoutFile: file },
+    );
   }
 
   async restore(file: string): Promise<void> {
     const { user, name } = this.db();
-    await this.must('restore_failed', this.compose('exec', '-T', 'postgres', 'psql', '-X', '-q', '--single-transaction', '-v', 'ON_ERROR_STOP=1', '-U', user, '-d', name,
-      '-c', 'DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;', '-f', '/dev/stdin'), { stdinFile: file });
+    await this.must(
+      'restore_failed',
+      this.compose(
+        'exec',
+        '-T',
+        'postgres',
+        'psql',
+        '-X',
+        '-q',
+        '--single-transaction',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-U',
+        user,
+        '-d',
+        name,
+        '-c',
+        'DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;',
+        '-f',
+        '/dev/stdin',
+      ),
+      { stdinFile: file },
+    );
   }
 
   async pull(manifest: Manifest): Promise<void> {
@@ -139,14 +194,24 @@ export class DockerRuntime implements ReleaseRuntime {
   }
 
   async verifyDigest(manifest: Manifest): Promise<void> {
-    const out = await this.must('digest_mismatch', ['image', 'inspect', '--format', '{{json .RepoDigests}}', this.imageOf(manifest)]);
+    const out = await this.must('digest_mismatch', [
+      'image',
+      'inspect',
+      '--format',
+      '{{json .RepoDigests}}',
+      this.imageOf(manifest),
+    ]);
     let digests: string[] = [];
     try {
       digests = JSON.parse(out.trim()) ?? [];
     } catch {
       // unreadable: no digest matches
     }
-    if (!digests.some((d) => d.endsWith(`@${manifest.image.digest}`))) throw new StepError('digest_mismatch', `the pulled image's digests (${digests.join(', ')}) do not include ${manifest.image.digest}`);
+    if (!digests.some((d) => d.endsWith(`@${manifest.image.digest}`)))
+      throw new StepError(
+        'digest_mismatch',
+        `the pulled image's digests (${digests.join(', ')}) do not include ${manifest.image.digest}`,
+      );
   }
 
   async drain(): Promise<void> {
@@ -154,22 +219,33 @@ export class DockerRuntime implements ReleaseRuntime {
   }
 
   async migrate(manifest: Manifest): Promise<void> {
-    await this.must('migration_failed', this.compose('run', '--rm', '--no-deps', 'orch', 'migrate'), { env: { ORCHARD_IMAGE: this.imageOf(manifest) } });
+    await this.must('migration_failed', this.compose('run', '--rm', '--no-deps', 'orch', 'migrate'), {
+      env: { ORCHARD_IMAGE: this.imageOf(manifest) },
+    });
   }
 
   async recreate(manifest: Manifest): Promise<void> {
-    await this.must('recreate_failed', this.compose('up', '-d', '--no-deps', '--force-recreate', ...SWAPPED_SERVICES), { env: { ORCHARD_IMAGE: this.imageOf(manifest) } });
+    await this.must('recreate_failed', this.compose('up', '-d', '--no-deps', '--force-recreate', ...SWAPPED_SERVICES), {
+      env: { ORCHARD_IMAGE: this.imageOf(manifest) },
+    });
     await this.remember(manifest.version, this.imageOf(manifest));
   }
 
   async restartPrior(version: string): Promise<void> {
     const image = (await this.images())[version] ?? this.o.initialImage;
-    await this.must('restart_failed', this.compose('up', '-d', '--no-deps', '--force-recreate', ...SWAPPED_SERVICES), { env: { ORCHARD_IMAGE: image } });
+    await this.must('restart_failed', this.compose('up', '-d', '--no-deps', '--force-recreate', ...SWAPPED_SERVICES), {
+      env: { ORCHARD_IMAGE: image },
+    });
   }
 
   async delivery(requirements: Requirement[]): Promise<DeliveryItem[]> {
     const ps = await this.docker(this.compose('ps', '--format', '{{.Service}}'));
-    const services = new Set(ps.stdout.split('\n').map((s) => s.trim()).filter(Boolean));
+    const services = new Set(
+      ps.stdout
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     const id = (await this.docker(this.compose('ps', '-q', 'orch'))).stdout.trim();
     const inspect = id ? await this.docker(['inspect', '--format', '{{json .Config.Env}}|{{json .Mounts}}', id]) : null;
     let env: string[] | null = null;
@@ -184,9 +260,26 @@ export class DockerRuntime implements ReleaseRuntime {
       }
     }
     return requirements.map((r): DeliveryItem => {
-      if (r.kind === 'compose_service') return { ...r, status: ps.code === 0 ? (services.has(r.target) ? 'present' : 'missing') : 'unverifiable' };
-      if (r.kind === 'env') return { ...r, status: env ? (env.some((e) => e.startsWith(`${r.target}=`) && e.length > r.target.length + 1) ? 'present' : 'missing') : 'unverifiable' };
-      if (r.kind === 'secret_file') return { ...r, status: env ? (mounts.some((m) => m.Destination === r.target || r.target.startsWith(`${m.Destination}/`)) ? 'present' : 'missing') : 'unverifiable' };
+      if (r.kind === 'compose_service')
+        return { ...r, status: ps.code === 0 ? (services.has(r.target) ? 'present' : 'missing') : 'unverifiable' };
+      if (r.kind === 'env')
+        return {
+          ...r,
+          status: env
+            ? env.some((e) => e.startsWith(`${r.target}=`) && e.length > r.target.length + 1)
+              ? 'present'
+              : 'missing'
+            : 'unverifiable',
+        };
+      if (r.kind === 'secret_file')
+        return {
+          ...r,
+          status: env
+            ? mounts.some((m) => m.Destination === r.target || r.target.startsWith(`${m.Destination}/`))
+              ? 'present'
+              : 'missing'
+            : 'unverifiable',
+        };
       return { ...r, status: 'unverifiable' };
     });
   }

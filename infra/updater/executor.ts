@@ -13,7 +13,14 @@
 
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { resumeAction, summarize, type ApplyError, type ApplyState, type JournalEntry, type RunningState } from '../../domain/updates/apply.ts';
+import {
+  resumeAction,
+  summarize,
+  type ApplyError,
+  type ApplyState,
+  type JournalEntry,
+  type RunningState,
+} from '../../domain/updates/apply.ts';
 import { higherOf, ManifestRefusal, type Manifest } from '../../domain/updates/manifest.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logging.ts';
@@ -27,9 +34,13 @@ export type FailpointAction = 'error' | 'crash';
 
 export function parseFailpoints(text: string): Map<string, FailpointAction> {
   const points = new Map<string, FailpointAction>();
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [step, action] = part.split('=');
-    if (!step || (action !== 'error' && action !== 'crash')) throw new Error(`ORCH_UPDATER_FAILPOINTS: ${part} is not <state>=error|crash`);
+    if (!step || (action !== 'error' && action !== 'crash'))
+      throw new Error(`ORCH_UPDATER_FAILPOINTS: ${part} is not <state>=error|crash`);
     points.set(step, action);
   }
   return points;
@@ -88,14 +99,31 @@ export class ApplyExecutor {
   async begin(req: ApplyRequest): Promise<{ status: 202 | 409; body: Record<string, unknown> }> {
     const { journal } = this.d;
     // The caller's apply id makes a retry the same apply.
-    if (journal.has(req.apply_id)) return { status: 202, body: { apply_id: req.apply_id, state: journal.stateOf(req.apply_id) } };
+    if (journal.has(req.apply_id))
+      return { status: 202, body: { apply_id: req.apply_id, state: journal.stateOf(req.apply_id) } };
     const frozen = journal.frozen();
-    if (frozen) return { status: 409, body: { error: 'apply_frozen', message: `apply ${frozen} is frozen; repair and run orchard updates unfreeze ${frozen}`, apply_id: frozen } };
-    if (this.running) return { status: 409, body: { error: 'apply_in_progress', message: `apply ${this.running} is in progress`, apply_id: this.running } };
+    if (frozen)
+      return {
+        status: 409,
+        body: {
+          error: 'apply_frozen',
+          message: `apply ${frozen} is frozen; repair and run orchard updates unfreeze ${frozen}`,
+          apply_id: frozen,
+        },
+      };
+    if (this.running)
+      return {
+        status: 409,
+        body: { error: 'apply_in_progress', message: `apply ${this.running} is in progress`, apply_id: this.running },
+      };
     this.running = req.apply_id;
     const payloadVersion = peekVersion(req.manifest);
     await journal.record(req.apply_id, 'apply_started', 'verifying_manifest', {
-      from_version: await this.d.runtime.currentVersion(), to_version: payloadVersion, requested_by: req.requested_by, source: req.source, manifest: req.manifest,
+      from_version: await this.d.runtime.currentVersion(),
+      to_version: payloadVersion,
+      requested_by: req.requested_by,
+      source: req.source,
+      manifest: req.manifest,
     });
     this.done.set(req.apply_id, this.run(req.apply_id));
     return { status: 202, body: { apply_id: req.apply_id, state: 'verifying_manifest' } };
@@ -109,17 +137,25 @@ export class ApplyExecutor {
       this.d.log.warn('apply_resumed', { apply_id: applyId, state, action });
       this.running = applyId;
       await this.d.journal.record(applyId, 'apply_resumed', state, { action });
-      const run = action === 'rollback'
-        ? this.rollback(applyId, { code: 'interrupted', message: `the sidecar stopped during ${state}` }, true)
-        : this.failPreflight(applyId, { code: 'interrupted', message: `the sidecar stopped during ${state}` });
-      this.done.set(applyId, run.finally(() => (this.running = null)));
+      const run =
+        action === 'rollback'
+          ? this.rollback(applyId, { code: 'interrupted', message: `the sidecar stopped during ${state}` }, true)
+          : this.failPreflight(applyId, { code: 'interrupted', message: `the sidecar stopped during ${state}` });
+      this.done.set(
+        applyId,
+        run.finally(() => (this.running = null)),
+      );
     }
   }
 
-  async unfreeze(applyId: string, operator: string): Promise<{ status: 200 | 404 | 409; body: Record<string, unknown> }> {
+  async unfreeze(
+    applyId: string,
+    operator: string,
+  ): Promise<{ status: 200 | 404 | 409; body: Record<string, unknown> }> {
     const entries = this.d.journal.of(applyId);
     if (!entries.length) return { status: 404, body: { error: 'apply_not_found', message: `no apply ${applyId}` } };
-    if (this.d.journal.frozen() !== applyId) return { status: 409, body: { error: 'not_frozen', message: `apply ${applyId} is not frozen` } };
+    if (this.d.journal.frozen() !== applyId)
+      return { status: 409, body: { error: 'not_frozen', message: `apply ${applyId} is not frozen` } };
     await this.d.journal.record(applyId, 'unfrozen', 'frozen', { operator });
     await this.d.updaterLog.maintenanceEnded(applyId, this.now());
     await this.toLog(applyId);
@@ -130,7 +166,12 @@ export class ApplyExecutor {
     return this.d.clock.now().toISOString();
   }
 
-  private step(applyId: string, type: string, state: ApplyState, data: Record<string, unknown> = {}): Promise<JournalEntry> {
+  private step(
+    applyId: string,
+    type: string,
+    state: ApplyState,
+    data: Record<string, unknown> = {},
+  ): Promise<JournalEntry> {
     this.d.log.info('apply_step', { apply_id: applyId, step: type, state });
     return this.d.journal.record(applyId, type, state, data);
   }
@@ -156,7 +197,12 @@ export class ApplyExecutor {
   }
 
   private startData(applyId: string) {
-    return this.d.journal.of(applyId)[0]!.data as { from_version: string | null; to_version: string | null; source: string; manifest: unknown };
+    return this.d.journal.of(applyId)[0]!.data as {
+      from_version: string | null;
+      to_version: string | null;
+      source: string;
+      manifest: unknown;
+    };
   }
 
   private highestVerified(): string | null {
@@ -180,7 +226,9 @@ export class ApplyExecutor {
   }
 
   private maintenanceOn(applyId: string): boolean {
-    return this.d.journal.of(applyId).some((e) => e.type === 'maintenance_announced' || e.type === 'maintenance_started');
+    return this.d.journal
+      .of(applyId)
+      .some((e) => e.type === 'maintenance_announced' || e.type === 'maintenance_started');
   }
 
   private async failPreflight(applyId: string, error: ApplyError): Promise<void> {
@@ -200,8 +248,13 @@ export class ApplyExecutor {
       const current = await this.d.runtime.currentVersion();
       const highest = current ? higherOf(this.highestVerified(), current) : this.highestVerified();
       const channel = this.d.channels[start.source] ?? this.d.channels.orch!;
-      const manifest = verifyManifestEnvelope(start.manifest, this.d.publicKey, { channel, now: this.d.clock.now(), highestVerified: highest });
-      if (current && manifest.version === current) throw new StepError('already_current', `version ${current} already runs`);
+      const manifest = verifyManifestEnvelope(start.manifest, this.d.publicKey, {
+        channel,
+        now: this.d.clock.now(),
+        highestVerified: highest,
+      });
+      if (current && manifest.version === current)
+        throw new StepError('already_current', `version ${current} already runs`);
       await this.step(applyId, 'manifest_verified', 'announcing_maintenance', { version: manifest.version });
 
       await this.failpoint(applyId, 'announcing_maintenance');
@@ -214,7 +267,10 @@ export class ApplyExecutor {
       const file = this.snapshotFile(applyId);
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       await this.d.runtime.snapshot(file);
-      await this.step(applyId, 'snapshot_taken', 'pulling', { snapshot_sha256: await sha256File(file), snapshot_bytes: (await stat(file)).size });
+      await this.step(applyId, 'snapshot_taken', 'pulling', {
+        snapshot_sha256: await sha256File(file),
+        snapshot_bytes: (await stat(file)).size,
+      });
 
       await this.failpoint(applyId, 'pulling');
       await this.d.runtime.pull(manifest);
@@ -259,7 +315,9 @@ export class ApplyExecutor {
       await this.failpoint(applyId, 'health_checking');
       const unhealthy = await this.waitHealthy(manifest.version, manifest.migrations.at(-1) ?? null);
       if (unhealthy) {
-        await this.step(applyId, 'health_check_failed', 'health_checking', { error: { code: 'health_check_failed', message: unhealthy } });
+        await this.step(applyId, 'health_check_failed', 'health_checking', {
+          error: { code: 'health_check_failed', message: unhealthy },
+        });
         throw new StepError('health_check_failed', unhealthy);
       }
       await this.step(applyId, 'health_check_passed', 'checking_delivery');
@@ -277,15 +335,33 @@ export class ApplyExecutor {
       this.d.log.warn('delivery_check_failed', { apply_id: applyId, error: (error as Error).message });
     }
     const absent = items.filter((i) => i.status !== 'present');
-    await this.step(applyId, 'delivery_checked', 'checking_delivery', { requirements: items.map(({ id, kind, target, status, action }) => ({ id, kind, target, status, action })) });
-    await this.d.updaterLog.deliveryChecked({
-      apply_id: applyId, to_version: manifest.version, checked_at: this.now(),
+    await this.step(applyId, 'delivery_checked', 'checking_delivery', {
       requirements: items.map(({ id, kind, target, status, action }) => ({ id, kind, target, status, action })),
-    }).catch(() => {});
+    });
+    await this.d.updaterLog
+      .deliveryChecked({
+        apply_id: applyId,
+        to_version: manifest.version,
+        checked_at: this.now(),
+        requirements: items.map(({ id, kind, target, status, action }) => ({ id, kind, target, status, action })),
+      })
+      .catch(() => {});
     await this.d.updaterLog.maintenanceEnded(applyId, this.now());
-    await this.step(applyId, 'apply_completed', 'succeeded', absent.length
-      ? { outcome: 'delivery_incomplete', error: { code: 'delivery_incomplete', message: `${absent.length} requirement(s) not present`, requirements: absent.map((i) => ({ id: i.id, status: i.status, action: i.action })) } }
-      : { outcome: 'success' });
+    await this.step(
+      applyId,
+      'apply_completed',
+      'succeeded',
+      absent.length
+        ? {
+            outcome: 'delivery_incomplete',
+            error: {
+              code: 'delivery_incomplete',
+              message: `${absent.length} requirement(s) not present`,
+              requirements: absent.map((i) => ({ id: i.id, status: i.status, action: i.action })),
+            },
+          }
+        : { outcome: 'success' },
+    );
     await this.toLog(applyId);
   }
 
@@ -309,7 +385,11 @@ export class ApplyExecutor {
       const file = this.snapshotFile(applyId);
       if (!snapshot) throw new StepError('snapshot_missing', 'no snapshot was journaled');
       const sha = await sha256File(file).catch(() => 'unreadable');
-      if (sha !== snapshot.data.snapshot_sha256) throw new StepError('snapshot_corrupt', `the snapshot's SHA-256 is ${sha}, the journal has ${String(snapshot.data.snapshot_sha256)}`);
+      if (sha !== snapshot.data.snapshot_sha256)
+        throw new StepError(
+          'snapshot_corrupt',
+          `the snapshot's SHA-256 is ${sha}, the journal has ${String(snapshot.data.snapshot_sha256)}`,
+        );
       await this.step(applyId, 'restore_started', 'restoring_snapshot');
       await this.d.runtime.restore(file);
       await this.step(applyId, 'restored', 'restarting_prior');
@@ -340,7 +420,10 @@ export class ApplyExecutor {
       return;
     }
     await this.d.updaterLog.maintenanceEnded(applyId, this.now());
-    await this.step(applyId, 'apply_completed', interrupted ? 'recovered' : 'rolled_back', { outcome: 'rolled_back', error: cause });
+    await this.step(applyId, 'apply_completed', interrupted ? 'recovered' : 'rolled_back', {
+      outcome: 'rolled_back',
+      error: cause,
+    });
     await this.toLog(applyId);
   }
 
@@ -350,17 +433,20 @@ export class ApplyExecutor {
     const { orch, chat, registry } = this.d.runtime.health;
     const probes = [`${orch}/api/v1/health`, `${chat}/api/health`, `${registry}/health`];
     for (;;) {
-      const answers = await Promise.all(probes.map(async (url) => {
-        try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-          const body = (await res.json()) as { maintenance?: { read_only?: boolean } };
-          return body.maintenance?.read_only === true;
-        } catch {
-          return true;
-        }
-      }));
+      const answers = await Promise.all(
+        probes.map(async (url) => {
+          try {
+            const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+            const body = (await res.json()) as { maintenance?: { read_only?: boolean } };
+            return body.maintenance?.read_only === true;
+          } catch {
+            return true;
+          }
+        }),
+      );
       if (answers.every(Boolean)) return;
-      if (Date.now() > deadline) throw new StepError('maintenance_not_read_only', 'the services did not become read-only in time');
+      if (Date.now() > deadline)
+        throw new StepError('maintenance_not_read_only', 'the services did not become read-only in time');
       await sleep(this.d.pollMs ?? 100);
     }
   }
@@ -389,15 +475,28 @@ async function json(url: string): Promise<{ status: number; body: any }> {
  * four routes are asked at once (a just-started process answers its first request slowly, and
  * asking them one after another added those delays up); the verdict reads them in order.
  */
-export async function probeHealth(orch: string, chat: string, registry: string, version: string, migration: string | null): Promise<string> {
+export async function probeHealth(
+  orch: string,
+  chat: string,
+  registry: string,
+  version: string,
+  migration: string | null,
+): Promise<string> {
   const ask = (url: string) => json(url).catch((error: Error) => error);
-  const [live, db, c, r] = await Promise.all([ask(`${orch}/api/v1/health`), ask(`${orch}/api/v1/health/db`), ask(`${chat}/api/health`), ask(`${registry}/health`)]);
-  for (const answer of [live, db, c, r]) if (answer instanceof Error) return `a service does not answer (${answer.message})`;
+  const [live, db, c, r] = await Promise.all([
+    ask(`${orch}/api/v1/health`),
+    ask(`${orch}/api/v1/health/db`),
+    ask(`${chat}/api/health`),
+    ask(`${registry}/health`),
+  ]);
+  for (const answer of [live, db, c, r])
+    if (answer instanceof Error) return `a service does not answer (${answer.message})`;
   const [l, d, ch, re] = [live, db, c, r] as { status: number; body: any }[];
   if (l!.status !== 200) return `orchestration health answered ${l!.status}`;
   if (l!.body?.version !== version) return `orchestration runs ${l!.body?.version}, not ${version}`;
   if (d!.status !== 200) return `orchestration database health answered ${d!.status}`;
-  if (migration && d!.body?.latest_migration !== migration) return `latest migration is ${d!.body?.latest_migration}, not ${migration}`;
+  if (migration && d!.body?.latest_migration !== migration)
+    return `latest migration is ${d!.body?.latest_migration}, not ${migration}`;
   if (ch!.status !== 200 || ch!.body?.db_healthy !== true) return 'chat is not db_healthy';
   if (re!.status !== 200) return `registry health answered ${re!.status}`;
   return '';
@@ -406,7 +505,9 @@ export async function probeHealth(orch: string, chat: string, registry: string, 
 /** The version an envelope's payload claims, before verification (shown while verifying). */
 function peekVersion(envelope: unknown): string | null {
   try {
-    const payload = JSON.parse(Buffer.from(String((envelope as { payload?: string }).payload ?? ''), 'base64').toString('utf8'));
+    const payload = JSON.parse(
+      Buffer.from(String((envelope as { payload?: string }).payload ?? ''), 'base64').toString('utf8'),
+    );
     return typeof payload.version === 'string' ? payload.version.slice(0, 128) : null;
   } catch {
     return null;

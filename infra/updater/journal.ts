@@ -14,7 +14,10 @@ export class Journal {
   private readonly entries = new Map<string, JournalEntry[]>();
   private readonly dir: string;
 
-  constructor(dataDir: string, private readonly clock: Clock) {
+  constructor(
+    dataDir: string,
+    private readonly clock: Clock,
+  ) {
     this.dir = path.join(dataDir, 'journal');
   }
 
@@ -53,21 +56,37 @@ export class Journal {
 
   /** The applies not finished (at most one, unless a crash left one behind). */
   unfinished(): string[] {
-    return this.applies().filter((e) => !isTerminal(e.at(-1)!.state)).map((e) => e[0]!.apply_id);
+    return this.applies()
+      .filter((e) => !isTerminal(e.at(-1)!.state))
+      .map((e) => e[0]!.apply_id);
   }
 
   /** A frozen apply no operator has unfrozen: while there is one, applies are refused. */
   frozen(): string | null {
     for (const entries of this.applies()) {
-      if (entries.at(-1)!.state === 'frozen' && !entries.some((e) => e.type === 'unfrozen')) return entries[0]!.apply_id;
+      if (entries.at(-1)!.state === 'frozen' && !entries.some((e) => e.type === 'unfrozen'))
+        return entries[0]!.apply_id;
     }
     return null;
   }
 
   /** Append and fsync one step. */
-  async record(applyId: string, type: string, state: ApplyState, data: Record<string, unknown> = {}): Promise<JournalEntry> {
+  async record(
+    applyId: string,
+    type: string,
+    state: ApplyState,
+    data: Record<string, unknown> = {},
+  ): Promise<JournalEntry> {
     const list = this.entries.get(applyId) ?? [];
-    const entry: JournalEntry = { id: randomUUID(), apply_id: applyId, seq: list.length + 1, type, state, at: this.clock.now().toISOString(), data };
+    const entry: JournalEntry = {
+      id: randomUUID(),
+      apply_id: applyId,
+      seq: list.length + 1,
+      type,
+      state,
+      at: this.clock.now().toISOString(),
+      data,
+    };
     const file = path.join(this.dir, `${applyId}.jsonl`);
     if (!existsSync(this.dir)) await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const handle = await open(file, 'a', 0o600);

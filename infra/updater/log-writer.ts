@@ -20,7 +20,10 @@ export class UpdaterLog {
   }
 
   maintenanceStarted(applyId: string, at: string): Promise<void> {
-    return this.append(MAINTENANCE_STREAM, { type: 'MaintenanceStarted', data: { apply_id: applyId, reason: 'update_apply', at } });
+    return this.append(MAINTENANCE_STREAM, {
+      type: 'MaintenanceStarted',
+      data: { apply_id: applyId, reason: 'update_apply', at },
+    });
   }
 
   maintenanceEnded(applyId: string, at: string): Promise<void> {
@@ -42,7 +45,10 @@ export class UpdaterLog {
     const events = missing.map((e) => {
       // The envelope is in the apply's first entry; the log keeps only its version.
       const { manifest: _manifest, ...detail } = e.data;
-      const event: UpdateEvent = { type: 'UpdateApplyJournaled', data: { apply_id: e.apply_id, seq: e.seq, step: e.type, state: e.state, at: e.at, detail } };
+      const event: UpdateEvent = {
+        type: 'UpdateApplyJournaled',
+        data: { apply_id: e.apply_id, seq: e.seq, step: e.type, state: e.state, at: e.at, detail },
+      };
       return { ...toAppend(event, CONTEXT), id: e.id };
     });
     try {

@@ -49,15 +49,29 @@ export async function checkSnapshotTool(binDir: string | null, databaseUrl: stri
     throw new StepError('snapshot_tool_missing', `pg_dump cannot be run: ${(error as Error).message}`);
   }
   const server = await serverMajor(databaseUrl);
-  if (dump < server) throw new StepError('snapshot_tool_too_old', `pg_dump ${dump} cannot dump a PostgreSQL ${server} server; set ORCH_UPDATER_PG_BINDIR to a pg_dump of major ${server} or newer`);
+  if (dump < server)
+    throw new StepError(
+      'snapshot_tool_too_old',
+      `pg_dump ${dump} cannot dump a PostgreSQL ${server} server; set ORCH_UPDATER_PG_BINDIR to a pg_dump of major ${server} or newer`,
+    );
 }
 
 export async function pgDump(binDir: string | null, databaseUrl: string, file: string): Promise<void> {
   const { url, env } = connection(databaseUrl);
   try {
-    await run(tool(binDir, 'pg_dump'), ['--clean', '--if-exists', '--no-owner', '--no-privileges', '--file', file, '--dbname', url], { env, maxBuffer: 16 << 20 });
+    await run(
+      tool(binDir, 'pg_dump'),
+      ['--clean', '--if-exists', '--no-owner', '--no-privileges', '--file', file, '--dbname', url],
+      { env, maxBuffer: 16 << 20 },
+    );
   } catch (error) {
-    throw new StepError('snapshot_failed', `pg_dump failed: ${String((error as { stderr?: string }).stderr ?? (error as Error).message).trim().split('\n').at(-1)}`);
+    throw new StepError(
+      'snapshot_failed',
+      `pg_dump failed: ${String((error as { stderr?: string }).stderr ?? (error as Error).message)
+        .trim()
+        .split('\n')
+        .at(-1)}`,
+    );
   }
   const handle = await open(file, 'r+');
   await handle.sync();
@@ -68,11 +82,30 @@ export async function psqlRestore(binDir: string | null, databaseUrl: string, fi
   const { url, env } = connection(databaseUrl);
   try {
     // Objects a newer release created are dropped with the schema; the dump recreates the rest.
-    await run(tool(binDir, 'psql'), [
-      '-X', '-q', '--single-transaction', '-v', 'ON_ERROR_STOP=1', '--dbname', url,
-      '-c', 'DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;', '-f', file,
-    ], { env, maxBuffer: 16 << 20 });
+    await run(
+      tool(binDir, 'psql'),
+      [
+        '-X',
+        '-q',
+        '--single-transaction',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '--dbname',
+        url,
+        '-c',
+        'DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public;',
+        '-f',
+        file,
+      ],
+      { env, maxBuffer: 16 << 20 },
+    );
   } catch (error) {
-    throw new StepError('restore_failed', `psql failed: ${String((error as { stderr?: string }).stderr ?? (error as Error).message).trim().split('\n').at(-1)}`);
+    throw new StepError(
+      'restore_failed',
+      `psql failed: ${String((error as { stderr?: string }).stderr ?? (error as Error).message)
+        .trim()
+        .split('\n')
+        .at(-1)}`,
+    );
   }
 }

@@ -105,7 +105,11 @@ export class ProcessRuntime implements ReleaseRuntime {
     const logFile = path.join(this.o.dataDir, 'logs', `services-${path.basename(dir)}.log`);
     const fd = openSync(logFile, 'a');
     const args = [path.join(dir, 'bin', 'orchard.mjs'), 'serve', 'all', ...(standby ? ['--standby'] : [])];
-    const child = spawn(process.execPath, args, { cwd: dir, env: this.o.env, stdio: ['ignore', fd, fd, ...(standby ? ['ipc' as const] : [])] });
+    const child = spawn(process.execPath, args, {
+      cwd: dir,
+      env: this.o.env,
+      stdio: ['ignore', fd, fd, ...(standby ? ['ipc' as const] : [])],
+    });
     closeSync(fd);
     return child;
   }
@@ -138,7 +142,8 @@ export class ProcessRuntime implements ReleaseRuntime {
     if (this.standby?.version === version && this.standby.alive) return;
     await this.dropStandby();
     const dir = path.join(this.o.releasesDir, version);
-    if (!existsSync(dir)) throw new StepError('release_not_ready', `release ${version} is not in ${this.o.releasesDir}`);
+    if (!existsSync(dir))
+      throw new StepError('release_not_ready', `release ${version} is not in ${this.o.releasesDir}`);
     const began = Date.now();
     const standby = new Standby(version, dir, await this.spawnRelease(dir, true));
     this.standby = standby;
@@ -172,7 +177,8 @@ export class ProcessRuntime implements ReleaseRuntime {
     standby.send({ type: 'migrate' });
     try {
       const answer = await standby.next('migrated');
-      if (answer.type === 'migrated' && answer.applied.length) this.o.log.info('migrations_applied', { release: version, migrations: answer.applied });
+      if (answer.type === 'migrated' && answer.applied.length)
+        this.o.log.info('migrations_applied', { release: version, migrations: answer.applied });
     } catch (error) {
       await this.dropStandby();
       throw new StepError('migration_failed', `the release's migration failed: ${(error as Error).message}`);
@@ -219,7 +225,11 @@ export class ProcessRuntime implements ReleaseRuntime {
 
   private async checkDigest(manifest: Manifest): Promise<void> {
     const actual = await sha256File(this.artifactFile(manifest.version));
-    if (actual !== manifest.artifact.sha256) throw new StepError('digest_mismatch', `the artifact's SHA-256 is ${actual}, the manifest names ${manifest.artifact.sha256}`);
+    if (actual !== manifest.artifact.sha256)
+      throw new StepError(
+        'digest_mismatch',
+        `the artifact's SHA-256 is ${actual}, the manifest names ${manifest.artifact.sha256}`,
+      );
   }
 
   /**
@@ -257,7 +267,8 @@ export class ProcessRuntime implements ReleaseRuntime {
     await tar.x({ file: this.artifactFile(manifest.version), cwd: staging, strict: true });
     // A release without its own node_modules shares the sidecar's (same dependencies); one that
     // changes them ships its own.
-    if (!existsSync(path.join(staging, 'node_modules'))) await symlink(SIDECAR_NODE_MODULES, path.join(staging, 'node_modules'));
+    if (!existsSync(path.join(staging, 'node_modules')))
+      await symlink(SIDECAR_NODE_MODULES, path.join(staging, 'node_modules'));
     await rm(target, { recursive: true, force: true });
     await rename(staging, target);
     return target;
@@ -290,14 +301,16 @@ export class ProcessRuntime implements ReleaseRuntime {
 
   async recreate(manifest: Manifest): Promise<void> {
     const standby = this.standby;
-    if (standby?.version !== manifest.version) throw new StepError('start_failed', `release ${manifest.version} was not migrated by this sidecar`);
+    if (standby?.version !== manifest.version)
+      throw new StepError('start_failed', `release ${manifest.version} was not migrated by this sidecar`);
     await this.switchTo(manifest.version);
     await this.standbyServe(standby);
   }
 
   async restartPrior(version: string): Promise<void> {
     await this.drain();
-    if (!existsSync(path.join(this.o.releasesDir, version))) throw new StepError('prior_missing', `release ${version} is not in ${this.o.releasesDir}`);
+    if (!existsSync(path.join(this.o.releasesDir, version)))
+      throw new StepError('prior_missing', `release ${version} is not in ${this.o.releasesDir}`);
     const prepared = this.standby?.version === version && this.standby.alive ? this.standby : null;
     await this.switchTo(version);
     if (!prepared) {
@@ -306,18 +319,26 @@ export class ProcessRuntime implements ReleaseRuntime {
       return;
     }
     // Its migrations are the restored snapshot's: nothing to apply, but the same start.
-    await this.standbyServe(await this.standbyMigrate(version).catch((error: StepError) => {
-      throw new StepError('prior_start_failed', error.message);
-    }));
+    await this.standbyServe(
+      await this.standbyMigrate(version).catch((error: StepError) => {
+        throw new StepError('prior_start_failed', error.message);
+      }),
+    );
   }
 
   async delivery(requirements: Requirement[]): Promise<DeliveryItem[]> {
     return requirements.map((r) => {
       switch (r.kind) {
-        case 'env': return { ...r, status: this.o.env[r.target] !== undefined && this.o.env[r.target] !== '' ? 'present' : 'missing' };
-        case 'secret_file': return { ...r, status: existsSync(r.target) ? 'present' : 'missing' };
+        case 'env':
+          return {
+            ...r,
+            status: this.o.env[r.target] !== undefined && this.o.env[r.target] !== '' ? 'present' : 'missing',
+          };
+        case 'secret_file':
+          return { ...r, status: existsSync(r.target) ? 'present' : 'missing' };
         // Neither compose services nor installer steps exist without containers.
-        default: return { ...r, status: 'unverifiable' };
+        default:
+          return { ...r, status: 'unverifiable' };
       }
     });
   }
@@ -368,7 +389,11 @@ class Standby {
   private wake: (() => void) | null = null;
   private exit: string | null = null;
 
-  constructor(readonly version: string, readonly dir: string, readonly child: ChildProcess) {
+  constructor(
+    readonly version: string,
+    readonly dir: string,
+    readonly child: ChildProcess,
+  ) {
     child.on('message', (message: FromStandby) => {
       this.inbox.push(message);
       this.wake?.();

@@ -12,7 +12,10 @@ export interface DeliveryItem extends Requirement {
 
 /** A step failed for a reason the apply names (`digest_mismatch`, `snapshot_tool_too_old`, ...). */
 export class StepError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'StepError';
   }

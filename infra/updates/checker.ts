@@ -35,16 +35,22 @@ export interface CheckerDeps {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-const lockKey = (service: string) => BigInt('0x' + createHash('sha256').update(`orchard:update-check:${service}`).digest('hex').slice(0, 15));
+const lockKey = (service: string) =>
+  BigInt('0x' + createHash('sha256').update(`orchard:update-check:${service}`).digest('hex').slice(0, 15));
 
-const defaultSleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  timer.unref?.();
-  signal.addEventListener('abort', () => {
-    clearTimeout(timer);
-    resolve();
-  }, { once: true });
-});
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref?.();
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 
 export class UpdateChecker {
   nextCheckAt: Date | null = null;
@@ -70,28 +76,55 @@ export class UpdateChecker {
   async check(correlationId: string | null = null): Promise<CheckData> {
     const { service, channel, clock, db } = this.deps;
     if (!channel.host) throw new Error('no manifest host is configured');
-    const { rows } = await db.query<{ channel: string; highest_version: string | null }>('SELECT channel, highest_version FROM update_checks WHERE service = $1', [service]);
+    const { rows } = await db.query<{ channel: string; highest_version: string | null }>(
+      'SELECT channel, highest_version FROM update_checks WHERE service = $1',
+      [service],
+    );
     const highest = rows[0]?.channel === channel.channel ? rows[0].highest_version : null;
     const data: CheckData = {
-      service, channel: channel.channel, host: channel.host, checked_at: clock.now().toISOString(),
-      result: 'failed', latest_version: null, envelope: null, error: null,
+      service,
+      channel: channel.channel,
+      host: channel.host,
+      checked_at: clock.now().toISOString(),
+      result: 'failed',
+      latest_version: null,
+      envelope: null,
+      error: null,
     };
     try {
       const fetched = await fetchManifest(channel.host, channel.channel);
       if (fetched.kind === 'empty') {
         data.result = 'empty';
       } else {
-        const manifest = verifyManifestEnvelope(fetched.envelope, this.deps.publicKey, { channel: channel.channel, now: clock.now(), highestVerified: highest });
-        Object.assign(data, { result: 'verified', latest_version: manifest.version, envelope: fetched.envelope as Record<string, unknown> });
+        const manifest = verifyManifestEnvelope(fetched.envelope, this.deps.publicKey, {
+          channel: channel.channel,
+          now: clock.now(),
+          highestVerified: highest,
+        });
+        Object.assign(data, {
+          result: 'verified',
+          latest_version: manifest.version,
+          envelope: fetched.envelope as Record<string, unknown>,
+        });
       }
     } catch (error) {
-      const code = error instanceof ManifestRefusal ? error.code : (error as { code?: string }).code === 'manifest_unreachable' ? 'manifest_unreachable' : 'check_failed';
+      const code =
+        error instanceof ManifestRefusal
+          ? error.code
+          : (error as { code?: string }).code === 'manifest_unreachable'
+            ? 'manifest_unreachable'
+            : 'check_failed';
       data.error = { code, message: (error as Error).message };
       this.deps.log.warn('update_check_failed', { service, code, message: (error as Error).message });
     }
-    await this.deps.commands.record(updateCheckStream(service), { type: 'UpdateCheckCompleted', data }, {
-      actor: { kind: 'system', id: `update-checker-${service}` }, correlationId,
-    });
+    await this.deps.commands.record(
+      updateCheckStream(service),
+      { type: 'UpdateCheckCompleted', data },
+      {
+        actor: { kind: 'system', id: `update-checker-${service}` },
+        correlationId,
+      },
+    );
     return data;
   }
 
@@ -104,11 +137,16 @@ export class UpdateChecker {
     if (this.deps.gate?.isClosed) return 'skipped';
     const client = await db.connect();
     try {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [lockKey(service).toString()]);
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+        lockKey(service).toString(),
+      ]);
       if (!rows[0]!.locked) return 'skipped';
       try {
         if (reason === 'scheduled') {
-          const last = await client.query<{ checked_at: Date }>('SELECT checked_at FROM update_checks WHERE service = $1', [service]);
+          const last = await client.query<{ checked_at: Date }>(
+            'SELECT checked_at FROM update_checks WHERE service = $1',
+            [service],
+          );
           const at = last.rows[0]?.checked_at;
           if (at && clock.now().getTime() - at.getTime() < schedule.intervalSecs * 500) return 'skipped';
         }
@@ -118,7 +156,8 @@ export class UpdateChecker {
         await client.query('SELECT pg_advisory_unlock($1)', [lockKey(service).toString()]);
       }
     } catch (error) {
-      if (!this.abort.signal.aborted) this.deps.log.error('update_check_tick_failed', { service, error: (error as Error).message });
+      if (!this.abort.signal.aborted)
+        this.deps.log.error('update_check_tick_failed', { service, error: (error as Error).message });
       return 'skipped';
     } finally {
       client.release();

@@ -17,19 +17,47 @@ type Data = Extract<UpdateEvent, { type: 'UpdateDeliveryChecked' }>['data'];
 export class DeliverySweep {
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly d: { sidecar: SidecarClient; commands: CommandRunner; db: Pool; clock: Clock; log: Logger; gate?: WriteGate | null; intervalSecs: number }) {}
+  constructor(
+    private readonly d: {
+      sidecar: SidecarClient;
+      commands: CommandRunner;
+      db: Pool;
+      clock: Clock;
+      log: Logger;
+      gate?: WriteGate | null;
+      intervalSecs: number;
+    },
+  ) {}
 
   /** One sweep; returns whether it recorded a change. */
   async sweep(): Promise<boolean> {
     if (this.d.gate?.isClosed) return false;
-    const answer = await this.d.sidecar.delivery() as { apply_id: string | null; version: string | null; requirements: Data['requirements'] };
-    const { rows } = await this.d.db.query<{ requirements: Data['requirements']; apply_id: string | null }>('SELECT requirements, apply_id FROM update_delivery WHERE id = 1');
-    const same = rows[0] && rows[0].apply_id === answer.apply_id && JSON.stringify(rows[0].requirements) === JSON.stringify(answer.requirements);
+    const answer = (await this.d.sidecar.delivery()) as {
+      apply_id: string | null;
+      version: string | null;
+      requirements: Data['requirements'];
+    };
+    const { rows } = await this.d.db.query<{ requirements: Data['requirements']; apply_id: string | null }>(
+      'SELECT requirements, apply_id FROM update_delivery WHERE id = 1',
+    );
+    const same =
+      rows[0] &&
+      rows[0].apply_id === answer.apply_id &&
+      JSON.stringify(rows[0].requirements) === JSON.stringify(answer.requirements);
     if (same) return false;
-    await this.d.commands.record(DELIVERY_STREAM, {
-      type: 'UpdateDeliveryChecked',
-      data: { apply_id: answer.apply_id, to_version: answer.version, checked_at: this.d.clock.now().toISOString(), requirements: answer.requirements },
-    }, { actor: { kind: 'system', id: 'delivery-sweep' }, correlationId: null });
+    await this.d.commands.record(
+      DELIVERY_STREAM,
+      {
+        type: 'UpdateDeliveryChecked',
+        data: {
+          apply_id: answer.apply_id,
+          to_version: answer.version,
+          checked_at: this.d.clock.now().toISOString(),
+          requirements: answer.requirements,
+        },
+      },
+      { actor: { kind: 'system', id: 'delivery-sweep' }, correlationId: null },
+    );
     return true;
   }
 

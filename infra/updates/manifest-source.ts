@@ -2,10 +2,17 @@
 // envelope of at most 64 KiB. An empty channel (404) is not an error: it has no release yet.
 
 import { parseEnvelope, SignatureError, verifyEnvelope, type DsseEnvelope } from '../../crypto/release-signature.ts';
-import { checkManifest, MANIFEST_MAX_BYTES, ManifestRefusal, parseManifest, type Manifest, type ManifestExpectations } from '../../domain/updates/manifest.ts';
+import {
+  checkManifest,
+  MANIFEST_MAX_BYTES,
+  ManifestRefusal,
+  parseManifest,
+  type Manifest,
+  type ManifestExpectations,
+} from '../../domain/updates/manifest.ts';
 
 /** An envelope is its payload in base64 plus a signature: allow for the encoding. */
-const ENVELOPE_MAX_BYTES = Math.ceil(MANIFEST_MAX_BYTES * 4 / 3) + 4096;
+const ENVELOPE_MAX_BYTES = Math.ceil((MANIFEST_MAX_BYTES * 4) / 3) + 4096;
 
 /** Signature, then payload shape, then channel, freshness and monotonicity. */
 export function verifyManifestEnvelope(value: unknown, publicKey: Uint8Array, expect: ManifestExpectations): Manifest {
@@ -13,7 +20,8 @@ export function verifyManifestEnvelope(value: unknown, publicKey: Uint8Array, ex
   try {
     payload = verifyEnvelope(parseEnvelope(value), publicKey);
   } catch (error) {
-    if (error instanceof SignatureError && error.code === 'malformed') throw new ManifestRefusal('manifest_malformed', error.message);
+    if (error instanceof SignatureError && error.code === 'malformed')
+      throw new ManifestRefusal('manifest_malformed', error.message);
     if (error instanceof SignatureError) throw new ManifestRefusal('manifest_signature_invalid', error.message);
     throw error;
   }
@@ -48,7 +56,8 @@ export async function fetchManifest(host: string, channel: string, timeoutMs = 1
   let size = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.length;
-    if (size > ENVELOPE_MAX_BYTES) throw new ManifestRefusal('manifest_malformed', `the manifest is larger than ${MANIFEST_MAX_BYTES} bytes`);
+    if (size > ENVELOPE_MAX_BYTES)
+      throw new ManifestRefusal('manifest_malformed', `the manifest is larger than ${MANIFEST_MAX_BYTES} bytes`);
     chunks.push(chunk);
   }
   try {

@@ -14,7 +14,11 @@ export interface ReleaseKey {
 }
 
 export function loadReleaseKey(publicKeyFile: string | null, log?: Logger): ReleaseKey {
-  if (!publicKeyFile) return { publicKey: checkReleasePublicKey(parseKeyHex(PINNED_RELEASE_PUBLIC_KEY_HEX, 32, 'the pinned key')), source: 'pinned' };
+  if (!publicKeyFile)
+    return {
+      publicKey: checkReleasePublicKey(parseKeyHex(PINNED_RELEASE_PUBLIC_KEY_HEX, 32, 'the pinned key')),
+      source: 'pinned',
+    };
   let text: string;
   try {
     text = readFileSync(publicKeyFile, 'utf8');

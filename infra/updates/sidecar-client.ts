@@ -86,7 +86,8 @@ export class SidecarClient {
       res = await fetch(this.baseUrl + pathAndQuery, {
         method,
         headers: {
-          'x-orchard-timestamp': timestamp, 'x-orchard-nonce': nonce,
+          'x-orchard-timestamp': timestamp,
+          'x-orchard-nonce': nonce,
           'x-orchard-signature': signRequest(token, { method, pathAndQuery, timestamp, nonce, body }),
           ...(json === undefined ? {} : { 'content-type': 'application/json' }),
         },
@@ -99,9 +100,10 @@ export class SidecarClient {
     const text = await res.text();
     const at = res.headers.get('x-orchard-timestamp') ?? '';
     const expected = signResponse(token, { status: res.status, requestNonce: nonce, timestamp: at, body: text });
-    if (!signatureMatches(expected, res.headers.get('x-orchard-signature'))) throw new SidecarUnavailable('the sidecar\'s answer is not signed with the shared token');
+    if (!signatureMatches(expected, res.headers.get('x-orchard-signature')))
+      throw new SidecarUnavailable("the sidecar's answer is not signed with the shared token");
     if (!/^\d+$/.test(at) || Math.abs(Number(at) - this.clock.now().getTime() / 1000) > RESPONSE_SKEW_SECS) {
-      throw new SidecarUnavailable('the sidecar\'s answer is outside the time window');
+      throw new SidecarUnavailable("the sidecar's answer is outside the time window");
     }
     let parsed: unknown = null;
     try {

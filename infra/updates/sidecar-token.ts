@@ -11,9 +11,12 @@ export function readSidecarToken(file: string | null, variable: string): Uint8Ar
   try {
     text = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new Error(`${variable} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new Error(
+      `${variable} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   const token = new TextEncoder().encode(text);
-  if (token.length < MIN_TOKEN_BYTES) throw new Error(`${variable} holds ${token.length} bytes; the token needs at least ${MIN_TOKEN_BYTES}`);
+  if (token.length < MIN_TOKEN_BYTES)
+    throw new Error(`${variable} holds ${token.length} bytes; the token needs at least ${MIN_TOKEN_BYTES}`);
   return token;
 }

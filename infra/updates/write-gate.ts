@@ -22,7 +22,9 @@ export const MAINTENANCE_RETRY_AFTER_SECS = 30;
 
 export class MaintenanceError extends DomainError {
   constructor() {
-    super('unavailable', 'maintenance', 'the service is read-only while an update is applied; retry later', { retry_after: MAINTENANCE_RETRY_AFTER_SECS });
+    super('unavailable', 'maintenance', 'the service is read-only while an update is applied; retry later', {
+      retry_after: MAINTENANCE_RETRY_AFTER_SECS,
+    });
   }
 }
 
@@ -78,7 +80,8 @@ export class WriteGate {
   /** The gate as the log's maintenance events leave it (the last one decides). */
   follow(event: Pick<RecordedEvent, 'type' | 'data'>, log: Logger | null): void {
     const active = event.type === 'MaintenanceStarted';
-    if (log && active !== this.closed) log.info(active ? 'maintenance_started' : 'maintenance_ended', { apply_id: event.data.apply_id });
+    if (log && active !== this.closed)
+      log.info(active ? 'maintenance_started' : 'maintenance_ended', { apply_id: event.data.apply_id });
     this.set(active, String(event.data.apply_id ?? ''));
   }
 }
@@ -92,21 +95,22 @@ export const WRITE_GATE = 'write_gate';
  * The gate's processor: in every process (each has its gate), reconciled from the log's last
  * maintenance event (one before the process started counts), then following the log.
  */
-export const writeGateProcessor = (gate: WriteGate, store: Pick<EventStore, 'readAll'>, log: Logger) => defineReactor<MaintenanceEvent>({
-  name: WRITE_GATE,
-  handles: MAINTENANCE_TYPES,
-  scope: 'each',
-  async reconcile() {
-    const filter = { eventTypes: [...MAINTENANCE_TYPES] };
-    let after: Position | 'start' = 'start';
-    for (;;) {
-      const batch = await store.readAll({ after, filter, limit: 500 });
-      if (!batch.length) break;
-      gate.follow(batch.at(-1)!, null);
-      after = batch.at(-1)!.position;
-    }
-  },
-  async react(events) {
-    for (const event of events) gate.follow(event, log);
-  },
-});
+export const writeGateProcessor = (gate: WriteGate, store: Pick<EventStore, 'readAll'>, log: Logger) =>
+  defineReactor<MaintenanceEvent>({
+    name: WRITE_GATE,
+    handles: MAINTENANCE_TYPES,
+    scope: 'each',
+    async reconcile() {
+      const filter = { eventTypes: [...MAINTENANCE_TYPES] };
+      let after: Position | 'start' = 'start';
+      for (;;) {
+        const batch = await store.readAll({ after, filter, limit: 500 });
+        if (!batch.length) break;
+        gate.follow(batch.at(-1)!, null);
+        after = batch.at(-1)!.position;
+      }
+    },
+    async react(events) {
+      for (const event of events) gate.follow(event, log);
+    },
+  });

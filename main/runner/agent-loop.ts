@@ -9,10 +9,12 @@ import { runTool, TASK_TOOLS } from './tools.ts';
 export type Outcome = { outcome: 'completed' } | { outcome: 'failed'; reason: string } | { outcome: 'abandoned' };
 
 const MAX_TOKENS = 4096;
-export const DEFAULT_PROMPT = 'Begin: look at the project\'s tasks and do your part.';
+export const DEFAULT_PROMPT = "Begin: look at the project's tasks and do your part.";
 
 export async function runAgentLoop(
-  claim: ClaimedAgent, deps: { api: ApiClient; models: Models; maxIterations: number; workDir: string }, stop: Promise<void>,
+  claim: ClaimedAgent,
+  deps: { api: ApiClient; models: Models; maxIterations: number; workDir: string },
+  stop: Promise<void>,
 ): Promise<Outcome> {
   const { agent, project } = claim;
   const messages: ChatMessage[] = [{ role: 'user', content: agent.initial_prompt || DEFAULT_PROMPT }];
@@ -22,7 +24,15 @@ export async function runAgentLoop(
     let call;
     try {
       const answer = await Promise.race([
-        deps.models.complete({ model: agent.model, system, messages, max_tokens: MAX_TOKENS, temperature: 0.2, tools: TASK_TOOLS, hints: { persona: agent.name } }),
+        deps.models.complete({
+          model: agent.model,
+          system,
+          messages,
+          max_tokens: MAX_TOKENS,
+          temperature: 0.2,
+          tools: TASK_TOOLS,
+          hints: { persona: agent.name },
+        }),
         stopped,
       ]);
       if (answer === 'stopped') return { outcome: 'abandoned' };
@@ -35,7 +45,11 @@ export async function runAgentLoop(
       const status = await deps.api.report(agent.id, { event: 'cost', cost_usd: call.cost_cents / 100 });
       if (status !== 'running') return { outcome: 'abandoned' };
     }
-    messages.push({ role: 'assistant', content: call.text, ...(call.tool_calls.length ? { tool_calls: call.tool_calls } : {}) });
+    messages.push({
+      role: 'assistant',
+      content: call.text,
+      ...(call.tool_calls.length ? { tool_calls: call.tool_calls } : {}),
+    });
     if (call.tool_calls.length === 0) return { outcome: 'completed' };
     for (const toolCall of call.tool_calls) {
       const content = await runTool(deps.api, claim.credential, project.id, toolCall);

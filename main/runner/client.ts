@@ -3,13 +3,27 @@
 
 export interface ClaimedAgent {
   agent: {
-    id: string; name: string; role: string; project_id: string; template: string; model: string; base_branch: string;
-    persistent: boolean; status: string; initial_prompt: string | null;
+    id: string;
+    name: string;
+    role: string;
+    project_id: string;
+    template: string;
+    model: string;
+    base_branch: string;
+    persistent: boolean;
+    status: string;
+    initial_prompt: string | null;
   };
   system_prompt: string;
   credential: string;
   project: { id: string; name: string; repo_path: string | null };
-  mcp_servers: { name: string; command: string; args: string[]; env: Record<string, string>; description: string | null }[];
+  mcp_servers: {
+    name: string;
+    command: string;
+    args: string[];
+    env: Record<string, string>;
+    description: string | null;
+  }[];
 }
 
 export interface Reply {
@@ -18,12 +32,19 @@ export interface Reply {
 }
 
 export class ApiClient {
-  constructor(readonly baseUrl: string, private readonly key: string) {}
+  constructor(
+    readonly baseUrl: string,
+    private readonly key: string,
+  ) {}
 
   async request(method: string, path: string, options: { json?: unknown; key?: string } = {}): Promise<Reply> {
     const headers: Record<string, string> = { 'X-API-Key': options.key ?? this.key };
     if (options.json !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: options.json === undefined ? undefined : JSON.stringify(options.json),
+    });
     const text = await res.text();
     let body: unknown = null;
     try {
@@ -46,7 +67,7 @@ export class ApiClient {
 
   async claim(instance: string): Promise<ClaimedAgent | null> {
     const body = await this.ok('POST', '/api/v1/runner/claim', { runner_instance: instance });
-    return body.agent ? body as ClaimedAgent : null;
+    return body.agent ? (body as ClaimedAgent) : null;
   }
 
   /** The agent's status after the report; 409 (`agent_ended`: stopped or killed meanwhile) comes back as a status too. */
@@ -64,7 +85,9 @@ export class ApiClient {
 
 export class ApiFailure extends Error {
   constructor(readonly reply: Reply) {
-    super(`orchestration API answered ${reply.status}: ${typeof reply.body === 'object' ? reply.body?.message ?? reply.body?.error : reply.body}`);
+    super(
+      `orchestration API answered ${reply.status}: ${typeof reply.body === 'object' ? (reply.body?.message ?? reply.body?.error) : reply.body}`,
+    );
     this.name = 'ApiFailure';
   }
 }

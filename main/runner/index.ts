@@ -16,10 +16,18 @@ import { runAgentLoop, type Outcome } from './agent-loop.ts';
 import { ApiClient, type ClaimedAgent } from './client.ts';
 import { prepareWorkDir, releaseWorkDir, type WorkDir } from './workdir.ts';
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 
 export class Runner {
   readonly instance = randomUUID();
@@ -28,7 +36,10 @@ export class Runner {
   private readonly active = new Map<string, { stop: () => void; done: Promise<void> }>();
   private readonly shutdown = new AbortController();
 
-  constructor(private readonly config: Config, private readonly log: Logger) {
+  constructor(
+    private readonly config: Config,
+    private readonly log: Logger,
+  ) {
     if (!config.runnerApiKey) throw new StartupError('the runner needs ORCH_RUNNER_API_KEY');
     this.api = new ApiClient(config.runner.serverUrl, config.runnerApiKey);
     this.models = createModels(config.llm, log);
@@ -67,7 +78,11 @@ export class Runner {
         if (failed.length) this.log.warn('runner_recovered', { failed });
         return;
       } catch (error) {
-        if (attempt === 1 || attempt % 30 === 0) this.log.warn('runner_server_unreachable', { server: this.config.runner.serverUrl, error: (error as Error).message });
+        if (attempt === 1 || attempt % 30 === 0)
+          this.log.warn('runner_server_unreachable', {
+            server: this.config.runner.serverUrl,
+            error: (error as Error).message,
+          });
         await sleep(this.config.runner.pollMs, this.shutdown.signal);
       }
     }
@@ -76,22 +91,32 @@ export class Runner {
   private start(claim: ClaimedAgent): void {
     let stop!: () => void;
     const stopping = new Promise<void>((resolve) => (stop = resolve));
-    const done = this.execute(claim, stopping).catch((error) => {
-      this.log.error('runner_agent_crashed', { agent_id: claim.agent.id, error: (error as Error).message });
-    }).finally(() => this.active.delete(claim.agent.id));
+    const done = this.execute(claim, stopping)
+      .catch((error) => {
+        this.log.error('runner_agent_crashed', { agent_id: claim.agent.id, error: (error as Error).message });
+      })
+      .finally(() => this.active.delete(claim.agent.id));
     this.active.set(claim.agent.id, { stop, done });
   }
 
   private async execute(claim: ClaimedAgent, stopping: Promise<void>): Promise<void> {
     const { agent } = claim;
-    this.log.info('agent_claimed', { agent_id: agent.id, name: agent.name, project_id: agent.project_id, model: agent.model, mcp_servers: claim.mcp_servers.length });
+    this.log.info('agent_claimed', {
+      agent_id: agent.id,
+      name: agent.name,
+      project_id: agent.project_id,
+      model: agent.model,
+      mcp_servers: claim.mcp_servers.length,
+    });
     let work: WorkDir | null = null;
     let outcome: Outcome;
     // Stop or kill from the API, or this runner shutting down, ends the loop.
     let ended = false;
     let byRunner = false;
     const watch = (async () => {
-      const abort = stopping.then(() => { byRunner = true; });
+      const abort = stopping.then(() => {
+        byRunner = true;
+      });
       while (!ended) {
         await Promise.race([sleep(this.config.runner.pollMs), abort]);
         if (ended || byRunner) return;
@@ -101,24 +126,42 @@ export class Runner {
     })();
     try {
       work = await prepareWorkDir(this.config.runner.workDir, agent, claim.project);
-      if (await this.api.report(agent.id, { event: 'running', runner_instance: this.instance }) !== 'running') {
+      if ((await this.api.report(agent.id, { event: 'running', runner_instance: this.instance })) !== 'running') {
         outcome = { outcome: 'abandoned' };
       } else {
-        outcome = await runAgentLoop(claim, { api: this.api, models: this.models, maxIterations: this.config.runner.maxIterations, workDir: work.path }, watch);
+        outcome = await runAgentLoop(
+          claim,
+          { api: this.api, models: this.models, maxIterations: this.config.runner.maxIterations, workDir: work.path },
+          watch,
+        );
       }
     } catch (error) {
       outcome = { outcome: 'failed', reason: `runner_error: ${(error as Error).message}` };
     }
     ended = true;
-    if (outcome.outcome === 'abandoned' && byRunner) outcome = { outcome: 'failed', reason: 'runner_stopped: the runner shut down while the agent was running' };
+    if (outcome.outcome === 'abandoned' && byRunner)
+      outcome = { outcome: 'failed', reason: 'runner_stopped: the runner shut down while the agent was running' };
     if (outcome.outcome !== 'abandoned') {
-      const report = outcome.outcome === 'completed'
-        ? { event: 'completed', runner_instance: this.instance }
-        : { event: 'failed', runner_instance: this.instance, reason: outcome.reason.slice(0, 2000) };
-      await this.api.report(agent.id, report).catch((error) => this.log.warn('runner_report_failed', { agent_id: agent.id, error: (error as Error).message }));
+      const report =
+        outcome.outcome === 'completed'
+          ? { event: 'completed', runner_instance: this.instance }
+          : { event: 'failed', runner_instance: this.instance, reason: outcome.reason.slice(0, 2000) };
+      await this.api
+        .report(agent.id, report)
+        .catch((error) =>
+          this.log.warn('runner_report_failed', { agent_id: agent.id, error: (error as Error).message }),
+        );
     }
-    if (work) await releaseWorkDir(work, agent.persistent).catch((error) => this.log.warn('runner_workdir_cleanup_failed', { agent_id: agent.id, error: (error as Error).message }));
-    this.log.info('agent_ended', { agent_id: agent.id, outcome: outcome.outcome, reason: 'reason' in outcome ? outcome.reason : null, workdir_kept: !!work && agent.persistent });
+    if (work)
+      await releaseWorkDir(work, agent.persistent).catch((error) =>
+        this.log.warn('runner_workdir_cleanup_failed', { agent_id: agent.id, error: (error as Error).message }),
+      );
+    this.log.info('agent_ended', {
+      agent_id: agent.id,
+      outcome: outcome.outcome,
+      reason: 'reason' in outcome ? outcome.reason : null,
+      workdir_kept: !!work && agent.persistent,
+    });
   }
 }
 

@@ -13,7 +13,11 @@ export const TASK_TOOLS: ToolSpec[] = [
   {
     name: 'list_tasks',
     description: 'List the tasks of your project, optionally of one status.',
-    parameters: { type: 'object', properties: { status: { type: 'string', enum: STATUSES } }, additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { status: { type: 'string', enum: STATUSES } },
+      additionalProperties: false,
+    },
   },
   {
     name: 'create_task',
@@ -48,7 +52,8 @@ export const TASK_TOOLS: ToolSpec[] = [
   },
 ];
 
-const pick = (args: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]));
+const pick = (args: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]));
 
 /** Run one tool call as the agent; the text answer for the model. */
 export async function runTool(api: ApiClient, agentKey: string, projectId: string, call: ToolCall): Promise<string> {
@@ -60,19 +65,31 @@ export async function runTool(api: ApiClient, agentKey: string, projectId: strin
       if (typeof args.status === 'string') query.set('status', args.status);
       reply = await api.request('GET', `/api/v1/tasks?${query}`, { key: agentKey });
       if (reply.status === 200) {
-        return JSON.stringify(reply.body.tasks.map((t: Record<string, unknown>) => pick(t, ['id', 'title', 'status', 'priority', 'assigned_agent_id'])));
+        return JSON.stringify(
+          reply.body.tasks.map((t: Record<string, unknown>) =>
+            pick(t, ['id', 'title', 'status', 'priority', 'assigned_agent_id']),
+          ),
+        );
       }
       break;
     }
     case 'create_task':
-      reply = await api.request('POST', '/api/v1/tasks', { key: agentKey, json: { project_id: projectId, ...pick(args, ['title', 'priority', 'description', 'status']) } });
+      reply = await api.request('POST', '/api/v1/tasks', {
+        key: agentKey,
+        json: { project_id: projectId, ...pick(args, ['title', 'priority', 'description', 'status']) },
+      });
       break;
     case 'update_task':
       if (typeof args.task_id !== 'string') return JSON.stringify({ error: 'task_id is required' });
-      reply = await api.request('PATCH', `/api/v1/tasks/${encodeURIComponent(args.task_id)}`, { key: agentKey, json: pick(args, ['status', 'title', 'priority', 'description']) });
+      reply = await api.request('PATCH', `/api/v1/tasks/${encodeURIComponent(args.task_id)}`, {
+        key: agentKey,
+        json: pick(args, ['status', 'title', 'priority', 'description']),
+      });
       break;
     default:
       return JSON.stringify({ error: `no tool named ${call.name}` });
   }
-  return JSON.stringify(reply.status < 300 ? reply.body : { error: reply.body?.error ?? reply.status, message: reply.body?.message });
+  return JSON.stringify(
+    reply.status < 300 ? reply.body : { error: reply.body?.error ?? reply.status, message: reply.body?.message },
+  );
 }

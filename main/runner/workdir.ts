@@ -37,7 +37,11 @@ async function branchExists(repo: string, branch: string): Promise<boolean> {
   }
 }
 
-export async function prepareWorkDir(root: string, agent: { name: string; base_branch: string }, project: { id: string; repo_path: string | null }): Promise<WorkDir> {
+export async function prepareWorkDir(
+  root: string,
+  agent: { name: string; base_branch: string },
+  project: { id: string; repo_path: string | null },
+): Promise<WorkDir> {
   const dir = path.join(root, project.id, agent.name);
   await mkdir(path.dirname(dir), { recursive: true });
   if (!project.repo_path || !(await isGitRepository(project.repo_path))) {

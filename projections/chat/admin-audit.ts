@@ -12,7 +12,12 @@
 // the decision is made from the event alone and a rebuild equals the live table.
 
 import type { AccountEvent } from '../../domain/chat/accounts/events.ts';
-import type { AnnouncementEvent, FeedbackEvent, PurgeEvent, ReportReviewEvent } from '../../domain/chat/admin/events.ts';
+import type {
+  AnnouncementEvent,
+  FeedbackEvent,
+  PurgeEvent,
+  ReportReviewEvent,
+} from '../../domain/chat/admin/events.ts';
 import type { BotTokenEvent } from '../../domain/chat/bots/events.ts';
 import type { ChannelEvent } from '../../domain/chat/channels/events.ts';
 import type { CommunityEvent } from '../../domain/chat/communities/events.ts';
@@ -27,20 +32,58 @@ import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
 type Audited =
-  | Extract<AccountEvent, { type: 'UserSuspended' | 'UserUnsuspended' | 'AdminRoleChanged' | 'PasswordReplaced' | 'AccountDeleted' | 'BotRegistered' }>
-  | BotTokenEvent | WebhookEvent | PurgeEvent | ReportReviewEvent
+  | Extract<
+      AccountEvent,
+      {
+        type:
+          | 'UserSuspended'
+          | 'UserUnsuspended'
+          | 'AdminRoleChanged'
+          | 'PasswordReplaced'
+          | 'AccountDeleted'
+          | 'BotRegistered';
+      }
+    >
+  | BotTokenEvent
+  | WebhookEvent
+  | PurgeEvent
+  | ReportReviewEvent
   | Extract<AnnouncementEvent, { type: 'AnnouncementPublished' }>
   | Extract<FeedbackEvent, { type: 'FeedbackStatusChanged' }>
   | Extract<InviteEvent, { type: 'RegistrationInviteCreated' | 'RegistrationInviteRevoked' }>
   | Extract<MessageEvent, { type: 'MessageQuarantined' | 'MessageUnquarantined' | 'MessageDeleted' }>
-  | Extract<CommunityEvent, {
-    type: 'CommunityMemberBanned' | 'CommunityMemberUnbanned' | 'CommunityTimeoutImposed' | 'CommunityTimeoutLifted' | 'CommunityMemberWarned'
-      | 'CommunityMemberDeparted' | 'CommunityMemberJoined' | 'CommunityMemberRoleChanged' | 'CommunityMemberNicknameChanged' | 'CommunityOwnershipTransferred' | 'CommunityDeleted';
-  }>
-  | Extract<ChannelEvent, {
-    type: 'ChannelUpdated' | 'ChannelDeleted' | 'ChannelMemberDeparted' | 'ChannelMemberRoleChanged' | 'ChannelOwnershipTransferred'
-      | 'ChannelMemberBanned' | 'ChannelMemberUnbanned' | 'MessagePinned' | 'MessageUnpinned';
-  }>
+  | Extract<
+      CommunityEvent,
+      {
+        type:
+          | 'CommunityMemberBanned'
+          | 'CommunityMemberUnbanned'
+          | 'CommunityTimeoutImposed'
+          | 'CommunityTimeoutLifted'
+          | 'CommunityMemberWarned'
+          | 'CommunityMemberDeparted'
+          | 'CommunityMemberJoined'
+          | 'CommunityMemberRoleChanged'
+          | 'CommunityMemberNicknameChanged'
+          | 'CommunityOwnershipTransferred'
+          | 'CommunityDeleted';
+      }
+    >
+  | Extract<
+      ChannelEvent,
+      {
+        type:
+          | 'ChannelUpdated'
+          | 'ChannelDeleted'
+          | 'ChannelMemberDeparted'
+          | 'ChannelMemberRoleChanged'
+          | 'ChannelOwnershipTransferred'
+          | 'ChannelMemberBanned'
+          | 'ChannelMemberUnbanned'
+          | 'MessagePinned'
+          | 'MessageUnpinned';
+      }
+    >
   | Extract<GroupEvent, { type: 'GroupDeleted' | 'GroupOwnershipTransferred' }>
   | Extract<PollEvent, { type: 'PollClosed' }>
   | Extract<FileEvent, { type: 'FileDeleted' | 'FileQuarantined' | 'FileUnquarantined' }>
@@ -48,14 +91,54 @@ type Audited =
   | Extract<UpdateEvent, { type: 'UpdateApplyRequested' }>;
 
 const AUDITED: Audited['type'][] = [
-  'UserSuspended', 'UserUnsuspended', 'AdminRoleChanged', 'PasswordReplaced', 'AccountDeleted', 'BotRegistered', 'BotTokenMinted', 'BotTokenRevoked',
-  'WebhookCreated', 'WebhookUpdated', 'WebhookDeleted', 'Purged', 'ReportReviewed', 'AnnouncementPublished', 'FeedbackStatusChanged',
-  'RegistrationInviteCreated', 'RegistrationInviteRevoked', 'MessageQuarantined', 'MessageUnquarantined', 'MessageDeleted',
-  'CommunityMemberBanned', 'CommunityMemberUnbanned', 'CommunityTimeoutImposed', 'CommunityTimeoutLifted', 'CommunityMemberWarned',
-  'CommunityMemberDeparted', 'CommunityMemberJoined', 'CommunityMemberRoleChanged', 'CommunityMemberNicknameChanged', 'CommunityOwnershipTransferred', 'CommunityDeleted',
-  'ChannelUpdated', 'ChannelDeleted', 'ChannelMemberDeparted', 'ChannelMemberRoleChanged', 'ChannelOwnershipTransferred',
-  'ChannelMemberBanned', 'ChannelMemberUnbanned', 'MessagePinned', 'MessageUnpinned',
-  'GroupDeleted', 'GroupOwnershipTransferred', 'PollClosed', 'FileDeleted', 'FileQuarantined', 'FileUnquarantined', 'HashBlocked', 'HashUnblocked',
+  'UserSuspended',
+  'UserUnsuspended',
+  'AdminRoleChanged',
+  'PasswordReplaced',
+  'AccountDeleted',
+  'BotRegistered',
+  'BotTokenMinted',
+  'BotTokenRevoked',
+  'WebhookCreated',
+  'WebhookUpdated',
+  'WebhookDeleted',
+  'Purged',
+  'ReportReviewed',
+  'AnnouncementPublished',
+  'FeedbackStatusChanged',
+  'RegistrationInviteCreated',
+  'RegistrationInviteRevoked',
+  'MessageQuarantined',
+  'MessageUnquarantined',
+  'MessageDeleted',
+  'CommunityMemberBanned',
+  'CommunityMemberUnbanned',
+  'CommunityTimeoutImposed',
+  'CommunityTimeoutLifted',
+  'CommunityMemberWarned',
+  'CommunityMemberDeparted',
+  'CommunityMemberJoined',
+  'CommunityMemberRoleChanged',
+  'CommunityMemberNicknameChanged',
+  'CommunityOwnershipTransferred',
+  'CommunityDeleted',
+  'ChannelUpdated',
+  'ChannelDeleted',
+  'ChannelMemberDeparted',
+  'ChannelMemberRoleChanged',
+  'ChannelOwnershipTransferred',
+  'ChannelMemberBanned',
+  'ChannelMemberUnbanned',
+  'MessagePinned',
+  'MessageUnpinned',
+  'GroupDeleted',
+  'GroupOwnershipTransferred',
+  'PollClosed',
+  'FileDeleted',
+  'FileQuarantined',
+  'FileUnquarantined',
+  'HashBlocked',
+  'HashUnblocked',
   'UpdateApplyRequested',
 ];
 
@@ -66,15 +149,31 @@ type Target = [type: string | null, id: string | null];
 
 /** The target named by the event's data: the most specific id it carries. */
 function targetOf(data: Record<string, unknown>): Target {
-  for (const [key, type] of [['target_id', null], ['user_id', 'user'], ['token_id', 'bot_token'], ['webhook_id', 'webhook'], ['report_id', 'report'], ['message_id', 'message'],
-    ['announcement_id', 'announcement'], ['feedback_id', 'feedback'], ['invite_id', 'invite'], ['poll_id', 'poll'], ['file_id', 'file'], ['channel_id', 'channel'],
-    ['group_id', 'group'], ['community_id', 'community']] as const) {
+  for (const [key, type] of [
+    ['target_id', null],
+    ['user_id', 'user'],
+    ['token_id', 'bot_token'],
+    ['webhook_id', 'webhook'],
+    ['report_id', 'report'],
+    ['message_id', 'message'],
+    ['announcement_id', 'announcement'],
+    ['feedback_id', 'feedback'],
+    ['invite_id', 'invite'],
+    ['poll_id', 'poll'],
+    ['file_id', 'file'],
+    ['channel_id', 'channel'],
+    ['group_id', 'group'],
+    ['community_id', 'community'],
+  ] as const) {
     if (typeof data[key] === 'string') return [type ?? (data.target_type as string), data[key] as string];
   }
   return [null, null];
 }
 
-interface Entry { action: string; target: Target }
+interface Entry {
+  action: string;
+  target: Target;
+}
 
 /**
  * The audit entry an event makes, or null when it is not an admin or moderation action: a
@@ -83,7 +182,10 @@ interface Entry { action: string; target: Target }
  * A ban's departure is recorded once, as the ban.
  */
 export function auditEntryOf(event: Recorded<Audited>): Entry | null {
-  const plain = (): Entry => ({ action: actionOf(event.type), target: targetOf(event.data as Record<string, unknown>) });
+  const plain = (): Entry => ({
+    action: actionOf(event.type),
+    target: targetOf(event.data as Record<string, unknown>),
+  });
   switch (event.type) {
     case 'MessageDeleted': {
       const d = event.data;
@@ -91,9 +193,13 @@ export function auditEntryOf(event: Recorded<Audited>): Entry | null {
       return d.sender_id !== null && d.sender_id !== d.by ? plain() : null;
     }
     case 'ChannelMemberDeparted':
-      return event.data.reason === 'kicked' ? { action: 'channel_member_kicked', target: ['user', event.data.user_id] } : null;
+      return event.data.reason === 'kicked'
+        ? { action: 'channel_member_kicked', target: ['user', event.data.user_id] }
+        : null;
     case 'CommunityMemberDeparted':
-      return event.data.reason === 'kicked' ? { action: 'community_member_kicked', target: ['user', event.data.user_id] } : null;
+      return event.data.reason === 'kicked'
+        ? { action: 'community_member_kicked', target: ['user', event.data.user_id] }
+        : null;
     case 'CommunityMemberJoined':
       return event.data.added_by ? { action: 'community_member_added', target: ['user', event.data.user_id] } : null;
     case 'CommunityMemberNicknameChanged':
@@ -114,7 +220,9 @@ export function auditEntryOf(event: Recorded<Audited>): Entry | null {
       return { action: actionOf(event.type), target: ['blocked_hash', event.data.id] };
     case 'UpdateApplyRequested':
       // Both services write it; this log is the chat service's.
-      return event.data.service === 'chat' ? { action: event.data.action, target: ['update', event.data.apply_id] } : null;
+      return event.data.service === 'chat'
+        ? { action: event.data.action, target: ['update', event.data.apply_id] }
+        : null;
     default:
       return plain();
   }
@@ -133,19 +241,43 @@ export const chatAdminAuditProjection = defineProjection<Audited>({
     const data = event.data as Record<string, unknown>;
     const details = Object.fromEntries(Object.entries(data).filter(([k]) => !HIDDEN.test(k)));
     const actor = (event.metadata as { actor?: { id?: string } }).actor?.id ?? null;
-    await tx.query(`INSERT INTO chat_admin_audit (log_commit, log_prepare, action, actor_id, target_type, target_id, details, created_at)
+    await tx.query(
+      `INSERT INTO chat_admin_audit (log_commit, log_prepare, action, actor_id, target_type, target_id, details, created_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-    [event.position.commit.toString(), event.position.prepare.toString(), entry.action, actor, entry.target[0], entry.target[1], JSON.stringify(details), data.at]);
+      [
+        event.position.commit.toString(),
+        event.position.prepare.toString(),
+        entry.action,
+        actor,
+        entry.target[0],
+        entry.target[1],
+        JSON.stringify(details),
+        data.at,
+      ],
+    );
   },
 });
 
-export interface AuditRow { action: string; actor_id: string | null; target_type: string | null; target_id: string | null; details: Record<string, unknown>; created_at: Date }
+export interface AuditRow {
+  action: string;
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+}
 
-export async function auditLog(db: Pool, f: { action: string | null; user_id: string | null; limit: number; offset: number }): Promise<{ rows: AuditRow[]; total: number }> {
+export async function auditLog(
+  db: Pool,
+  f: { action: string | null; user_id: string | null; limit: number; offset: number },
+): Promise<{ rows: AuditRow[]; total: number }> {
   const where = `($1::text IS NULL OR action = $1) AND ($2::text IS NULL OR actor_id = $2 OR target_id = $2)`;
   const [{ rows }, count] = await Promise.all([
-    db.query<AuditRow>(`SELECT action, actor_id, target_type, target_id, details, created_at FROM chat_admin_audit WHERE ${where}
-      ORDER BY log_commit DESC, log_prepare DESC LIMIT $3 OFFSET $4`, [f.action, f.user_id, f.limit, f.offset]),
+    db.query<AuditRow>(
+      `SELECT action, actor_id, target_type, target_id, details, created_at FROM chat_admin_audit WHERE ${where}
+      ORDER BY log_commit DESC, log_prepare DESC LIMIT $3 OFFSET $4`,
+      [f.action, f.user_id, f.limit, f.offset],
+    ),
     db.query<{ n: number }>(`SELECT count(*)::int AS n FROM chat_admin_audit WHERE ${where}`, [f.action, f.user_id]),
   ]);
   return { rows, total: count.rows[0]!.n };

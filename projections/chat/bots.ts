@@ -16,12 +16,29 @@ export const chatBotTokensProjection = defineProjection<BotTokenEvent>({
   async apply(event, tx) {
     if (event.type === 'BotTokenMinted') {
       const d = event.data;
-      await tx.query(`INSERT INTO chat_bot_tokens (id, bot_id, token_hash, prefix, scope, label, expires_at, rate_limit_per_window, created_by, created_at)
+      await tx.query(
+        `INSERT INTO chat_bot_tokens (id, bot_id, token_hash, prefix, scope, label, expires_at, rate_limit_per_window, created_by, created_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-      [d.token_id, d.bot_id, d.token_hash, d.prefix, d.scope, d.label, d.expires_at, d.rate_limit_per_window, d.created_by, d.at]);
+        [
+          d.token_id,
+          d.bot_id,
+          d.token_hash,
+          d.prefix,
+          d.scope,
+          d.label,
+          d.expires_at,
+          d.rate_limit_per_window,
+          d.created_by,
+          d.at,
+        ],
+      );
       return;
     }
-    await tx.query('UPDATE chat_bot_tokens SET revoked_at = $2, revoked_by = $3 WHERE id = $1 AND revoked_at IS NULL', [event.data.token_id, event.data.at, event.data.by]);
+    await tx.query('UPDATE chat_bot_tokens SET revoked_at = $2, revoked_by = $3 WHERE id = $1 AND revoked_at IS NULL', [
+      event.data.token_id,
+      event.data.at,
+      event.data.by,
+    ]);
   },
 });
 
@@ -30,14 +47,22 @@ export const chatBotTokenUsageProjection = defineProjection<BotTokenUseEvent>({
   handles: ['BotTokenUsed'],
   tables: ['chat_bot_token_usage'],
   async apply(event, tx) {
-    await tx.query(`INSERT INTO chat_bot_token_usage (token_id, last_used_at) VALUES ($1, $2)
-      ON CONFLICT (token_id) DO UPDATE SET last_used_at = GREATEST(chat_bot_token_usage.last_used_at, EXCLUDED.last_used_at)`, [event.data.token_id, event.data.at]);
+    await tx.query(
+      `INSERT INTO chat_bot_token_usage (token_id, last_used_at) VALUES ($1, $2)
+      ON CONFLICT (token_id) DO UPDATE SET last_used_at = GREATEST(chat_bot_token_usage.last_used_at, EXCLUDED.last_used_at)`,
+      [event.data.token_id, event.data.at],
+    );
   },
 });
 
 /** Every projection of the bots, webhooks, admin and feedback slices (issue 16). */
 export const chatBotProjections = [
-  chatBotTokensProjection, chatBotTokenUsageProjection, chatWebhooksProjection, chatAdminAuditProjection, chatAnnouncementsProjection, chatFeedbackProjection,
+  chatBotTokensProjection,
+  chatBotTokenUsageProjection,
+  chatWebhooksProjection,
+  chatAdminAuditProjection,
+  chatAnnouncementsProjection,
+  chatFeedbackProjection,
 ];
 
 /** What authenticating a bot request needs: the token, its bot, and whether the bot's creator is suspended. */
@@ -59,7 +84,9 @@ export async function botTokenByHash(db: Pool, tokenHash: string): Promise<BotTo
     `SELECT t.id AS token_id, t.bot_id, u.username, t.scope, t.expires_at, t.revoked_at, t.rate_limit_per_window, u.is_bot,
        u.deleted_at IS NOT NULL AS deleted, (u.suspended_at IS NOT NULL OR coalesce(c.suspended_at IS NOT NULL, false)) AS suspended
      FROM chat_bot_tokens t JOIN chat_users u ON u.id = t.bot_id LEFT JOIN chat_users c ON c.id = u.bot_created_by
-     WHERE t.token_hash = $1`, [tokenHash]);
+     WHERE t.token_hash = $1`,
+    [tokenHash],
+  );
   return rows[0] ?? null;
 }
 
@@ -82,7 +109,9 @@ const TOKEN_COLUMNS = `t.id, t.bot_id, t.prefix, t.scope, t.label, t.expires_at,
 export async function tokensOfBots(db: Pool, botIds: string[]): Promise<BotTokenRow[]> {
   const { rows } = await db.query<BotTokenRow>(
     `SELECT ${TOKEN_COLUMNS} FROM chat_bot_tokens t LEFT JOIN chat_bot_token_usage g ON g.token_id = t.id
-     WHERE t.bot_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`, [botIds]);
+     WHERE t.bot_id = ANY($1::uuid[]) ORDER BY t.created_at, t.id`,
+    [botIds],
+  );
   return rows;
 }
 
@@ -91,7 +120,8 @@ export async function integrationTokens(db: Pool): Promise<(BotTokenRow & { bot_
   const { rows } = await db.query<BotTokenRow & { bot_username: string }>(
     `SELECT ${TOKEN_COLUMNS}, u.username AS bot_username FROM chat_bot_tokens t JOIN chat_users u ON u.id = t.bot_id
      LEFT JOIN chat_bot_token_usage g ON g.token_id = t.id
-     WHERE t.scope <> 'default' AND t.revoked_at IS NULL AND u.deleted_at IS NULL ORDER BY t.created_at DESC, t.id`);
+     WHERE t.scope <> 'default' AND t.revoked_at IS NULL AND u.deleted_at IS NULL ORDER BY t.created_at DESC, t.id`,
+  );
   return rows;
 }
 
@@ -111,7 +141,10 @@ const BOT_SELECT = `SELECT u.id, u.username, u.display_name, u.bot_created_by AS
 
 export async function listBots(db: Pool, limit: number, offset: number): Promise<{ rows: BotRow[]; total: number }> {
   const [{ rows }, count] = await Promise.all([
-    db.query<BotRow>(`${BOT_SELECT} WHERE u.is_bot AND u.deleted_at IS NULL ORDER BY u.created_at, u.id LIMIT $1 OFFSET $2`, [limit, offset]),
+    db.query<BotRow>(
+      `${BOT_SELECT} WHERE u.is_bot AND u.deleted_at IS NULL ORDER BY u.created_at, u.id LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    ),
     db.query<{ n: number }>('SELECT count(*)::int AS n FROM chat_users WHERE is_bot AND deleted_at IS NULL'),
   ]);
   return { rows, total: count.rows[0]!.n };
@@ -125,7 +158,10 @@ export async function botById(db: Pool, id: string): Promise<BotRow | null> {
 
 /** The live integration bot with this username, if any. */
 export async function botByUsername(db: Pool, username: string): Promise<BotRow | null> {
-  const { rows } = await db.query<BotRow>(`${BOT_SELECT} WHERE lower(u.username) = lower($1) AND u.is_bot AND u.deleted_at IS NULL`, [username]);
+  const { rows } = await db.query<BotRow>(
+    `${BOT_SELECT} WHERE lower(u.username) = lower($1) AND u.is_bot AND u.deleted_at IS NULL`,
+    [username],
+  );
   return rows[0] ?? null;
 }
 
@@ -134,18 +170,31 @@ export async function publicSpacesOf(db: Pool, communityId: string): Promise<{ g
   const { rows } = await db.query<{ group_id: string; channel_id: string | null }>(
     `SELECT g.id AS group_id, ch.id AS channel_id FROM chat_groups g
      LEFT JOIN chat_channels ch ON ch.group_id = g.id AND ch.deleted_at IS NULL AND ch.scope = 'group'
-     WHERE g.community_id = $1 AND g.deleted_at IS NULL AND g.visibility = 'public' ORDER BY g.created_at, g.id, ch.created_at, ch.id`, [communityId]);
-  return { groups: [...new Set(rows.map((r) => r.group_id))], channels: rows.flatMap((r) => (r.channel_id ? [r.channel_id] : [])) };
+     WHERE g.community_id = $1 AND g.deleted_at IS NULL AND g.visibility = 'public' ORDER BY g.created_at, g.id, ch.created_at, ch.id`,
+    [communityId],
+  );
+  return {
+    groups: [...new Set(rows.map((r) => r.group_id))],
+    channels: rows.flatMap((r) => (r.channel_id ? [r.channel_id] : [])),
+  };
 }
 
-export interface AdminCommunityRow { id: string; name: string; description: string; discoverable: boolean; member_count: number; created_at: Date }
+export interface AdminCommunityRow {
+  id: string;
+  name: string;
+  description: string;
+  discoverable: boolean;
+  member_count: number;
+  created_at: Date;
+}
 
 /** Every live community, oldest first (instance administration and bot provisioning). */
 export async function allCommunities(db: Pool): Promise<AdminCommunityRow[]> {
   const { rows } = await db.query<AdminCommunityRow>(
     `SELECT c.id, c.name, c.description, c.discoverable, c.created_at,
        (SELECT count(*)::int FROM chat_community_members m WHERE m.community_id = c.id) AS member_count
-     FROM chat_communities c WHERE c.deleted_at IS NULL ORDER BY c.created_at, c.id`);
+     FROM chat_communities c WHERE c.deleted_at IS NULL ORDER BY c.created_at, c.id`,
+  );
   return rows;
 }
 
@@ -155,16 +204,21 @@ export async function communitiesOfUser(db: Pool, userId: string): Promise<(Admi
     `SELECT c.id, c.name, c.description, c.discoverable, c.created_at, m.role,
        (SELECT count(*)::int FROM chat_community_members x WHERE x.community_id = c.id) AS member_count
      FROM chat_community_members m JOIN chat_communities c ON c.id = m.community_id AND c.deleted_at IS NULL
-     WHERE m.user_id = $1 ORDER BY c.created_at, c.id`, [userId]);
+     WHERE m.user_id = $1 ORDER BY c.created_at, c.id`,
+    [userId],
+  );
   return rows;
 }
 
 /** The cockpit's counts, in one round trip. */
-export async function cockpitCounts(db: Pool): Promise<{ workspaces: number; members: number; channels: number; messages: number }> {
+export async function cockpitCounts(
+  db: Pool,
+): Promise<{ workspaces: number; members: number; channels: number; messages: number }> {
   const { rows } = await db.query<{ workspaces: number; members: number; channels: number; messages: number }>(
     `SELECT (SELECT count(*)::int FROM chat_communities WHERE deleted_at IS NULL) AS workspaces,
        (SELECT count(*)::int FROM chat_users WHERE deleted_at IS NULL) AS members,
        (SELECT count(*)::int FROM chat_channels WHERE deleted_at IS NULL) AS channels,
-       (SELECT count(*)::int FROM chat_messages WHERE deleted_at IS NULL) AS messages`);
+       (SELECT count(*)::int FROM chat_messages WHERE deleted_at IS NULL) AS messages`,
+  );
   return rows[0]!;
 }

@@ -13,12 +13,18 @@ export const chatInvitesProjection = defineProjection<InviteEvent>({
     switch (event.type) {
       case 'RegistrationInviteCreated': {
         const d = event.data;
-        await tx.query('INSERT INTO chat_invites (id, code_hash, created_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-          [d.invite_id, d.code_hash, d.created_by, d.at, d.expires_at]);
+        await tx.query(
+          'INSERT INTO chat_invites (id, code_hash, created_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+          [d.invite_id, d.code_hash, d.created_by, d.at, d.expires_at],
+        );
         return;
       }
       case 'RegistrationInviteRedeemed':
-        await tx.query('UPDATE chat_invites SET redeemed_by = $2, redeemed_at = $3 WHERE id = $1', [event.data.invite_id, event.data.user_id, event.data.at]);
+        await tx.query('UPDATE chat_invites SET redeemed_by = $2, redeemed_at = $3 WHERE id = $1', [
+          event.data.invite_id,
+          event.data.user_id,
+          event.data.at,
+        ]);
         return;
       case 'RegistrationInviteRevoked':
         await tx.query('UPDATE chat_invites SET revoked_at = $2 WHERE id = $1', [event.data.invite_id, event.data.at]);
@@ -44,7 +50,11 @@ export async function inviteIdByCodeHash(db: Pool, codeHash: string): Promise<st
   return rows[0]?.id ?? null;
 }
 
-export async function listInvites(db: Pool, limit: number, offset: number): Promise<{ rows: InviteRow[]; total: number }> {
+export async function listInvites(
+  db: Pool,
+  limit: number,
+  offset: number,
+): Promise<{ rows: InviteRow[]; total: number }> {
   const [page, count] = await Promise.all([
     db.query<InviteRow>(`${SELECT} ORDER BY created_at DESC, id LIMIT $1 OFFSET $2`, [limit, offset]),
     db.query<{ n: number }>('SELECT count(*)::int AS n FROM chat_invites'),

@@ -6,14 +6,25 @@
 // left keeps its row, due at 'infinity' (never claimed), until an edit gives it one.
 
 import { type ReminderCursor, cursorAfter, reminderKey } from '../../domain/chat/meetings/decider.ts';
-import type { MeetingEvent, OccurrenceChanges, SeriesFields, ReminderEvent } from '../../domain/chat/meetings/events.ts';
+import type {
+  MeetingEvent,
+  OccurrenceChanges,
+  SeriesFields,
+  ReminderEvent,
+} from '../../domain/chat/meetings/events.ts';
 import type { Schedule } from '../../domain/chat/meetings/occurrences.ts';
 import { nextReminder, type DueReminder } from '../../domain/chat/meetings/reminders.ts';
 import type { PoolClient } from '../../infra/db/pool.ts';
 import type { Recorded } from '../../infra/processors/projection.ts';
 
 export const MEETING_JOB_EVENTS = [
-  'MeetingScheduled', 'MeetingUpdated', 'MeetingOccurrenceUpdated', 'MeetingOccurrenceCancelled', 'MeetingCancelled', 'MeetingReminderSkipped', 'MeetingReminderFired',
+  'MeetingScheduled',
+  'MeetingUpdated',
+  'MeetingOccurrenceUpdated',
+  'MeetingOccurrenceCancelled',
+  'MeetingCancelled',
+  'MeetingReminderSkipped',
+  'MeetingReminderFired',
 ] as const;
 export type MeetingJobEvent = Exclude<MeetingEvent, { type: 'MeetingRsvpRecorded' }> | ReminderEvent;
 
@@ -24,7 +35,13 @@ export interface MeetingJobData {
   next: DueReminder | null;
 }
 
-type Upsert = (tx: PoolClient, kind: 'meeting_reminder', subject: string, dueAt: string, data: Record<string, unknown>) => Promise<void>;
+type Upsert = (
+  tx: PoolClient,
+  kind: 'meeting_reminder',
+  subject: string,
+  dueAt: string,
+  data: Record<string, unknown>,
+) => Promise<void>;
 type Drop = (tx: PoolClient, kind: 'meeting_reminder', subject: string) => Promise<unknown>;
 
 const NEVER = 'infinity';
@@ -32,9 +49,19 @@ const later = (a: ReminderCursor, b: ReminderCursor) => (cursorAfter(a, b) >= 0 
 /** A cursor at an instant: every reminder due later follows it. */
 const at = (iso: string): ReminderCursor => [Date.parse(iso), Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
 
-const toSchedule = (s: MeetingJobData['schedule']): Schedule => ({ ...s, cancelled_occurrences: new Set(s.cancelled_occurrences), overrides: new Map(Object.entries(s.overrides)) });
+const toSchedule = (s: MeetingJobData['schedule']): Schedule => ({
+  ...s,
+  cancelled_occurrences: new Set(s.cancelled_occurrences),
+  overrides: new Map(Object.entries(s.overrides)),
+});
 
-export async function applyMeetingJob(event: Recorded<MeetingJobEvent>, tx: PoolClient, upsert: Upsert, drop: Drop, jobId: string): Promise<void> {
+export async function applyMeetingJob(
+  event: Recorded<MeetingJobEvent>,
+  tx: PoolClient,
+  upsert: Upsert,
+  drop: Drop,
+  jobId: string,
+): Promise<void> {
   const meetingId = event.data.meeting_id;
   if (event.type === 'MeetingCancelled') {
     await drop(tx, 'meeting_reminder', meetingId);
@@ -52,19 +79,30 @@ export async function applyMeetingJob(event: Recorded<MeetingJobEvent>, tx: Pool
     switch (event.type) {
       case 'MeetingUpdated': {
         const d = event.data;
-        job.schedule = { ...s, ...d.changes, ...(d.resets_occurrences ? { cancelled_occurrences: [], overrides: {} } : {}) };
+        job.schedule = {
+          ...s,
+          ...d.changes,
+          ...(d.resets_occurrences ? { cancelled_occurrences: [], overrides: {} } : {}),
+        };
         job.cursor = later(job.cursor, at(d.at));
         break;
       }
       case 'MeetingOccurrenceUpdated': {
         const d = event.data;
-        job.schedule = { ...s, overrides: { ...s.overrides, [d.occurrence_id]: { ...s.overrides[d.occurrence_id], ...d.changes } } };
+        job.schedule = {
+          ...s,
+          overrides: { ...s.overrides, [d.occurrence_id]: { ...s.overrides[d.occurrence_id], ...d.changes } },
+        };
         job.cursor = later(job.cursor, at(d.at));
         break;
       }
       case 'MeetingOccurrenceCancelled': {
         const { [event.data.occurrence_id]: _gone, ...overrides } = s.overrides;
-        job.schedule = { ...s, overrides, cancelled_occurrences: [...s.cancelled_occurrences, event.data.occurrence_id] };
+        job.schedule = {
+          ...s,
+          overrides,
+          cancelled_occurrences: [...s.cancelled_occurrences, event.data.occurrence_id],
+        };
         break;
       }
       case 'MeetingReminderSkipped':
@@ -77,5 +115,11 @@ export async function applyMeetingJob(event: Recorded<MeetingJobEvent>, tx: Pool
     }
   }
   job.next = nextReminder(toSchedule(job.schedule), job.cursor, job.floor);
-  await upsert(tx, 'meeting_reminder', meetingId, job.next?.fire_at ?? NEVER, job as unknown as Record<string, unknown>);
+  await upsert(
+    tx,
+    'meeting_reminder',
+    meetingId,
+    job.next?.fire_at ?? NEVER,
+    job as unknown as Record<string, unknown>,
+  );
 }

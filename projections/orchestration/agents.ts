@@ -7,11 +7,21 @@ import { defineProjection } from '../../infra/processors/projection.ts';
 
 export const agentsProjection = defineProjection<AgentEvent>({
   name: 'agents',
-  handles: ['AgentSpawned', 'AgentClaimed', 'AgentStarted', 'AgentCostRecorded', 'AgentCompleted', 'AgentFailed', 'AgentStopped', 'AgentKilled'],
+  handles: [
+    'AgentSpawned',
+    'AgentClaimed',
+    'AgentStarted',
+    'AgentCostRecorded',
+    'AgentCompleted',
+    'AgentFailed',
+    'AgentStopped',
+    'AgentKilled',
+  ],
   tables: ['agents'],
   async apply(event, tx) {
     const d = event.data;
-    const set = (sql: string, values: unknown[]) => tx.query(`UPDATE agents SET ${sql}, updated_at = $2 WHERE id = $1`, [d.agent_id, d.at, ...values]);
+    const set = (sql: string, values: unknown[]) =>
+      tx.query(`UPDATE agents SET ${sql}, updated_at = $2 WHERE id = $1`, [d.agent_id, d.at, ...values]);
     switch (event.type) {
       case 'AgentSpawned': {
         const s = event.data;
@@ -19,7 +29,21 @@ export const agentsProjection = defineProjection<AgentEvent>({
           `INSERT INTO agents (id, name, role, project_id, template, custom_agent_md, initial_prompt, model, base_branch, persistent, status,
              total_cost_usd, created_by_user, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'queued', 0, $11, $12, $12)`,
-          [s.agent_id, s.name, s.role, s.project_id, s.template, s.custom_agent_md, s.initial_prompt, s.model, s.base_branch, s.persistent, s.created_by_user, s.at]);
+          [
+            s.agent_id,
+            s.name,
+            s.role,
+            s.project_id,
+            s.template,
+            s.custom_agent_md,
+            s.initial_prompt,
+            s.model,
+            s.base_branch,
+            s.persistent,
+            s.created_by_user,
+            s.at,
+          ],
+        );
         return;
       }
       case 'AgentClaimed':
@@ -46,8 +70,19 @@ export const agentsProjection = defineProjection<AgentEvent>({
   },
 });
 
-async function ended(tx: PoolClient, id: string, status: AgentStatus, reason: string | null, at: string): Promise<void> {
-  await tx.query('UPDATE agents SET status = $2, status_reason = $3, ended_at = $4, updated_at = $4 WHERE id = $1', [id, status, reason, at]);
+async function ended(
+  tx: PoolClient,
+  id: string,
+  status: AgentStatus,
+  reason: string | null,
+  at: string,
+): Promise<void> {
+  await tx.query('UPDATE agents SET status = $2, status_reason = $3, ended_at = $4, updated_at = $4 WHERE id = $1', [
+    id,
+    status,
+    reason,
+    at,
+  ]);
 }
 
 /** An agent's row: the spawn's fields, then its life. */
@@ -72,11 +107,19 @@ export async function agentById(pool: Pool, id: string): Promise<AgentRow | null
   return rows[0] ?? null;
 }
 
-export async function listAgents(pool: Pool, filter: { project_id?: string }, limit: number, offset: number): Promise<{ rows: AgentRow[]; total: number }> {
+export async function listAgents(
+  pool: Pool,
+  filter: { project_id?: string },
+  limit: number,
+  offset: number,
+): Promise<{ rows: AgentRow[]; total: number }> {
   const clause = filter.project_id ? ' WHERE project_id = $1' : '';
   const values = filter.project_id ? [filter.project_id] : [];
   const [page, count] = await Promise.all([
-    pool.query<AgentRow>(`${SELECT}${clause} ORDER BY created_at, id LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, limit, offset]),
+    pool.query<AgentRow>(
+      `${SELECT}${clause} ORDER BY created_at, id LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+      [...values, limit, offset],
+    ),
     pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM agents${clause}`, values),
   ]);
   return { rows: page.rows, total: count.rows[0]!.n };
@@ -91,18 +134,24 @@ export async function claimableAgents(pool: Pool, limit: number): Promise<AgentR
     `${SELECT.replace('FROM agents', 'FROM agents a')} WHERE a.status = 'queued'
        AND (SELECT count(*) FROM agents b WHERE b.project_id = a.project_id AND b.status IN ('claimed', 'running'))
            < (SELECT p.max_concurrent_agents FROM projects p WHERE p.id = a.project_id)
-     ORDER BY a.created_at, a.id LIMIT $1`, [limit]);
+     ORDER BY a.created_at, a.id LIMIT $1`,
+    [limit],
+  );
   return rows;
 }
 
 /** Agents a runner holds (claimed or running). */
 export async function heldAgentIds(pool: Pool): Promise<string[]> {
-  const { rows } = await pool.query<{ id: string }>(`SELECT id FROM agents WHERE status IN ('claimed', 'running') ORDER BY created_at, id`);
+  const { rows } = await pool.query<{ id: string }>(
+    `SELECT id FROM agents WHERE status IN ('claimed', 'running') ORDER BY created_at, id`,
+  );
   return rows.map((r) => r.id);
 }
 
 /** How many agents are in each status (the /ws/live frame). */
 export async function agentCountsByStatus(pool: Pool): Promise<Record<string, number>> {
-  const { rows } = await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM agents GROUP BY status');
+  const { rows } = await pool.query<{ status: string; n: number }>(
+    'SELECT status, count(*)::int AS n FROM agents GROUP BY status',
+  );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }

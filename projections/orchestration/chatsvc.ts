@@ -21,13 +21,28 @@ export const chatsvcIntegrationsProjection = defineProjection<IntegrationEvent>(
            ON CONFLICT (profile_id) DO UPDATE SET integration_id = $2, instance_url = $3, bot_user_id = $4, bot_username = $5, token_prefix = $6,
              token_sealed = $7, token_expires_at = $8, status = 'active', verify_tls = $9, identity_fingerprint = $10, default_community_id = $11,
              connected_at = $12, updated_at = $12`,
-          [d.profile_id, d.integration_id, d.instance_url, d.bot_user_id, d.bot_username, d.token_prefix, d.token_sealed, d.token_expires_at,
-            d.verify_tls, d.identity_fingerprint, d.default_community_id, d.at]);
+          [
+            d.profile_id,
+            d.integration_id,
+            d.instance_url,
+            d.bot_user_id,
+            d.bot_username,
+            d.token_prefix,
+            d.token_sealed,
+            d.token_expires_at,
+            d.verify_tls,
+            d.identity_fingerprint,
+            d.default_community_id,
+            d.at,
+          ],
+        );
         return;
       }
       case 'IntegrationRevokedExternally':
-        await tx.query(`UPDATE chatsvc_integrations SET status = 'revoked_externally', updated_at = $3 WHERE profile_id = $1 AND integration_id = $2`,
-          [event.data.profile_id, event.data.integration_id, event.data.at]);
+        await tx.query(
+          `UPDATE chatsvc_integrations SET status = 'revoked_externally', updated_at = $3 WHERE profile_id = $1 AND integration_id = $2`,
+          [event.data.profile_id, event.data.integration_id, event.data.at],
+        );
         return;
       case 'ChatIntegrationDeleted':
         await tx.query('DELETE FROM chatsvc_integrations WHERE profile_id = $1', [event.data.profile_id]);
@@ -56,18 +71,28 @@ export interface IntegrationRow {
 }
 
 export async function integrationOf(pool: Pool, profileId: string): Promise<IntegrationRow | null> {
-  return (await pool.query<IntegrationRow>('SELECT * FROM chatsvc_integrations WHERE profile_id = $1', [profileId])).rows[0] ?? null;
+  return (
+    (await pool.query<IntegrationRow>('SELECT * FROM chatsvc_integrations WHERE profile_id = $1', [profileId]))
+      .rows[0] ?? null
+  );
 }
 
 export async function activeIntegrations(pool: Pool): Promise<IntegrationRow[]> {
-  return (await pool.query<IntegrationRow>(`SELECT * FROM chatsvc_integrations WHERE status = 'active' ORDER BY connected_at`)).rows;
+  return (
+    await pool.query<IntegrationRow>(`SELECT * FROM chatsvc_integrations WHERE status = 'active' ORDER BY connected_at`)
+  ).rows;
 }
 
 /** The profile's `integrations.chatsvc`: metadata only. */
 export function integrationSummary(row: IntegrationRow) {
   return {
-    instance_url: row.instance_url, bot_user_id: row.bot_user_id, bot_username: row.bot_username, token_prefix: row.token_prefix,
-    token_expires_at: row.token_expires_at?.toISOString() ?? null, status: row.status, verify_tls: row.verify_tls,
+    instance_url: row.instance_url,
+    bot_user_id: row.bot_user_id,
+    bot_username: row.bot_username,
+    token_prefix: row.token_prefix,
+    token_expires_at: row.token_expires_at?.toISOString() ?? null,
+    status: row.status,
+    verify_tls: row.verify_tls,
     identity_fingerprint: row.identity_fingerprint,
   };
 }

@@ -11,12 +11,31 @@ import type { TaskEvent, TaskStatus } from '../../domain/orchestration/tasks/eve
 import type { Pool, PoolClient } from '../../infra/db/pool.ts';
 import { defineProjection, type Recorded } from '../../infra/processors/projection.ts';
 
-type CockpitEvent = ProjectEvent | Extract<TaskEvent, { type: 'TaskCreated' | 'TaskStatusChanged' | 'TaskDeleted' }>
-  | Extract<AgentEvent, { type: 'AgentSpawned' | 'AgentStarted' | 'AgentCostRecorded' | 'AgentCompleted' | 'AgentFailed' | 'AgentStopped' | 'AgentKilled' }>;
+type CockpitEvent =
+  | ProjectEvent
+  | Extract<TaskEvent, { type: 'TaskCreated' | 'TaskStatusChanged' | 'TaskDeleted' }>
+  | Extract<
+      AgentEvent,
+      {
+        type:
+          | 'AgentSpawned'
+          | 'AgentStarted'
+          | 'AgentCostRecorded'
+          | 'AgentCompleted'
+          | 'AgentFailed'
+          | 'AgentStopped'
+          | 'AgentKilled';
+      }
+    >;
 
 /** The spec's buckets: open = backlog + todo, in_progress = in_progress + in_review, done; cancelled counts nowhere. */
 const BUCKET: Record<TaskStatus, 'open' | 'in_progress' | 'done' | null> = {
-  backlog: 'open', todo: 'open', in_progress: 'in_progress', in_review: 'in_progress', done: 'done', cancelled: null,
+  backlog: 'open',
+  todo: 'open',
+  in_progress: 'in_progress',
+  in_review: 'in_progress',
+  done: 'done',
+  cancelled: null,
 };
 
 /** Accumulated changes of one batch, written in a few statements. */
@@ -47,8 +66,10 @@ const later = (a: string | null, b: string) => (a === null || b > a ? b : a);
 
 async function flush(delta: Delta, tx: PoolClient): Promise<void> {
   for (const [id, c] of delta.projects) {
-    await tx.query('UPDATE cockpit_projects SET open = open + $2, in_progress = in_progress + $3, done = done + $4 WHERE project_id = $1',
-      [id, c.open, c.in_progress, c.done]);
+    await tx.query(
+      'UPDATE cockpit_projects SET open = open + $2, in_progress = in_progress + $3, done = done + $4 WHERE project_id = $1',
+      [id, c.open, c.in_progress, c.done],
+    );
   }
   await tx.query(
     `INSERT INTO cockpit_totals (id, agents_configured, agents_active, max_concurrent, last_task_created, last_task_completed)
@@ -57,9 +78,13 @@ async function flush(delta: Delta, tx: PoolClient): Promise<void> {
        agents_configured = cockpit_totals.agents_configured + $1, agents_active = cockpit_totals.agents_active + $2,
        max_concurrent = cockpit_totals.max_concurrent + $3,
        last_task_created = GREATEST(cockpit_totals.last_task_created, $4), last_task_completed = GREATEST(cockpit_totals.last_task_completed, $5)`,
-    [delta.configured, delta.active, delta.maxConcurrent, delta.lastCreated, delta.lastCompleted]);
+    [delta.configured, delta.active, delta.maxConcurrent, delta.lastCreated, delta.lastCompleted],
+  );
   for (const [day, usd] of delta.cost) {
-    await tx.query('INSERT INTO cockpit_cost_daily (day, usd) VALUES ($1, $2) ON CONFLICT (day) DO UPDATE SET usd = cockpit_cost_daily.usd + $2', [day, usd]);
+    await tx.query(
+      'INSERT INTO cockpit_cost_daily (day, usd) VALUES ($1, $2) ON CONFLICT (day) DO UPDATE SET usd = cockpit_cost_daily.usd + $2',
+      [day, usd],
+    );
   }
 }
 
@@ -72,18 +97,23 @@ async function applyBatch(events: Recorded<CockpitEvent>[], tx: PoolClient): Pro
         // Counts of this batch for the project go after its row exists.
         await flush(delta, tx);
         Object.assign(delta, new Delta());
-        await tx.query('INSERT INTO cockpit_projects (project_id, name, max_concurrent, created_at) VALUES ($1, $2, $3, $4)',
-          [d.project_id, d.name, d.max_concurrent_agents, d.at]);
+        await tx.query(
+          'INSERT INTO cockpit_projects (project_id, name, max_concurrent, created_at) VALUES ($1, $2, $3, $4)',
+          [d.project_id, d.name, d.max_concurrent_agents, d.at],
+        );
         delta.maxConcurrent += d.max_concurrent_agents;
         break;
       }
       case 'ProjectUpdated': {
         const d = event.data;
-        if (d.name !== undefined) await tx.query('UPDATE cockpit_projects SET name = $2 WHERE project_id = $1', [d.project_id, d.name]);
+        if (d.name !== undefined)
+          await tx.query('UPDATE cockpit_projects SET name = $2 WHERE project_id = $1', [d.project_id, d.name]);
         if (d.max_concurrent_agents !== undefined) {
           const { rows } = await tx.query<{ old: number }>(
             `UPDATE cockpit_projects p SET max_concurrent = $2 FROM (SELECT max_concurrent AS old FROM cockpit_projects WHERE project_id = $1) o
-             WHERE p.project_id = $1 RETURNING o.old`, [d.project_id, d.max_concurrent_agents]);
+             WHERE p.project_id = $1 RETURNING o.old`,
+            [d.project_id, d.max_concurrent_agents],
+          );
           delta.maxConcurrent += d.max_concurrent_agents - (rows[0]?.old ?? 0);
         }
         break;
@@ -130,8 +160,18 @@ async function applyBatch(events: Recorded<CockpitEvent>[], tx: PoolClient): Pro
 export const cockpitProjection = defineProjection<CockpitEvent>({
   name: 'cockpit',
   handles: [
-    'ProjectCreated', 'ProjectUpdated', 'TaskCreated', 'TaskStatusChanged', 'TaskDeleted',
-    'AgentSpawned', 'AgentStarted', 'AgentCostRecorded', 'AgentCompleted', 'AgentFailed', 'AgentStopped', 'AgentKilled',
+    'ProjectCreated',
+    'ProjectUpdated',
+    'TaskCreated',
+    'TaskStatusChanged',
+    'TaskDeleted',
+    'AgentSpawned',
+    'AgentStarted',
+    'AgentCostRecorded',
+    'AgentCompleted',
+    'AgentFailed',
+    'AgentStopped',
+    'AgentKilled',
   ],
   tables: ['cockpit_projects', 'cockpit_totals', 'cockpit_cost_daily'],
   apply: (event, tx) => applyBatch([event], tx),
@@ -150,12 +190,18 @@ export interface CockpitRead {
 
 /** The summary in one round trip: project rows, the totals row, and the window's cost. `since` is the window's first UTC day. */
 export async function readCockpit(pool: Pool, since: string): Promise<CockpitRead> {
-  const { rows } = await pool.query<{ projects: CockpitRead['projects'] | null; t: Record<string, unknown> | null; usd: number | null }>(
+  const { rows } = await pool.query<{
+    projects: CockpitRead['projects'] | null;
+    t: Record<string, unknown> | null;
+    usd: number | null;
+  }>(
     `SELECT
        (SELECT json_agg(json_build_object('name', name, 'open', open, 'in_progress', in_progress, 'done', done) ORDER BY created_at, project_id)
           FROM cockpit_projects) AS projects,
        (SELECT row_to_json(t) FROM cockpit_totals t) AS t,
-       (SELECT sum(usd)::float8 FROM cockpit_cost_daily WHERE day >= $1::date) AS usd`, [since]);
+       (SELECT sum(usd)::float8 FROM cockpit_cost_daily WHERE day >= $1::date) AS usd`,
+    [since],
+  );
   const row = rows[0]!;
   const t = row.t ?? {};
   const time = (v: unknown) => (v ? new Date(v as string) : null);
@@ -176,6 +222,8 @@ export async function readDailyCost(pool: Pool, since: string, until: string): P
     `SELECT to_char(d, 'YYYY-MM-DD') AS day, coalesce(c.usd, 0)::float8 AS usd
      FROM generate_series($1::date, $2::date, interval '1 day') AS d
      LEFT JOIN cockpit_cost_daily c ON c.day = d::date
-     ORDER BY d`, [since, until]);
+     ORDER BY d`,
+    [since, until],
+  );
   return rows;
 }

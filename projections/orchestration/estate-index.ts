@@ -11,7 +11,19 @@ import type { Logger } from '../../infra/logging.ts';
 import { byteaArray, textArray } from '../../infra/db/binary-params.ts';
 import { bucketOf, forEachPending, ordinalAt, pendingRow } from './estate-pending.ts';
 import { tsvectorArray } from './estate-tsvector.ts';
-import { and, andNot, changed, CONTAINER_SIZE, hiOf, highest, loOf, or, size, toBits, type PostingSet } from './estate-postings.ts';
+import {
+  and,
+  andNot,
+  changed,
+  CONTAINER_SIZE,
+  hiOf,
+  highest,
+  loOf,
+  or,
+  size,
+  toBits,
+  type PostingSet,
+} from './estate-postings.ts';
 
 const ORDINAL_COUNTER = 'chunk_ordinal';
 
@@ -34,7 +46,8 @@ export function appendPending(db: Pool | PoolClient, pending: { buckets: number[
   return db.query(
     `INSERT INTO estate_postings_pending (bucket, seq, entries)
      SELECT b, (SELECT coalesce(max(seq), 0) FROM estate_postings_pending) + 1, e FROM unnest($1::int[], $2::bytea[]) AS p(b, e)`,
-    [pending.buckets, byteaArray(pending.rows)]);
+    [pending.buckets, byteaArray(pending.rows)],
+  );
 }
 
 /** The partitions a live chunk belongs to (see estate_partitions). */
@@ -47,7 +60,8 @@ function postingChanges(postings: Map<string, number[]>): ContainerChange[] {
   const changes: ContainerChange[] = [];
   for (const [lexeme, ordinals] of postings) {
     // Most lexemes' new postings fall in one container.
-    let low = Infinity, high = -1;
+    let low = Infinity,
+      high = -1;
     for (const o of ordinals) {
       const hi = hiOf(o);
       if (hi < low) low = hi;
@@ -129,8 +143,12 @@ export class IndexWriter {
 
 /** Lock the search index for this transaction; the next chunk ordinal. */
 async function lockIndex(tx: PoolClient): Promise<number> {
-  await tx.query('INSERT INTO estate_counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [ORDINAL_COUNTER]);
-  const { rows } = await tx.query<{ value: string }>('SELECT value FROM estate_counters WHERE name = $1 FOR UPDATE', [ORDINAL_COUNTER]);
+  await tx.query('INSERT INTO estate_counters (name, value) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING', [
+    ORDINAL_COUNTER,
+  ]);
+  const { rows } = await tx.query<{ value: string }>('SELECT value FROM estate_counters WHERE name = $1 FOR UPDATE', [
+    ORDINAL_COUNTER,
+  ]);
   return Number(rows[0]!.value);
 }
 
@@ -159,9 +177,11 @@ const RARE_ROW_BYTES = 16_384;
  */
 export async function planFold(tx: PoolClient, buckets: number[] | 'all', keepRare: boolean): Promise<FoldPlan> {
   const { rows } = await tx.query<{ bucket: number; seq: string; entries: Buffer }>(
-    buckets === 'all' ? 'SELECT bucket, seq, entries FROM estate_postings_pending'
+    buckets === 'all'
+      ? 'SELECT bucket, seq, entries FROM estate_postings_pending'
       : 'SELECT bucket, seq, entries FROM estate_postings_pending WHERE bucket = ANY($1::int[])',
-    buckets === 'all' ? [] : [buckets]);
+    buckets === 'all' ? [] : [buckets],
+  );
   const byBucket = new Map<number, { seq: bigint; postings: Map<string, number[]> }>();
   for (const { bucket, seq, entries } of rows) {
     let b = byBucket.get(bucket);
@@ -199,12 +219,16 @@ export interface FoldPlan {
 
 /** Write a fold: the last statements of its transaction. */
 export async function applyFold(tx: PoolClient, { read, containers, kept }: FoldPlan): Promise<void> {
-  await tx.query('DELETE FROM estate_postings_pending p USING unnest($1::int[], $2::bigint[]) AS d(b, s) WHERE p.bucket = d.b AND p.seq = d.s',
-    [read.map((r) => r.bucket), read.map((r) => r.seq)]);
+  await tx.query(
+    'DELETE FROM estate_postings_pending p USING unnest($1::int[], $2::bigint[]) AS d(b, s) WHERE p.bucket = d.b AND p.seq = d.s',
+    [read.map((r) => r.bucket), read.map((r) => r.seq)],
+  );
   await write(tx, containers);
   if (kept.length > 0) {
-    await tx.query('INSERT INTO estate_postings_pending (bucket, seq, entries) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])',
-      [kept.map((k) => k.bucket), kept.map((k) => k.seq.toString()), byteaArray(kept.map((k) => k.row))]);
+    await tx.query(
+      'INSERT INTO estate_postings_pending (bucket, seq, entries) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])',
+      [kept.map((k) => k.bucket), kept.map((k) => k.seq.toString()), byteaArray(kept.map((k) => k.row))],
+    );
   }
 }
 
@@ -222,8 +246,17 @@ export async function foldPending(pool: Pool, minRows = FOLD_ROWS, among: number
     const { rows } = await tx.query<{ bucket: number }>(
       `SELECT bucket FROM estate_postings_pending WHERE $3::int[] IS NULL OR bucket = ANY($3::int[])
        GROUP BY bucket HAVING count(*) >= $1 ORDER BY count(*) DESC, bucket LIMIT $2`,
-      [minRows, FOLD_BUCKETS, among]);
-    if (rows.length > 0) await applyFold(tx, await planFold(tx, rows.map((r) => r.bucket), true));
+      [minRows, FOLD_BUCKETS, among],
+    );
+    if (rows.length > 0)
+      await applyFold(
+        tx,
+        await planFold(
+          tx,
+          rows.map((r) => r.bucket),
+          true,
+        ),
+      );
     return rows.length;
   });
 }
@@ -240,7 +273,12 @@ export class SearchIndexFolder {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly pool: Pool, engine: Pick<ProcessorEngine, 'committed'>, private readonly log: Logger, projection: string) {
+  constructor(
+    private readonly pool: Pool,
+    engine: Pick<ProcessorEngine, 'committed'>,
+    private readonly log: Logger,
+    projection: string,
+  ) {
     engine.committed.on('batch', (batch) => {
       if (batch.projection === projection) this.poke();
     });
@@ -299,7 +337,12 @@ interface Rewritten {
 }
 
 /** Read the touched containers and apply the changes (written by `write`). */
-async function rewritten(tx: PoolClient, table: string, column: string, changes: ContainerChange[]): Promise<Rewritten> {
+async function rewritten(
+  tx: PoolClient,
+  table: string,
+  column: string,
+  changes: ContainerChange[],
+): Promise<Rewritten> {
   const out: Rewritten = { table, column, keys: [], his: [], data: [] };
   if (changes.length === 0) return out;
   // In index order: neighbouring lookups share pages.
@@ -308,7 +351,8 @@ async function rewritten(tx: PoolClient, table: string, column: string, changes:
   const { rows } = await tx.query<{ key: string; hi: number; data: Buffer }>(
     `SELECT k.key, k.hi, t.data FROM unnest($1::text[], $2::int[]) AS k(key, hi)
      CROSS JOIN LATERAL (SELECT data FROM ${table} WHERE ${column} = k.key AND hi = k.hi LIMIT 1) t`,
-    [textArray(changes.map((c) => c.key)), changes.map((c) => c.hi)]);
+    [textArray(changes.map((c) => c.key)), changes.map((c) => c.hi)],
+  );
   const current = new Map(rows.map((r) => [`${r.hi}\u0000${r.key}`, r.data]));
   for (const c of changes) {
     out.keys.push(c.key);
@@ -326,12 +370,14 @@ async function write(tx: PoolClient, { table, column, keys, his, data }: Rewritt
     await tx.query(
       `INSERT INTO ${table} (${column}, hi, data) SELECT * FROM unnest($1::text[], $2::int[], $3::bytea[])
        ON CONFLICT (${column}, hi) DO UPDATE SET data = excluded.data`,
-      [textArray(up.map((i) => keys[i]!)), up.map((i) => his[i]!), byteaArray(up.map((i) => data[i]!))]);
+      [textArray(up.map((i) => keys[i]!)), up.map((i) => his[i]!), byteaArray(up.map((i) => data[i]!))],
+    );
   }
   if (drop.length) {
     await tx.query(
       `DELETE FROM ${table} t USING unnest($1::text[], $2::int[]) AS k(key, hi) WHERE t.${column} = k.key AND t.hi = k.hi`,
-      [drop.map((i) => keys[i]!), drop.map((i) => his[i]!)]);
+      [drop.map((i) => keys[i]!), drop.map((i) => his[i]!)],
+    );
   }
 }
 
@@ -377,7 +423,8 @@ export interface SearchHit {
   snippet: string;
 }
 
-const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
+const HEADLINE =
+  'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
 
 /**
  * The containers of these lexemes and of the partition, and the pending postings of the
@@ -386,13 +433,20 @@ const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=24, MinWords=10, ShortWord=3
 async function postingsOf(pool: Pool, groups: string[][], partition: string) {
   const lexemes = [...new Set(groups.flat())];
   const buckets = [...new Set(lexemes.map((l) => bucketOf(Buffer.from(l, 'utf8'))))];
-  const { rows } = await pool.query<{ kind: 'l' | 'p' | 'q'; key: string | null; hi: number | null; data: Buffer | null; entries: Buffer | null }>(
+  const { rows } = await pool.query<{
+    kind: 'l' | 'p' | 'q';
+    key: string | null;
+    hi: number | null;
+    data: Buffer | null;
+    entries: Buffer | null;
+  }>(
     `SELECT 'l' AS kind, lexeme AS key, hi, data, NULL::bytea AS entries FROM estate_postings WHERE lexeme = ANY($1::text[])
      UNION ALL
      SELECT 'q', NULL, NULL, NULL, entries FROM estate_postings_pending WHERE bucket = ANY($2::int[])
      UNION ALL
      SELECT 'p', partition, hi, data, NULL FROM estate_partitions WHERE partition = $3`,
-    [lexemes, buckets, partition]);
+    [lexemes, buckets, partition],
+  );
   const sets = new Map<string, PostingSet>(lexemes.map((l) => [l, new Map()]));
   const live: PostingSet = new Map();
   for (const row of rows) {
@@ -436,8 +490,13 @@ async function lexedCandidates(pool: Pool, ordinals: number[]): Promise<Map<numb
   const out = new Map<number, TextLexemes>();
   for (;;) {
     const missing = ordinals.filter((o) => !lexedCache.has(o));
-    const { rows } = missing.length === 0 ? { rows: [] }
-      : await pool.query<{ ordinal: number; content: string }>('SELECT ordinal, content FROM estate_chunks WHERE ordinal = ANY($1::int[])', [missing]);
+    const { rows } =
+      missing.length === 0
+        ? { rows: [] }
+        : await pool.query<{ ordinal: number; content: string }>(
+            'SELECT ordinal, content FROM estate_chunks WHERE ordinal = ANY($1::int[])',
+            [missing],
+          );
     // From here to the return, no await: the cache and the lexicon's ids hold still.
     if (rankLexicon.trim()) lexedCache.clear();
     for (const row of rows) lexedCache.set(row.ordinal, rankLexicon.scan(row.content));
@@ -476,14 +535,18 @@ export async function search(pool: Pool, o: SearchOptions): Promise<{ total: num
   if (total === 0) return { total, hits: [] };
   const wanted = candidatesFor(o.limit);
   const candidates = highest(every, wanted);
-  if (candidates.length < wanted && o.match === 'any') candidates.push(...highest(andNot(found, every), wanted - candidates.length));
+  if (candidates.length < wanted && o.match === 'any')
+    candidates.push(...highest(andNot(found, every), wanted - candidates.length));
   // Rank the candidates with ts_rank over their tsvectors, computed here from their content by
   // the rule the index was built with (chunks store no tsvector: see estate.ts).
   const lexed = await lexedCandidates(pool, candidates);
   // ts_rank (normalization 0) reads only the query's lexemes: the tsvectors hold just those.
   const queried = new Set(groups.flat());
   const keep = (id: number) => queried.has(rankLexicon.lexeme(id));
-  const vectors = tsvectorArray(rankLexicon, candidates.map((o) => restrict(lexed.get(o)!, keep)));
+  const vectors = tsvectorArray(
+    rankLexicon,
+    candidates.map((o) => restrict(lexed.get(o)!, keep)),
+  );
   const { rows } = await pool.query<SearchHit>(
     `WITH q AS MATERIALIZED (SELECT $1::tsquery AS query),
      ranked AS (
@@ -496,6 +559,8 @@ export async function search(pool: Pool, o: SearchOptions): Promise<{ total: num
      FROM ranked r
      JOIN estate_chunks c ON c.ordinal = r.ordinal
      JOIN estate_documents d ON d.id = c.document_id
-     ORDER BY r.score DESC, r.ordinal DESC`, [tsquery(groups), candidates, vectors, o.limit]);
+     ORDER BY r.score DESC, r.ordinal DESC`,
+    [tsquery(groups), candidates, vectors, o.limit],
+  );
   return { total, hits: rows.map((h) => ({ ...h, score: Number(h.score) })) };
 }

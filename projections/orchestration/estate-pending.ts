@@ -19,7 +19,11 @@ export const bucketOf = (utf8: Uint8Array) => bucketOfHash(fnv1a(utf8));
  * in UTF-8 bytes (uint16), those bytes, the number of chunks (uint32) and their ordinals
  * (uint32, ascending); all big-endian.
  */
-export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: number[]): { buckets: number[]; rows: Buffer[] } {
+export function pendingRows(
+  lexicon: Lexicon,
+  items: Int32Array[],
+  ordinals: number[],
+): { buckets: number[]; rows: Buffer[] } {
   // Invert by a counting sort over the lexeme ids the chunks use.
   const count = new Int32Array(lexicon.size);
   const used: number[] = [];
@@ -67,7 +71,10 @@ export function pendingRows(lexicon: Lexicon, items: Int32Array[], ordinals: num
 
 /** One pending row of these lexemes' postings (each list of ordinals distinct, in any order). */
 export function pendingRow(entries: [lexeme: string, ordinals: number[]][]): Buffer {
-  const encoded = entries.map(([lexeme, ordinals]) => ({ utf8: Buffer.from(lexeme, 'utf8'), ordinals: [...ordinals].sort((a, b) => a - b) }));
+  const encoded = entries.map(([lexeme, ordinals]) => ({
+    utf8: Buffer.from(lexeme, 'utf8'),
+    ordinals: [...ordinals].sort((a, b) => a - b),
+  }));
   const out = Buffer.allocUnsafe(encoded.reduce((n, e) => n + 6 + e.utf8.length + 4 * e.ordinals.length, 0));
   let at = 0;
   for (const { utf8, ordinals } of encoded) {
@@ -100,11 +107,13 @@ export function forEachPending(row: Buffer, visit: (lexeme: string, at: number, 
     const lexeme = row.toString('utf8', at + 2, at + 2 + length);
     at += 2 + length;
     const count = ordinalAt(row, at);
-    if (count < 0 || at + 4 + 4 * count > row.length) throw new Error(`estate: a pending row is malformed at byte ${at}`);
+    if (count < 0 || at + 4 + 4 * count > row.length)
+      throw new Error(`estate: a pending row is malformed at byte ${at}`);
     visit(lexeme, at + 4, count);
     at += 4 + 4 * count;
   }
 }
 
 /** The big-endian uint32 at `at` (ordinals stay below 2^31). */
-export const ordinalAt = (row: Buffer, at: number) => (row[at]! << 24) | (row[at + 1]! << 16) | (row[at + 2]! << 8) | row[at + 3]!;
+export const ordinalAt = (row: Buffer, at: number) =>
+  (row[at]! << 24) | (row[at + 1]! << 16) | (row[at + 2]! << 8) | row[at + 3]!;

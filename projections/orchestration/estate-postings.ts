@@ -95,7 +95,10 @@ export function changed(data: Uint8Array | null, add: number[], remove: number[]
     const adds = Uint16Array.from(add).sort();
     const out = Buffer.allocUnsafe(1 + (count + adds.length) * 2);
     out[0] = 0;
-    let i = 0, j = 0, at = 1, last = -1;
+    let i = 0,
+      j = 0,
+      at = 1,
+      last = -1;
     while (i < count || j < adds.length) {
       const a = i < count ? data![1 + 2 * i]! | (data![2 + 2 * i]! << 8) : 0x10000;
       const b = j < adds.length ? adds[j]! : 0x10000;

@@ -6,7 +6,13 @@
 // chunk offsets, and this projection reads the blob back and cuts the chunks, so a rebuild from
 // the log and the blobs writes the same rows.
 
-import type { EstateDocumentEvent, IngestRunEvent, RunFailure, RunKind, RunStatus } from '../../domain/orchestration/estate/events.ts';
+import type {
+  EstateDocumentEvent,
+  IngestRunEvent,
+  RunFailure,
+  RunKind,
+  RunStatus,
+} from '../../domain/orchestration/estate/events.ts';
 import { chunkTexts } from '../../domain/orchestration/estate/chunking.ts';
 import { Lexicon } from '../../domain/orchestration/estate/lexemes.ts';
 import { textArray } from '../../infra/db/binary-params.ts';
@@ -74,10 +80,25 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
   await tx.query(
     `INSERT INTO estate_documents (id, source_repo, path, category, is_vault, commit_sha, metadata, content_sha256, content_chars, chunks, run_id, ingested_at)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::jsonb[], $8::text[], $9::int[], $10::int[], $11::uuid[], $12::timestamptz[])`,
-    [d.map((x) => x.document_id), d.map((x) => x.source_repo), d.map((x) => x.path), d.map((x) => x.category), d.map((x) => x.is_vault),
-      d.map((x) => x.commit_sha), d.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))), d.map((x) => x.content_sha256),
-      d.map((x) => x.content_chars), d.map((x) => x.chunks.length / 2), d.map((x) => x.run_id), d.map((x) => x.at)]);
-  const blobs = await readBlobs(tx, d.map((x) => x.content_sha256));
+    [
+      d.map((x) => x.document_id),
+      d.map((x) => x.source_repo),
+      d.map((x) => x.path),
+      d.map((x) => x.category),
+      d.map((x) => x.is_vault),
+      d.map((x) => x.commit_sha),
+      d.map((x) => (x.metadata === null ? null : JSON.stringify(x.metadata))),
+      d.map((x) => x.content_sha256),
+      d.map((x) => x.content_chars),
+      d.map((x) => x.chunks.length / 2),
+      d.map((x) => x.run_id),
+      d.map((x) => x.at),
+    ],
+  );
+  const blobs = await readBlobs(
+    tx,
+    d.map((x) => x.content_sha256),
+  );
   const lexicon = idleLexicons.pop() ?? new Lexicon();
   try {
     await writeChunks(tx, index, d, blobs, lexicon);
@@ -86,17 +107,27 @@ async function insertDocuments(tx: PoolClient, index: IndexWriter, events: Inges
   }
 }
 
-async function writeChunks(tx: PoolClient, index: IndexWriter, d: Ingested['data'][], blobs: Map<string, string>, lexicon: Lexicon): Promise<void> {
+async function writeChunks(
+  tx: PoolClient,
+  index: IndexWriter,
+  d: Ingested['data'][],
+  blobs: Map<string, string>,
+  lexicon: Lexicon,
+): Promise<void> {
   const pipeline = new Pipeline();
   lexicon.trim(); // before any lexing: ids stay valid until the pending rows are encoded
-  const lexemes: Int32Array[] = [], ordinals: number[] = [];
+  const lexemes: Int32Array[] = [],
+    ordinals: number[] = [];
   let part = new ChunkPart();
   for (const x of d) {
     const cut = chunkTexts(blobs.get(x.content_sha256)!, x.chunks);
     const first = index.take(cut.length);
     part.docs.push({ id: x.document_id, sha: x.content_sha256, vault: x.is_vault, category: x.category });
     cut.forEach((text, i) => {
-      part.doc.push(part.docs.length); part.index.push(i); part.ordinal.push(first + i); part.text.push(text);
+      part.doc.push(part.docs.length);
+      part.index.push(i);
+      part.ordinal.push(first + i);
+      part.text.push(text);
       lexemes.push(lexicon.distinct(text));
       ordinals.push(first + i);
       index.setLive(first + i, x.is_vault, x.category, true);
@@ -120,15 +151,26 @@ function insertChunks(tx: PoolClient, part: ChunkPart) {
      SELECT ${chunkIdSql('d.id', 'd.sha', 'u.i')}, d.id, u.i, u.o, d.vault, d.category, u.t
      FROM unnest($5::int[], $6::int[], $7::int[], $8::text[]) AS u(doc, i, o, t)
      JOIN docs d ON d.n = u.doc`,
-    [docs.map((x) => x.id), docs.map((x) => x.sha), docs.map((x) => x.vault), docs.map((x) => x.category),
-      part.doc, part.index, part.ordinal, textArray(part.text)]);
+    [
+      docs.map((x) => x.id),
+      docs.map((x) => x.sha),
+      docs.map((x) => x.vault),
+      docs.map((x) => x.category),
+      part.doc,
+      part.index,
+      part.ordinal,
+      textArray(part.text),
+    ],
+  );
 }
 
 /** A stretch of a batch in which no document appears twice: its writes can be grouped. */
 async function applyRun(tx: PoolClient, index: IndexWriter, events: Recorded<EstateDocumentEvent>[]): Promise<void> {
   const touched = events.map((e) => e.data.document_id);
   const removed = await tx.query<{ ordinal: number; is_vault: boolean; category: string }>(
-    'DELETE FROM estate_chunks WHERE document_id = ANY($1::uuid[]) RETURNING ordinal, is_vault, category', [touched]);
+    'DELETE FROM estate_chunks WHERE document_id = ANY($1::uuid[]) RETURNING ordinal, is_vault, category',
+    [touched],
+  );
   for (const r of removed.rows) index.setLive(r.ordinal, r.is_vault, r.category, false);
   await tx.query('DELETE FROM estate_documents WHERE id = ANY($1::uuid[])', [touched]);
   let group: Ingested[] = [];
@@ -170,7 +212,14 @@ async function applyDocumentEvents(events: Recorded<EstateDocumentEvent>[], tx: 
 export const estateDocumentsProjection = defineProjection<EstateDocumentEvent>({
   name: 'estate_documents',
   handles: ['EstateDocumentIngested', 'EstateDocumentDeleted'],
-  tables: ['estate_documents', 'estate_chunks', 'estate_postings', 'estate_postings_pending', 'estate_partitions', 'estate_counters'],
+  tables: [
+    'estate_documents',
+    'estate_chunks',
+    'estate_postings',
+    'estate_postings_pending',
+    'estate_partitions',
+    'estate_counters',
+  ],
   apply: (event, tx) => applyDocumentEvents([event], tx),
   applyBatch: (events, tx) => applyDocumentEvents(events, tx),
   // Chunks written per transaction: enough to share the search index's writes among several
@@ -189,8 +238,21 @@ export const estateRunsProjection = defineProjection<IngestRunEvent>({
     await tx.query(
       `INSERT INTO estate_runs (run_id, kind, documents_submitted, documents_succeeded, documents_failed, chunks_written, status, errors, started_at, ended_at, actor, actor_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [d.run_id, d.kind, d.documents_submitted, d.documents_succeeded, d.documents_failed, d.chunks_written, d.status,
-        JSON.stringify(d.errors), d.started_at, d.ended_at, d.actor, d.actor_id]);
+      [
+        d.run_id,
+        d.kind,
+        d.documents_submitted,
+        d.documents_succeeded,
+        d.documents_failed,
+        d.chunks_written,
+        d.status,
+        JSON.stringify(d.errors),
+        d.started_at,
+        d.ended_at,
+        d.actor,
+        d.actor_id,
+      ],
+    );
   },
 });
 
@@ -213,10 +275,13 @@ export interface DocumentRow {
   ingested_at: Date;
 }
 
-const DOCUMENT_COLUMNS = 'id, source_repo, path, category, is_vault, commit_sha, metadata, content_sha256, content_chars, chunks, run_id, ingested_at';
+const DOCUMENT_COLUMNS =
+  'id, source_repo, path, category, is_vault, commit_sha, metadata, content_sha256, content_chars, chunks, run_id, ingested_at';
 
 export async function documentById(pool: Pool, id: string): Promise<DocumentRow | null> {
-  const { rows } = await pool.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM estate_documents WHERE id = $1`, [id]);
+  const { rows } = await pool.query<DocumentRow>(`SELECT ${DOCUMENT_COLUMNS} FROM estate_documents WHERE id = $1`, [
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
@@ -228,15 +293,22 @@ export interface ChunkRow {
 
 export async function chunksOf(pool: Pool, documentId: string): Promise<ChunkRow[]> {
   const { rows } = await pool.query<ChunkRow>(
-    'SELECT chunk_id, chunk_index, content FROM estate_chunks WHERE document_id = $1 ORDER BY chunk_index', [documentId]);
+    'SELECT chunk_id, chunk_index, content FROM estate_chunks WHERE document_id = $1 ORDER BY chunk_index',
+    [documentId],
+  );
   return rows;
 }
 
 /** Documents of one partition (estate or vault), optionally of one category, by key. */
-export async function listDocuments(pool: Pool, options: { vault: boolean; category?: string }): Promise<DocumentRow[]> {
+export async function listDocuments(
+  pool: Pool,
+  options: { vault: boolean; category?: string },
+): Promise<DocumentRow[]> {
   const { rows } = await pool.query<DocumentRow>(
     `SELECT ${DOCUMENT_COLUMNS} FROM estate_documents WHERE is_vault = $1 AND ($2::text IS NULL OR category = $2)
-     ORDER BY source_repo, path`, [options.vault, options.category ?? null]);
+     ORDER BY source_repo, path`,
+    [options.vault, options.category ?? null],
+  );
   return rows;
 }
 
@@ -250,7 +322,9 @@ export interface PathRow {
 export async function listPaths(pool: Pool, sourceRepo?: string): Promise<PathRow[]> {
   const { rows } = await pool.query<PathRow>(
     `SELECT path, source_repo, id AS document_id FROM estate_documents
-     WHERE ($1::text IS NULL AND NOT is_vault) OR source_repo = $1 ORDER BY source_repo, path`, [sourceRepo ?? null]);
+     WHERE ($1::text IS NULL AND NOT is_vault) OR source_repo = $1 ORDER BY source_repo, path`,
+    [sourceRepo ?? null],
+  );
   return rows;
 }
 
@@ -275,9 +349,11 @@ export interface Corpus {
 }
 
 export async function corpus(pool: Pool): Promise<Corpus> {
-  const group = (column: string) => pool.query<CorpusGroup>(
-    `SELECT ${column} AS key, count(*)::int AS documents, sum(chunks)::int AS chunks, max(ingested_at) AS last_ingest_at
-     FROM estate_documents WHERE NOT is_vault GROUP BY ${column} ORDER BY ${column}`);
+  const group = (column: string) =>
+    pool.query<CorpusGroup>(
+      `SELECT ${column} AS key, count(*)::int AS documents, sum(chunks)::int AS chunks, max(ingested_at) AS last_ingest_at
+     FROM estate_documents WHERE NOT is_vault GROUP BY ${column} ORDER BY ${column}`,
+    );
   const [totals, repos, categories] = await Promise.all([
     pool.query(
       `SELECT count(*) FILTER (WHERE NOT is_vault)::int AS documents,
@@ -286,14 +362,21 @@ export async function corpus(pool: Pool): Promise<Corpus> {
               count(*) FILTER (WHERE is_vault)::int AS vault_documents,
               coalesce(sum(chunks) FILTER (WHERE is_vault), 0)::int AS vault_chunks,
               max(ingested_at) FILTER (WHERE NOT is_vault) AS last_ingest_at
-       FROM estate_documents`),
+       FROM estate_documents`,
+    ),
     group('source_repo'),
     group('category'),
   ]);
   const t = totals.rows[0];
   return {
-    documents: t.documents, chunks: t.chunks, content_chars: Number(t.content_chars), vault_documents: t.vault_documents,
-    vault_chunks: t.vault_chunks, last_ingest_at: t.last_ingest_at, by_source_repo: repos.rows, by_category: categories.rows,
+    documents: t.documents,
+    chunks: t.chunks,
+    content_chars: Number(t.content_chars),
+    vault_documents: t.vault_documents,
+    vault_chunks: t.vault_chunks,
+    last_ingest_at: t.last_ingest_at,
+    by_source_repo: repos.rows,
+    by_category: categories.rows,
   };
 }
 
@@ -315,13 +398,20 @@ export interface RunRow {
 }
 
 /** The newest runs first, and the id of the newest run whose status is not ok (or null). */
-export async function recentRuns(pool: Pool, limit: number): Promise<{ runs: RunRow[]; lastIncomplete: string | null }> {
+export async function recentRuns(
+  pool: Pool,
+  limit: number,
+): Promise<{ runs: RunRow[]; lastIncomplete: string | null }> {
   const [runs, incomplete] = await Promise.all([
     pool.query<RunRow>(
       `SELECT run_id, kind, documents_submitted, documents_succeeded, documents_failed, chunks_written, status, errors,
               started_at, ended_at, actor, actor_id
-       FROM estate_runs ORDER BY ended_at DESC, run_id DESC LIMIT $1`, [limit]),
-    pool.query<{ run_id: string }>(`SELECT run_id FROM estate_runs WHERE status <> 'ok' ORDER BY ended_at DESC, run_id DESC LIMIT 1`),
+       FROM estate_runs ORDER BY ended_at DESC, run_id DESC LIMIT $1`,
+      [limit],
+    ),
+    pool.query<{ run_id: string }>(
+      `SELECT run_id FROM estate_runs WHERE status <> 'ok' ORDER BY ended_at DESC, run_id DESC LIMIT 1`,
+    ),
   ]);
   return { runs: runs.rows, lastIncomplete: incomplete.rows[0]?.run_id ?? null };
 }

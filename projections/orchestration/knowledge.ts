@@ -33,7 +33,8 @@ export const GROUNDING_HITS = 5;
 export const SEARCH_MAX_HITS = 50;
 
 // The lexeme as a one-word tsquery: quoted (quotes doubled, backslashes escaped), never parsed.
-const LEXEME_QUERY = (lexeme: string) => `('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`;
+const LEXEME_QUERY = (lexeme: string) =>
+  `('''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || '''')::tsquery`;
 const WEIGHTS = `'{0.1, 0.2, 0.4, 1.0}'::real[]`;
 
 /** (Re)compute a snippet's rows of the inverted index from its `search` vector. */
@@ -44,7 +45,8 @@ async function indexTerms(tx: PoolClient, snippetId: string): Promise<void> {
      SELECT k.id, t.lexeme, k.profile_id, k.revision, ts_rank_cd(${WEIGHTS}, k.search, ${LEXEME_QUERY('t.lexeme')}, 1)
      FROM knowledge_snippets k, unnest(tsvector_to_array(k.search)) AS t(lexeme)
      WHERE k.id = $1`,
-    [snippetId]);
+    [snippetId],
+  );
 }
 
 export const knowledgeSnippetsProjection = defineProjection<AgentProfileStreamEvent>({
@@ -58,7 +60,17 @@ export const knowledgeSnippetsProjection = defineProjection<AgentProfileStreamEv
         await tx.query(
           `INSERT INTO knowledge_snippets (id, profile_id, revision, title, content, source, metadata, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
-          [d.snippet_id, d.profile_id, event.revision.toString(), d.title, d.content, d.source ?? null, d.metadata == null ? null : JSON.stringify(d.metadata), d.at]);
+          [
+            d.snippet_id,
+            d.profile_id,
+            event.revision.toString(),
+            d.title,
+            d.content,
+            d.source ?? null,
+            d.metadata == null ? null : JSON.stringify(d.metadata),
+            d.at,
+          ],
+        );
         await indexTerms(tx, d.snippet_id);
         return;
       }
@@ -73,8 +85,19 @@ export const knowledgeSnippetsProjection = defineProjection<AgentProfileStreamEv
              metadata = CASE WHEN $9 THEN $10::jsonb ELSE metadata END,
              updated_at = $2
            WHERE id = $1`,
-          [event.data.snippet_id, event.data.at, 'title' in c, c.title ?? null, 'content' in c, c.content ?? null,
-            'source' in c, c.source ?? null, 'metadata' in c, c.metadata == null ? null : JSON.stringify(c.metadata)]);
+          [
+            event.data.snippet_id,
+            event.data.at,
+            'title' in c,
+            c.title ?? null,
+            'content' in c,
+            c.content ?? null,
+            'source' in c,
+            c.source ?? null,
+            'metadata' in c,
+            c.metadata == null ? null : JSON.stringify(c.metadata),
+          ],
+        );
         if ('title' in c || 'content' in c) await indexTerms(tx, event.data.snippet_id);
         return;
       }
@@ -104,24 +127,42 @@ const NEWEST_FIRST = 'created_at DESC, revision DESC';
 /** A profile's snippets, newest first; `titleContains` is a literal, case-insensitive substring. */
 export async function listSnippets(pool: Pool, profileId: string, titleContains?: string): Promise<SnippetRow[]> {
   if (titleContains) {
-    return (await pool.query<SnippetRow>(
-      `SELECT ${COLUMNS} FROM knowledge_snippets k WHERE profile_id = $1 AND strpos(lower(title), lower($2)) > 0 ORDER BY ${NEWEST_FIRST}`,
-      [profileId, titleContains])).rows;
+    return (
+      await pool.query<SnippetRow>(
+        `SELECT ${COLUMNS} FROM knowledge_snippets k WHERE profile_id = $1 AND strpos(lower(title), lower($2)) > 0 ORDER BY ${NEWEST_FIRST}`,
+        [profileId, titleContains],
+      )
+    ).rows;
   }
-  return (await pool.query<SnippetRow>(`SELECT ${COLUMNS} FROM knowledge_snippets k WHERE profile_id = $1 ORDER BY ${NEWEST_FIRST}`, [profileId])).rows;
+  return (
+    await pool.query<SnippetRow>(
+      `SELECT ${COLUMNS} FROM knowledge_snippets k WHERE profile_id = $1 ORDER BY ${NEWEST_FIRST}`,
+      [profileId],
+    )
+  ).rows;
 }
 
 /** One snippet of this profile; another profile's snippet (or a malformed id) is not found. */
 export async function snippetOf(pool: Pool, profileId: string, id: string): Promise<SnippetRow | null> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
-  return (await pool.query<SnippetRow>(`SELECT ${COLUMNS} FROM knowledge_snippets k WHERE id = $1 AND profile_id = $2`, [id, profileId])).rows[0] ?? null;
+  return (
+    (
+      await pool.query<SnippetRow>(`SELECT ${COLUMNS} FROM knowledge_snippets k WHERE id = $1 AND profile_id = $2`, [
+        id,
+        profileId,
+      ])
+    ).rows[0] ?? null
+  );
 }
 
 export type SearchHit = SnippetRow & { score: number };
 
 /** The query text as searched: control characters (NUL included) blanked, at most SEARCH_QUERY_MAX_CHARS characters. */
 export function searchableText(q: string): string {
-  return Array.from(q.replace(/[\u0000-\u001f\u007f]/g, ' ')).slice(0, SEARCH_QUERY_MAX_CHARS).join('').trim();
+  return Array.from(q.replace(/[\u0000-\u001f\u007f]/g, ' '))
+    .slice(0, SEARCH_QUERY_MAX_CHARS)
+    .join('')
+    .trim();
 }
 
 // $2's lexemes; one of them: its best snippets straight from the index, in score order; more:
@@ -153,6 +194,10 @@ export async function searchKnowledge(pool: Pool, profileId: string, q: string, 
   const text = searchableText(q);
   if (!text) return [];
   const hits = Math.min(SEARCH_MAX_HITS, Math.max(1, Math.trunc(limit) || 1));
-  const { rows } = await pool.query<SearchHit>({ name: 'orchard_knowledge_search', text: SEARCH_SQL, values: [profileId, text, SEARCH_FLOOR, hits] });
+  const { rows } = await pool.query<SearchHit>({
+    name: 'orchard_knowledge_search',
+    text: SEARCH_SQL,
+    values: [profileId, text, SEARCH_FLOOR, hits],
+  });
   return rows;
 }

@@ -11,8 +11,10 @@ export const mcpServersProjection = defineProjection<McpServersEvent>({
   async apply(event, tx) {
     await tx.query('DELETE FROM mcp_servers');
     for (const [position, s] of event.data.servers.entries()) {
-      await tx.query('INSERT INTO mcp_servers (position, name, command, args, env_keys, env_sealed, description) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [position, s.name, s.command, JSON.stringify(s.args), JSON.stringify(s.env_keys), s.env_sealed, s.description]);
+      await tx.query(
+        'INSERT INTO mcp_servers (position, name, command, args, env_keys, env_sealed, description) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [position, s.name, s.command, JSON.stringify(s.args), JSON.stringify(s.env_keys), s.env_sealed, s.description],
+      );
     }
   },
 });
@@ -27,6 +29,8 @@ export interface McpServerRow {
 }
 
 export async function listMcpServers(pool: Pool): Promise<McpServerRow[]> {
-  const { rows } = await pool.query<McpServerRow>('SELECT name, command, args, env_keys, env_sealed, description FROM mcp_servers ORDER BY position');
+  const { rows } = await pool.query<McpServerRow>(
+    'SELECT name, command, args, env_keys, env_sealed, description FROM mcp_servers ORDER BY position',
+  );
   return rows;
 }

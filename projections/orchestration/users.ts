@@ -5,7 +5,14 @@
 // Rows and queries live here
 // with the writes, so a column is renamed in one file.
 
-import type { SecurityEvent, AuthSource, PrincipalType, Role, UserEvent, SessionEvent } from '../../domain/orchestration/users/events.ts';
+import type {
+  SecurityEvent,
+  AuthSource,
+  PrincipalType,
+  Role,
+  UserEvent,
+  SessionEvent,
+} from '../../domain/orchestration/users/events.ts';
 import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/processors/projection.ts';
 
@@ -20,20 +27,43 @@ export const usersProjection = defineProjection<UserEvent>({
         await tx.query(
           `INSERT INTO users (id, username, email, role, auth_source, principal_type, is_active, api_key_hash, api_key_sealed, password_hash, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, true, $7, $8, $9, $10, $10)`,
-          [d.user_id, d.username, d.email, d.role, d.auth_source, d.principal_type ?? 'account', d.api_key_hash, d.api_key_sealed, d.password_hash ?? null, d.at]);
+          [
+            d.user_id,
+            d.username,
+            d.email,
+            d.role,
+            d.auth_source,
+            d.principal_type ?? 'account',
+            d.api_key_hash,
+            d.api_key_sealed,
+            d.password_hash ?? null,
+            d.at,
+          ],
+        );
         return;
       }
       case 'UserApiKeyRotated':
-        await tx.query('UPDATE users SET api_key_hash = $2, api_key_sealed = $3, updated_at = $4 WHERE id = $1',
-          [event.data.user_id, event.data.api_key_hash, event.data.api_key_sealed, event.data.at]);
+        await tx.query('UPDATE users SET api_key_hash = $2, api_key_sealed = $3, updated_at = $4 WHERE id = $1', [
+          event.data.user_id,
+          event.data.api_key_hash,
+          event.data.api_key_sealed,
+          event.data.at,
+        ]);
         return;
       case 'UserRoleChanged':
-        await tx.query('UPDATE users SET role = $2, updated_at = $3 WHERE id = $1', [event.data.user_id, event.data.role, event.data.at]);
+        await tx.query('UPDATE users SET role = $2, updated_at = $3 WHERE id = $1', [
+          event.data.user_id,
+          event.data.role,
+          event.data.at,
+        ]);
         return;
       case 'UserDeactivated':
       case 'UserReactivated':
-        await tx.query('UPDATE users SET is_active = $2, updated_at = $3 WHERE id = $1',
-          [event.data.user_id, event.type === 'UserReactivated', event.data.at]);
+        await tx.query('UPDATE users SET is_active = $2, updated_at = $3 WHERE id = $1', [
+          event.data.user_id,
+          event.type === 'UserReactivated',
+          event.data.at,
+        ]);
         return;
     }
   },
@@ -46,10 +76,15 @@ export const sessionsProjection = defineProjection<SessionEvent>({
   async apply(event, tx) {
     if (event.type === 'SessionStarted') {
       const d = event.data;
-      await tx.query('INSERT INTO sessions (session_hash, user_id, via, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
-        [d.session_hash, d.user_id, d.via, d.at, d.expires_at]);
+      await tx.query(
+        'INSERT INTO sessions (session_hash, user_id, via, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+        [d.session_hash, d.user_id, d.via, d.at, d.expires_at],
+      );
     } else {
-      await tx.query('UPDATE sessions SET ended_at = $2 WHERE session_hash = $1', [event.data.session_hash, event.data.at]);
+      await tx.query('UPDATE sessions SET ended_at = $2 WHERE session_hash = $1', [
+        event.data.session_hash,
+        event.data.at,
+      ]);
     }
   },
 });
@@ -57,7 +92,9 @@ export const sessionsProjection = defineProjection<SessionEvent>({
 const ROUTE_OF_REASON: Record<string, string> = { self_service: 'self', admin: 'admin', recovery_cli: 'cli' };
 const uuidOrNull = (v: string | null | undefined) => (v && /^[0-9a-f-]{36}$/i.test(v) ? v : null);
 
-export const apiKeyRotationsProjection = defineProjection<Extract<UserEvent | SecurityEvent, { type: 'UserApiKeyRotated' | 'ApiKeyRotationRefused' }>>({
+export const apiKeyRotationsProjection = defineProjection<
+  Extract<UserEvent | SecurityEvent, { type: 'UserApiKeyRotated' | 'ApiKeyRotationRefused' }>
+>({
   name: 'api_key_rotations',
   handles: ['UserApiKeyRotated', 'ApiKeyRotationRefused'],
   tables: ['api_key_rotations'],
@@ -67,10 +104,28 @@ export const apiKeyRotationsProjection = defineProjection<Extract<UserEvent | Se
     if (event.type === 'UserApiKeyRotated') {
       const d = event.data;
       // Rotations from configuration (ADMIN_API_KEY, ORCH_RUNNER_API_KEY changed) have route `config`.
-      await tx.query(insert, [event.id, uuidOrNull(d.rotated_by), event.metadata.actor.kind, d.user_id, ROUTE_OF_REASON[d.reason] ?? 'config', 'rotated', d.reason, d.at]);
+      await tx.query(insert, [
+        event.id,
+        uuidOrNull(d.rotated_by),
+        event.metadata.actor.kind,
+        d.user_id,
+        ROUTE_OF_REASON[d.reason] ?? 'config',
+        'rotated',
+        d.reason,
+        d.at,
+      ]);
     } else {
       const d = event.data;
-      await tx.query(insert, [event.id, uuidOrNull(d.actor_id), d.actor_kind, uuidOrNull(d.target_user_id), d.route, 'refused', d.reason, d.at]);
+      await tx.query(insert, [
+        event.id,
+        uuidOrNull(d.actor_id),
+        d.actor_kind,
+        uuidOrNull(d.target_user_id),
+        d.route,
+        'refused',
+        d.reason,
+        d.at,
+      ]);
     }
   },
 });
@@ -93,7 +148,19 @@ export interface UserRow {
   updated_at: Date;
 }
 
-const COLUMNS = ['id', 'username', 'email', 'role', 'auth_source', 'principal_type', 'is_active', 'api_key_sealed', 'password_hash', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'username',
+  'email',
+  'role',
+  'auth_source',
+  'principal_type',
+  'is_active',
+  'api_key_sealed',
+  'password_hash',
+  'created_at',
+  'updated_at',
+];
 const SELECT = `SELECT ${COLUMNS.join(', ')} FROM users`;
 
 async function one(pool: Pool, where: string, value: string): Promise<UserRow | null> {
@@ -107,7 +174,9 @@ export const userByUsername = (pool: Pool, username: string) => one(pool, 'usern
 export const userByEmail = (pool: Pool, email: string) => one(pool, 'lower(email) = lower($1)', email);
 
 export async function localPasswordAccountExists(pool: Pool): Promise<boolean> {
-  const { rows } = await pool.query(`SELECT 1 FROM users WHERE auth_source = 'local' AND password_hash IS NOT NULL LIMIT 1`);
+  const { rows } = await pool.query(
+    `SELECT 1 FROM users WHERE auth_source = 'local' AND password_hash IS NOT NULL LIMIT 1`,
+  );
   return rows.length > 0;
 }
 
@@ -122,11 +191,17 @@ export type SessionUserRow = UserRow & { session_expires_at: Date };
 export async function userBySession(pool: Pool, sessionHash: string, now: Date): Promise<SessionUserRow | null> {
   const { rows } = await pool.query<SessionUserRow>(
     `SELECT ${COLUMNS.map((c) => `u.${c}`).join(', ')}, s.expires_at AS session_expires_at FROM sessions s JOIN users u ON u.id = s.user_id
-     WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND u.is_active`, [sessionHash, now]);
+     WHERE s.session_hash = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND u.is_active`,
+    [sessionHash, now],
+  );
   return rows[0] ?? null;
 }
 
-export async function listUsers(pool: Pool, limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+export async function listUsers(
+  pool: Pool,
+  limit: number,
+  offset: number,
+): Promise<{ rows: UserRow[]; total: number }> {
   const [page, count] = await Promise.all([
     pool.query<UserRow>(`${SELECT} ORDER BY created_at, id LIMIT $1 OFFSET $2`, [limit, offset]),
     pool.query<{ n: number }>('SELECT count(*)::int AS n FROM users'),

@@ -13,11 +13,23 @@ import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/processors/projection.ts';
 import { ts, where } from './columns.ts';
 
-type AuditedEvent = CustomerEvent | DeploymentEvent | SubscriptionEvent | Exclude<TokenEvent, { type: 'RegistryTokenUsed' }>;
+type AuditedEvent =
+  CustomerEvent | DeploymentEvent | SubscriptionEvent | Exclude<TokenEvent, { type: 'RegistryTokenUsed' }>;
 
 export const AUDITED_TYPES = [
-  'CustomerCreated', 'CustomerUpdated', 'CustomerDeleted', 'ContactAdded', 'TouchpointLogged', 'AgreementRecorded', 'UsageRecorded',
-  'DeploymentRegistered', 'DeploymentUpdated', 'SubscriptionCreated', 'SubscriptionUpdated', 'RegistryTokenCreated', 'RegistryTokenRevoked',
+  'CustomerCreated',
+  'CustomerUpdated',
+  'CustomerDeleted',
+  'ContactAdded',
+  'TouchpointLogged',
+  'AgreementRecorded',
+  'UsageRecorded',
+  'DeploymentRegistered',
+  'DeploymentUpdated',
+  'SubscriptionCreated',
+  'SubscriptionUpdated',
+  'RegistryTokenCreated',
+  'RegistryTokenRevoked',
 ] as const satisfies readonly AuditedEvent['type'][];
 
 export const auditProjection = defineProjection<AuditedEvent>({
@@ -27,13 +39,25 @@ export const auditProjection = defineProjection<AuditedEvent>({
   async apply(event, tx) {
     const data: Record<string, unknown> = { ...event.data };
     delete data.token_hash;
-    const slug = 'slug' in event.data ? event.data.slug : 'customer_slug' in event.data ? event.data.customer_slug : null;
+    const slug =
+      'slug' in event.data ? event.data.slug : 'customer_slug' in event.data ? event.data.customer_slug : null;
     const changes = 'changes' in event.data ? event.data.changes : null;
     await tx.query(
       `INSERT INTO registry_audit (commit_pos, prepare_pos, event_id, type, stream, customer_slug, actor, at, changes, data)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-      [event.position.commit.toString(), event.position.prepare.toString(), event.id, event.type, event.stream, slug,
-        JSON.stringify(event.metadata.actor), event.data.at, changes === null ? null : JSON.stringify(changes), JSON.stringify(data)]);
+      [
+        event.position.commit.toString(),
+        event.position.prepare.toString(),
+        event.id,
+        event.type,
+        event.stream,
+        slug,
+        JSON.stringify(event.metadata.actor),
+        event.data.at,
+        changes === null ? null : JSON.stringify(changes),
+        JSON.stringify(data),
+      ],
+    );
   },
 });
 
@@ -73,7 +97,9 @@ export async function auditEvents(pool: Pool, filter: AuditFilter, limit: number
   // (a ::text cast) would win over a bare name and sort '9' after '10'.
   const { rows } = await pool.query<AuditRow>(
     `SELECT commit_pos::text || '/' || prepare_pos::text AS position, type, stream, customer_slug, actor, ${ts('at')}, changes, data
-     FROM registry_audit ${sql} ORDER BY registry_audit.commit_pos DESC, registry_audit.prepare_pos DESC LIMIT $${params.length + 1}`, [...params, limit]);
+     FROM registry_audit ${sql} ORDER BY registry_audit.commit_pos DESC, registry_audit.prepare_pos DESC LIMIT $${params.length + 1}`,
+    [...params, limit],
+  );
   return rows;
 }
 

@@ -20,13 +20,18 @@ export interface Rows<Row> {
  * `WHERE` clauses joined with AND (or nothing): a clause with `?` takes its value as the next
  * parameter; a clause without one is used as it is. Falsy entries (an absent filter) are skipped.
  */
-export function where(conditions: ([string, unknown] | string | undefined | null | false | '')[]): { sql: string; params: unknown[] } {
+export function where(conditions: ([string, unknown] | string | undefined | null | false | '')[]): {
+  sql: string;
+  params: unknown[];
+} {
   const params: unknown[] = [];
-  const parts = conditions.filter((c): c is [string, unknown] | string => !!c).map((condition) => {
-    if (typeof condition === 'string') return condition;
-    params.push(condition[1]);
-    return condition[0].replace('?', `$${params.length}`);
-  });
+  const parts = conditions
+    .filter((c): c is [string, unknown] | string => !!c)
+    .map((condition) => {
+      if (typeof condition === 'string') return condition;
+      params.push(condition[1]);
+      return condition[0].replace('?', `$${params.length}`);
+    });
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
@@ -35,11 +40,20 @@ export function where(conditions: ([string, unknown] | string | undefined | null
  * `<from> <where>`, read together. `from` starts with FROM (a table, a join, a subquery).
  */
 export async function paged<Row>(
-  pool: Pool, columns: string, from: string, w: { sql: string; params: unknown[] }, order: string, page: { limit: number; offset: number },
+  pool: Pool,
+  columns: string,
+  from: string,
+  w: { sql: string; params: unknown[] },
+  order: string,
+  page: { limit: number; offset: number },
 ): Promise<Rows<Row>> {
   const n = w.params.length;
   const [list, count] = await Promise.all([
-    pool.query(`SELECT ${columns} ${from} ${w.sql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...w.params, page.limit, page.offset]),
+    pool.query(`SELECT ${columns} ${from} ${w.sql} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [
+      ...w.params,
+      page.limit,
+      page.offset,
+    ]),
     pool.query<{ n: number }>(`SELECT count(*)::int AS n ${from} ${w.sql}`, w.params),
   ]);
   return { rows: list.rows as Row[], total: count.rows[0]!.n };

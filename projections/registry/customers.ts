@@ -9,11 +9,28 @@ import type { Pool } from '../../infra/db/pool.ts';
 import { defineProjection } from '../../infra/processors/projection.ts';
 import { day, paged, ts, where, type Rows } from './columns.ts';
 
-const FIELD_COLUMNS = new Set(['name', 'primary_email', 'status', 'notes', 'pipeline_stage', 'next_action', 'next_action_date', 'source']);
+const FIELD_COLUMNS = new Set([
+  'name',
+  'primary_email',
+  'status',
+  'notes',
+  'pipeline_stage',
+  'next_action',
+  'next_action_date',
+  'source',
+]);
 
 export const customersProjection = defineProjection<CustomerEvent>({
   name: 'registry_customers',
-  handles: ['CustomerCreated', 'CustomerUpdated', 'CustomerDeleted', 'ContactAdded', 'TouchpointLogged', 'AgreementRecorded', 'UsageRecorded'],
+  handles: [
+    'CustomerCreated',
+    'CustomerUpdated',
+    'CustomerDeleted',
+    'ContactAdded',
+    'TouchpointLogged',
+    'AgreementRecorded',
+    'UsageRecorded',
+  ],
   tables: ['registry_customers', 'registry_contacts', 'registry_touchpoints', 'registry_agreements', 'registry_usage'],
   async apply(event, tx) {
     switch (event.type) {
@@ -22,35 +39,59 @@ export const customersProjection = defineProjection<CustomerEvent>({
         await tx.query(
           `INSERT INTO registry_customers (id, slug, name, primary_email, status, notes, pipeline_stage, next_action, next_action_date, source, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
-          [d.customer_id, d.slug, d.name, d.primary_email, d.status, d.notes, d.pipeline_stage, d.next_action, d.next_action_date, d.source, d.at]);
+          [
+            d.customer_id,
+            d.slug,
+            d.name,
+            d.primary_email,
+            d.status,
+            d.notes,
+            d.pipeline_stage,
+            d.next_action,
+            d.next_action_date,
+            d.source,
+            d.at,
+          ],
+        );
         return;
       }
       case 'CustomerUpdated': {
         const fields = Object.keys(event.data.changes).filter((f) => FIELD_COLUMNS.has(f));
         const values = fields.map((f) => event.data.changes[f]!.after);
         const sets = fields.map((f, i) => `${f} = $${i + 3}`);
-        await tx.query(`UPDATE registry_customers SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, [event.data.customer_id, event.data.at, ...values]);
+        await tx.query(`UPDATE registry_customers SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, [
+          event.data.customer_id,
+          event.data.at,
+          ...values,
+        ]);
         return;
       }
       case 'CustomerDeleted':
-        await tx.query('UPDATE registry_customers SET deleted_at = $2, updated_at = $2 WHERE id = $1', [event.data.customer_id, event.data.at]);
+        await tx.query('UPDATE registry_customers SET deleted_at = $2, updated_at = $2 WHERE id = $1', [
+          event.data.customer_id,
+          event.data.at,
+        ]);
         return;
       case 'ContactAdded': {
         const d = event.data;
         await tx.query(
           'INSERT INTO registry_contacts (id, customer_id, name, email, role, last_contacted_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [d.contact_id, d.customer_id, d.name, d.email, d.role, d.last_contacted_at, d.at]);
+          [d.contact_id, d.customer_id, d.name, d.email, d.role, d.last_contacted_at, d.at],
+        );
         return;
       }
       case 'TouchpointLogged': {
         const d = event.data;
         await tx.query(
           'INSERT INTO registry_touchpoints (id, customer_id, kind, summary, occurred_at, contact_email, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [d.touchpoint_id, d.customer_id, d.kind, d.summary, d.occurred_at, d.contact_email, d.at]);
+          [d.touchpoint_id, d.customer_id, d.kind, d.summary, d.occurred_at, d.contact_email, d.at],
+        );
         if (d.contact_email) {
           await tx.query(
             `UPDATE registry_contacts SET last_contacted_at = greatest(coalesce(last_contacted_at, $3), $3)
-             WHERE customer_id = $1 AND lower(email) = lower($2)`, [d.customer_id, d.contact_email, d.occurred_at]);
+             WHERE customer_id = $1 AND lower(email) = lower($2)`,
+            [d.customer_id, d.contact_email, d.occurred_at],
+          );
         }
         return;
       }
@@ -58,14 +99,16 @@ export const customersProjection = defineProjection<CustomerEvent>({
         const d = event.data;
         await tx.query(
           'INSERT INTO registry_agreements (id, customer_id, kind, title, signed_at, expires_at, document_url, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-          [d.agreement_id, d.customer_id, d.kind, d.title, d.signed_at, d.expires_at, d.document_url, d.at]);
+          [d.agreement_id, d.customer_id, d.kind, d.title, d.signed_at, d.expires_at, d.document_url, d.at],
+        );
         return;
       }
       case 'UsageRecorded': {
         const d = event.data;
         await tx.query(
           'INSERT INTO registry_usage (id, customer_id, product, metric, quantity, period_start, period_end, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-          [d.usage_id, d.customer_id, d.product, d.metric, d.quantity, d.period_start, d.period_end, d.at]);
+          [d.usage_id, d.customer_id, d.product, d.metric, d.quantity, d.period_start, d.period_end, d.at],
+        );
         return;
       }
     }
@@ -80,23 +123,35 @@ export type CustomerRow = { id: string; slug: string } & CustomerFields & { crea
 const CUSTOMER = `id, slug, name, primary_email, status, notes, pipeline_stage, next_action, ${day('next_action_date')}, source, ${ts('created_at')}, ${ts('updated_at')}`;
 
 export async function customerBySlug(pool: Pool, slug: string): Promise<CustomerRow | null> {
-  const { rows } = await pool.query<CustomerRow>(`SELECT ${CUSTOMER} FROM registry_customers WHERE slug = $1 AND deleted_at IS NULL`, [slug]);
+  const { rows } = await pool.query<CustomerRow>(
+    `SELECT ${CUSTOMER} FROM registry_customers WHERE slug = $1 AND deleted_at IS NULL`,
+    [slug],
+  );
   return rows[0] ?? null;
 }
 
 export async function customerById(pool: Pool, id: string): Promise<CustomerRow | null> {
-  const { rows } = await pool.query<CustomerRow>(`SELECT ${CUSTOMER} FROM registry_customers WHERE id = $1 AND deleted_at IS NULL`, [id]);
+  const { rows } = await pool.query<CustomerRow>(
+    `SELECT ${CUSTOMER} FROM registry_customers WHERE id = $1 AND deleted_at IS NULL`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
 /** The oldest live customer with this primary e-mail (compared case-insensitively). */
 export async function customerByEmail(pool: Pool, email: string): Promise<CustomerRow | null> {
   const { rows } = await pool.query<CustomerRow>(
-    `SELECT ${CUSTOMER} FROM registry_customers WHERE lower(primary_email) = lower($1) AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1`, [email]);
+    `SELECT ${CUSTOMER} FROM registry_customers WHERE lower(primary_email) = lower($1) AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1`,
+    [email],
+  );
   return rows[0] ?? null;
 }
 
-export async function listCustomers(pool: Pool, filter: { status?: CustomerStatus }, page: { limit: number; offset: number }): Promise<Rows<CustomerRow>> {
+export async function listCustomers(
+  pool: Pool,
+  filter: { status?: CustomerStatus },
+  page: { limit: number; offset: number },
+): Promise<Rows<CustomerRow>> {
   const w = where(['deleted_at IS NULL', filter.status && ['status = ?', filter.status]]);
   return paged<CustomerRow>(pool, CUSTOMER, 'FROM registry_customers', w, 'slug', page);
 }
@@ -112,13 +167,17 @@ export interface ContactRow {
 
 export async function contactsOf(pool: Pool, customerId: string): Promise<ContactRow[]> {
   const { rows } = await pool.query<ContactRow>(
-    `SELECT id, name, email, role, ${ts('last_contacted_at')}, ${ts('created_at')} FROM registry_contacts WHERE customer_id = $1 ORDER BY created_at, id`, [customerId]);
+    `SELECT id, name, email, role, ${ts('last_contacted_at')}, ${ts('created_at')} FROM registry_contacts WHERE customer_id = $1 ORDER BY created_at, id`,
+    [customerId],
+  );
   return rows;
 }
 
 export async function contactById(pool: Pool, id: string): Promise<ContactRow | null> {
   const { rows } = await pool.query<ContactRow>(
-    `SELECT id, name, email, role, ${ts('last_contacted_at')}, ${ts('created_at')} FROM registry_contacts WHERE id = $1`, [id]);
+    `SELECT id, name, email, role, ${ts('last_contacted_at')}, ${ts('created_at')} FROM registry_contacts WHERE id = $1`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
@@ -138,7 +197,9 @@ export async function countsOf(pool: Pool, customerId: string): Promise<Customer
             (SELECT count(*)::int FROM registry_contacts WHERE customer_id = $1) AS contacts,
             (SELECT count(*)::int FROM registry_touchpoints WHERE customer_id = $1) AS touchpoints,
             (SELECT count(*)::int FROM registry_agreements WHERE customer_id = $1) AS agreements,
-            (SELECT count(*)::int FROM registry_usage WHERE customer_id = $1) AS usage_records`, [customerId]);
+            (SELECT count(*)::int FROM registry_usage WHERE customer_id = $1) AS usage_records`,
+    [customerId],
+  );
   return rows[0]!;
 }
 
@@ -154,11 +215,18 @@ export interface TouchpointRow {
 const TOUCHPOINT = `id, kind, summary, ${ts('occurred_at')}, contact_email, ${ts('created_at')}`;
 
 export async function touchpointById(pool: Pool, id: string): Promise<TouchpointRow | null> {
-  const { rows } = await pool.query<TouchpointRow>(`SELECT ${TOUCHPOINT} FROM registry_touchpoints WHERE id = $1`, [id]);
+  const { rows } = await pool.query<TouchpointRow>(`SELECT ${TOUCHPOINT} FROM registry_touchpoints WHERE id = $1`, [
+    id,
+  ]);
   return rows[0] ?? null;
 }
 
-export async function listTouchpoints(pool: Pool, customerId: string, filter: { kind?: string }, page: { limit: number; offset: number }): Promise<Rows<TouchpointRow>> {
+export async function listTouchpoints(
+  pool: Pool,
+  customerId: string,
+  filter: { kind?: string },
+  page: { limit: number; offset: number },
+): Promise<Rows<TouchpointRow>> {
   const w = where([['customer_id = ?', customerId], filter.kind && ['kind = ?', filter.kind]]);
   return paged<TouchpointRow>(pool, TOUCHPOINT, 'FROM registry_touchpoints', w, 'occurred_at DESC, id', page);
 }
@@ -180,8 +248,19 @@ export async function agreementById(pool: Pool, id: string): Promise<AgreementRo
   return rows[0] ?? null;
 }
 
-export async function listAgreements(pool: Pool, customerId: string, page: { limit: number; offset: number }): Promise<Rows<AgreementRow>> {
-  return paged<AgreementRow>(pool, AGREEMENT, 'FROM registry_agreements', where([['customer_id = ?', customerId]]), 'signed_at DESC, id', page);
+export async function listAgreements(
+  pool: Pool,
+  customerId: string,
+  page: { limit: number; offset: number },
+): Promise<Rows<AgreementRow>> {
+  return paged<AgreementRow>(
+    pool,
+    AGREEMENT,
+    'FROM registry_agreements',
+    where([['customer_id = ?', customerId]]),
+    'signed_at DESC, id',
+    page,
+  );
 }
 
 export interface UsageRow {
@@ -201,7 +280,16 @@ export async function usageById(pool: Pool, id: string): Promise<UsageRow | null
   return rows[0] ?? null;
 }
 
-export async function listUsage(pool: Pool, customerId: string, filter: { product?: string; metric?: string }, page: { limit: number; offset: number }): Promise<Rows<UsageRow>> {
-  const w = where([['customer_id = ?', customerId], filter.product && ['product = ?', filter.product], filter.metric && ['metric = ?', filter.metric]]);
+export async function listUsage(
+  pool: Pool,
+  customerId: string,
+  filter: { product?: string; metric?: string },
+  page: { limit: number; offset: number },
+): Promise<Rows<UsageRow>> {
+  const w = where([
+    ['customer_id = ?', customerId],
+    filter.product && ['product = ?', filter.product],
+    filter.metric && ['metric = ?', filter.metric],
+  ]);
   return paged<UsageRow>(pool, USAGE, 'FROM registry_usage', w, 'period_start DESC, id', page);
 }

@@ -20,19 +20,40 @@ export const deploymentsProjection = defineProjection<DeploymentEvent>({
       await tx.query(
         `INSERT INTO registry_deployments (id, customer_id, customer_slug, product, version, channel, endpoint_url, instance_id, first_deployed_at, last_seen_at, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
-        [r.deployment_id, r.customer_id, r.customer_slug, r.product, r.version, r.channel, r.endpoint_url, r.instance_id, r.first_deployed_at, r.last_seen_at, r.at]);
+        [
+          r.deployment_id,
+          r.customer_id,
+          r.customer_slug,
+          r.product,
+          r.version,
+          r.channel,
+          r.endpoint_url,
+          r.instance_id,
+          r.first_deployed_at,
+          r.last_seen_at,
+          r.at,
+        ],
+      );
       return;
     }
     const changes = event.data.changes;
     const fields = Object.keys(changes).filter((f) => PATCHABLE.has(f));
     const sets = fields.map((f, i) => `${f} = $${i + 3}`);
-    await tx.query(`UPDATE registry_deployments SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`,
-      [d.deployment_id, d.at, ...fields.map((f) => changes[f]!.after)]);
+    await tx.query(`UPDATE registry_deployments SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, [
+      d.deployment_id,
+      d.at,
+      ...fields.map((f) => changes[f]!.after),
+    ]);
   },
 });
 
 /** A deployment as the API shows it: the decider's fields with its ids, product and times. */
-export type DeploymentRow = { id: string; customer_id: string; customer_slug: string; product: Product } & DeploymentFields & { created_at: string; updated_at: string };
+export type DeploymentRow = {
+  id: string;
+  customer_id: string;
+  customer_slug: string;
+  product: Product;
+} & DeploymentFields & { created_at: string; updated_at: string };
 
 const DEPLOYMENT = `d.id, d.customer_id, d.customer_slug, d.product, d.version, d.channel, d.endpoint_url, d.instance_id,
   ${ts('d.first_deployed_at')}, ${ts('d.last_seen_at')}, ${ts('d.created_at')}, ${ts('d.updated_at')}`;
@@ -49,7 +70,15 @@ export interface DeploymentFilter {
   customer_id?: string;
 }
 
-export async function listDeployments(pool: Pool, filter: DeploymentFilter, page: { limit: number; offset: number }): Promise<Rows<DeploymentRow>> {
-  const w = where([filter.product && ['d.product = ?', filter.product], filter.channel && ['d.channel = ?', filter.channel], filter.customer_id && ['d.customer_id = ?', filter.customer_id]]);
+export async function listDeployments(
+  pool: Pool,
+  filter: DeploymentFilter,
+  page: { limit: number; offset: number },
+): Promise<Rows<DeploymentRow>> {
+  const w = where([
+    filter.product && ['d.product = ?', filter.product],
+    filter.channel && ['d.channel = ?', filter.channel],
+    filter.customer_id && ['d.customer_id = ?', filter.customer_id],
+  ]);
   return paged<DeploymentRow>(pool, DEPLOYMENT, LIVE, w, 'd.created_at, d.id', page);
 }

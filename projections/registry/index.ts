@@ -11,5 +11,12 @@ import { tokensProjection } from './tokens.ts';
 import { trendProjection } from './trend.ts';
 
 export const registryProjections: Projection<any>[] = [
-  customersProjection, deploymentsProjection, subscriptionsProjection, tokensProjection, registrySessionsProjection, trendProjection, summaryProjection, auditProjection,
+  customersProjection,
+  deploymentsProjection,
+  subscriptionsProjection,
+  tokensProjection,
+  registrySessionsProjection,
+  trendProjection,
+  summaryProjection,
+  auditProjection,
 ];

@@ -68,7 +68,9 @@ export async function rolloutCounts(pool: Pool, product?: string): Promise<Rollo
   const { rows } = await pool.query<RolloutRow>(
     `SELECT d.product, d.version, d.channel, count(*)::int AS n FROM registry_deployments d
      JOIN registry_customers c ON c.id = d.customer_id AND c.deleted_at IS NULL
-     ${product ? 'WHERE d.product = $1' : ''} GROUP BY d.product, d.version, d.channel`, product ? [product] : []);
+     ${product ? 'WHERE d.product = $1' : ''} GROUP BY d.product, d.version, d.channel`,
+    product ? [product] : [],
+  );
   return rows;
 }
 
@@ -96,7 +98,12 @@ export const RENEWAL_WINDOW_DAYS = 30;
  * from today to 30 days ahead, on a subscription not cancelled (renewal_due); a lead whose next
  * action date has passed (stale_lead). Dates compare in UTC.
  */
-export async function signals(pool: Pool, now: Date, filter: { kind?: SignalKind }, page: { limit: number; offset: number }): Promise<Rows<SignalRow>> {
+export async function signals(
+  pool: Pool,
+  now: Date,
+  filter: { kind?: SignalKind },
+  page: { limit: number; offset: number },
+): Promise<Rows<SignalRow>> {
   const parts: Record<SignalKind, string> = {
     at_risk: `SELECT 'at_risk' AS kind, c.id AS customer_id, c.slug AS customer_slug, c.name AS customer_name, 'subscription' AS subject_type, s.id AS subject_id, s.product, ${day('s.renewal_date', 'since')}
       FROM registry_subscriptions s JOIN registry_customers c ON c.id = s.customer_id AND c.deleted_at IS NULL WHERE s.status = 'past_due'`,
@@ -126,11 +133,14 @@ export interface RegistryCounts {
 }
 
 export async function registryCounts(pool: Pool, now: Date): Promise<RegistryCounts> {
-  const { rows } = await pool.query<RegistryCounts>(`SELECT
+  const { rows } = await pool.query<RegistryCounts>(
+    `SELECT
     (SELECT count(*)::int FROM registry_customers WHERE deleted_at IS NULL) AS customers,
     (SELECT count(*)::int FROM registry_deployments d JOIN registry_customers c ON c.id = d.customer_id AND c.deleted_at IS NULL) AS deployments,
     (SELECT count(*)::int FROM registry_subscriptions s JOIN registry_customers c ON c.id = s.customer_id AND c.deleted_at IS NULL) AS subscriptions,
     (SELECT count(*)::int FROM registry_contacts t JOIN registry_customers c ON c.id = t.customer_id AND c.deleted_at IS NULL) AS contacts,
-    (SELECT count(*)::int FROM registry_tokens WHERE revoked_at IS NULL AND expires_at > $1) AS active_tokens`, [now]);
+    (SELECT count(*)::int FROM registry_tokens WHERE revoked_at IS NULL AND expires_at > $1) AS active_tokens`,
+    [now],
+  );
   return rows[0]!;
 }

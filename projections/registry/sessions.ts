@@ -14,9 +14,13 @@ export const registrySessionsProjection = defineProjection<RegistrySessionEvent>
       const d = event.data;
       await tx.query(
         'INSERT INTO registry_sessions (session_hash, subject, name, email, role, via, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [d.session_hash, d.subject, d.name, d.email, d.role, d.via, d.at, d.expires_at]);
+        [d.session_hash, d.subject, d.name, d.email, d.role, d.via, d.at, d.expires_at],
+      );
     } else {
-      await tx.query('UPDATE registry_sessions SET ended_at = $2 WHERE session_hash = $1', [event.data.session_hash, event.data.at]);
+      await tx.query('UPDATE registry_sessions SET ended_at = $2 WHERE session_hash = $1', [
+        event.data.session_hash,
+        event.data.at,
+      ]);
     }
   },
 });
@@ -34,6 +38,7 @@ export interface RegistrySessionRow {
 export async function liveSession(pool: Pool, sessionHash: string, now: Date): Promise<RegistrySessionRow | null> {
   const { rows } = await pool.query<RegistrySessionRow>(
     'SELECT session_hash, subject, name, email, role, expires_at FROM registry_sessions WHERE session_hash = $1 AND ended_at IS NULL AND expires_at > $2',
-    [sessionHash, now]);
+    [sessionHash, now],
+  );
   return rows[0] ?? null;
 }

@@ -20,14 +20,29 @@ export const subscriptionsProjection = defineProjection<SubscriptionEvent>({
       await tx.query(
         `INSERT INTO registry_subscriptions (id, customer_id, customer_slug, product, status, mrr_cents, renewal_date, stripe_customer_id, stripe_subscription_id, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
-        [r.subscription_id, r.customer_id, r.customer_slug, r.product, r.status, r.mrr_cents, r.renewal_date, r.stripe_customer_id, r.stripe_subscription_id, r.at]);
+        [
+          r.subscription_id,
+          r.customer_id,
+          r.customer_slug,
+          r.product,
+          r.status,
+          r.mrr_cents,
+          r.renewal_date,
+          r.stripe_customer_id,
+          r.stripe_subscription_id,
+          r.at,
+        ],
+      );
       return;
     }
     const { changes, subscription_id, at } = event.data;
     const fields = Object.keys(changes).filter((f) => PATCHABLE.has(f));
     const sets = fields.map((f, i) => `${f} = $${i + 3}`);
-    await tx.query(`UPDATE registry_subscriptions SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`,
-      [subscription_id, at, ...fields.map((f) => changes[f]!.after)]);
+    await tx.query(`UPDATE registry_subscriptions SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`, [
+      subscription_id,
+      at,
+      ...fields.map((f) => changes[f]!.after),
+    ]);
   },
 });
 
@@ -60,7 +75,15 @@ export interface SubscriptionFilter {
   customer_id?: string;
 }
 
-export async function listSubscriptions(pool: Pool, filter: SubscriptionFilter, page: { limit: number; offset: number }): Promise<Rows<SubscriptionRow>> {
-  const w = where([filter.status && ['s.status = ?', filter.status], filter.product && ['s.product = ?', filter.product], filter.customer_id && ['s.customer_id = ?', filter.customer_id]]);
+export async function listSubscriptions(
+  pool: Pool,
+  filter: SubscriptionFilter,
+  page: { limit: number; offset: number },
+): Promise<Rows<SubscriptionRow>> {
+  const w = where([
+    filter.status && ['s.status = ?', filter.status],
+    filter.product && ['s.product = ?', filter.product],
+    filter.customer_id && ['s.customer_id = ?', filter.customer_id],
+  ]);
   return paged<SubscriptionRow>(pool, SUBSCRIPTION, LIVE, w, 's.created_at, s.id', page);
 }

@@ -18,14 +18,21 @@ export const tokensProjection = defineProjection<TokenEvent>({
         const d = event.data;
         await tx.query(
           `INSERT INTO registry_tokens (id, name, token_hash, token_prefix, scopes, created_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [d.token_id, d.name, d.token_hash, d.token_prefix, d.scopes, d.created_by, d.at, d.expires_at]);
+          [d.token_id, d.name, d.token_hash, d.token_prefix, d.scopes, d.created_by, d.at, d.expires_at],
+        );
         return;
       }
       case 'RegistryTokenRevoked':
-        await tx.query('UPDATE registry_tokens SET revoked_at = $2 WHERE id = $1', [event.data.token_id, event.data.at]);
+        await tx.query('UPDATE registry_tokens SET revoked_at = $2 WHERE id = $1', [
+          event.data.token_id,
+          event.data.at,
+        ]);
         return;
       case 'RegistryTokenUsed':
-        await tx.query('UPDATE registry_tokens SET last_used_at = greatest(coalesce(last_used_at, $2), $2) WHERE id = $1', [event.data.token_id, event.data.at]);
+        await tx.query(
+          'UPDATE registry_tokens SET last_used_at = greatest(coalesce(last_used_at, $2), $2) WHERE id = $1',
+          [event.data.token_id, event.data.at],
+        );
         return;
     }
   },

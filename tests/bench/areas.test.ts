@@ -13,7 +13,12 @@ test('a failing area is reported by name with its error; the others still run', 
   const lines: string[] = [];
   const areas: Area[] = [
     { name: 'log', run: async () => void done.push('log') },
-    { name: 'chat_schedule', run: async () => { throw new Error('sorry, too many clients already'); } },
+    {
+      name: 'chat_schedule',
+      run: async () => {
+        throw new Error('sorry, too many clients already');
+      },
+    },
     { name: 'console', run: async () => void done.push('console') },
   ];
   const outcome = await runAreas(areas, (m) => lines.push(m));
@@ -25,7 +30,10 @@ test('a failing area is reported by name with its error; the others still run', 
 
 test('BENCH_AREAS: only the areas whose name holds one of the words', async () => {
   const done: string[] = [];
-  const areas: Area[] = ['log_append_paired', 'chat', 'chat_schedule', 'estate'].map((name) => ({ name, run: async () => void done.push(name) }));
+  const areas: Area[] = ['log_append_paired', 'chat', 'chat_schedule', 'estate'].map((name) => ({
+    name,
+    run: async () => void done.push(name),
+  }));
   assert.equal(areaFilter(' schedule, estate ,'), ['schedule', 'estate']);
   const outcome = await runAreas(areas, () => {}, areaFilter('schedule,estate'));
   assert.equal(done, ['chat_schedule', 'estate']);

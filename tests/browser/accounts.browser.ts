@@ -21,14 +21,35 @@ import { RUNNER_ID, userDecider } from '../../domain/orchestration/users/decider
 import { userStream } from '../../domain/orchestration/streams.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, until, writesWithoutCsrf, type Recorded } from './support.ts';
+import {
+  axeClean,
+  closeSuite,
+  countPointerEvents,
+  disallowed,
+  focusOn,
+  launchBrowser,
+  screenshots,
+  signedIn,
+  tabTo,
+  until,
+  writesWithoutCsrf,
+  type Recorded,
+} from './support.ts';
 
 const ADMIN_KEY = `orch_accounts-admin-${randomUUID()}`;
 const RUNNER_KEY = `orch_accounts-runner-${randomUUID()}`;
 
 interface Ctx {
-  s: TestServices; dir: string; browser: Browser; admin: Account; user: Account; other: Account; reader: Account; agentId: string;
-  recorded: Recorded[]; settled: (() => Promise<void>)[];
+  s: TestServices;
+  dir: string;
+  browser: Browser;
+  admin: Account;
+  user: Account;
+  other: Account;
+  reader: Account;
+  agentId: string;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
 }
 const test = suite<Ctx>('account and administration in the browser');
 
@@ -36,21 +57,43 @@ test.before(async (ctx) => {
   // The admin key from a file and a runner key: the runner's service principal is listed too.
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-accounts-'));
   await writeFile(path.join(ctx.dir, 'admin.key'), `${ADMIN_KEY}\n`, { mode: 0o600 });
-  ctx.s = await startTestServices('browser_accounts', { ADMIN_API_KEY_FILE: path.join(ctx.dir, 'admin.key'), ORCH_RUNNER_API_KEY: RUNNER_KEY });
+  ctx.s = await startTestServices('browser_accounts', {
+    ADMIN_API_KEY_FILE: path.join(ctx.dir, 'admin.key'),
+    ORCH_RUNNER_API_KEY: RUNNER_KEY,
+  });
   [ctx.admin, ctx.user, ctx.other, ctx.reader] = await Promise.all([
-    createAccount(ctx.s, ADMIN_KEY, 'admin', 'acc-admin'), createAccount(ctx.s, ADMIN_KEY, 'user', 'acc-user'),
-    createAccount(ctx.s, ADMIN_KEY, 'user', 'acc-other'), createAccount(ctx.s, ADMIN_KEY, 'readonly', 'acc-reader'),
+    createAccount(ctx.s, ADMIN_KEY, 'admin', 'acc-admin'),
+    createAccount(ctx.s, ADMIN_KEY, 'user', 'acc-user'),
+    createAccount(ctx.s, ADMIN_KEY, 'user', 'acc-other'),
+    createAccount(ctx.s, ADMIN_KEY, 'readonly', 'acc-reader'),
   ]);
   // An agent credential (agents come from spawns; made here through the domain, as the route suites do).
   ctx.agentId = randomUUID();
-  await ctx.s.platform.commands.run(userStream(ctx.agentId), userDecider, {
-    type: 'CreateUser', user_id: ctx.agentId, username: 'acc-agent', email: 'acc-agent@agents.invalid', role: 'user', auth_source: 'agent',
-    principal_type: 'agent', key: keyMaterial(ctx.s.platform.sealKey, ctx.agentId, `orch_agent-${randomUUID()}`), password_hash: null, by: null, at: new Date().toISOString(),
-  }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+  await ctx.s.platform.commands.run(
+    userStream(ctx.agentId),
+    userDecider,
+    {
+      type: 'CreateUser',
+      user_id: ctx.agentId,
+      username: 'acc-agent',
+      email: 'acc-agent@agents.invalid',
+      role: 'user',
+      auth_source: 'agent',
+      principal_type: 'agent',
+      key: keyMaterial(ctx.s.platform.sealKey, ctx.agentId, `orch_agent-${randomUUID()}`),
+      password_hash: null,
+      by: null,
+      at: new Date().toISOString(),
+    },
+    { actor: { kind: 'system', id: 'test' }, correlationId: null },
+  );
   // Enough accounts for a second page (key-only: nothing to hash).
   for (let i = 0; i < 20; i++) {
     const name = `filler-${String(i).padStart(2, '0')}`;
-    const r = await http(`${ctx.s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY }, json: { username: name, email: `${name}@example.test`, role: 'readonly' } });
+    const r = await http(`${ctx.s.orch}/api/v1/admin/users`, {
+      headers: { 'X-API-Key': ADMIN_KEY },
+      json: { username: name, email: `${name}@example.test`, role: 'readonly' },
+    });
     assert.is(r.status, 201, r.text);
   }
   ctx.browser = await launchBrowser();
@@ -67,14 +110,21 @@ const accountOf = async (ctx: Ctx, id: string) => {
 
 /** A new context signed in as `account` (the sign-in form), on `path`, allowed the clipboard. */
 const signedInOn = (ctx: Ctx, account: Account, path: string) =>
-  signedIn(ctx, account, { path, prepare: ({ context }) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.s.orch }) });
+  signedIn(ctx, account, {
+    path,
+    prepare: ({ context }) => context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ctx.s.orch }),
+  });
 
 /** The key is nowhere in the page (DOM, attributes, input values) nor in storage. */
 async function keyGone(page: Page, key: string): Promise<void> {
   assert.not.ok((await page.content()).includes(key), 'the key is still in the DOM');
-  const values = await page.evaluate('[...document.querySelectorAll("input, textarea")].map((el) => el.value).join("\\n")') as string;
+  const values = (await page.evaluate(
+    '[...document.querySelectorAll("input, textarea")].map((el) => el.value).join("\\n")',
+  )) as string;
   assert.not.ok(values.includes(key), 'the key is still in an input');
-  const stored = await page.evaluate('JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])') as string;
+  const stored = (await page.evaluate(
+    'JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])',
+  )) as string;
   assert.not.ok(stored.includes(key), 'the key is in storage');
 }
 
@@ -85,7 +135,10 @@ const range = (page: Page, text: string) => page.locator('#accounts-range', { ha
 test('your account, keyboard only: rotate my key (confirm, shown once, copied, dropped on close); the old key 401 at once, the new one works', async (ctx) => {
   const { page, close } = await signedInOn(ctx, ctx.user, '/');
   // The banner's name links to the account page.
-  await page.getByRole('banner').getByRole('link', { name: /acc-user/ }).click();
+  await page
+    .getByRole('banner')
+    .getByRole('link', { name: /acc-user/ })
+    .click();
   await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
   assert.ok((await page.locator('dl').textContent())?.includes(ctx.user.email));
   await axeClean(page, 'account');
@@ -138,7 +191,8 @@ test('your account, keyboard only: rotate my key (confirm, shown once, copied, d
 test('administration: the accounts paged as the route pages them; the runner and an agent credential by type, without controls', async (ctx) => {
   const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
   await page.getByRole('heading', { level: 1, name: 'Administration' }).waitFor();
-  const total = (await http(`${ctx.s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY } })).body.total as number;
+  const total = (await http(`${ctx.s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY } })).body
+    .total as number;
   assert.ok(total > 20);
   await range(page, `Accounts 1 to 20 of ${total}.`).waitFor();
   assert.is(await page.locator('tbody tr').count(), 20);
@@ -146,12 +200,20 @@ test('administration: the accounts paged as the route pages them; the runner and
   await screenshots(page, 'administration');
   await page.getByRole('button', { name: 'Next accounts' }).click();
   await range(page, `Accounts 21 to ${total} of ${total}.`).waitFor();
-  const second = (await http(`${ctx.s.orch}/api/v1/admin/users?limit=20&offset=20`, { headers: { 'X-API-Key': ADMIN_KEY } })).body.users.map((u: { username: string }) => u.username);
-  assert.equal(await page.locator('tbody th').allTextContents(), second.map((n: string) => (n === ctx.admin.username ? `${n} (you)` : n)));
+  const second = (
+    await http(`${ctx.s.orch}/api/v1/admin/users?limit=20&offset=20`, { headers: { 'X-API-Key': ADMIN_KEY } })
+  ).body.users.map((u: { username: string }) => u.username);
+  assert.equal(
+    await page.locator('tbody th').allTextContents(),
+    second.map((n: string) => (n === ctx.admin.username ? `${n} (you)` : n)),
+  );
   await page.getByRole('button', { name: 'Previous accounts' }).click();
   await range(page, `Accounts 1 to 20 of ${total}.`).waitFor();
   // The runner (a service principal) and the agent credential: their type, no change or rotate control.
-  for (const [id, type] of [[RUNNER_ID, 'service (the runner)'], [ctx.agentId, 'agent credential']] as const) {
+  for (const [id, type] of [
+    [RUNNER_ID, 'service (the runner)'],
+    [ctx.agentId, 'agent credential'],
+  ] as const) {
     const username = (await accountOf(ctx, id)).username as string;
     const onPage = async () => (await row(page, username).count()) > 0;
     if (!(await onPage())) {
@@ -193,7 +255,10 @@ test('administration: create an account (client errors, a taken username, the ke
   await dialog.getByLabel('Email').fill('someone-new@example.test');
   await dialog.getByLabel('Password').fill('');
   await dialog.getByRole('button', { name: 'Create account' }).click();
-  await page.locator('#new-username-error').getByText(/choose another username/).waitFor();
+  await page
+    .locator('#new-username-error')
+    .getByText(/choose another username/)
+    .waitFor();
 
   const password = `pw-${randomUUID()}`;
   await dialog.getByLabel('Username').fill('acc-made');
@@ -208,14 +273,23 @@ test('administration: create an account (client errors, a taken username, the ke
   await axeClean(page, 'new account key shown once');
   await once.getByRole('button', { name: 'Done' }).click();
   await once.waitFor({ state: 'detached' });
-  await until('focus back on New account', () => opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement));
+  await until('focus back on New account', () =>
+    opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement),
+  );
   await keyGone(page, key);
   const made = await me(ctx, key);
-  assert.equal([made.status, made.body.username, made.body.role, made.body.email], [200, 'acc-made', 'user', 'acc-made@example.test']);
-  assert.is((await http(`${ctx.s.orch}/auth/login`, { json: { email: 'acc-made@example.test', password } })).status, 200);
+  assert.equal(
+    [made.status, made.body.username, made.body.role, made.body.email],
+    [200, 'acc-made', 'user', 'acc-made@example.test'],
+  );
+  assert.is(
+    (await http(`${ctx.s.orch}/auth/login`, { json: { email: 'acc-made@example.test', password } })).status,
+    200,
+  );
 
   // Change its role (only the role is sent).
-  const total = (await http(`${ctx.s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY } })).body.total as number;
+  const total = (await http(`${ctx.s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY } })).body
+    .total as number;
   await page.getByRole('button', { name: 'Next accounts' }).click();
   await range(page, `Accounts 21 to ${total} of ${total}.`).waitFor();
   await row(page, 'acc-made').getByRole('button', { name: 'Change acc-made' }).click();
@@ -240,15 +314,20 @@ test('administration: create an account (client errors, a taken username, the ke
   await row(page, 'acc-made').getByText('no (deactivated)').waitFor();
   const refused = await me(ctx, key);
   assert.equal([refused.status, refused.body.message], [401, 'invalid or inactive API key']);
-  assert.is((await http(`${ctx.s.orch}/auth/login`, { json: { email: 'acc-made@example.test', password } })).status, 401);
+  assert.is(
+    (await http(`${ctx.s.orch}/auth/login`, { json: { email: 'acc-made@example.test', password } })).status,
+    401,
+  );
   const id = made.body.id as string;
   assert.equal([(await accountOf(ctx, id)).is_active, (await accountOf(ctx, id)).role], [false, 'readonly']);
   await close();
 });
 
-test('administration: demoting oneself is refused, in words and with the server\'s message; nothing changes', async (ctx) => {
+test("administration: demoting oneself is refused, in words and with the server's message; nothing changes", async (ctx) => {
   const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
-  await row(page, ctx.admin.username).getByRole('button', { name: `Change ${ctx.admin.username}` }).click();
+  await row(page, ctx.admin.username)
+    .getByRole('button', { name: `Change ${ctx.admin.username}` })
+    .click();
   const change = page.getByRole('dialog', { name: `Change ${ctx.admin.username} (you)` });
   await change.waitFor();
   await change.getByLabel('Role').selectOption('user');
@@ -264,7 +343,7 @@ test('administration: demoting oneself is refused, in words and with the server\
   await close();
 });
 
-test('administration: rotate another account\'s key (confirm, then shown once); its old key 401, the new one works', async (ctx) => {
+test("administration: rotate another account's key (confirm, then shown once); its old key 401, the new one works", async (ctx) => {
   const { page, close } = await signedInOn(ctx, ctx.admin, '/admin');
   const opener = row(page, ctx.other.username).getByRole('button', { name: `Rotate key of ${ctx.other.username}` });
   await opener.click();
@@ -283,7 +362,9 @@ test('administration: rotate another account\'s key (confirm, then shown once); 
   await once.waitFor({ state: 'detached' });
   // Focus goes back to the row's button (named by the page: the key dialog was opened by the
   // confirmation, not by that button).
-  await until('focus back on the row\'s button', () => opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement));
+  await until("focus back on the row's button", () =>
+    opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement),
+  );
   await keyGone(page, key);
   assert.is((await me(ctx, ctx.other.apiKey)).status, 401);
   const fresh = await me(ctx, key);
@@ -295,7 +376,10 @@ test('administration: rotate another account\'s key (confirm, then shown once); 
 test('a readonly account: no Administration in the navigation, the "needs admin" page at /admin; its own account page works', async (ctx) => {
   const { page, close } = await signedInOn(ctx, ctx.reader, '/');
   await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
-  assert.is(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(), 0);
+  assert.is(
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(),
+    0,
+  );
   await page.goto('/admin');
   await page.getByRole('heading', { level: 1, name: 'Needs admin' }).waitFor();
   assert.ok((await page.getByRole('alert').textContent())?.includes('admin role required'));
@@ -307,10 +391,15 @@ test('a readonly account: no Administration in the navigation, the "needs admin"
   await close();
 });
 
-test('the request recorder: only allowed paths (never /api/v1/, never GET /api/me); every write carries the session\'s CSRF token', async (ctx) => {
+test("the request recorder: only allowed paths (never /api/v1/, never GET /api/me); every write carries the session's CSRF token", async (ctx) => {
   for (const settle of ctx.settled) await settle();
   const paths = ctx.recorded.map((r) => `${r.method} ${r.path.split('?')[0]}`);
-  for (const want of ['POST /api/me/api-key/rotate', `POST /api/admin/users/${ctx.other.id}/api-key/rotate`, 'POST /api/admin/users', 'GET /api/admin/users']) {
+  for (const want of [
+    'POST /api/me/api-key/rotate',
+    `POST /api/admin/users/${ctx.other.id}/api-key/rotate`,
+    'POST /api/admin/users',
+    'GET /api/admin/users',
+  ]) {
     assert.ok(paths.includes(want), `${want} was made`);
   }
   assert.ok(paths.some((p) => p.startsWith('PATCH /api/admin/users/')));

@@ -23,18 +23,40 @@ import { toAppend } from '../../infra/commands.ts';
 import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, launchBrowser, screenshots, signedIn, tabTo, until, writesWithoutCsrf, type Recorded } from './support.ts';
+import {
+  axeClean,
+  closeSuite,
+  countPointerEvents,
+  disallowed,
+  focusOn,
+  launchBrowser,
+  screenshots,
+  signedIn,
+  tabTo,
+  until,
+  writesWithoutCsrf,
+  type Recorded,
+} from './support.ts';
 
 interface Ctx {
-  s: TestServices; keys: AgentKeys; browser: Browser; owner: Account; stranger: Account; reader: Account;
-  project: string; recorded: Recorded[]; settled: (() => Promise<void>)[];
+  s: TestServices;
+  keys: AgentKeys;
+  browser: Browser;
+  owner: Account;
+  stranger: Account;
+  reader: Account;
+  project: string;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
 }
 const test = suite<Ctx>('projects, board and agents in the browser');
 
 test.before(async (ctx) => {
   ({ s: ctx.s, keys: ctx.keys } = await startAgentApps('browser_board', {}, { sockets: true }));
   [ctx.owner, ctx.stranger, ctx.reader] = await Promise.all([
-    createAccount(ctx.s, ctx.keys.adminKey, 'user'), createAccount(ctx.s, ctx.keys.adminKey, 'user'), createAccount(ctx.s, ctx.keys.adminKey, 'readonly'),
+    createAccount(ctx.s, ctx.keys.adminKey, 'user'),
+    createAccount(ctx.s, ctx.keys.adminKey, 'user'),
+    createAccount(ctx.s, ctx.keys.adminKey, 'readonly'),
   ]);
   ctx.project = await createProject(ctx.s, ctx.owner.apiKey, { name: 'Board project' });
   ctx.browser = await launchBrowser();
@@ -44,8 +66,10 @@ test.before(async (ctx) => {
 test.after(closeSuite);
 
 const key = (ctx: Ctx) => ({ 'X-API-Key': ctx.keys.adminKey });
-const task = async (ctx: Ctx, id: string) => (await http(`${ctx.s.orch}/api/v1/tasks/${id}`, { headers: key(ctx) })).body;
-const agent = async (ctx: Ctx, id: string) => (await http(`${ctx.s.orch}/api/v1/agents/${id}`, { headers: key(ctx) })).body;
+const task = async (ctx: Ctx, id: string) =>
+  (await http(`${ctx.s.orch}/api/v1/tasks/${id}`, { headers: key(ctx) })).body;
+const agent = async (ctx: Ctx, id: string) =>
+  (await http(`${ctx.s.orch}/api/v1/agents/${id}`, { headers: key(ctx) })).body;
 
 async function openBoard(ctx: Ctx, account: Account) {
   const opened = await signedIn(ctx, account, { path: `/projects/${ctx.project}` });
@@ -59,7 +83,9 @@ const card = (page: Page, id: string) => page.locator(`li[data-task-id="${id}"]`
 /** The column a card is shown in (waits for the card). */
 async function columnOf(page: Page, id: string): Promise<string> {
   await card(page, id).waitFor();
-  return card(page, id).evaluate((el) => (el.closest('section') as unknown as { dataset: { status: string } }).dataset.status);
+  return card(page, id).evaluate(
+    (el) => (el.closest('section') as unknown as { dataset: { status: string } }).dataset.status,
+  );
 }
 const liveRegion = (page: Page) => page.locator('.toasts');
 
@@ -87,7 +113,9 @@ test('projects: create and edit through the dialog; a missing name is an error t
   await dialog.getByLabel('Agents running at once').fill('4');
   await dialog.getByRole('button', { name: 'Create project' }).click();
   await dialog.waitFor({ state: 'detached' });
-  await until('focus back on the opener', () => opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement));
+  await until('focus back on the opener', () =>
+    opener.evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement),
+  );
   await page.getByRole('link', { name: 'Website relaunch' }).waitFor();
   const list = await http(`${ctx.s.orch}/api/v1/projects?limit=200`, { headers: key(ctx) });
   const made = list.body.projects.find((p: { name: string }) => p.name === 'Website relaunch');
@@ -100,7 +128,10 @@ test('projects: create and edit through the dialog; a missing name is an error t
   // The dialog closes on the server's answer (the /ws event may reach the list before it).
   await edit.waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'Website relaunch 2' }).waitFor();
-  assert.is((await http(`${ctx.s.orch}/api/v1/projects/${made.id}`, { headers: key(ctx) })).body.name, 'Website relaunch 2');
+  assert.is(
+    (await http(`${ctx.s.orch}/api/v1/projects/${made.id}`, { headers: key(ctx) })).body.name,
+    'Website relaunch 2',
+  );
   await close();
 });
 
@@ -136,7 +167,9 @@ test('the board: create, edit and assign through the dialogs; a dragged card mov
 
   // Assign to an agent of the project.
   const worker = await spawn(ctx.s, ctx.owner.apiKey, ctx.project, { name: 'notes-writer' });
-  await card(a.page, id).getByRole('button', { name: /^Assign/ }).click();
+  await card(a.page, id)
+    .getByRole('button', { name: /^Assign/ })
+    .click();
   const assign = a.page.getByRole('dialog', { name: 'Assign “Write the release notes”' });
   await assign.getByLabel('Agent').waitFor();
   await axeClean(a.page, 'assign dialog');
@@ -160,7 +193,10 @@ test('the board: create, edit and assign through the dialogs; a dragged card mov
 });
 
 test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each announced; no pointer event; a second browser sees it', async (ctx) => {
-  const made = await http(`${ctx.s.orch}/api/v1/tasks`, { headers: { 'X-API-Key': ctx.owner.apiKey }, json: { project_id: ctx.project, title: 'Keyboard task', priority: 'low', status: 'todo' } });
+  const made = await http(`${ctx.s.orch}/api/v1/tasks`, {
+    headers: { 'X-API-Key': ctx.owner.apiKey },
+    json: { project_id: ctx.project, title: 'Keyboard task', priority: 'low', status: 'todo' },
+  });
   const id = made.body.id as string;
   const a = await openBoard(ctx, ctx.owner);
   const b = await openBoard(ctx, ctx.reader);
@@ -168,12 +204,18 @@ test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each
   await tabTo(a.page, `#card-${id}`, 60);
   // Lift, carry one column right, cancel: it stays.
   await a.page.keyboard.press('Space');
-  await until('lift announced', async () => (await liveRegion(a.page).textContent())!.includes('Lifted “Keyboard task” in To do'));
+  await until('lift announced', async () =>
+    (await liveRegion(a.page).textContent())!.includes('Lifted “Keyboard task” in To do'),
+  );
   await a.page.keyboard.press('ArrowRight');
-  await until('the move announced', async () => (await liveRegion(a.page).textContent())!.includes('In progress, column 3 of 6'));
+  await until('the move announced', async () =>
+    (await liveRegion(a.page).textContent())!.includes('In progress, column 3 of 6'),
+  );
   assert.is(await columnOf(a.page, id), 'in_progress');
   await a.page.keyboard.press('Escape');
-  await until('cancel announced', async () => (await liveRegion(a.page).textContent())!.includes('Move cancelled; “Keyboard task” stays in To do'));
+  await until('cancel announced', async () =>
+    (await liveRegion(a.page).textContent())!.includes('Move cancelled; “Keyboard task” stays in To do'),
+  );
   assert.is(await columnOf(a.page, id), 'todo');
   // Lift, two columns right, drop.
   await a.page.keyboard.press('Space');
@@ -181,7 +223,9 @@ test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each
   await a.page.keyboard.press('ArrowRight');
   assert.is(await focusOn(a.page, `card-${id}`), `card-${id}`, 'focus stays on the carried card');
   await a.page.keyboard.press('Space');
-  await until('the drop announced', async () => (await liveRegion(a.page).textContent())!.includes('Moved “Keyboard task” to In review'));
+  await until('the drop announced', async () =>
+    (await liveRegion(a.page).textContent())!.includes('Moved “Keyboard task” to In review'),
+  );
   await until('the second browser sees it in review', async () => (await columnOf(b.page, id)) === 'in_review');
   await until('the server has it in review', async () => (await task(ctx, id)).status === 'in_review');
   assert.is(await a.page.getByRole('dialog').count(), 0, 'Space did not open the edit dialog');
@@ -191,7 +235,10 @@ test('keyboard only: Space lifts, arrows move, Space drops, Escape cancels, each
 });
 
 test('a refused move (no authority over another account\'s task) rolls back with the server\'s message; the "Move to" menu', async (ctx) => {
-  const made = await http(`${ctx.s.orch}/api/v1/tasks`, { headers: { 'X-API-Key': ctx.owner.apiKey }, json: { project_id: ctx.project, title: 'Not yours', priority: 'medium' } });
+  const made = await http(`${ctx.s.orch}/api/v1/tasks`, {
+    headers: { 'X-API-Key': ctx.owner.apiKey },
+    json: { project_id: ctx.project, title: 'Not yours', priority: 'medium' },
+  });
   const id = made.body.id as string;
   const { page, close } = await openBoard(ctx, ctx.stranger);
   await card(page, id).getByLabel('Move “Not yours” to').selectOption('done');
@@ -208,23 +255,44 @@ test('a refused move (no authority over another account\'s task) rolls back with
   await close();
 });
 
-test('a move refused for a dependency blocker (409) rolls back with the server\'s message naming the blocker', async (ctx) => {
+test("a move refused for a dependency blocker (409) rolls back with the server's message naming the blocker", async (ctx) => {
   // depends_on cannot be set through the API: the blocked task is written to the log directly,
   // as the task decider would write it, and the read model waited for.
-  const blocker = await http(`${ctx.s.orch}/api/v1/tasks`, { headers: { 'X-API-Key': ctx.owner.apiKey }, json: { project_id: ctx.project, title: 'Blocker', priority: 'low' } });
+  const blocker = await http(`${ctx.s.orch}/api/v1/tasks`, {
+    headers: { 'X-API-Key': ctx.owner.apiKey },
+    json: { project_id: ctx.project, title: 'Blocker', priority: 'low' },
+  });
   const id = randomUUID();
   const event: TaskEvent = {
     type: 'TaskCreated',
     data: {
-      task_id: id, project_id: ctx.project, title: 'Blocked task', description: null, priority: 'high', status: 'todo', directive_id: null, parent_task_id: null,
-      branch_name: null, created_by: null, created_by_user: ctx.owner.id, metadata: {}, depends_on: [blocker.body.id], at: new Date().toISOString(),
+      task_id: id,
+      project_id: ctx.project,
+      title: 'Blocked task',
+      description: null,
+      priority: 'high',
+      status: 'todo',
+      directive_id: null,
+      parent_task_id: null,
+      branch_name: null,
+      created_by: null,
+      created_by_user: ctx.owner.id,
+      metadata: {},
+      depends_on: [blocker.body.id],
+      at: new Date().toISOString(),
     },
   };
-  const { position } = await ctx.s.platform.store.append(taskStream(id), [toAppend(event, { actor: { kind: 'system', id: 'test' }, correlationId: null })], { expected: 'no_stream' });
+  const { position } = await ctx.s.platform.store.append(
+    taskStream(id),
+    [toAppend(event, { actor: { kind: 'system', id: 'test' }, correlationId: null })],
+    { expected: 'no_stream' },
+  );
   await ctx.s.platform.engine.waitFor(position, ['TaskCreated'], 10_000);
   const { page, close } = await openBoard(ctx, ctx.owner);
   await card(page, id).locator('.card-meta').dragTo(column(page, 'in_progress'));
-  await page.getByText(`Could not move “Blocked task” to In progress: task has incomplete dependencies: ${blocker.body.id}`).waitFor();
+  await page
+    .getByText(`Could not move “Blocked task” to In progress: task has incomplete dependencies: ${blocker.body.id}`)
+    .waitFor();
   await until('rolled back to To do', async () => (await columnOf(page, id)) === 'todo');
   assert.is((await task(ctx, id)).status, 'todo');
   await close();
@@ -259,7 +327,15 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   });
   if (!spawned) return;
   assert.equal(
-    [spawned.role, spawned.template, spawned.model, spawned.base_branch, spawned.persistent, spawned.status, spawned.created_by_user],
+    [
+      spawned.role,
+      spawned.template,
+      spawned.model,
+      spawned.base_branch,
+      spawned.persistent,
+      spawned.status,
+      spawned.created_by_user,
+    ],
     ['custom', 'custom', 'local', 'develop', true, 'queued', ctx.owner.id],
   );
   await until('queued shown', async () => (await row.locator('.agent-status').textContent()) === 'queued');
@@ -297,7 +373,10 @@ test('agents: spawn with every field, status live, stop and kill after a confirm
   await page.getByRole('dialog', { name: 'Kill short-lived?' }).waitFor();
   await page.keyboard.press('Escape');
   await page.getByRole('dialog').waitFor({ state: 'detached' });
-  await until('focus back on the opener', async () => (await page.evaluate('document.activeElement?.textContent')) === 'Kill short-lived');
+  await until(
+    'focus back on the opener',
+    async () => (await page.evaluate('document.activeElement?.textContent')) === 'Kill short-lived',
+  );
   assert.is((await agent(ctx, other.id)).status, 'queued');
   await kill.click();
   await page.getByRole('dialog', { name: 'Kill short-lived?' }).getByRole('button', { name: 'Kill agent' }).click();
@@ -314,10 +393,14 @@ test('a readonly account: the agents page without the spawn form or stop and kil
   await close();
 });
 
-test('the request recorder: only allowed paths, never /api/v1/; every write carries the session\'s CSRF token', async (ctx) => {
+test("the request recorder: only allowed paths, never /api/v1/; every write carries the session's CSRF token", async (ctx) => {
   for (const settle of ctx.settled) await settle();
   // (Sockets are not requests to the recorder; the pages' live state shows /ws at work.)
-  for (const path of ['/api/projects', '/api/tasks', '/api/agents']) assert.ok(ctx.recorded.some((r) => r.path.split('?')[0] === path || r.path.startsWith(`${path}?`)), path);
+  for (const path of ['/api/projects', '/api/tasks', '/api/agents'])
+    assert.ok(
+      ctx.recorded.some((r) => r.path.split('?')[0] === path || r.path.startsWith(`${path}?`)),
+      path,
+    );
   assert.ok(ctx.recorded.some((r) => r.method === 'PATCH' && r.path.startsWith('/api/tasks/')));
   assert.ok(ctx.recorded.some((r) => r.method === 'POST' && r.path === '/api/spawn'));
   assert.equal(disallowed(ctx.recorded), []);

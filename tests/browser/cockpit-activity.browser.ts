@@ -21,12 +21,33 @@ import { claimAgent, createProject, spawn, startAgentApps, type AgentKeys } from
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, type TestServices } from '../support/services.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
-import { axeClean, closeSuite, disallowed, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Opened, type Recorded } from './support.ts';
+import {
+  axeClean,
+  closeSuite,
+  disallowed,
+  h1,
+  launchBrowser,
+  nav,
+  screenshots,
+  setUp,
+  signedIn,
+  writesWithoutCsrf,
+  type Opened,
+  type Recorded,
+} from './support.ts';
 import { taskStream } from '../../domain/orchestration/streams.ts';
 
 interface Ctx {
-  s: TestServices; keys: AgentKeys; browser: Browser; admin: Account; owner: Account; reader: Account;
-  alpha: string; beta: string; recorded: Recorded[]; settled: (() => Promise<void>)[];
+  s: TestServices;
+  keys: AgentKeys;
+  browser: Browser;
+  admin: Account;
+  owner: Account;
+  reader: Account;
+  alpha: string;
+  beta: string;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
   /** The URL of every WebSocket the pages opened (the request recorder does not see upgrades). */
   sockets: string[];
 }
@@ -41,12 +62,18 @@ const api = async (ctx: Ctx, path: string) => {
   return r.body;
 };
 async function createTask(ctx: Ctx, project: string, title: string, status = 'todo'): Promise<string> {
-  const r = await http(`${ctx.s.orch}/api/v1/tasks`, { headers: key(ctx, ctx.owner), json: { project_id: project, title, priority: 'medium', status } });
+  const r = await http(`${ctx.s.orch}/api/v1/tasks`, {
+    headers: key(ctx, ctx.owner),
+    json: { project_id: project, title, priority: 'medium', status },
+  });
   assert.is(r.status, 201, r.text);
   return r.body.id;
 }
 async function report(ctx: Ctx, agent: string, body: Record<string, unknown>): Promise<void> {
-  const r = await http(`${ctx.s.orch}/api/v1/runner/agents/${agent}/report`, { headers: { 'X-API-Key': ctx.keys.runnerKey }, json: body });
+  const r = await http(`${ctx.s.orch}/api/v1/runner/agents/${agent}/report`, {
+    headers: { 'X-API-Key': ctx.keys.runnerKey },
+    json: body,
+  });
   assert.is(r.status, 200, r.text);
 }
 
@@ -55,11 +82,14 @@ test.before(setUp(seed));
 async function seed(ctx: Ctx): Promise<void> {
   ({ s: ctx.s, keys: ctx.keys } = await startAgentApps('browser_cockpit', {}, { sockets: true }));
   [ctx.admin, ctx.owner, ctx.reader] = await Promise.all([
-    createAccount(ctx.s, ctx.keys.adminKey, 'admin'), createAccount(ctx.s, ctx.keys.adminKey, 'user'), createAccount(ctx.s, ctx.keys.adminKey, 'readonly'),
+    createAccount(ctx.s, ctx.keys.adminKey, 'admin'),
+    createAccount(ctx.s, ctx.keys.adminKey, 'user'),
+    createAccount(ctx.s, ctx.keys.adminKey, 'readonly'),
   ]);
   ctx.alpha = await createProject(ctx.s, ctx.owner.apiKey, { name: 'Alpha' });
   ctx.beta = await createProject(ctx.s, ctx.owner.apiKey, { name: 'Beta' });
-  for (const status of ['backlog', 'todo', 'todo', 'in_progress', 'in_review', 'done', 'done', 'done']) await createTask(ctx, ctx.alpha, `Alpha ${status}`, status);
+  for (const status of ['backlog', 'todo', 'todo', 'in_progress', 'in_review', 'done', 'done', 'done'])
+    await createTask(ctx, ctx.alpha, `Alpha ${status}`, status);
   for (const status of ['todo', 'in_progress']) await createTask(ctx, ctx.beta, `Beta ${status}`, status);
   // Two agents; one claimed and running, with a cost three days ago and one today.
   const busy = await spawn(ctx.s, ctx.keys.adminKey, ctx.alpha);
@@ -74,7 +104,10 @@ async function seed(ctx: Ctx): Promise<void> {
   }
   await report(ctx, busy.id, { event: 'cost', cost_usd: 0.5 });
   // A profile for the chat turn (the local model answers: no provider is configured).
-  const made = await http(`${ctx.s.orch}/api/v1/agent-chat/profiles`, { headers: key(ctx), json: { slug: 'cockpit-bot', name: 'Cockpit bot', security_tier: 3 } });
+  const made = await http(`${ctx.s.orch}/api/v1/agent-chat/profiles`, {
+    headers: key(ctx),
+    json: { slug: 'cockpit-bot', name: 'Cockpit bot', security_tier: 3 },
+  });
   assert.is(made.status, 201, made.text);
   ctx.browser = await launchBrowser();
   ctx.recorded = [];
@@ -105,7 +138,12 @@ function signedInWatched(ctx: Ctx, account: Account, problems: string[] = []): P
 }
 
 const cspViolations = async (page: Page) => (await page.evaluate('window.cspViolations')) as string[];
-const usd4 = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const usd4 = new Intl.NumberFormat('en', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
 
 async function until(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   for (const deadline = Date.now() + ms; !(await check());) {
@@ -115,11 +153,14 @@ async function until(what: string, check: () => Promise<boolean>, ms = 10_000): 
 }
 
 async function tableRows(page: Page, id: string): Promise<string[][]> {
-  return page.locator(`#${id} tbody tr`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.textContent ?? '').trim())));
+  return page
+    .locator(`#${id} tbody tr`)
+    .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('th, td')].map((c) => (c.textContent ?? '').trim())));
 }
-const taskRows = (summary: any): string[][] => summary.projects.map((p: any) => [p.name, String(p.tasks.open), String(p.tasks.in_progress), String(p.tasks.done)]);
+const taskRows = (summary: any): string[][] =>
+  summary.projects.map((p: any) => [p.name, String(p.tasks.open), String(p.tasks.in_progress), String(p.tasks.done)]);
 
-test('cockpit: tiles before the chart chunk; three charts, each with a table of the API\'s numbers; no CSP violation', async (ctx) => {
+test("cockpit: tiles before the chart chunk; three charts, each with a table of the API's numbers; no CSP violation", async (ctx) => {
   const problems: string[] = [];
   const { context, page } = await signedInWatched(ctx, ctx.owner, problems);
   // Hold the chart chunk back: the tiles and tables must not wait for it.
@@ -138,19 +179,35 @@ test('cockpit: tiles before the chart chunk; three charts, each with a table of 
   await until('the chart chunk asked for', async () => asked);
   assert.is(await page.locator('.chart').count(), 0, 'no chart before its chunk');
   release();
-  for (const name of ['tasks', 'agents', 'cost']) await page.locator(`.chart[data-chart="${name}"] canvas`).first().waitFor();
+  for (const name of ['tasks', 'agents', 'cost'])
+    await page.locator(`.chart[data-chart="${name}"] canvas`).first().waitFor();
 
   const summary = await api(ctx, '/api/v1/cockpit/summary');
-  assert.equal(taskRows(summary), [['Alpha', '3', '2', '3'], ['Beta', '1', '1', '0']], 'the seeded counts');
+  assert.equal(
+    taskRows(summary),
+    [
+      ['Alpha', '3', '2', '3'],
+      ['Beta', '1', '1', '0'],
+    ],
+    'the seeded counts',
+  );
   assert.equal(await tableRows(page, 'tasks-table'), taskRows(summary));
-  assert.equal(await tableRows(page, 'agents-table'), [[summary.agents.configured, summary.agents.active, summary.agents.max_concurrent].map(String)]);
+  assert.equal(await tableRows(page, 'agents-table'), [
+    [summary.agents.configured, summary.agents.active, summary.agents.max_concurrent].map(String),
+  ]);
   assert.equal([summary.agents.configured, summary.agents.active], [2, 1]);
   // The daily cost: a table inside a disclosure, every day of the window.
   const daily = await api(ctx, '/api/v1/cockpit/cost/daily?days=30');
   assert.is(daily.series.length, 30);
-  assert.equal(daily.series.filter((d: any) => d.usd > 0).map((d: any) => d.usd), [1.25, 0.5]);
+  assert.equal(
+    daily.series.filter((d: any) => d.usd > 0).map((d: any) => d.usd),
+    [1.25, 0.5],
+  );
   await page.locator('.cost-details summary').click();
-  assert.equal(await tableRows(page, 'cost-table'), daily.series.map((d: any) => [d.day, usd4.format(d.usd)]));
+  assert.equal(
+    await tableRows(page, 'cost-table'),
+    daily.series.map((d: any) => [d.day, usd4.format(d.usd)]),
+  );
   assert.ok((await page.locator('.cost-details summary').textContent())?.includes('$1.75 in all'));
   // The canvases are hidden from assistive technology; each figure says what it shows.
   assert.is(await page.locator('.chart[aria-hidden="true"]').count(), 3);
@@ -159,7 +216,11 @@ test('cockpit: tiles before the chart chunk; three charts, each with a table of 
   await axeClean(page, 'cockpit with charts');
   await screenshots(page, 'cockpit-charts');
   assert.equal(await cspViolations(page), [], 'no CSP violation');
-  assert.equal(problems.filter((p) => /Content Security Policy|Refused to/i.test(p)), [], 'no CSP error in the console');
+  assert.equal(
+    problems.filter((p) => /Content Security Policy|Refused to/i.test(p)),
+    [],
+    'no CSP error in the console',
+  );
   await context.close();
 });
 
@@ -167,7 +228,9 @@ test('cockpit: tiles before the chart chunk; three charts, each with a table of 
 async function tile(page: Page, name: string): Promise<{ value: string; counts: Record<string, string> }> {
   const el = page.locator(`[data-tile="${name}"]`);
   const value = (await el.locator('.tile-value').textContent())?.trim() ?? '';
-  const items = await el.locator('.tile-counts li').evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-status') ?? '', (li.textContent ?? '').trim()]));
+  const items = await el
+    .locator('.tile-counts li')
+    .evaluateAll((lis) => lis.map((li) => [li.getAttribute('data-status') ?? '', (li.textContent ?? '').trim()]));
   return { value, counts: Object.fromEntries(items.map(([status, text]) => [status!, text!.split(' ').at(-1)!])) };
 }
 
@@ -178,18 +241,38 @@ test('live tiles: tasks created, an agent spawned and a chat turn change them, a
   try {
     const first = await live.next((f) => f.type === 'status', 20_000);
     assert.is((await tile(page, 'health')).value, 'OK');
-    await until('the tasks tile shows the server\'s counts', async () => (await tile(page, 'tasks')).value === '10');
-    assert.equal((await tile(page, 'tasks')).counts, Object.fromEntries(Object.entries(first.tasks_by_status).map(([s, n]) => [s, String(n)])));
+    await until("the tasks tile shows the server's counts", async () => (await tile(page, 'tasks')).value === '10');
+    assert.equal(
+      (await tile(page, 'tasks')).counts,
+      Object.fromEntries(Object.entries(first.tasks_by_status).map(([s, n]) => [s, String(n)])),
+    );
     assert.ok(/^\d+ events?$/.test((await tile(page, 'lag')).value));
 
     await createTask(ctx, ctx.beta, 'Live one');
     await createTask(ctx, ctx.beta, 'Live two');
     await spawn(ctx.s, ctx.keys.adminKey, ctx.beta);
-    const chat = await http(`${ctx.s.orch}/api/v1/agent-chat/chat/cockpit-bot`, { method: 'POST', headers: key(ctx, ctx.owner), json: { message: 'hello' } });
+    const chat = await http(`${ctx.s.orch}/api/v1/agent-chat/chat/cockpit-bot`, {
+      method: 'POST',
+      headers: key(ctx, ctx.owner),
+      json: { message: 'hello' },
+    });
     assert.is(chat.status, 200, chat.text);
 
-    const frame = await live.next((f) => f.type === 'status' && f.chat_turns_per_minute >= 1 && f.tasks_by_status.todo === first.tasks_by_status.todo + 2 && f.agents_by_status.queued === (first.agents_by_status.queued ?? 0) + 1, 20_000);
-    await until('the tiles move', async () => (await tile(page, 'tasks')).value === '12' && (await tile(page, 'chat')).value !== '0' && (await tile(page, 'agents')).value === '3');
+    const frame = await live.next(
+      (f) =>
+        f.type === 'status' &&
+        f.chat_turns_per_minute >= 1 &&
+        f.tasks_by_status.todo === first.tasks_by_status.todo + 2 &&
+        f.agents_by_status.queued === (first.agents_by_status.queued ?? 0) + 1,
+      20_000,
+    );
+    await until(
+      'the tiles move',
+      async () =>
+        (await tile(page, 'tasks')).value === '12' &&
+        (await tile(page, 'chat')).value !== '0' &&
+        (await tile(page, 'agents')).value === '3',
+    );
     assert.is((await tile(page, 'tasks')).counts.todo, String(frame.tasks_by_status.todo));
     assert.is((await tile(page, 'agents')).counts.queued, String(frame.agents_by_status.queued));
     assert.is((await tile(page, 'chat')).value, String(frame.chat_turns_per_minute));
@@ -206,15 +289,26 @@ test('live tiles: tasks created, an agent spawned and a chat turn change them, a
   assert.is(await page.evaluate(animation), 'none');
   await page.emulateMedia({ reducedMotion: 'no-preference' });
   // One /ws/live socket for the page.
-  assert.is(await page.evaluate(`window.openedSockets.filter((s) => new URL(s.url).pathname === '/ws/live').length`), 1);
+  assert.is(
+    await page.evaluate(`window.openedSockets.filter((s) => new URL(s.url).pathname === '/ws/live').length`),
+    1,
+  );
   await context.close();
 });
 
 /** The positions in the Activity table, oldest first (the page lists newest first). */
-const shownPositions = async (page: Page) => (await page.locator('#activity-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-position') ?? ''))).reverse();
+const shownPositions = async (page: Page) =>
+  (
+    await page
+      .locator('#activity-table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-position') ?? ''))
+  ).reverse();
 
 /** What a keyed /ws socket (the admin's view, like the admin's page) saw, from its start. */
-const seen = (ws: WsClient) => ws.frames.filter((f) => f.position).map((f) => ({ position: f.position as string, type: f.type as string, stream: f.stream as string }));
+const seen = (ws: WsClient) =>
+  ws.frames
+    .filter((f) => f.position)
+    .map((f) => ({ position: f.position as string, type: f.type as string, stream: f.stream as string }));
 
 /** The page's list from the reference's first event on equals the reference, and nothing shows twice. */
 async function sameAsReference(page: Page, ws: WsClient, what: string): Promise<void> {
@@ -234,7 +328,7 @@ test('activity: events as they happen, type and stream filters, pause keeps and 
   await nav(page).getByRole('link', { name: 'Activity' }).click();
   await h1(page, 'Activity');
   await page.getByText('Live: up to date').waitFor();
-  if (await page.locator('#activity-table').count() === 0) {
+  if ((await page.locator('#activity-table').count()) === 0) {
     await page.getByText('No events yet. They appear here as they happen.').waitFor();
     await axeClean(page, 'activity (empty)');
   }
@@ -252,14 +346,19 @@ test('activity: events as they happen, type and stream filters, pause keeps and 
     // Type filter: only that type.
     const taskType = seen(ws).find((e) => e.stream === taskStream(first))!.type;
     await page.getByLabel('Type').selectOption(taskType);
-    await until('the type filter applies', async () => (await rows.locator('.event-type').allTextContents()).every((t) => t === taskType));
+    await until('the type filter applies', async () =>
+      (await rows.locator('.event-type').allTextContents()).every((t) => t === taskType),
+    );
     const ofType = await shownPositions(page);
-    for (const e of seen(ws).filter((x) => x.type === taskType)) assert.ok(ofType.includes(e.position), `${e.position} shown under the type filter`);
+    for (const e of seen(ws).filter((x) => x.type === taskType))
+      assert.ok(ofType.includes(e.position), `${e.position} shown under the type filter`);
     await page.getByText(new RegExp(`^${ofType.length} events? of \\d+ match the filters`)).waitFor();
     // Stream filter (with the type filter off): one task's stream.
     await page.getByLabel('Type').selectOption('');
     await page.getByLabel('Stream').fill(first.slice(0, 13));
-    await until('the stream filter applies', async () => (await rows.locator('.event-stream').allTextContents()).every((s) => s === taskStream(first)));
+    await until('the stream filter applies', async () =>
+      (await rows.locator('.event-stream').allTextContents()).every((s) => s === taskStream(first)),
+    );
     assert.is(await rows.count(), seen(ws).filter((e) => e.stream === taskStream(first)).length);
     await axeClean(page, 'activity (filtered)');
     await page.getByLabel('Stream').fill('');
@@ -278,7 +377,10 @@ test('activity: events as they happen, type and stream filters, pause keeps and 
     let arrived = 0;
     await until('the page counts what arrived while paused', async () => {
       arrived = seen(ws).filter((e) => !before.includes(e.position)).length;
-      return (await page.locator('#activity-paused').textContent())?.trim() === `Paused: ${arrived} new events since, kept until you resume.`;
+      return (
+        (await page.locator('#activity-paused').textContent())?.trim() ===
+        `Paused: ${arrived} new events since, kept until you resume.`
+      );
     });
     assert.ok(arrived >= 2);
     assert.equal(await shownPositions(page), before, 'nothing moves while paused');
@@ -308,11 +410,17 @@ test('activity: a dropped socket resumes from the last position: every event onc
 
     // Offline, so the reconnects fail for a while; then the page's socket is dropped.
     await context.setOffline(true);
-    await page.evaluate(`window.openedSockets.filter((s) => new URL(s.url).pathname === '/ws' && s.readyState === 1).forEach((s) => s.close())`);
+    await page.evaluate(
+      `window.openedSockets.filter((s) => new URL(s.url).pathname === '/ws' && s.readyState === 1).forEach((s) => s.close())`,
+    );
     await page.getByText('Live: connecting…').waitFor();
     const had = seen(ws).length;
     const made = [await createTask(ctx, ctx.alpha, 'Gap one'), await createTask(ctx, ctx.beta, 'Gap two')];
-    const patched = await http(`${ctx.s.orch}/api/v1/tasks/${made[0]}`, { method: 'PATCH', headers: key(ctx, ctx.owner), json: { status: 'in_progress' } });
+    const patched = await http(`${ctx.s.orch}/api/v1/tasks/${made[0]}`, {
+      method: 'PATCH',
+      headers: key(ctx, ctx.owner),
+      json: { status: 'in_progress' },
+    });
     assert.is(patched.status, 200, patched.text);
     await until('the socket saw the gap', async () => seen(ws).length >= had + 3);
     // Still offline a moment: the page has not reconnected.
@@ -329,8 +437,13 @@ test('activity: a dropped socket resumes from the last position: every event onc
   } finally {
     ws.close();
   }
-  const reconnects = ctx.sockets.map((u) => new URL(u)).filter((u) => u.pathname === '/ws' && u.searchParams.has('from'));
-  assert.ok(reconnects.length > 0 && reconnects.every((u) => u.searchParams.get('from') === lastBefore), `reconnects from ${lastBefore}: ${reconnects.join(', ')}`);
+  const reconnects = ctx.sockets
+    .map((u) => new URL(u))
+    .filter((u) => u.pathname === '/ws' && u.searchParams.has('from'));
+  assert.ok(
+    reconnects.length > 0 && reconnects.every((u) => u.searchParams.get('from') === lastBefore),
+    `reconnects from ${lastBefore}: ${reconnects.join(', ')}`,
+  );
   await context.close();
 });
 
@@ -355,8 +468,23 @@ test('the pages asked only for /auth/*, the /api/* mirrors and the sockets, writ
   assert.ok(ctx.recorded.some((r) => r.path.startsWith('/api/cockpit/cost/daily?days=30')));
   const sockets = ctx.sockets.map((u) => new URL(u));
   assert.ok(sockets.some((u) => u.pathname === '/ws/live') && sockets.some((u) => u.pathname === '/ws'));
-  assert.ok(sockets.every((u) => u.origin === ctx.s.orch.replace(/^http/, 'ws')), 'same origin');
-  assert.equal(disallowed([...ctx.recorded, ...sockets.map((u) => ({ method: 'GET', path: u.pathname + u.search, kind: 'websocket', csrf: undefined, cookie: undefined }))]), []);
+  assert.ok(
+    sockets.every((u) => u.origin === ctx.s.orch.replace(/^http/, 'ws')),
+    'same origin',
+  );
+  assert.equal(
+    disallowed([
+      ...ctx.recorded,
+      ...sockets.map((u) => ({
+        method: 'GET',
+        path: u.pathname + u.search,
+        kind: 'websocket',
+        csrf: undefined,
+        cookie: undefined,
+      })),
+    ]),
+    [],
+  );
   assert.equal(writesWithoutCsrf(ctx.recorded), []);
 });
 

@@ -11,16 +11,38 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, launchBrowser, openPage, screenshots, submitSignIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import {
+  axeClean,
+  closeSuite,
+  countPointerEvents,
+  disallowed,
+  launchBrowser,
+  openPage,
+  screenshots,
+  submitSignIn,
+  tabTo,
+  writesWithoutCsrf,
+  type Recorded,
+} from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-admin-key-0000000000000000';
 
-interface Ctx { s: TestServices; browser: Browser; admin: Account; reader: Account; recorded: Recorded[]; settled: (() => Promise<void>)[] }
+interface Ctx {
+  s: TestServices;
+  browser: Browser;
+  admin: Account;
+  reader: Account;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
+}
 const test = suite<Ctx>('console in the browser');
 
 test.before(async (ctx) => {
   ctx.s = await startTestServices('browser_console', { ADMIN_API_KEY: ADMIN_KEY });
-  [ctx.admin, ctx.reader] = await Promise.all([createAccount(ctx.s, ADMIN_KEY, 'admin'), createAccount(ctx.s, ADMIN_KEY, 'readonly')]);
+  [ctx.admin, ctx.reader] = await Promise.all([
+    createAccount(ctx.s, ADMIN_KEY, 'admin'),
+    createAccount(ctx.s, ADMIN_KEY, 'readonly'),
+  ]);
   ctx.browser = await launchBrowser();
   ctx.recorded = [];
   ctx.settled = [];
@@ -39,7 +61,10 @@ async function signIn(page: Page, account: Account): Promise<void> {
 
 async function sessionCookie(context: BrowserContext): Promise<string> {
   const cookies = await context.cookies();
-  return cookies.filter((c) => c.name === 'orch_sess' || c.name === 'orch_csrf').map((c) => `${c.name}=${c.value}`).join('; ');
+  return cookies
+    .filter((c) => c.name === 'orch_sess' || c.name === 'orch_csrf')
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
 }
 
 test('anonymous: / returns to sign-in, remembering the page; the sign-in page is axe-clean', async (ctx) => {
@@ -59,7 +84,10 @@ test('anonymous: / returns to sign-in, remembering the page; the sign-in page is
 
 test('password sign-in, the cockpit, sign-out: checked through the API afterwards', async (ctx) => {
   const { s, admin } = ctx;
-  const project = await http(`${s.orch}/api/v1/projects`, { headers: { 'X-API-Key': ADMIN_KEY }, json: { name: 'Browser project' } });
+  const project = await http(`${s.orch}/api/v1/projects`, {
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { name: 'Browser project' },
+  });
   assert.is(project.status, 201, project.text);
   const { context, page } = await fresh(ctx);
   await signIn(page, admin);
@@ -70,7 +98,10 @@ test('password sign-in, the cockpit, sign-out: checked through the API afterward
   const tasks = page.getByRole('table', { name: 'Open, in progress and done tasks of each project' });
   await tasks.waitFor();
   assert.ok((await tasks.textContent())?.includes('Browser project'));
-  assert.is(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(), 1);
+  assert.is(
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(),
+    1,
+  );
   await axeClean(page, 'cockpit');
   await screenshots(page, 'cockpit');
 
@@ -114,7 +145,10 @@ test('keyboard only: sign-in by Tab, typing and Enter, no pointer event', async 
 test('a readonly account: no Administration in the navigation, the "needs admin" page by URL', async (ctx) => {
   const { context, page } = await fresh(ctx);
   await signIn(page, ctx.reader);
-  assert.is(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(), 0);
+  assert.is(
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(),
+    0,
+  );
   await page.goto('/admin');
   await page.getByRole('heading', { level: 1, name: 'Needs admin' }).waitFor();
   assert.ok((await page.getByRole('alert').textContent())?.includes('admin role required'));
@@ -123,7 +157,7 @@ test('a readonly account: no Administration in the navigation, the "needs admin"
   await context.close();
 });
 
-test('a session ended elsewhere: the next call\'s 401 returns to sign-in, remembering the page', async (ctx) => {
+test("a session ended elsewhere: the next call's 401 returns to sign-in, remembering the page", async (ctx) => {
   const { context, page } = await fresh(ctx);
   await signIn(page, ctx.admin);
   // From a page that calls nothing in the background: on the cockpit, a refresh of its own could
@@ -164,7 +198,7 @@ test('a 401 in the middle of a page (an action, not a navigation) returns to sig
   await context.close();
 });
 
-test('the request recorder: only allowed paths, never /api/v1/; every write carries the session\'s CSRF token', async (ctx) => {
+test("the request recorder: only allowed paths, never /api/v1/; every write carries the session's CSRF token", async (ctx) => {
   for (const settle of ctx.settled) await settle();
   assert.ok(ctx.recorded.some((r) => r.path === '/auth/session'));
   assert.ok(ctx.recorded.some((r) => r.path === '/api/cockpit/summary'));
@@ -185,12 +219,14 @@ test('a wrong password and a locked account read the same; a 429 counts down ret
   };
   const wrong = await attempt(ctx.reader.email, 'not-the-password');
   // Lock the account (5 failures in the window), then its right password reads like a wrong one.
-  for (let i = 0; i < 5; i++) await http(`${ctx.s.orch}/auth/login`, { json: { email: ctx.reader.email, password: 'nope' } });
+  for (let i = 0; i < 5; i++)
+    await http(`${ctx.s.orch}/auth/login`, { json: { email: ctx.reader.email, password: 'nope' } });
   const locked = await attempt(ctx.reader.email, ctx.reader.password);
   assert.is(locked, wrong);
   await axeClean(page, 'sign-in with an error');
   // The address limit (20 failures): 429, and the button counts down.
-  for (let i = 0; i < 20; i++) await http(`${ctx.s.orch}/auth/login`, { json: { email: 'nobody@example.test', password: 'nope' } });
+  for (let i = 0; i < 20; i++)
+    await http(`${ctx.s.orch}/auth/login`, { json: { email: 'nobody@example.test', password: 'nope' } });
   const limited = await attempt(ctx.admin.email, ctx.admin.password);
   assert.match(limited, /Too many failed sign-ins/);
   const button = page.getByRole('button', { name: /Wait \d+ s/ });

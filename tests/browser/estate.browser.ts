@@ -17,15 +17,35 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, disallowed, focusOn, h1, launchBrowser, nav, screenshots, setUp, signedIn, writesWithoutCsrf, type Recorded } from './support.ts';
+import {
+  axeClean,
+  closeSuite,
+  disallowed,
+  focusOn,
+  h1,
+  launchBrowser,
+  nav,
+  screenshots,
+  setUp,
+  signedIn,
+  writesWithoutCsrf,
+  type Recorded,
+} from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-estate-admin-key-0000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
 const HOSTILE = 'The deploy guide mentions <script>alert(1)</script> and <img src=x onerror=alert(2)> as text.';
 
 interface Ctx {
-  s: TestServices; dir: string; browser: Browser; admin: Account; user: Account; reader: Account;
-  recorded: Recorded[]; settled: (() => Promise<void>)[]; hostileId: string;
+  s: TestServices;
+  dir: string;
+  browser: Browser;
+  admin: Account;
+  user: Account;
+  reader: Account;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
+  hostileId: string;
 }
 const test = suite<Ctx>('console: estate knowledge and conversations');
 
@@ -35,12 +55,22 @@ async function seed(ctx: Ctx): Promise<void> {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-estate-'));
   ctx.s = await startTestServices('browser_estate', { ADMIN_API_KEY: ADMIN_KEY });
   [ctx.admin, ctx.user, ctx.reader] = await Promise.all([
-    createAccount(ctx.s, ADMIN_KEY, 'admin'), createAccount(ctx.s, ADMIN_KEY, 'user'), createAccount(ctx.s, ADMIN_KEY, 'readonly'),
+    createAccount(ctx.s, ADMIN_KEY, 'admin'),
+    createAccount(ctx.s, ADMIN_KEY, 'user'),
+    createAccount(ctx.s, ADMIN_KEY, 'readonly'),
   ]);
   // 8 documents say "deploy"; 3 of them also "rollback" (match all); 2 are guides (scope).
   const documents = [
-    ...Array.from({ length: 5 }, (_, i) => ({ source_repo: 'infra', path: `runbooks/deploy-${i}.md`, content: `How to deploy service ${i} safely, step by step.` })),
-    ...Array.from({ length: 2 }, (_, i) => ({ source_repo: 'infra', path: `runbooks/rollback-${i}.md`, content: `Deploy went wrong? Rollback plan ${i}.` })),
+    ...Array.from({ length: 5 }, (_, i) => ({
+      source_repo: 'infra',
+      path: `runbooks/deploy-${i}.md`,
+      content: `How to deploy service ${i} safely, step by step.`,
+    })),
+    ...Array.from({ length: 2 }, (_, i) => ({
+      source_repo: 'infra',
+      path: `runbooks/rollback-${i}.md`,
+      content: `Deploy went wrong? Rollback plan ${i}.`,
+    })),
     { source_repo: 'handbook', path: 'guides/rollback.md', content: 'Guide: deploy, watch, and rollback when needed.' },
     { source_repo: 'handbook', path: 'guides/hostile.md', content: HOSTILE },
     { source_repo: 'handbook', path: 'policies/leave.md', content: 'Holidays are booked a month ahead.' },
@@ -50,14 +80,29 @@ async function seed(ctx: Ctx): Promise<void> {
   assert.is(stored.body.status, 'ok');
   ctx.hostileId = stored.body.results[8].document_id;
   // Conversations: private-chat turns (the local model answers; no provider is configured).
-  await http(`${ctx.s.orch}/api/v1/agent-chat/profiles`, { headers: admin, json: { slug: 'helpdesk', name: 'Helpdesk', security_tier: 3 } });
-  const first = await http(`${ctx.s.orch}/api/v1/agent-chat/chat/helpdesk`, { json: { message: 'Where is the deploy runbook?' }, headers: { 'X-API-Key': ctx.user.apiKey } });
+  await http(`${ctx.s.orch}/api/v1/agent-chat/profiles`, {
+    headers: admin,
+    json: { slug: 'helpdesk', name: 'Helpdesk', security_tier: 3 },
+  });
+  const first = await http(`${ctx.s.orch}/api/v1/agent-chat/chat/helpdesk`, {
+    json: { message: 'Where is the deploy runbook?' },
+    headers: { 'X-API-Key': ctx.user.apiKey },
+  });
   assert.is(first.status, 200, first.text);
   const again = await http(`${ctx.s.orch}/api/v1/agent-chat/chat/helpdesk`, {
-    json: { message: 'And the <b>rollback</b> plan?', conversation_id: first.body.conversation_id }, headers: { 'X-API-Key': ctx.user.apiKey },
+    json: { message: 'And the <b>rollback</b> plan?', conversation_id: first.body.conversation_id },
+    headers: { 'X-API-Key': ctx.user.apiKey },
   });
   assert.is(again.status, 200, again.text);
-  assert.is((await http(`${ctx.s.orch}/api/v1/agent-chat/chat/helpdesk`, { json: { message: 'Another topic' }, headers: admin })).status, 200);
+  assert.is(
+    (
+      await http(`${ctx.s.orch}/api/v1/agent-chat/chat/helpdesk`, {
+        json: { message: 'Another topic' },
+        headers: admin,
+      })
+    ).status,
+    200,
+  );
   ctx.browser = await launchBrowser();
   ctx.recorded = [];
   ctx.settled = [];
@@ -69,11 +114,22 @@ const api = (ctx: Ctx, p: string) => http(`${ctx.s.orch}/api/v1${p}`, { headers:
 async function searchApi(ctx: Ctx, params: Record<string, string>) {
   const r = await api(ctx, `/knowledge/search?${new URLSearchParams(params)}`);
   assert.is(r.status, 200, r.text);
-  return r.body as { total_matches: number; count: number; truncated: boolean; limit_clamped: boolean; limit: number; hits: { path: string; snippet: string; score: number; source_repo: string; category: string }[] };
+  return r.body as {
+    total_matches: number;
+    count: number;
+    truncated: boolean;
+    limit_clamped: boolean;
+    limit: number;
+    hits: { path: string; snippet: string; score: number; source_repo: string; category: string }[];
+  };
 }
 
 /** Fill the search form and send it; the summary line once it shows `summary`; the hits' paths. */
-async function search(page: Page, form: { q: string; scope?: string; match?: 'any' | 'all'; limit?: string }, summary: string): Promise<string[]> {
+async function search(
+  page: Page,
+  form: { q: string; scope?: string; match?: 'any' | 'all'; limit?: string },
+  summary: string,
+): Promise<string[]> {
   await page.getByLabel('Search for').fill(form.q);
   await page.getByLabel('Scope').selectOption(form.scope ?? '');
   await page.getByLabel('Match').selectOption(form.match ?? 'any');
@@ -91,24 +147,46 @@ test('search: scope, match any and all, a truncated result and a clamped limit, 
 
   const any = await searchApi(ctx, { q: 'deploy rollback', match: 'any', limit: '100' });
   assert.is(any.total_matches, 9);
-  assert.equal(await search(page, { q: 'deploy rollback', match: 'any', limit: '100' }, '9 matches.'), any.hits.map((h) => h.path));
+  assert.equal(
+    await search(page, { q: 'deploy rollback', match: 'any', limit: '100' }, '9 matches.'),
+    any.hits.map((h) => h.path),
+  );
   const all = await searchApi(ctx, { q: 'deploy rollback', match: 'all', limit: '100' });
   assert.is(all.total_matches, 3);
-  assert.equal(await search(page, { q: 'deploy rollback', match: 'all', limit: '100' }, '3 matches.'), all.hits.map((h) => h.path));
+  assert.equal(
+    await search(page, { q: 'deploy rollback', match: 'all', limit: '100' }, '3 matches.'),
+    all.hits.map((h) => h.path),
+  );
   const scoped = await searchApi(ctx, { q: 'deploy', scope: 'guides' });
-  assert.equal(scoped.hits.map((h) => h.category), ['guides', 'guides']);
-  assert.equal(await search(page, { q: 'deploy', scope: 'guides' }, '2 matches.'), scoped.hits.map((h) => h.path));
+  assert.equal(
+    scoped.hits.map((h) => h.category),
+    ['guides', 'guides'],
+  );
+  assert.equal(
+    await search(page, { q: 'deploy', scope: 'guides' }, '2 matches.'),
+    scoped.hits.map((h) => h.path),
+  );
   // Truncated: 2 of 9.
   const two = await searchApi(ctx, { q: 'deploy rollback', limit: '2' });
   assert.equal([two.truncated, two.count, two.total_matches], [true, 2, 9]);
-  assert.equal(await search(page, { q: 'deploy rollback', limit: '2' }, 'Showing 2 of 9 matches.'), two.hits.map((h) => h.path));
+  assert.equal(
+    await search(page, { q: 'deploy rollback', limit: '2' }, 'Showing 2 of 9 matches.'),
+    two.hits.map((h) => h.path),
+  );
   // Each hit: path, source repository, category and score, as the API has them.
   const first = page.locator('ol.hits > li').first();
-  assert.match((await first.textContent()) ?? '', `${two.hits[0]!.source_repo} · ${two.hits[0]!.category} score ${two.hits[0]!.score.toFixed(3)}`);
+  assert.match(
+    (await first.textContent()) ?? '',
+    `${two.hits[0]!.source_repo} · ${two.hits[0]!.category} score ${two.hits[0]!.score.toFixed(3)}`,
+  );
   // Clamped: the server keeps 1-100 and says so.
   const clamped = await searchApi(ctx, { q: 'deploy', limit: '500' });
   assert.equal([clamped.limit_clamped, clamped.limit], [true, 100]);
-  await search(page, { q: 'deploy', limit: '500' }, '9 matches. The limit was clamped to 100 (the server returns 1 to 100).');
+  await search(
+    page,
+    { q: 'deploy', limit: '500' },
+    '9 matches. The limit was clamped to 100 (the server returns 1 to 100).',
+  );
   // A client check: the limit is a whole number.
   await page.getByLabel('Hits at most').fill('ten');
   await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -122,11 +200,14 @@ test('search: scope, match any and all, a truncated result and a clamped limit, 
 test('snippets: markup in a document is shown as text, the matched words in <mark>, nothing run', async (ctx) => {
   const { context, page } = await signedIn(ctx, ctx.user);
   const alerts: string[] = [];
-  page.on('dialog', (d) => { alerts.push(d.message()); void d.dismiss(); });
+  page.on('dialog', (d) => {
+    alerts.push(d.message());
+    void d.dismiss();
+  });
   await page.goto('/estate');
   await h1(page, 'Estate knowledge');
   const expected = (await searchApi(ctx, { q: 'mentions', scope: 'guides' })).hits[0]!;
-  assert.match(expected.snippet, '<img src=x onerror=alert(2)>', 'the server\'s snippet carries the markup');
+  assert.match(expected.snippet, '<img src=x onerror=alert(2)>', "the server's snippet carries the markup");
   await search(page, { q: 'mentions', scope: 'guides' }, '1 match.');
   const snippet = page.locator('ol.hits .snippet').first();
   assert.is(await snippet.textContent(), expected.snippet.replaceAll('**', ''), 'the snippet as text, markers gone');
@@ -151,35 +232,59 @@ test('folder ingest: batches with a result per document; failures on the server 
   await writeFile(path.join(folder, 'notes', 'meeting.md'), 'Uploaded meeting notes about rollback drills.');
   await writeFile(path.join(folder, 'notes', 'empty.md'), '');
   await writeFile(path.join(folder, 'notes', 'huge.md'), 'x'.repeat(500_001));
-  await writeFile(path.join(folder, 'assets', 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]));
+  await writeFile(
+    path.join(folder, 'assets', 'logo.png'),
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+  );
   const before = (await api(ctx, '/knowledge/corpus')).body;
 
   const { context, page } = await signedIn(ctx, ctx.user);
   await page.goto('/estate');
   await h1(page, 'Estate knowledge');
   await page.getByLabel('Folder', { exact: true }).setInputFiles(folder);
-  assert.is(await page.getByLabel('Source repository').inputValue(), 'upload-estate', 'the folder\'s name by default');
+  assert.is(await page.getByLabel('Source repository').inputValue(), 'upload-estate', "the folder's name by default");
   await page.getByLabel('Source repository').fill('uploads');
   await page.getByRole('button', { name: 'Ingest', exact: true }).click();
   await page.locator('#ingest-progress').getByText('Ingest finished: 2 stored, 2 failed, 1 skipped.').waitFor();
-  const rows = await page.locator('#ingest-results tbody tr').evaluateAll((trs) =>
-    trs.map((tr) => [tr.getAttribute('data-path'), tr.getAttribute('data-status'), tr.querySelector('td:last-child')?.textContent ?? '']));
+  const rows = await page
+    .locator('#ingest-results tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [
+        tr.getAttribute('data-path'),
+        tr.getAttribute('data-status'),
+        tr.querySelector('td:last-child')?.textContent ?? '',
+      ]),
+    );
   const byPath = Object.fromEntries(rows.map(([p, status, why]) => [p, [status, why]]));
-  assert.equal(Object.keys(byPath).sort(), ['assets/logo.png', 'notes/empty.md', 'notes/huge.md', 'notes/meeting.md', 'runbooks/uploaded.md']);
+  assert.equal(Object.keys(byPath).sort(), [
+    'assets/logo.png',
+    'notes/empty.md',
+    'notes/huge.md',
+    'notes/meeting.md',
+    'runbooks/uploaded.md',
+  ]);
   assert.equal(byPath['runbooks/uploaded.md']![0], 'created');
   assert.equal(byPath['notes/meeting.md']![0], 'created');
   assert.equal(byPath['notes/empty.md']![0], 'failed');
   assert.equal(byPath['notes/huge.md']![0], 'failed');
   assert.match(byPath['notes/huge.md']![1]!, /^content_too_long: /);
   assert.equal(byPath['assets/logo.png'], ['skipped', 'not text (binary or not UTF-8)']);
-  assert.match((await page.locator('#ingest-results caption').textContent()) ?? '', '2 created, 0 updated, 0 unchanged, 2 failed, 1 skipped');
+  assert.match(
+    (await page.locator('#ingest-results caption').textContent()) ?? '',
+    '2 created, 0 updated, 0 unchanged, 2 failed, 1 skipped',
+  );
 
   // The API: the documents under their relative paths, the run with its two failures.
-  const paths = (await api(ctx, '/knowledge/corpus/paths?source_repo=uploads')).body.paths.map((p: { path: string }) => p.path).sort();
+  const paths = (await api(ctx, '/knowledge/corpus/paths?source_repo=uploads')).body.paths
+    .map((p: { path: string }) => p.path)
+    .sort();
   assert.equal(paths, ['notes/meeting.md', 'runbooks/uploaded.md']);
   const status = (await api(ctx, '/knowledge/ingest/status')).body;
   const run = status.runs[0];
-  assert.equal([run.status, run.documents_submitted, run.documents_succeeded, run.documents_failed], ['partial', 4, 2, 2]);
+  assert.equal(
+    [run.status, run.documents_submitted, run.documents_succeeded, run.documents_failed],
+    ['partial', 4, 2, 2],
+  );
   assert.is(status.last_incomplete_run, run.run_id);
   assert.equal(run.errors.map((e: { path: string }) => e.path).sort(), ['notes/empty.md', 'notes/huge.md']);
   // The runs list shows it, marked, with its failures per path.
@@ -192,11 +297,26 @@ test('folder ingest: batches with a result per document; failures on the server 
   // The corpus after: two more documents, a new source repository, the counts as the API has them.
   const after = (await api(ctx, '/knowledge/corpus')).body;
   assert.is(after.documents, before.documents + 2);
-  await page.getByTestId('corpus-totals').getByText(new RegExp(`^${after.documents} documents, ${after.chunks} chunks`)).waitFor();
+  await page
+    .getByTestId('corpus-totals')
+    .getByText(new RegExp(`^${after.documents} documents, ${after.chunks} chunks`))
+    .waitFor();
   const uploads = after.by_source_repo.find((g: { key: string }) => g.key === 'uploads');
-  assert.equal(await page.locator('#corpus-by-repo tr[data-key="uploads"] td').allTextContents().then((t) => t.slice(0, 2)), [String(uploads.documents), String(uploads.chunks)]);
+  assert.equal(
+    await page
+      .locator('#corpus-by-repo tr[data-key="uploads"] td')
+      .allTextContents()
+      .then((t) => t.slice(0, 2)),
+    [String(uploads.documents), String(uploads.chunks)],
+  );
   const notes = after.by_category.find((g: { key: string }) => g.key === 'notes');
-  assert.equal(await page.locator('#corpus-by-category tr[data-key="notes"] td').allTextContents().then((t) => t.slice(0, 2)), [String(notes.documents), String(notes.chunks)]);
+  assert.equal(
+    await page
+      .locator('#corpus-by-category tr[data-key="notes"] td')
+      .allTextContents()
+      .then((t) => t.slice(0, 2)),
+    [String(notes.documents), String(notes.chunks)],
+  );
   await axeClean(page, 'estate (after an ingest)');
   await screenshots(page, 'estate-ingested');
 
@@ -205,13 +325,21 @@ test('folder ingest: batches with a result per document; failures on the server 
   await page.getByLabel('Under the path').fill('/handouts/');
   await page.getByRole('button', { name: 'Ingest', exact: true }).click();
   await page.locator('#ingest-progress').getByText('Ingest finished: 1 stored, 0 failed, 0 skipped.').waitFor();
-  assert.equal(await page.locator('#ingest-results tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-path'), tr.getAttribute('data-status')])), [['handouts/uploaded.md', 'created']]);
+  assert.equal(
+    await page
+      .locator('#ingest-results tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-path'), tr.getAttribute('data-status')])),
+    [['handouts/uploaded.md', 'created']],
+  );
   const handout = (await api(ctx, '/knowledge/docs?category=handouts')).body.documents;
-  assert.equal(handout.map((d: { path: string; source_repo: string }) => [d.source_repo, d.path]), [['uploads', 'handouts/uploaded.md']]);
+  assert.equal(
+    handout.map((d: { path: string; source_repo: string }) => [d.source_repo, d.path]),
+    [['uploads', 'handouts/uploaded.md']],
+  );
   await context.close();
 });
 
-test('documents: a category filter, a document\'s chunks in order, deletion after a confirmation', async (ctx) => {
+test("documents: a category filter, a document's chunks in order, deletion after a confirmation", async (ctx) => {
   const { context, page } = await signedIn(ctx, ctx.user);
   await page.goto('/estate');
   await h1(page, 'Estate knowledge');
@@ -219,13 +347,22 @@ test('documents: a category filter, a document\'s chunks in order, deletion afte
   await page.getByLabel('Category').selectOption('guides');
   const guides = (await api(ctx, '/knowledge/docs?category=guides')).body.documents;
   await page.getByRole('status').getByText(`${guides.length} documents in “guides”.`).waitFor();
-  assert.equal(await page.locator('tr[data-doc] th a').allTextContents(), guides.map((d: { path: string }) => d.path));
+  assert.equal(
+    await page.locator('tr[data-doc] th a').allTextContents(),
+    guides.map((d: { path: string }) => d.path),
+  );
   const target = guides.find((d: { path: string }) => d.path === 'guides/rollback.md');
   await page.getByRole('link', { name: 'guides/rollback.md' }).click();
   await h1(page, 'guides/rollback.md');
   const detail = (await api(ctx, `/knowledge/doc/${target.id}`)).body;
-  assert.equal(await page.locator('ol.chunks pre').allTextContents(), detail.chunks.map((c: { content: string }) => c.content));
-  assert.equal(await page.locator('ol.chunks > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-chunk'))), detail.chunks.map((c: { chunk_index: number }) => String(c.chunk_index)));
+  assert.equal(
+    await page.locator('ol.chunks pre').allTextContents(),
+    detail.chunks.map((c: { content: string }) => c.content),
+  );
+  assert.equal(
+    await page.locator('ol.chunks > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-chunk'))),
+    detail.chunks.map((c: { chunk_index: number }) => String(c.chunk_index)),
+  );
   await axeClean(page, 'estate document');
   await screenshots(page, 'estate-document');
 
@@ -267,24 +404,48 @@ test('a readonly account reads the estate and a document with no write control',
   await context.close();
 });
 
-test('conversations: the recent ones and a conversation\'s messages oldest first, as the API has them', async (ctx) => {
-  const list = (await api(ctx, '/agent-chat/conversations')).body as { id: string; profile_slug: string; kind: string; message_count: number }[];
+test("conversations: the recent ones and a conversation's messages oldest first, as the API has them", async (ctx) => {
+  const list = (await api(ctx, '/agent-chat/conversations')).body as {
+    id: string;
+    profile_slug: string;
+    kind: string;
+    message_count: number;
+  }[];
   assert.ok(list.length >= 2);
   const { context, page } = await signedIn(ctx, ctx.admin);
   await nav(page).getByRole('link', { name: 'Conversations' }).click();
   await h1(page, 'Conversations');
   await page.locator('tr[data-conversation]').first().waitFor();
-  const shown = await page.locator('tr[data-conversation]').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-conversation'), ...[...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent)]));
-  assert.equal(shown, list.map((c) => [c.id, c.profile_slug, c.kind, String(c.message_count)]));
+  const shown = await page
+    .locator('tr[data-conversation]')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [
+        tr.getAttribute('data-conversation'),
+        ...[...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent),
+      ]),
+    );
+  assert.equal(
+    shown,
+    list.map((c) => [c.id, c.profile_slug, c.kind, String(c.message_count)]),
+  );
   await axeClean(page, 'conversations');
   await screenshots(page, 'conversations');
   const chosen = list.find((c) => c.message_count === 4)!;
   await page.locator(`tr[data-conversation="${chosen.id}"] a`).click();
   await h1(page, `Conversation ${chosen.id.slice(0, 8)}`);
-  const messages = (await api(ctx, `/agent-chat/conversations/${chosen.id}/messages`)).body as { role: string; content: string }[];
+  const messages = (await api(ctx, `/agent-chat/conversations/${chosen.id}/messages`)).body as {
+    role: string;
+    content: string;
+  }[];
   await page.locator('ol.messages > li').first().waitFor();
-  assert.equal(await page.locator('ol.messages > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-role'))), messages.map((m) => m.role));
-  assert.equal(await page.locator('ol.messages .message-text').allTextContents(), messages.map((m) => m.content));
+  assert.equal(
+    await page.locator('ol.messages > li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-role'))),
+    messages.map((m) => m.role),
+  );
+  assert.equal(
+    await page.locator('ol.messages .message-text').allTextContents(),
+    messages.map((m) => m.content),
+  );
   assert.is(messages[2]!.content, 'And the <b>rollback</b> plan?');
   assert.is(await page.locator('ol.messages b').count(), 0, 'a message is text');
   await axeClean(page, 'conversation');
@@ -296,8 +457,18 @@ test('conversations: the recent ones and a conversation\'s messages oldest first
 
 test('the pages asked only for /auth/* and the /api/* mirrors, every write with its CSRF token', async (ctx) => {
   for (const settle of ctx.settled) await settle();
-  for (const p of ['/api/knowledge/search?', '/api/knowledge/corpus', '/api/knowledge/docs', '/api/knowledge/doc/', '/api/knowledge/ingest/status', '/api/agent-chat/conversations']) {
-    assert.ok(ctx.recorded.some((r) => r.path.startsWith(p)), p);
+  for (const p of [
+    '/api/knowledge/search?',
+    '/api/knowledge/corpus',
+    '/api/knowledge/docs',
+    '/api/knowledge/doc/',
+    '/api/knowledge/ingest/status',
+    '/api/agent-chat/conversations',
+  ]) {
+    assert.ok(
+      ctx.recorded.some((r) => r.path.startsWith(p)),
+      p,
+    );
   }
   assert.ok(ctx.recorded.some((r) => r.method === 'POST' && r.path === '/api/knowledge/ingest'));
   assert.ok(ctx.recorded.some((r) => r.method === 'DELETE' && r.path.startsWith('/api/knowledge/doc/')));

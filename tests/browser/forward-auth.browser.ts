@@ -12,20 +12,43 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startForwardAuthProxy, type ForwardAuthProxy } from '../support/forward-auth-proxy.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, disallowed, launchBrowser, recordRequests, screenshots, writesWithoutCsrf, type Recorded } from './support.ts';
+import {
+  axeClean,
+  disallowed,
+  launchBrowser,
+  recordRequests,
+  screenshots,
+  writesWithoutCsrf,
+  type Recorded,
+} from './support.ts';
 
 const ADMIN_KEY = 'orch_forward-auth-browser-admin-key-0000';
 const LOGOUT_URL = 'https://sso.example.test/logout?return=orchard';
 const WHO = { username: 'sso-dana', email: 'sso-dana@corp.example', groups: ['staff', 'orch-admin'] };
 
-interface Ctx { s: TestServices; proxy: ForwardAuthProxy; browser: Browser; context: BrowserContext; page: Page; recorded: Recorded[]; settle: () => Promise<void>; sockets: string[] }
+interface Ctx {
+  s: TestServices;
+  proxy: ForwardAuthProxy;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  recorded: Recorded[];
+  settle: () => Promise<void>;
+  sockets: string[];
+}
 const test = suite<Ctx>('forward-auth through a reverse proxy, in the browser');
 
 test.before(async (ctx) => {
   ctx.s = await startTestServices('browser_forward_auth', {
-    ADMIN_API_KEY: ADMIN_KEY, ORCH_FORWARD_AUTH: 'true', ORCH_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.3/32', ORCH_FORWARD_AUTH_LOGOUT_URL: LOGOUT_URL,
+    ADMIN_API_KEY: ADMIN_KEY,
+    ORCH_FORWARD_AUTH: 'true',
+    ORCH_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.3/32',
+    ORCH_FORWARD_AUTH_LOGOUT_URL: LOGOUT_URL,
   });
-  const project = await http(`${ctx.s.orch}/api/v1/projects`, { headers: { 'X-API-Key': ADMIN_KEY }, json: { name: 'Behind the proxy' } });
+  const project = await http(`${ctx.s.orch}/api/v1/projects`, {
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { name: 'Behind the proxy' },
+  });
   assert.is(project.status, 201, project.text);
   ctx.proxy = await startForwardAuthProxy(ctx.s.orch, WHO);
   ctx.browser = await launchBrowser();
@@ -47,19 +70,32 @@ const user = async (ctx: Ctx) => {
   const list = await http(`${ctx.s.orch}/api/v1/admin/users?limit=200`, { headers: { 'X-API-Key': ADMIN_KEY } });
   return list.body.users.find((u: { username: string }) => u.username === WHO.username);
 };
-const sessionCookie = async (ctx: Ctx) => (await ctx.context.cookies()).filter((c) => c.name === 'orch_sess' || c.name === 'orch_csrf').map((c) => `${c.name}=${c.value}`).join('; ');
+const sessionCookie = async (ctx: Ctx) =>
+  (await ctx.context.cookies())
+    .filter((c) => c.name === 'orch_sess' || c.name === 'orch_csrf')
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
 
-test('the proxy\'s first request signs in: the cockpit, no sign-in form; the account provisioned with the groups\' role', async (ctx) => {
+test("the proxy's first request signs in: the cockpit, no sign-in form; the account provisioned with the groups' role", async (ctx) => {
   const { page } = ctx;
   await page.goto('/');
   await page.getByRole('heading', { level: 1, name: 'Cockpit' }).waitFor();
   assert.ok((await page.getByRole('banner').textContent())?.includes(WHO.username));
-  assert.not.ok(ctx.recorded.some((r) => r.path.startsWith('/sign-in') || r.path === '/auth/login'), 'no sign-in form, no password sign-in');
+  assert.not.ok(
+    ctx.recorded.some((r) => r.path.startsWith('/sign-in') || r.path === '/auth/login'),
+    'no sign-in form, no password sign-in',
+  );
   const account = await user(ctx);
-  assert.equal([account.role, account.auth_source, account.email, account.is_active], ['admin', 'forward_auth', WHO.email, true]);
+  assert.equal(
+    [account.role, account.auth_source, account.email, account.is_active],
+    ['admin', 'forward_auth', WHO.email, true],
+  );
   // Checked against the service directly: the cookie the proxy's answer set is a session of that account.
   const state = await http(`${ctx.s.orch}/auth/session`, { headers: { cookie: await sessionCookie(ctx) } });
-  assert.equal([state.body.authenticated, state.body.user?.username, state.body.login, state.body.logout_url], [true, WHO.username, 'forward_auth', LOGOUT_URL]);
+  assert.equal(
+    [state.body.authenticated, state.body.user?.username, state.body.login, state.body.logout_url],
+    [true, WHO.username, 'forward_auth', LOGOUT_URL],
+  );
 });
 
 test('pages work through the proxy; the /ws socket connects through it ("Live: up to date")', async (ctx) => {
@@ -68,7 +104,10 @@ test('pages work through the proxy; the /ws socket connects through it ("Live: u
   await page.getByRole('link', { name: 'Behind the proxy' }).click();
   await page.getByRole('heading', { level: 1, name: 'Board: Behind the proxy' }).waitFor();
   await page.getByText('Live: up to date').waitFor();
-  assert.ok(ctx.proxy.upgrades.some((u) => u.path.startsWith('/ws') && u.status === 101), `upgrades through the proxy: ${JSON.stringify(ctx.proxy.upgrades)}`);
+  assert.ok(
+    ctx.proxy.upgrades.some((u) => u.path.startsWith('/ws') && u.status === 101),
+    `upgrades through the proxy: ${JSON.stringify(ctx.proxy.upgrades)}`,
+  );
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Agents' }).click();
   await page.getByRole('heading', { level: 1, name: 'Agents' }).waitFor();
   await page.getByText('Live: up to date').waitFor();
@@ -78,11 +117,17 @@ test('pages work through the proxy; the /ws socket connects through it ("Live: u
 
 test('a write through the proxy passes the CSRF check: rotate my key on the account page; the new key works', async (ctx) => {
   const { page } = ctx;
-  await page.getByRole('banner').getByRole('link', { name: new RegExp(WHO.username) }).click();
+  await page
+    .getByRole('banner')
+    .getByRole('link', { name: new RegExp(WHO.username) })
+    .click();
   await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
   assert.ok((await page.locator('dl').textContent())?.includes('single sign-on'));
   await page.getByRole('button', { name: 'Rotate my API key' }).click();
-  await page.getByRole('dialog', { name: 'Rotate your API key?' }).getByRole('button', { name: 'Rotate my key' }).click();
+  await page
+    .getByRole('dialog', { name: 'Rotate your API key?' })
+    .getByRole('button', { name: 'Rotate my key' })
+    .click();
   const once = page.getByRole('dialog', { name: 'Your new API key' });
   await once.waitFor();
   const key = await page.locator('#once-key').inputValue();
@@ -107,20 +152,28 @@ test('sign-out ends the local session and links to ORCH_FORWARD_AUTH_LOGOUT_URL'
   assert.is((await http(`${ctx.s.orch}/api/me`, { headers: { cookie } })).status, 401);
 });
 
-test('the service trusts the proxy\'s address only: the browser going to it directly is not signed in', async (ctx) => {
+test("the service trusts the proxy's address only: the browser going to it directly is not signed in", async (ctx) => {
   const context = await ctx.browser.newContext({ baseURL: ctx.s.orch, viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.setExtraHTTPHeaders({ 'X-Idp-Username': 'mallory', 'X-Idp-Groups': 'orch-admin' });
   await page.goto('/');
   await page.waitForURL(/\/sign-in/);
   await context.close();
-  assert.is((await http(`${ctx.s.orch}/api/v1/admin/users?limit=200`, { headers: { 'X-API-Key': ADMIN_KEY } })).body.users.some((u: { username: string }) => u.username === 'mallory'), false);
+  assert.is(
+    (await http(`${ctx.s.orch}/api/v1/admin/users?limit=200`, { headers: { 'X-API-Key': ADMIN_KEY } })).body.users.some(
+      (u: { username: string }) => u.username === 'mallory',
+    ),
+    false,
+  );
 });
 
-test('the request recorder: only allowed paths through the proxy; every write carries the session\'s CSRF token', async (ctx) => {
+test("the request recorder: only allowed paths through the proxy; every write carries the session's CSRF token", async (ctx) => {
   await ctx.settle();
   // The page's socket went to the proxy's address (and the proxy forwarded its upgrade, above).
-  assert.ok(ctx.sockets.some((url) => url.startsWith(`${ctx.proxy.url.replace('http:', 'ws:')}/ws`)), ctx.sockets.join(' '));
+  assert.ok(
+    ctx.sockets.some((url) => url.startsWith(`${ctx.proxy.url.replace('http:', 'ws:')}/ws`)),
+    ctx.sockets.join(' '),
+  );
   assert.ok(ctx.recorded.some((r) => r.method === 'POST' && r.path === '/api/me/api-key/rotate'));
   assert.ok(ctx.recorded.some((r) => r.method === 'POST' && r.path === '/auth/logout'));
   assert.equal(disallowed(ctx.recorded), []);

@@ -12,17 +12,41 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccount, type Account } from '../support/principals.ts';
 import { http, startTestServices, type TestServices } from '../support/services.ts';
-import { axeClean, closeSuite, countPointerEvents, disallowed, focusOn, h1, launchBrowser, nav, screenshots, signedIn, tabTo, writesWithoutCsrf, type Recorded } from './support.ts';
+import {
+  axeClean,
+  closeSuite,
+  countPointerEvents,
+  disallowed,
+  focusOn,
+  h1,
+  launchBrowser,
+  nav,
+  screenshots,
+  signedIn,
+  tabTo,
+  writesWithoutCsrf,
+  type Recorded,
+} from './support.ts';
 
 const ADMIN_KEY = 'orch_browser-profiles-admin-key-00000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
 
-interface Ctx { s: TestServices; browser: Browser; admin: Account; reader: Account; recorded: Recorded[]; settled: (() => Promise<void>)[] }
+interface Ctx {
+  s: TestServices;
+  browser: Browser;
+  admin: Account;
+  reader: Account;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
+}
 const test = suite<Ctx>('console: profiles, knowledge and templates');
 
 test.before(async (ctx) => {
   ctx.s = await startTestServices('browser_profiles', { ADMIN_API_KEY: ADMIN_KEY });
-  [ctx.admin, ctx.reader] = await Promise.all([createAccount(ctx.s, ADMIN_KEY, 'admin'), createAccount(ctx.s, ADMIN_KEY, 'readonly')]);
+  [ctx.admin, ctx.reader] = await Promise.all([
+    createAccount(ctx.s, ADMIN_KEY, 'admin'),
+    createAccount(ctx.s, ADMIN_KEY, 'readonly'),
+  ]);
   ctx.browser = await launchBrowser();
   ctx.recorded = [];
   ctx.settled = [];
@@ -42,7 +66,10 @@ function writesTo(page: Page, method: string, path: RegExp): unknown[] {
 }
 
 test('profiles: create in a dialog (a taken slug lands on its field), edit only what changed, disable, history and a diff, try it', async (ctx) => {
-  await http(`${ctx.s.orch}/api/v1/agent-chat/profiles`, { headers: admin, json: { slug: 'taken-bot', name: 'Taken' } });
+  await http(`${ctx.s.orch}/api/v1/agent-chat/profiles`, {
+    headers: admin,
+    json: { slug: 'taken-bot', name: 'Taken' },
+  });
   const { context, page } = await signedIn(ctx, ctx.admin);
   await nav(page).getByRole('link', { name: 'Profiles' }).click();
   await h1(page, 'Profiles');
@@ -80,9 +107,17 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   await screenshots(page, 'profile-create-dialog');
   // A server 400 lands on the field it names. The client checks the server's rules, so no form
   // input reaches this 400; the server's answer is stood in for once, in its own words.
-  await page.route('**/api/agent-chat/profiles', (route) => (route.request().method() === 'POST'
-    ? route.fulfill({ status: 400, json: { error: 'validation_failed', message: 'max_tokens: Too big: expected number to be <=200000' } })
-    : route.continue()), { times: 1 });
+  await page.route(
+    '**/api/agent-chat/profiles',
+    (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 400,
+            json: { error: 'validation_failed', message: 'max_tokens: Too big: expected number to be <=200000' },
+          })
+        : route.continue(),
+    { times: 1 },
+  );
   await slugInput.fill('server-says-no');
   await dialog.getByRole('button', { name: 'Create profile' }).click();
   await page.locator('#new-max_tokens-error').getByText('Too big: expected number to be <=200000').waitFor();
@@ -91,7 +126,10 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   // The server's refusal (409 slug_taken) lands on the slug too.
   await slugInput.fill('taken-bot');
   await dialog.getByRole('button', { name: 'Create profile' }).click();
-  await page.locator('#new-slug-error').getByText(/taken|exists/i).waitFor();
+  await page
+    .locator('#new-slug-error')
+    .getByText(/taken|exists/i)
+    .waitFor();
   assert.is(await focusOn(page, 'new-slug'), 'new-slug');
 
   await slugInput.fill('browser-bot');
@@ -101,7 +139,10 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   await h1(page, 'Profile Browser bot');
   await toastSays(page, 'Profile Browser bot created.');
   const made = await api(ctx, '/api/v1/agent-chat/profiles/browser-bot');
-  assert.equal([made.status, made.body.name, made.body.security_tier, made.body.cost_cap_daily_cents], [200, 'Browser bot', 2, 250]);
+  assert.equal(
+    [made.status, made.body.name, made.body.security_tier, made.body.cost_cap_daily_cents],
+    [200, 'Browser bot', 2, 250],
+  );
 
   // Edit: only the changed fields are sent.
   const puts = writesTo(page, 'PUT', /^\/api\/agent-chat\/profiles\/browser-bot$/);
@@ -125,19 +166,31 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   await page.getByRole('button', { name: 'Disable' }).waitFor();
 
   // History: four revisions, by this account; the diff of the first and the second.
-  const history = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Revision', exact: true }) });
+  const history = page
+    .getByRole('table')
+    .filter({ has: page.getByRole('columnheader', { name: 'Revision', exact: true }) });
   await history.getByRole('row').nth(4).waitFor();
   assert.is(await history.getByRole('row').count(), 5);
   assert.ok((await history.getByRole('row').nth(2).textContent())!.includes(ctx.admin.username), 'the actor is named');
   const fromApi = await api(ctx, '/api/v1/agent-chat/profiles/browser-bot/history');
-  assert.equal(fromApi.body.map((e: { changed_fields: string[] }) => e.changed_fields.join(',')).slice(1), ['name,max_tokens', 'enabled', 'enabled']);
+  assert.equal(fromApi.body.map((e: { changed_fields: string[] }) => e.changed_fields.join(',')).slice(1), [
+    'name,max_tokens',
+    'enabled',
+    'enabled',
+  ]);
   await page.getByLabel('From', { exact: true }).selectOption('0');
   await page.getByLabel('To', { exact: true }).selectOption('1');
   await page.getByRole('button', { name: 'Show differences' }).click();
   const diff = page.getByRole('table', { name: 'Differences from revision 0 to revision 1' });
   await diff.waitFor();
   assert.equal(await diff.locator('tbody th').allTextContents(), ['name', 'max_tokens']);
-  assert.equal(await diff.getByRole('row', { name: /max_tokens/ }).locator('td').allTextContents(), ['1024', '2048']);
+  assert.equal(
+    await diff
+      .getByRole('row', { name: /max_tokens/ })
+      .locator('td')
+      .allTextContents(),
+    ['1024', '2048'],
+  );
   // as_of (to the second, in local time): before the profile existed, then after its last change.
   const localSecond = (at: Date) => new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
   const first = new Date(fromApi.body[0].at);
@@ -152,9 +205,16 @@ test('profiles: create in a dialog (a taken slug lands on its field), edit only 
   // Try it: a turn on the private chat, answered by the server's model.
   await page.getByLabel('Message', { exact: true }).fill('Hello there');
   await page.getByRole('button', { name: 'Send' }).click();
-  await page.getByRole('list', { name: 'Conversation' }).getByText(/tokens in/).waitFor();
+  await page
+    .getByRole('list', { name: 'Conversation' })
+    .getByText(/tokens in/)
+    .waitFor();
   const conversations = await api(ctx, '/api/v1/agent-chat/conversations');
-  assert.ok(conversations.body.some((c: { profile_slug: string; message_count: number }) => c.profile_slug === 'browser-bot' && c.message_count === 2));
+  assert.ok(
+    conversations.body.some(
+      (c: { profile_slug: string; message_count: number }) => c.profile_slug === 'browser-bot' && c.message_count === 2,
+    ),
+  );
   await axeClean(page, 'profile');
   await screenshots(page, 'profile');
   await context.close();
@@ -193,7 +253,10 @@ test('knowledge: add (counters count code points), filter, edit, ranked search, 
   await page.getByText('2 snippets.').waitFor();
 
   const stored = (await api(ctx, `/api/v1/bots/${profile.id}/knowledge`)).body;
-  assert.equal(stored.map((k: { title: string }) => k.title), ['Opening hours', 'Refunds ☕ 😀']);
+  assert.equal(
+    stored.map((k: { title: string }) => k.title),
+    ['Opening hours', 'Refunds ☕ 😀'],
+  );
   assert.equal(stored[1].metadata, { lang: 'en' });
   assert.is((await api(ctx, '/api/v1/agent-chat/profiles/browser-bot')).body.knowledge_search_enabled, true);
 
@@ -207,7 +270,10 @@ test('knowledge: add (counters count code points), filter, edit, ranked search, 
   await edit.getByRole('button', { name: 'Save snippet' }).click();
   await edit.waitFor({ state: 'detached' });
   assert.equal(patches, [{ content: 'Refunds are paid within 14 days of a return.' }]);
-  assert.is((await api(ctx, `/api/v1/bots/${profile.id}/knowledge/${stored[1].id}`)).body.content, 'Refunds are paid within 14 days of a return.');
+  assert.is(
+    (await api(ctx, `/api/v1/bots/${profile.id}/knowledge/${stored[1].id}`)).body.content,
+    'Refunds are paid within 14 days of a return.',
+  );
   await page.getByLabel('Title contains').fill('');
   await page.getByText('2 snippets.').waitFor();
 
@@ -258,9 +324,20 @@ test('templates: the list, a template with its starter memories, instantiate wit
   await h1(page, 'Profile From the template');
   assert.match(page.url(), /\/profiles\/from-template$/);
   await toastSays(page, /with \d+ starter memories/);
-  assert.equal(posts, [{ slug: 'from-template', name: 'From the template', seed_memories: true, security_tier: 2, cost_cap_daily_cents: 123 }]);
+  assert.equal(posts, [
+    {
+      slug: 'from-template',
+      name: 'From the template',
+      seed_memories: true,
+      security_tier: 2,
+      cost_cap_daily_cents: 123,
+    },
+  ]);
   const made = (await api(ctx, '/api/v1/agent-chat/profiles/from-template')).body;
-  assert.equal([made.security_tier, made.cost_cap_daily_cents, made.rate_limit_rpm, made.system_prompt], [2, 123, template.default_security.rate_limit_rpm, template.default_system_prompt]);
+  assert.equal(
+    [made.security_tier, made.cost_cap_daily_cents, made.rate_limit_rpm, made.system_prompt],
+    [2, 123, template.default_security.rate_limit_rpm, template.default_system_prompt],
+  );
   const knowledge = (await api(ctx, `/api/v1/bots/${made.id}/knowledge`)).body;
   assert.is(knowledge.length, template.starter_memories.length);
   await context.close();
@@ -273,7 +350,11 @@ test('a readonly account: no Profiles or Templates in the navigation, "needs adm
   for (const path of ['/profiles', '/profiles/browser-bot', '/templates', '/templates/hr-faq']) {
     await page.goto(path);
     await h1(page, 'Needs admin');
-    assert.is(await page.getByRole('button').filter({ hasNotText: 'Sign out' }).count(), 0, `no write control on ${path}`);
+    assert.is(
+      await page.getByRole('button').filter({ hasNotText: 'Sign out' }).count(),
+      0,
+      `no write control on ${path}`,
+    );
   }
   const profile = (await api(ctx, '/api/v1/agent-chat/profiles/browser-bot')).body;
   await page.goto(`/bots/${profile.id}/knowledge`);
@@ -314,10 +395,18 @@ test('keyboard only: create a profile by Tab, typing and Enter, no pointer event
   await context.close();
 });
 
-test('the request recorder: only /auth/* and /api/* mirrors (never /api/v1/); every write carries the session\'s CSRF token', async (ctx) => {
+test("the request recorder: only /auth/* and /api/* mirrors (never /api/v1/); every write carries the session's CSRF token", async (ctx) => {
   for (const settle of ctx.settled) await settle();
-  for (const path of ['/api/agent-chat/profiles', '/api/agent-chat/profiles/browser-bot/history', '/api/templates/customer-support/instantiate', '/api/agent-chat/chat/browser-bot']) {
-    assert.ok(ctx.recorded.some((r) => r.path === path), `${path} was called`);
+  for (const path of [
+    '/api/agent-chat/profiles',
+    '/api/agent-chat/profiles/browser-bot/history',
+    '/api/templates/customer-support/instantiate',
+    '/api/agent-chat/chat/browser-bot',
+  ]) {
+    assert.ok(
+      ctx.recorded.some((r) => r.path === path),
+      `${path} was called`,
+    );
   }
   assert.ok(ctx.recorded.some((r) => r.method === 'PATCH' && r.path.startsWith('/api/bots/')));
   assert.ok(ctx.recorded.some((r) => r.method === 'DELETE' && r.path.startsWith('/api/bots/')));

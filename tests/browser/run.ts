@@ -21,14 +21,18 @@ const chromium = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 if (!existsSync(chromium)) {
   const required = process.env.REQUIRE_BROWSER === '1';
-  console.log(`browser tests ${required ? 'failed (REQUIRE_BROWSER=1)' : 'skipped'}: no chromium at ${chromium}; apt-get install -y chromium`);
+  console.log(
+    `browser tests ${required ? 'failed (REQUIRE_BROWSER=1)' : 'skipped'}: no chromium at ${chromium}; apt-get install -y chromium`,
+  );
   process.exit(required ? 1 : 0);
 }
 
 const decision = currentConsoleDecision();
 if (decision.action === 'rebuild') {
   console.log(`console build ${decision.reason}: building it first`);
-  const built = spawnSync(process.execPath, ['--import', 'tsx', path.join(CONSOLE_DIR, 'build.ts'), '--bundle'], { stdio: 'inherit' });
+  const built = spawnSync(process.execPath, ['--import', 'tsx', path.join(CONSOLE_DIR, 'build.ts'), '--bundle'], {
+    stdio: 'inherit',
+  });
   if (built.status !== 0) process.exit(1);
 } else if (decision.action !== 'serve') {
   console.log(`the console build is ${decision.reason.replace(/_/g, ' ')}: npm install, then npm run build:console`);
@@ -36,11 +40,14 @@ if (decision.action === 'rebuild') {
 }
 
 const filters = process.argv.slice(2);
-const suites = (await readdir(here)).filter((f) => f.endsWith('.browser.ts') && (filters.length === 0 || filters.some((x) => f.includes(x)))).sort();
+const suites = (await readdir(here))
+  .filter((f) => f.endsWith('.browser.ts') && (filters.length === 0 || filters.some((x) => f.includes(x))))
+  .sort();
 
 const server = await testServer('orchard-browser-');
 type Outcome = SuiteOutcome;
-const runSuite = (file: string) => runSuiteProcess(path.join(here, file), server.url, () => file, { CHROMIUM_PATH: chromium });
+const runSuite = (file: string) =>
+  runSuiteProcess(path.join(here, file), server.url, () => file, { CHROMIUM_PATH: chromium });
 
 const outcomes: Outcome[] = [];
 try {

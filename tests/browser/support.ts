@@ -12,10 +12,21 @@ import { until as poll } from '../support/until.ts';
 
 export const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
 
-export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_FLAGS,
+  });
 }
 
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
@@ -25,7 +36,13 @@ export async function axeClean(page: Page, label: string): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
     const results = await new AxeBuilder({ page }).withTags(WCAG_TAGS).analyze();
-    const found = results.violations.map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    const found = results.violations.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help}; ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
     assert.equal(found, [], `axe on ${label} (${colorScheme})`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -35,18 +52,30 @@ export async function axeClean(page: Page, label: string): Promise<void> {
 export async function screenshots(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   const original = page.viewportSize();
-  for (const [width, height] of [[1280, 800], [390, 844]] as const) {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
     await page.setViewportSize({ width, height });
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${width}x${height}-${colorScheme}.png`), fullPage: true });
+      await page.screenshot({
+        path: path.join(SCREENSHOTS, `${name}-${width}x${height}-${colorScheme}.png`),
+        fullPage: true,
+      });
     }
   }
   if (original) await page.setViewportSize(original);
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
-export interface Recorded { method: string; path: string; kind: string; csrf: string | undefined; cookie: string | undefined }
+export interface Recorded {
+  method: string;
+  path: string;
+  kind: string;
+  csrf: string | undefined;
+  cookie: string | undefined;
+}
 
 /**
  * Every request of every page of a context, with what a review needs: path, kind, CSRF header,
@@ -56,11 +85,28 @@ export function recordRequests(context: BrowserContext, into: Recorded[]): () =>
   const pending: Promise<void>[] = [];
   context.on('request', (request: Request) => {
     const url = new URL(request.url());
-    pending.push(request.allHeaders().then((headers) => {
-      into.push({ method: request.method(), path: url.pathname + url.search, kind: request.resourceType(), csrf: headers['x-csrf-token'], cookie: headers.cookie });
-    }, () => {
-      into.push({ method: request.method(), path: url.pathname + url.search, kind: request.resourceType(), csrf: undefined, cookie: undefined });
-    }));
+    pending.push(
+      request.allHeaders().then(
+        (headers) => {
+          into.push({
+            method: request.method(),
+            path: url.pathname + url.search,
+            kind: request.resourceType(),
+            csrf: headers['x-csrf-token'],
+            cookie: headers.cookie,
+          });
+        },
+        () => {
+          into.push({
+            method: request.method(),
+            path: url.pathname + url.search,
+            kind: request.resourceType(),
+            csrf: undefined,
+            cookie: undefined,
+          });
+        },
+      ),
+    );
   });
   return async () => {
     await Promise.all(pending);
@@ -72,9 +118,15 @@ export function disallowed(recorded: Recorded[]): string[] {
   const bad: string[] = [];
   for (const r of recorded) {
     const p = r.path.split('?')[0]!;
-    const ok = r.kind === 'document' ? !p.startsWith('/api/')
-      : p.startsWith('/assets/') || p === '/favicon.svg' || p.startsWith('/auth/') || p === '/ws' || p === '/ws/live'
-        || (p.startsWith('/api/') && !p.startsWith('/api/v1/'));
+    const ok =
+      r.kind === 'document'
+        ? !p.startsWith('/api/')
+        : p.startsWith('/assets/') ||
+          p === '/favicon.svg' ||
+          p.startsWith('/auth/') ||
+          p === '/ws' ||
+          p === '/ws/live' ||
+          (p.startsWith('/api/') && !p.startsWith('/api/v1/'));
     if (!ok) bad.push(`${r.method} ${r.path} (${r.kind})`);
   }
   return bad;
@@ -118,7 +170,11 @@ export async function countPointerEvents(page: Page, also: string[] = []): Promi
  * early. (Polled here: the page's CSP refuses waitForFunction's string predicates.)
  */
 export async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'label' = 'id'): Promise<string> {
-  const read = { id: 'document.activeElement?.id', text: 'document.activeElement?.textContent', label: 'document.activeElement?.getAttribute("aria-label")' }[of];
+  const read = {
+    id: 'document.activeElement?.id',
+    text: 'document.activeElement?.textContent',
+    label: 'document.activeElement?.getAttribute("aria-label")',
+  }[of];
   let got = '';
   for (let i = 0; i < 20 && got !== want; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 50));
@@ -128,10 +184,19 @@ export async function focusOn(page: Page, want: string, of: 'id' | 'text' | 'lab
 }
 
 /** A new context and its page; `close` closes the context once the recorder has its requests' headers. */
-export interface Opened { context: BrowserContext; page: Page; close: () => Promise<void> }
+export interface Opened {
+  context: BrowserContext;
+  page: Page;
+  close: () => Promise<void>;
+}
 
 /** A new browser context on `baseURL` (1280×800) whose requests go to the recorder, and its page (page errors printed). */
-export async function openPage(browser: Browser, baseURL: string, recorded: Recorded[], settled: (() => Promise<void>)[]): Promise<Opened> {
+export async function openPage(
+  browser: Browser,
+  baseURL: string,
+  recorded: Recorded[],
+  settled: (() => Promise<void>)[],
+): Promise<Opened> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 } });
   const settle = recordRequests(context, recorded);
   settled.push(settle);
@@ -159,7 +224,12 @@ export async function submitSignIn(page: Page, account: { email: string; passwor
 }
 
 /** What a browser suite's context holds for its pages: the services (the console's address), the browser, the recorder. */
-export interface BrowserSuite { s: { orch: string }; browser: Browser; recorded: Recorded[]; settled: (() => Promise<void>)[] }
+export interface BrowserSuite {
+  s: { orch: string };
+  browser: Browser;
+  recorded: Recorded[];
+  settled: (() => Promise<void>)[];
+}
 
 export interface SignInOptions {
   /**
@@ -172,7 +242,11 @@ export interface SignInOptions {
 }
 
 /** A new context (openPage) signed in as `account` through the sign-in form. */
-export async function signedIn(ctx: BrowserSuite, account: { email: string; password: string }, options: SignInOptions = {}): Promise<Opened> {
+export async function signedIn(
+  ctx: BrowserSuite,
+  account: { email: string; password: string },
+  options: SignInOptions = {},
+): Promise<Opened> {
   const opened = await openPage(ctx.browser, ctx.s.orch, ctx.recorded, ctx.settled);
   await options.prepare?.(opened);
   const { page } = opened;
@@ -210,7 +284,15 @@ export function setUp<T>(seed: (ctx: T) => Promise<void>): (ctx: T) => Promise<v
 }
 
 /** A suite's `after` hook: the browser, the services, then the suite's temporary directory (each only if the set-up got that far). */
-export async function closeSuite({ s, browser, dir }: { s?: { close(): Promise<void> }; browser?: Browser; dir?: string }): Promise<void> {
+export async function closeSuite({
+  s,
+  browser,
+  dir,
+}: {
+  s?: { close(): Promise<void> };
+  browser?: Browser;
+  dir?: string;
+}): Promise<void> {
   await browser?.close();
   await s?.close();
   if (dir) await rm(dir, { recursive: true, force: true });

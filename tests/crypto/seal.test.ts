@@ -70,8 +70,14 @@ test('wrong key fails', () => {
 
 test('wrong context fails: a ciphertext cannot be moved to another record', () => {
   const sealed = sealSecret(key, secret, context);
-  throwsSealError(() => openSecret(key, sealed, 'api_key:00000000-0000-0000-0000-000000000000'), /authentication failed/);
-  throwsSealError(() => openSecret(key, sealed, 'bot_token:7d3c1c52-5b0e-4a37-9d7e-1f1b2b7f0c11'), /authentication failed/);
+  throwsSealError(
+    () => openSecret(key, sealed, 'api_key:00000000-0000-0000-0000-000000000000'),
+    /authentication failed/,
+  );
+  throwsSealError(
+    () => openSecret(key, sealed, 'bot_token:7d3c1c52-5b0e-4a37-9d7e-1f1b2b7f0c11'),
+    /authentication failed/,
+  );
   throwsSealError(() => openSecret(key, sealed, ''), /authentication failed/);
 });
 

@@ -79,9 +79,14 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   const settings = {
     maxAppendSize: options.maxAppendSize ?? SERVER_DEFAULT_MAX_APPEND_SIZE,
     maxAppendEventSize: options.maxAppendEventSize ?? SERVER_DEFAULT_MAX_APPEND_EVENT_SIZE,
-    sizeRule, faults, counters,
+    sizeRule,
+    faults,
+    counters,
   };
-  const unimplemented = (what: string) => ({ code: grpc.status.UNIMPLEMENTED, details: `${what} is not implemented by the test double` });
+  const unimplemented = (what: string) => ({
+    code: grpc.status.UNIMPLEMENTED,
+    details: `${what} is not implemented by the test double`,
+  });
 
   const server = new grpc.Server();
   const streams: IStreamsServer = {
@@ -93,10 +98,15 @@ export async function startEsdbTestServer(options: EsdbTestServerOptions = {}): 
   };
   server.addService(streamsGrpc.StreamsService, streams);
   if (options.serverFeatures !== false) {
-    server.addService(featuresGrpc.ServerFeaturesService, createServerFeatures(sizeRule === 'data-only' ? '23.10.8' : '24.10.5'));
+    server.addService(
+      featuresGrpc.ServerFeaturesService,
+      createServerFeatures(sizeRule === 'data-only' ? '23.10.8' : '24.10.5'),
+    );
   }
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
   });
   const statsInterval = options.statsIntervalMs ?? SERVER_DEFAULT_STATS_INTERVAL_MS;
   const stopStats = statsInterval > 0 ? startStatsWriter(log, statsInterval, `127.0.0.1:${port}`) : () => {};

@@ -28,17 +28,38 @@ export interface Received {
 }
 
 /** A normal completion in the protocol's shape. */
-export function completion(protocol: Protocol, text: string, usage = { input: 42, output: 7, cache_read: 10 }): unknown {
+export function completion(
+  protocol: Protocol,
+  text: string,
+  usage = { input: 42, output: 7, cache_read: 10 },
+): unknown {
   return protocol === 'openai'
     ? {
-      id: 'chatcmpl-test', object: 'chat.completion', model: 'test',
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output, prompt_tokens_details: { cached_tokens: usage.cache_read } },
-    }
+        id: 'chatcmpl-test',
+        object: 'chat.completion',
+        model: 'test',
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+          prompt_tokens_details: { cached_tokens: usage.cache_read },
+        },
+      }
     : {
-      id: 'msg_test', type: 'message', role: 'assistant', model: 'test', content: [{ type: 'text', text }], stop_reason: 'end_turn',
-      usage: { input_tokens: usage.input - usage.cache_read, output_tokens: usage.output, cache_read_input_tokens: usage.cache_read, cache_creation_input_tokens: 0 },
-    };
+        id: 'msg_test',
+        type: 'message',
+        role: 'assistant',
+        model: 'test',
+        content: [{ type: 'text', text }],
+        stop_reason: 'end_turn',
+        usage: {
+          input_tokens: usage.input - usage.cache_read,
+          output_tokens: usage.output,
+          cache_read_input_tokens: usage.cache_read,
+          cache_creation_input_tokens: 0,
+        },
+      };
 }
 
 export class ModelServer {

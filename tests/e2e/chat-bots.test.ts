@@ -9,10 +9,25 @@ import { http, startTestServices, type TestServices } from '../support/services.
 import { expectStatus, Spaces } from '../support/spaces.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; admin: ChatAccount; ann: ChatAccount; cid: string; ch: string; other: string; botId: string; token: string; tokenId: string; sockets: WsClient[] }
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  admin: ChatAccount;
+  ann: ChatAccount;
+  cid: string;
+  ch: string;
+  other: string;
+  botId: string;
+  token: string;
+  tokenId: string;
+  sockets: WsClient[];
+}
 const test = suite<Ctx>('chat bots over WebSocket');
 test.before(async (ctx) => {
-  ctx.s = await startTestServices('chat_bots_e2e', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '1000' });
+  ctx.s = await startTestServices('chat_bots_e2e', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '1000',
+  });
   ctx.sp = new Spaces(ctx.s);
   ctx.sockets = [];
   ctx.admin = await ctx.sp.register('adm');
@@ -30,13 +45,20 @@ test.before(async (ctx) => {
   ctx.tokenId = minted.id;
   await ctx.sp.ok(ctx.admin, 'POST', `/api/admin/bots/${bot.id}/communities`, { community_id: ctx.cid });
   const keys = clientKeys(2);
-  expectStatus(await http(`${ctx.s.chat}/api/keys/register`, {
-    headers: { 'x-bot-token': ctx.token },
-    json: {
-      identity_key: wire(keys.identity.publicKey),
-      signed_prekey: { key_id: keys.signedPrekey.keyId, public_key: wire(keys.signedPrekey.publicKey), signature: wire(keys.signedPrekey.signature) },
-    },
-  }), 201);
+  expectStatus(
+    await http(`${ctx.s.chat}/api/keys/register`, {
+      headers: { 'x-bot-token': ctx.token },
+      json: {
+        identity_key: wire(keys.identity.publicKey),
+        signed_prekey: {
+          key_id: keys.signedPrekey.keyId,
+          public_key: wire(keys.signedPrekey.publicKey),
+          signature: wire(keys.signedPrekey.signature),
+        },
+      },
+    }),
+    201,
+  );
 });
 test.after(async ({ s, sockets }) => {
   for (const ws of sockets ?? []) ws.close();
@@ -60,7 +82,13 @@ test('a bot token authenticates; membership still decides subscriptions; other s
   assert.is((await ws.next((f) => f.type === 'Error')).code, 'forbidden');
   await ctx.sp.post(ctx.ann, ctx.ch, 'hello bot');
   assert.is((await ws.next((f) => f.type === 'MessageCreated')).message.ciphertext, 'hello bot');
-  const integration = await ctx.sp.ok(ctx.admin, 'POST', '/api/admin/integrations', { label: 'metrics', scope: 'metrics' }, 201);
+  const integration = await ctx.sp.ok(
+    ctx.admin,
+    'POST',
+    '/api/admin/integrations',
+    { label: 'metrics', scope: 'metrics' },
+    201,
+  );
   const refused = await authed(ctx, integration.token.token);
   assert.is((await refused.closed).code, 4401);
 });

@@ -16,14 +16,21 @@ const MiB = 1024 * 1024;
 
 const test = suite<{ s: TestServices; user: ChatAccount }>('chat uploads over a real socket');
 test.before(async (ctx) => {
-  ctx.s = await startTestServices('chat_files_e2e', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+  ctx.s = await startTestServices('chat_files_e2e', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+  });
   ctx.user = await registerChat(ctx.s.chat);
 });
 test.after(async ({ s }) => s?.close());
 
-const events = async (s: TestServices) => (await s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'FileUploaded'`)).rows[0].n as number;
+const events = async (s: TestServices) =>
+  (await s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'FileUploaded'`)).rows[0].n as number;
 
-test('a 100 MiB upload streams to disk: RSS grows by less than 64 MiB; the stored SHA-256 is the client\'s', async ({ s, user }) => {
+test("a 100 MiB upload streams to disk: RSS grows by less than 64 MiB; the stored SHA-256 is the client's", async ({
+  s,
+  user,
+}) => {
   const before = process.memoryUsage().rss;
   let peak = before;
   const sampler = setInterval(() => {

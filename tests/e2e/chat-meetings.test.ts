@@ -23,7 +23,14 @@ test.before(async (ctx) => {
 });
 test.after((ctx) => stopTwoInstances(ctx));
 
-test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, each heard on /api/ws', async ({ a, b, seed, owner, ann, chid }) => {
+test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, each heard on /api/ws', async ({
+  a,
+  b,
+  seed,
+  owner,
+  ann,
+  chid,
+}) => {
   // Sockets on both instances, one per member.
   const wsAnn = await connectWs(b.url);
   wsAnn.send({ type: 'Authenticate', token: ann.access });
@@ -33,15 +40,39 @@ test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, 
   await wsOwner.next((f) => f.type === 'Authenticated');
 
   const now = Date.now();
-  const start = Temporal.Instant.fromEpochMilliseconds(now + 30 * 60_000).toZonedDateTimeISO('UTC').toPlainDateTime().toString({ smallestUnit: 'minute' });
+  const start = Temporal.Instant.fromEpochMilliseconds(now + 30 * 60_000)
+    .toZonedDateTimeISO('UTC')
+    .toPlainDateTime()
+    .toString({ smallestUnit: 'minute' });
   const at = new Date(now - 40 * 60_000).toISOString();
   const ids = Array.from({ length: 100 }, () => randomUUID());
   await mapLimit(ids, 16, async (id) => {
-    await seed.commands.run(meetingStream(id), meetingDecider, {
-      type: 'Schedule', id, channel_id: chid, creator_id: ann.id, title: `M ${id.slice(0, 4)}`, description: '', start, time_zone: 'UTC', duration_minutes: 30, rrule: null, reminders: [35, 32], location: null, at,
-    }, { actor: { kind: 'user', id: ann.id }, correlationId: null }, { awaitProjections: false });
+    await seed.commands.run(
+      meetingStream(id),
+      meetingDecider,
+      {
+        type: 'Schedule',
+        id,
+        channel_id: chid,
+        creator_id: ann.id,
+        title: `M ${id.slice(0, 4)}`,
+        description: '',
+        start,
+        time_zone: 'UTC',
+        duration_minutes: 30,
+        rrule: null,
+        reminders: [35, 32],
+        location: null,
+        at,
+      },
+      { actor: { kind: 'user', id: ann.id }, correlationId: null },
+      { awaitProjections: false },
+    );
   });
-  const fired = async () => (await loggedEvents(seed, { eventTypes: ['MeetingReminderFired'] })).filter((e) => (ids as string[]).includes(e.data.meeting_id as string));
+  const fired = async () =>
+    (await loggedEvents(seed, { eventTypes: ['MeetingReminderFired'] })).filter((e) =>
+      (ids as string[]).includes(e.data.meeting_id as string),
+    );
   const count = async () => {
     const events = await fired();
     return { events: events.length, streams: new Set(events.map((e) => e.stream)).size };
@@ -49,7 +80,12 @@ test('100 meetings x 2 reminders due at once, two instances: exactly 200 fired, 
   await until('200 reminders fired', async () => ((await count()).events >= 200 ? true : false));
   await sleep(3000);
   assert.equal(await count(), { events: 200, streams: 200 });
-  assert.ok((await fired()).every((r) => [...(r.data.recipient_ids as string[])].sort().join() === [owner.id, ann.id].sort().join()), 'both members');
+  assert.ok(
+    (await fired()).every(
+      (r) => [...(r.data.recipient_ids as string[])].sort().join() === [owner.id, ann.id].sort().join(),
+    ),
+    'both members',
+  );
 
   // Each socket hears each reminder once.
   for (const ws of [wsAnn, wsOwner]) {

@@ -18,19 +18,46 @@ import { Spaces } from '../support/spaces.ts';
 import { connectWs } from '../support/ws.ts';
 import { until } from '../support/until.ts';
 
-interface Ctx { second?: Platform; secondChat?: RunningService; s: TestServices; sp: Spaces; push: PushService; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser }
+interface Ctx {
+  second?: Platform;
+  secondChat?: RunningService;
+  s: TestServices;
+  sp: Spaces;
+  push: PushService;
+  alice: ChatAccount;
+  bob: ChatAccount;
+  ab: Browser;
+  bb: Browser;
+}
 const test = suite<Ctx>('e2e: web push skips users with a socket');
 
 test.before(async (ctx) => {
   ctx.push = await new PushService().start();
-  ctx.s = await startTestServices('e2e_chat_push', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000', NODE_ENV: 'test', CHATSVC_OUTBOUND_ALLOW_LOOPBACK: '1' });
+  ctx.s = await startTestServices('e2e_chat_push', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+    NODE_ENV: 'test',
+    CHATSVC_OUTBOUND_ALLOW_LOOPBACK: '1',
+  });
   ctx.sp = new Spaces(ctx.s);
   ctx.alice = await ctx.sp.register('alice');
   ctx.bob = await ctx.sp.register('bob');
   ctx.ab = browser();
   ctx.bb = browser();
-  await ctx.sp.ok(ctx.alice, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/alice'), keys: ctx.ab.keys }, 201);
-  await ctx.sp.ok(ctx.bob, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/bob'), keys: ctx.bb.keys }, 201);
+  await ctx.sp.ok(
+    ctx.alice,
+    'POST',
+    '/api/push/subscriptions',
+    { endpoint: ctx.push.url('/alice'), keys: ctx.ab.keys },
+    201,
+  );
+  await ctx.sp.ok(
+    ctx.bob,
+    'POST',
+    '/api/push/subscriptions',
+    { endpoint: ctx.push.url('/bob'), keys: ctx.bb.keys },
+    201,
+  );
 });
 test.after(async ({ s, push, second, secondChat }) => {
   await secondChat?.close();
@@ -42,15 +69,34 @@ test.after(async ({ s, push, second, secondChat }) => {
 async function fire(ctx: Ctx, recipients: string[]): Promise<string> {
   const meeting = randomUUID();
   const start = new Date(Date.now() + 3600_000).toISOString();
-  await ctx.s.platform.commands.record(`chat.meeting_reminder-${meeting}-x-10`, {
-    type: 'MeetingReminderFired',
-    data: { meeting_id: meeting, occurrence_id: 'x', channel_id: randomUUID(), title: 'Standup', start, offset_minutes: 10, reminder_id: `${meeting}-x-10`, recipient_ids: recipients },
-  }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null }, { expected: 'no_stream' });
+  await ctx.s.platform.commands.record(
+    `chat.meeting_reminder-${meeting}-x-10`,
+    {
+      type: 'MeetingReminderFired',
+      data: {
+        meeting_id: meeting,
+        occurrence_id: 'x',
+        channel_id: randomUUID(),
+        title: 'Standup',
+        start,
+        offset_minutes: 10,
+        reminder_id: `${meeting}-x-10`,
+        recipient_ids: recipients,
+      },
+    },
+    { actor: { kind: 'system', id: 'scheduler' }, correlationId: null },
+    { expected: 'no_stream' },
+  );
   return meeting;
 }
 
 const presentRows = async (ctx: Ctx, userId: string) =>
-  (await ctx.s.db.pool.query(`SELECT count(*)::int AS n FROM chat_presence WHERE user_id = $1 AND seen_at > now() - interval '30 seconds'`, [userId])).rows[0].n as number;
+  (
+    await ctx.s.db.pool.query(
+      `SELECT count(*)::int AS n FROM chat_presence WHERE user_id = $1 AND seen_at > now() - interval '30 seconds'`,
+      [userId],
+    )
+  ).rows[0].n as number;
 
 test('online (a socket): no push; offline: pushed; the presence row follows the socket', async (ctx) => {
   const ws = await connectWs(ctx.s.chat);
@@ -70,20 +116,31 @@ test('online (a socket): no push; offline: pushed; the presence row follows the 
 
   ws.close();
   await ws.closed;
-  await until('the presence row gone after the socket closed', async () => (await presentRows(ctx, ctx.alice.id)) === 0, 20_000, 100);
+  await until(
+    'the presence row gone after the socket closed',
+    async () => (await presentRows(ctx, ctx.alice.id)) === 0,
+    20_000,
+    100,
+  );
   const third = await fire(ctx, [ctx.alice.id]);
   const [alices] = await ctx.push.waitFor('/alice', 1);
   assert.is(JSON.parse(decrypt(alices!, ctx.ab)).meeting_id, third);
 });
 
 test('two instances: a socket on either one counts', async (ctx) => {
-  ctx.second = await openPlatform(loadConfig({ ...ctx.s.env, CHATSVC_LISTEN: '127.0.0.1:0' }), createLogger({ sink: () => {} }));
+  ctx.second = await openPlatform(
+    loadConfig({ ...ctx.s.env, CHATSVC_LISTEN: '127.0.0.1:0' }),
+    createLogger({ sink: () => {} }),
+  );
   ctx.secondChat = (await startServices(ctx.second, ['chat']))[0]!;
   const carol = await ctx.sp.register('carol');
   const cb = browser();
   await ctx.sp.ok(carol, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/carol'), keys: cb.keys }, 201);
   const sockets = [];
-  for (const [who, base] of [[ctx.alice, ctx.secondChat.url], [carol, ctx.s.chat]] as const) {
+  for (const [who, base] of [
+    [ctx.alice, ctx.secondChat.url],
+    [carol, ctx.s.chat],
+  ] as const) {
     const ws = await connectWs(base);
     ws.send({ type: 'Authenticate', token: who.access });
     await ws.next((f) => f.type === 'Authenticated', 15_000);

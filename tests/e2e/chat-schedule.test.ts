@@ -26,9 +26,19 @@ test('live poll events on /api/ws: created on one instance, heard on the other',
   await ws.next((f) => f.type === 'Authenticated');
   ws.send({ type: 'Subscribe', channel_id: chid });
   await ws.next((f) => f.type === 'Subscribed');
-  const poll = await call(a.url, owner, 'POST', `/api/channels/${chid}/polls`, { question: 'Live?', options: ['yes', 'no'] }, 201);
+  const poll = await call(
+    a.url,
+    owner,
+    'POST',
+    `/api/channels/${chid}/polls`,
+    { question: 'Live?', options: ['yes', 'no'] },
+    201,
+  );
   const created = await ws.next((f) => f.type === 'PollCreated', 30_000);
-  assert.equal([created.channel_id, created.poll.id, created.poll.question, created.poll.options.length], [chid, poll.id, 'Live?', 2]);
+  assert.equal(
+    [created.channel_id, created.poll.id, created.poll.question, created.poll.options.length],
+    [chid, poll.id, 'Live?', 2],
+  );
   await call(a.url, owner, 'POST', `/api/polls/${poll.id}/vote`, { option_ids: [poll.options[0].option_id] });
   const updated = await ws.next((f) => f.type === 'PollUpdated', 30_000);
   assert.equal([updated.poll_id, updated.voters, updated.user_id, updated.results[0].votes], [poll.id, 1, owner.id, 1]);
@@ -55,7 +65,11 @@ test('kill -9 of one instance mid-batch: still exactly once', async (ctx) => {
   const ids = await seedScheduled(ctx.seed, ctx.chid, ctx.ann.id, 1000, (i) => new Date(due + i));
   await until('a first delivery', async () => ((await postedCount(ctx.seed, ids)).delivered > 0 ? true : false));
   await ctx.a.kill();
-  await until('1,000 posted after the kill', async () => ((await postedCount(ctx.seed, ids)).events >= 1000 ? true : false), 240_000);
+  await until(
+    '1,000 posted after the kill',
+    async () => ((await postedCount(ctx.seed, ids)).events >= 1000 ? true : false),
+    240_000,
+  );
   await sleep(2000);
   assert.equal(await postedCount(ctx.seed, ids), { events: 1000, streams: 1000, delivered: 1000 });
 });
@@ -69,10 +83,16 @@ test('stopped past send_at: delivered once, late, when an instance starts again'
   await until('3 posted', async () => ((await postedCount(ctx.seed, ids)).events >= 3 ? true : false));
   await sleep(1000);
   assert.equal(await postedCount(ctx.seed, ids), { events: 3, streams: 3, delivered: 3 });
-  const read = async (prefix: string, type: string) => [...(await ctx.seed.store.readStreams(ids.map((id) => `${prefix}${id}`))).values()].flat().filter((e) => e.type === type);
+  const read = async (prefix: string, type: string) =>
+    [...(await ctx.seed.store.readStreams(ids.map((id) => `${prefix}${id}`))).values()]
+      .flat()
+      .filter((e) => e.type === type);
   const delivered = await read('chat.scheduled_message-', 'ScheduledMessageDelivered');
   assert.is(delivered.length, 3);
-  assert.ok(delivered.every((r) => r.data.late === true), JSON.stringify(delivered.map((r) => r.data.late)));
+  assert.ok(
+    delivered.every((r) => r.data.late === true),
+    JSON.stringify(delivered.map((r) => r.data.late)),
+  );
   const messages = await read('chat.message-', 'MessagePosted');
   assert.is(messages.length, 3);
   assert.ok(messages.every((r) => typeof r.data.scheduled_for === 'string'));

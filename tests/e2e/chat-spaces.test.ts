@@ -8,20 +8,44 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  createSenderKey, createSenderKeyReceiver, decryptGroup, E2eeError, encryptGroup, senderKeyDistribution,
-  type SenderKeyDistribution, type SenderKeyMessage, type SenderKeyReceiver, type SenderKeyState,
+  createSenderKey,
+  createSenderKeyReceiver,
+  decryptGroup,
+  E2eeError,
+  encryptGroup,
+  senderKeyDistribution,
+  type SenderKeyDistribution,
+  type SenderKeyMessage,
+  type SenderKeyReceiver,
+  type SenderKeyState,
 } from '../../crypto/e2ee/index.ts';
 import { bearer, type ChatAccount } from '../support/chat.ts';
 import { logText, startTestServices, type TestServices } from '../support/services.ts';
 import { Spaces } from '../support/spaces.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
 
-interface Client { account: ChatAccount; ws: WsClient; key: SenderKeyState; receivers: Map<string, SenderKeyReceiver> }
-interface Ctx { s: TestServices; sp: Spaces; alice: Client; bob: Client; carol: Client; chid: string; gid: string }
+interface Client {
+  account: ChatAccount;
+  ws: WsClient;
+  key: SenderKeyState;
+  receivers: Map<string, SenderKeyReceiver>;
+}
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  alice: Client;
+  bob: Client;
+  carol: Client;
+  chid: string;
+  gid: string;
+}
 
 const test = suite<Ctx>('e2e: encrypted channel with sender keys, live subscriptions, kick and rotation');
 test.before(async (ctx) => {
-  ctx.s = await startTestServices('chat_spaces_e2e', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '1000' });
+  ctx.s = await startTestServices('chat_spaces_e2e', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '1000',
+  });
   ctx.sp = new Spaces(ctx.s);
 });
 test.after(async ({ s, alice, bob, carol }) => {
@@ -42,7 +66,13 @@ async function client(ctx: Ctx, name: string): Promise<Client> {
 
 async function distribute(ctx: Ctx, c: Client): Promise<void> {
   const distribution = senderKeyDistribution(c.key);
-  await ctx.sp.ok(c.account, 'POST', `/api/channels/${ctx.chid}/sender-keys`, { chain_id: distribution.chain_id, distribution }, 201);
+  await ctx.sp.ok(
+    c.account,
+    'POST',
+    `/api/channels/${ctx.chid}/sender-keys`,
+    { chain_id: distribution.chain_id, distribution },
+    201,
+  );
 }
 
 /** Fetch every distribution the server holds for the channel, as a member does after a rotation. */
@@ -61,7 +91,8 @@ async function send(ctx: Ctx, c: Client, plaintext: string): Promise<{ id: strin
   return { id: posted.id, wire };
 }
 
-const read = (c: Client, senderId: string, ciphertext: string) => text(decryptGroup(c.receivers.get(senderId)!, JSON.parse(ciphertext)));
+const read = (c: Client, senderId: string, ciphertext: string) =>
+  text(decryptGroup(c.receivers.get(senderId)!, JSON.parse(ciphertext)));
 
 test('three clients: community, channel, sender keys, encrypted messages live; kick, rotate, the kicked member cannot decrypt', async (ctx) => {
   const { sp } = ctx;
@@ -83,9 +114,26 @@ test('three clients: community, channel, sender keys, encrypted messages live; k
   assert.is((await outsider.ws.next((f) => f.type === 'Error')).code, 'not_found');
   // Sender keys are for members only.
   const probe = senderKeyDistribution(outsider.key);
-  assert.is((await sp.call(outsider.account, 'POST', `/api/channels/${ctx.chid}/sender-keys`, { chain_id: probe.chain_id, distribution: probe })).status, 403);
+  assert.is(
+    (
+      await sp.call(outsider.account, 'POST', `/api/channels/${ctx.chid}/sender-keys`, {
+        chain_id: probe.chain_id,
+        distribution: probe,
+      })
+    ).status,
+    403,
+  );
   assert.is((await sp.call(outsider.account, 'GET', `/api/channels/${ctx.chid}/sender-keys`)).status, 403);
-  assert.is((await sp.call(bob.account, 'POST', `/api/channels/${ctx.chid}/sender-keys`, { chain_id: probe.chain_id, distribution: probe })).status, 400, 'sender_id must be the caller');
+  assert.is(
+    (
+      await sp.call(bob.account, 'POST', `/api/channels/${ctx.chid}/sender-keys`, {
+        chain_id: probe.chain_id,
+        distribution: probe,
+      })
+    ).status,
+    400,
+    'sender_id must be the caller',
+  );
   outsider.ws.close();
 
   for (const c of [alice, bob, carol]) {
@@ -110,20 +158,34 @@ test('three clients: community, channel, sender keys, encrypted messages live; k
     assert.is(read(c, alice.account.id, frame.message.ciphertext), 'meet at the old oak');
   }
   const m2 = await send(ctx, carol, 'bringing the map');
-  for (const c of [alice, bob]) assert.is(read(c, carol.account.id, (await c.ws.next((f) => f.type === 'MessageCreated' && f.message.id === m2.id)).message.ciphertext), 'bringing the map');
+  for (const c of [alice, bob])
+    assert.is(
+      read(
+        c,
+        carol.account.id,
+        (await c.ws.next((f) => f.type === 'MessageCreated' && f.message.id === m2.id)).message.ciphertext,
+      ),
+      'bringing the map',
+    );
   // Typing is relayed, not stored.
   bob.ws.send({ type: 'Typing', channel_id: ctx.chid });
   assert.is((await alice.ws.next((f) => f.type === 'Typing')).user_id, bob.account.id);
 
   // Kick carol: her subscription drops, her keys go, the rest must rotate.
-  assert.is((await sp.call(alice.account, 'POST', `/api/channels/${ctx.chid}/members/${carol.account.id}/kick`)).status, 204);
+  assert.is(
+    (await sp.call(alice.account, 'POST', `/api/channels/${ctx.chid}/members/${carol.account.id}/kick`)).status,
+    204,
+  );
   assert.equal((await carol.ws.next((f) => f.type === 'Unsubscribed')).reason, 'kicked');
   for (const c of [alice, bob]) {
     assert.is((await c.ws.next((f) => f.type === 'MemberLeft')).user_id, carol.account.id);
     await c.ws.next((f) => f.type === 'SenderKeyRotationRequired' && f.channel_id === ctx.chid);
   }
   const remaining = await sp.ok(alice.account, 'GET', `/api/channels/${ctx.chid}/sender-keys`);
-  assert.equal(remaining.sender_keys.map((k: { user_id: string }) => k.user_id).sort(), [alice.account.id, bob.account.id].sort());
+  assert.equal(
+    remaining.sender_keys.map((k: { user_id: string }) => k.user_id).sort(),
+    [alice.account.id, bob.account.id].sort(),
+  );
   assert.is((await sp.call(carol.account, 'GET', `/api/channels/${ctx.chid}/sender-keys`)).status, 403);
   carol.ws.send({ type: 'Subscribe', channel_id: ctx.chid });
   assert.is((await carol.ws.next((f) => f.type === 'Error')).code, 'forbidden');
@@ -136,7 +198,14 @@ test('three clients: community, channel, sender keys, encrypted messages live; k
   }
   for (const c of [alice, bob]) await fetchKeys(ctx, c);
   const m3 = await send(ctx, alice, 'new plan: the river');
-  assert.is(read(bob, alice.account.id, (await bob.ws.next((f) => f.type === 'MessageCreated' && f.message.id === m3.id)).message.ciphertext), 'new plan: the river');
+  assert.is(
+    read(
+      bob,
+      alice.account.id,
+      (await bob.ws.next((f) => f.type === 'MessageCreated' && f.message.id === m3.id)).message.ciphertext,
+    ),
+    'new plan: the river',
+  );
   // Carol heard nothing of it, and her old key does not open it.
   assert.not.ok(carol.ws.frames.some((f) => f.type === 'MessageCreated' && f.message.id === m3.id));
   try {
@@ -150,7 +219,7 @@ test('three clients: community, channel, sender keys, encrypted messages live; k
 
   // The server holds ciphertext only.
   const log = await logText(ctx.s);
-  const { rows } = await ctx.s.db.pool.query('SELECT string_agg(ciphertext, \' \') AS all FROM chat_messages');
+  const { rows } = await ctx.s.db.pool.query("SELECT string_agg(ciphertext, ' ') AS all FROM chat_messages");
   for (const secret of ['meet at the old oak', 'bringing the map', 'new plan: the river']) {
     assert.not.ok(log.includes(secret));
     assert.not.ok(rows[0].all.includes(secret));
@@ -167,7 +236,14 @@ test('three clients: community, channel, sender keys, encrypted messages live; k
   await distribute(ctx, carol);
   await fetchKeys(ctx, carol);
   const m4 = await send(ctx, bob, 'welcome back');
-  assert.is(read(carol, bob.account.id, (await carol.ws.next((f) => f.type === 'MessageCreated' && f.message.id === m4.id)).message.ciphertext), 'welcome back');
+  assert.is(
+    read(
+      carol,
+      bob.account.id,
+      (await carol.ws.next((f) => f.type === 'MessageCreated' && f.message.id === m4.id)).message.ciphertext,
+    ),
+    'welcome back',
+  );
   assert.ok(bearer(carol.account));
 });
 

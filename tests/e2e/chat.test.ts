@@ -6,7 +6,14 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createInitiatorSession, createResponderSession, decryptDm, encryptDm, type DmMessage, type KeyBundle } from '../../crypto/e2ee/index.ts';
+import {
+  createInitiatorSession,
+  createResponderSession,
+  decryptDm,
+  encryptDm,
+  type DmMessage,
+  type KeyBundle,
+} from '../../crypto/e2ee/index.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logging.ts';
 import { version } from '../../infra/version.ts';
@@ -16,11 +23,25 @@ import { bearer, registerChat, uniqueName, type ChatAccount } from '../support/c
 import { http, startTestServices, type TestServices } from '../support/services.ts';
 import { connectWs, type WsClient } from '../support/ws.ts';
 
-interface Ctx { s: TestServices; second: Platform; secondChat: RunningService; a: string; b: string; alice: ChatAccount; bob: ChatAccount }
+interface Ctx {
+  s: TestServices;
+  second: Platform;
+  secondChat: RunningService;
+  a: string;
+  b: string;
+  alice: ChatAccount;
+  bob: ChatAccount;
+}
 const test = suite<Ctx>('e2e: chat clients, bundles, first DM, WebSocket on two instances');
 test.before(async (ctx) => {
-  ctx.s = await startTestServices('chat_e2e', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '1000' });
-  ctx.second = await openPlatform(loadConfig({ ...ctx.s.env, CHATSVC_LISTEN: '127.0.0.1:0' }), createLogger({ sink: () => {} }));
+  ctx.s = await startTestServices('chat_e2e', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '1000',
+  });
+  ctx.second = await openPlatform(
+    loadConfig({ ...ctx.s.env, CHATSVC_LISTEN: '127.0.0.1:0' }),
+    createLogger({ sink: () => {} }),
+  );
   ctx.secondChat = (await startServices(ctx.second, ['chat']))[0]!;
   ctx.a = ctx.s.chat;
   ctx.b = ctx.secondChat.url;
@@ -47,7 +68,7 @@ class Relay {
   }
 }
 
-test('two clients register on different instances with generated keys, fetch each other\'s bundles and exchange a first DM', async (ctx) => {
+test("two clients register on different instances with generated keys, fetch each other's bundles and exchange a first DM", async (ctx) => {
   const { a, b } = ctx;
   ctx.alice = await registerChat(a, uniqueName('alice'), { oneTime: 5 });
   ctx.bob = await registerChat(b, uniqueName('bob'), { oneTime: 26 });
@@ -71,7 +92,12 @@ test('two clients register on different instances with generated keys, fetch eac
   assert.is(first!.x3dh!.signed_prekey_id, bob.keys.signedPrekey.keyId);
   const oneTime = bob.keys.oneTimePrekeys.find((k) => k.keyId === first!.x3dh!.one_time_prekey_id) ?? null;
   assert.ok(oneTime);
-  const { session: bobSession, plaintext } = createResponderSession(bob.keys.identity, bob.keys.signedPrekey, oneTime, first!);
+  const { session: bobSession, plaintext } = createResponderSession(
+    bob.keys.identity,
+    bob.keys.signedPrekey,
+    oneTime,
+    first!,
+  );
   assert.is(text(plaintext), 'hello Bob, this is Alice');
   // The ciphertext on the relay is not the plaintext.
   assert.not.ok(JSON.stringify(first).includes('hello'));
@@ -84,7 +110,17 @@ test('two clients register on different instances with generated keys, fetch eac
   const bobToAlice = createInitiatorSession(bob.keys.identity, aliceBundle.body as KeyBundle);
   const opener = encryptDm(bobToAlice, utf8('second session'));
   const aliceOneTime = alice.keys.oneTimePrekeys.find((k) => k.keyId === opener.x3dh!.one_time_prekey_id)!;
-  assert.is(text(createResponderSession(alice.keys.identity, alice.keys.signedPrekey, aliceOneTime, JSON.parse(JSON.stringify(opener))).plaintext), 'second session');
+  assert.is(
+    text(
+      createResponderSession(
+        alice.keys.identity,
+        alice.keys.signedPrekey,
+        aliceOneTime,
+        JSON.parse(JSON.stringify(opener)),
+      ).plaintext,
+    ),
+    'second session',
+  );
 });
 
 test('WebSocket: Authenticate is answered Authenticated with the running version', async ({ b, bob }) => {
@@ -103,7 +139,12 @@ test('WebSocket: Authenticate is answered Authenticated with the running version
   tagged.close();
 });
 
-test('WebSocket: KeysLow comes from the log, on both instances, when a fetch leaves fewer than 25', async ({ a, b, alice, bob }) => {
+test('WebSocket: KeysLow comes from the log, on both instances, when a fetch leaves fewer than 25', async ({
+  a,
+  b,
+  alice,
+  bob,
+}) => {
   // Bob registered 26 one-time prekeys and one is gone: 25 remain.
   const onB = await connectWs(b);
   const onA = await connectWs(a);
@@ -113,17 +154,22 @@ test('WebSocket: KeysLow comes from the log, on both instances, when a fetch lea
   }
   // Alice's fetch on instance A leaves 24.
   assert.is((await http(`${a}/api/keys/${bob.id}/bundle`, { headers: bearer(alice) })).status, 200);
-  for (const ws of [onA, onB]) assert.equal(await ws.next((f) => f.type === 'KeysLow'), { type: 'KeysLow', remaining: 24 });
+  for (const ws of [onA, onB])
+    assert.equal(await ws.next((f) => f.type === 'KeysLow'), { type: 'KeysLow', remaining: 24 });
   // And again through instance B: 23.
   assert.is((await http(`${b}/api/keys/${bob.id}/bundle`, { headers: bearer(alice) })).status, 200);
-  for (const ws of [onA, onB]) assert.equal(await ws.next((f) => f.type === 'KeysLow'), { type: 'KeysLow', remaining: 23 });
+  for (const ws of [onA, onB])
+    assert.equal(await ws.next((f) => f.type === 'KeysLow'), { type: 'KeysLow', remaining: 23 });
   // Alice's socket hears nothing of Bob's keys.
   const aliceWs = await connectWs(a);
   aliceWs.send({ type: 'Authenticate', token: alice.access });
   await aliceWs.next();
   assert.is((await http(`${a}/api/keys/${bob.id}/bundle`, { headers: bearer(alice) })).status, 200);
   await onA.next((f) => f.type === 'KeysLow');
-  assert.equal(aliceWs.frames.map((f) => f.type), ['Authenticated']);
+  assert.equal(
+    aliceWs.frames.map((f) => f.type),
+    ['Authenticated'],
+  );
   for (const ws of [onA, onB, aliceWs]) ws.close();
 });
 
@@ -139,13 +185,16 @@ test('a revoked session is refused at once and its sockets close (4401), on ever
     sockets.push(ws);
   }
   // Warm the session cache of the instance running the projections (A), then revoke through B.
-  for (const base of [a, b]) for (let i = 0; i < 3; i++) assert.is((await http(`${base}/api/account/me`, { headers: bearer(token) })).status, 200);
+  for (const base of [a, b])
+    for (let i = 0; i < 3; i++)
+      assert.is((await http(`${base}/api/account/me`, { headers: bearer(token) })).status, 200);
   assert.ok(ctx.s.platform.engine.isActive('chat_sessions'));
   assert.not.ok(ctx.second.engine.isActive('chat_sessions'));
   const sid = JSON.parse(Buffer.from(token.access.split('.')[1]!, 'base64url').toString()).sid;
   assert.is((await http(`${b}/api/account/sessions/${sid}`, { method: 'DELETE', headers: bearer(bob) })).status, 204);
   // The very next request is refused on both instances.
-  for (const base of [a, b]) assert.is((await http(`${base}/api/account/me`, { headers: bearer(token) })).status, 401, base);
+  for (const base of [a, b])
+    assert.is((await http(`${base}/api/account/me`, { headers: bearer(token) })).status, 401, base);
   for (const ws of sockets) assert.is((await ws.closed).code, 4401);
 });
 

@@ -5,7 +5,6 @@ import * as assert from 'uvu/assert';
 import { orchard } from '../support/cli.ts';
 import { startTestServices, type TestServices } from '../support/services.ts';
 
-
 const test = suite<{ s: TestServices }>('cli');
 test.before(async (ctx) => {
   ctx.s = await startTestServices('cli', { ADMIN_API_KEY: 'orch_cli-admin-key-0000000000000000' });
@@ -15,22 +14,49 @@ test.after(async ({ s }) => s?.close());
 test('replay prints the log as JSON lines, filterable by type and stream prefix', async ({ s }) => {
   const all = await orchard(s.env, 'replay');
   assert.is(all.code, 0, all.stderr);
-  const events = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const events = all.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.ok(events.length >= 2);
   for (const e of events) {
-    assert.equal(Object.keys(e).sort(), ['created_at', 'data', 'id', 'metadata', 'position', 'revision', 'stream', 'type']);
+    assert.equal(Object.keys(e).sort(), [
+      'created_at',
+      'data',
+      'id',
+      'metadata',
+      'position',
+      'revision',
+      'stream',
+      'type',
+    ]);
     assert.match(e.position, /^\d+\/\d+$/);
   }
   const typed = await orchard(s.env, 'replay', '--type', 'UserCreated');
-  const lines = typed.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(lines.map((e) => e.type), ['UserCreated']);
+  const lines = typed.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(
+    lines.map((e) => e.type),
+    ['UserCreated'],
+  );
   const prefixed = await orchard(s.env, 'replay', '--stream-prefix', 'orch.username_reservation-');
-  assert.ok(prefixed.stdout.trim().split('\n').map((l) => JSON.parse(l)).every((e) => e.stream.startsWith('orch.username_reservation-')));
+  assert.ok(
+    prefixed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .every((e) => e.stream.startsWith('orch.username_reservation-')),
+  );
   const byCategory = await orchard(s.env, 'replay', '--category', 'orch.username_reservation');
   assert.is(byCategory.stdout, prefixed.stdout, 'a category selects what its prefix does');
   const unknown = await orchard(s.env, 'replay', '--category', 'username_reservation');
   assert.is(unknown.code, 2);
-  assert.match(unknown.stderr, /unknown stream category "username_reservation"; the declared categories are listed in docs\/reference\/streams\.md/);
+  assert.match(
+    unknown.stderr,
+    /unknown stream category "username_reservation"; the declared categories are listed in docs\/reference\/streams\.md/,
+  );
   assert.not.ok(all.stdout.includes('orch_cli-admin-key'));
 });
 

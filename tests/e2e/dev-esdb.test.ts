@@ -28,14 +28,19 @@ test.after(async (ctx) => {
 test('the double on a port, labelled as one; a service on it appends through HTTP and reads back; SIGTERM stops it', async (ctx) => {
   ctx.dev = startOrchard(['dev', 'esdb', '--port', '0']);
   const dev = ctx.dev;
-  const url = await dev.waitFor('dev esdb to listen', () => /listening\s+(esdb:\/\/127\.0\.0\.1:\d+\?tls=false)/.exec(dev.output())?.[1], 60_000);
+  const url = await dev.waitFor(
+    'dev esdb to listen',
+    () => /listening\s+(esdb:\/\/127\.0\.0\.1:\d+\?tls=false)/.exec(dev.output())?.[1],
+    60_000,
+  );
   assert.match(dev.output(), /TEST DOUBLE, not a server/);
 
   ctx.db = await freshDatabase('dev_esdb');
   ctx.orch = await startServiceProcess('orch', ctx.db.url, { EVENTSTORE_URL: url, ADMIN_API_KEY: ADMIN_KEY });
   const username = `newcomer-${randomUUID().slice(0, 8)}`;
   const created = await http(`${ctx.orch.url}/api/v1/admin/users`, {
-    headers: { 'X-API-Key': ADMIN_KEY }, json: { username, email: `${username}@example.test`, role: 'user', password: `pw-${randomUUID()}` },
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { username, email: `${username}@example.test`, role: 'user', password: `pw-${randomUUID()}` },
   });
   assert.is(created.status, 201, created.text);
   // Read-your-writes through the service: the projection followed the double's log.
@@ -46,7 +51,10 @@ test('the double on a port, labelled as one; a service on it appends through HTT
   // The event is in the double, and PostgreSQL's log table stayed empty.
   const store = new EventStoreDbEventStore(url);
   try {
-    assert.equal((await store.readStream(userStream(created.body.id))).map((e) => e.type), ['UserCreated']);
+    assert.equal(
+      (await store.readStream(userStream(created.body.id))).map((e) => e.type),
+      ['UserCreated'],
+    );
   } finally {
     await store.close();
   }
@@ -59,7 +67,12 @@ test('the double on a port, labelled as one; a service on it appends through HTT
 });
 
 test('bad arguments: the usage, exit 2', async () => {
-  for (const args of [['dev'], ['dev', 'postgres'], ['dev', 'esdb', '--port', 'many'], ['dev', 'esdb', '--port', '70000']]) {
+  for (const args of [
+    ['dev'],
+    ['dev', 'postgres'],
+    ['dev', 'esdb', '--port', 'many'],
+    ['dev', 'esdb', '--port', '70000'],
+  ]) {
     const r = await orchard({}, ...args);
     assert.is(r.code, 2, args.join(' '));
     assert.match(r.stderr, /usage: orchard dev esdb \[--port N\].*TEST DOUBLE/);

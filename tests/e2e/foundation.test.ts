@@ -51,7 +51,9 @@ test('chat and registry health', async ({ s }) => {
   assert.is(registry.body.status, 'ok');
 });
 
-test('with the database unreachable: health/db and registry 503, chat reports db_healthy false, liveness stays 200', async ({ s }) => {
+test('with the database unreachable: health/db and registry 503, chat reports db_healthy false, liveness stays 200', async ({
+  s,
+}) => {
   const dead = createPool('postgres://nobody@127.0.0.1:1/none', { max: 1 });
   try {
     const orch = createOrchestrationApp({ ...orchDeps(s.platform), db: dead });
@@ -71,7 +73,17 @@ test('with the database unreachable: health/db and registry 503, chat reports db
 test('GET /api/v1/me with the admin key: every field, the key in plaintext', async ({ s }) => {
   const r = await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': ADMIN_KEY } });
   assert.is(r.status, 200);
-  assert.equal(Object.keys(r.body).sort(), ['api_key', 'auth_source', 'created_at', 'email', 'id', 'is_active', 'role', 'updated_at', 'username']);
+  assert.equal(Object.keys(r.body).sort(), [
+    'api_key',
+    'auth_source',
+    'created_at',
+    'email',
+    'id',
+    'is_active',
+    'role',
+    'updated_at',
+    'username',
+  ]);
   assert.is(r.body.api_key, ADMIN_KEY);
   assert.is(r.body.role, 'admin');
   assert.is(r.body.is_active, true);
@@ -89,7 +101,8 @@ test('GET /api/v1/me: 401 without a key, 401 with a wrong key, each with its mes
 });
 
 test('a restart with the same key changes nothing; a changed key rotates the admin, as an event', async ({ s }) => {
-  const count = async () => Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE stream_id LIKE 'orch.user-%'`)).rows[0].count);
+  const count = async () =>
+    Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE stream_id LIKE 'orch.user-%'`)).rows[0].count);
   const before = await count();
   await s.restart();
   assert.is(await count(), before);
@@ -97,7 +110,9 @@ test('a restart with the same key changes nothing; a changed key rotates the adm
 
   await s.restart({ ADMIN_API_KEY: ROTATED_KEY });
   assert.is(await count(), before + 1);
-  const { rows } = await s.db.pool.query(`SELECT type, data->>'reason' AS reason FROM events WHERE stream_id LIKE 'orch.user-%' ORDER BY position DESC LIMIT 1`);
+  const { rows } = await s.db.pool.query(
+    `SELECT type, data->>'reason' AS reason FROM events WHERE stream_id LIKE 'orch.user-%' ORDER BY position DESC LIMIT 1`,
+  );
   assert.equal(rows[0], { type: 'UserApiKeyRotated', reason: 'admin_api_key_changed' });
   assert.is((await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': ADMIN_KEY } })).status, 401);
   const me = await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': ROTATED_KEY } });

@@ -11,7 +11,11 @@ import { http, startTestServices, type TestServices } from '../support/services.
 const ADMIN_KEY = 'orch_sso-admin-key-00000000000000000000';
 
 /** A GET from a chosen local address, so the server sees that TCP peer. */
-function getFrom(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+function getFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { localAddress, headers }, (res) => {
       let text = '';
@@ -23,11 +27,19 @@ function getFrom(localAddress: string, url: string, headers: Record<string, stri
   });
 }
 
-const idp = (user: string, groups: string, email = `${user}@corp.example`) => ({ 'X-Idp-Username': user, 'X-Idp-Email': email, 'X-Idp-Groups': groups });
+const idp = (user: string, groups: string, email = `${user}@corp.example`) => ({
+  'X-Idp-Username': user,
+  'X-Idp-Email': email,
+  'X-Idp-Groups': groups,
+});
 
 const test = suite<{ s: TestServices }>('e2e identity: forward-auth SSO');
 test.before(async (ctx) => {
-  ctx.s = await startTestServices('forward_auth', { ADMIN_API_KEY: ADMIN_KEY, ORCH_FORWARD_AUTH: 'true', ORCH_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32, ::1/128' });
+  ctx.s = await startTestServices('forward_auth', {
+    ADMIN_API_KEY: ADMIN_KEY,
+    ORCH_FORWARD_AUTH: 'true',
+    ORCH_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32, ::1/128',
+  });
 });
 test.after(async ({ s }) => s?.close());
 
@@ -59,7 +71,12 @@ test('the stored role changes only at sign-in, not on a request within the sessi
   assert.is(within.body.role, 'admin');
   const signIn = await http(`${s.orch}/api/v1/me`, { headers: idp('erin', 'orch-user') });
   assert.is(signIn.body.role, 'user');
-  const roles = (await s.db.pool.query(`SELECT data->>'role' AS role FROM events WHERE type = 'UserRoleChanged' AND data->>'user_id' = $1`, [first.body.id])).rows;
+  const roles = (
+    await s.db.pool.query(
+      `SELECT data->>'role' AS role FROM events WHERE type = 'UserRoleChanged' AND data->>'user_id' = $1`,
+      [first.body.id],
+    )
+  ).rows;
   assert.equal(roles, [{ role: 'user' }]);
 });
 
@@ -74,13 +91,20 @@ test('headers from an untrusted peer are ignored', async ({ s }) => {
 });
 
 test('local login and registration are closed; keyed clients still work', async ({ s }) => {
-  const loginR = await http(`${s.orch}/auth/login`, { json: { email: 'alice@corp.example', password: 'whatever-at-all' } });
+  const loginR = await http(`${s.orch}/auth/login`, {
+    json: { email: 'alice@corp.example', password: 'whatever-at-all' },
+  });
   assert.is(loginR.status, 403);
   assert.is(loginR.body.error, 'local_auth_disabled');
-  const reg = await http(`${s.orch}/auth/register`, { headers: { 'X-API-Key': ADMIN_KEY }, json: { username: 'z', email: 'z@example.test', password: 'long-enough-password' } });
+  const reg = await http(`${s.orch}/auth/register`, {
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { username: 'z', email: 'z@example.test', password: 'long-enough-password' },
+  });
   assert.is(reg.status, 403);
   assert.is(reg.body.error, 'local_auth_disabled');
-  const keyed = await http(`${s.orch}/api/v1/me`, { headers: { 'X-API-Key': ADMIN_KEY, ...idp('alice', 'orch-admin') } });
+  const keyed = await http(`${s.orch}/api/v1/me`, {
+    headers: { 'X-API-Key': ADMIN_KEY, ...idp('alice', 'orch-admin') },
+  });
   assert.is(keyed.status, 200);
   assert.is(keyed.body.username, 'admin'); // the key wins over identity headers
 });
@@ -93,10 +117,15 @@ test('a username held by a non-SSO account is not taken over', async ({ s }) => 
 
 test('header names and the groups delimiter are configurable', async ({ s }) => {
   await s.restart({
-    ORCH_FORWARD_AUTH_USER_HEADER: 'X-Remote-User', ORCH_FORWARD_AUTH_EMAIL_HEADER: 'X-Remote-Email',
-    ORCH_FORWARD_AUTH_GROUPS_HEADER: 'X-Remote-Groups', ORCH_FORWARD_AUTH_GROUPS_DELIM: ',', ORCH_GROUP_ADMIN: 'ops',
+    ORCH_FORWARD_AUTH_USER_HEADER: 'X-Remote-User',
+    ORCH_FORWARD_AUTH_EMAIL_HEADER: 'X-Remote-Email',
+    ORCH_FORWARD_AUTH_GROUPS_HEADER: 'X-Remote-Groups',
+    ORCH_FORWARD_AUTH_GROUPS_DELIM: ',',
+    ORCH_GROUP_ADMIN: 'ops',
   });
-  const r = await http(`${s.orch}/api/v1/me`, { headers: { 'X-Remote-User': 'gina', 'X-Remote-Email': 'gina@corp.example', 'X-Remote-Groups': 'dev, ops' } });
+  const r = await http(`${s.orch}/api/v1/me`, {
+    headers: { 'X-Remote-User': 'gina', 'X-Remote-Email': 'gina@corp.example', 'X-Remote-Groups': 'dev, ops' },
+  });
   assert.is(r.status, 200);
   assert.is(r.body.role, 'admin');
   const old = await http(`${s.orch}/api/v1/me`, { headers: idp('henry', 'orch-admin') });

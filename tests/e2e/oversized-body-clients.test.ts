@@ -22,9 +22,14 @@ const SIZES = [1.5 * MB, 2.5 * MB, 8 * MB, 30 * MB];
 const TRIES = Number(process.env.OVERSIZED_TRIES ?? 8);
 const triesAt = (size: number) => (size <= 2.5 * MB ? TRIES : Math.ceil(TRIES / 4));
 const ROUTE = '/api/v1/templates/no-such-template/instantiate';
-const TOO_LARGE = { error: 'payload_too_large', message: 'request body exceeds this route\'s limit of 1048576 bytes', limit_bytes: 1048576 };
+const TOO_LARGE = {
+  error: 'payload_too_large',
+  message: "request body exceeds this route's limit of 1048576 bytes",
+  limit_bytes: 1048576,
+};
 
-const bodyOf = (size: number) => Buffer.concat([Buffer.from('{"pad":"'), Buffer.alloc(size - 10, 0x61), Buffer.from('"}')]);
+const bodyOf = (size: number) =>
+  Buffer.concat([Buffer.from('{"pad":"'), Buffer.alloc(size - 10, 0x61), Buffer.from('"}')]);
 
 /** curl's status line and body, as `<status>\n<body>`. */
 function curl(args: string[]): Promise<string> {
@@ -39,7 +44,11 @@ function curl(args: string[]): Promise<string> {
   });
 }
 
-interface RawOutcome { answer: string; written: number; closedByServer: boolean }
+interface RawOutcome {
+  answer: string;
+  written: number;
+  closedByServer: boolean;
+}
 
 /**
  * Headers, then `size` bytes of body (Infinity: never stops) written as fast as the socket takes
@@ -55,7 +64,9 @@ function rawUpload(url: string, size: number, paceMs = 0): Promise<RawOutcome> {
     let closedByServer = false;
     const socket: Socket = connect(Number(port), hostname, () => {
       const length = Number.isFinite(size) ? size : 1e12;
-      socket.write(`POST ${ROUTE} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+      socket.write(
+        `POST ${ROUTE} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ADMIN_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+      );
       pump();
     });
     const pump = () => {
@@ -104,10 +115,16 @@ test('fetch (undici): 413 with its body at every size, every try, declared lengt
     for (let i = 0; i < triesAt(size); i++) {
       let r: Response;
       try {
-        r = await fetch(`${s.orch}${ROUTE}`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' }, body });
+        r = await fetch(`${s.orch}${ROUTE}`, {
+          method: 'POST',
+          headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+          body,
+        });
       } catch (error) {
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new Error(`${size / MB} MB, try ${i + 1}: ${(error as Error).message} (${cause?.code ?? ''} ${cause?.message ?? ''})`);
+        throw new Error(
+          `${size / MB} MB, try ${i + 1}: ${(error as Error).message} (${cause?.code ?? ''} ${cause?.message ?? ''})`,
+        );
       }
       assert.is(r.status, 413, `${size / MB} MB, try ${i + 1}`);
       assert.equal(await r.json(), TOO_LARGE);
@@ -128,7 +145,10 @@ test('fetch (undici): 413 to a streamed body with no declared length', async ({ 
         },
       });
       const r = await fetch(`${s.orch}${ROUTE}`, {
-        method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' }, body: stream, duplex: 'half',
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
       } as RequestInit);
       assert.is(r.status, 413, `${size / MB} MB streamed, try ${i + 1}`);
       assert.equal(await r.json(), TOO_LARGE);
@@ -142,7 +162,16 @@ test('curl: 413 with its body at every size, with and without Expect: 100-contin
     await writeFile(file, bodyOf(size));
     for (const expect of [[], ['-H', 'Expect:']]) {
       for (let i = 0; i < Math.ceil(triesAt(size) / 8); i++) {
-        const out = await curl([...expect, '-H', `X-API-Key: ${ADMIN_KEY}`, '-H', 'Content-Type: application/json', '--data-binary', `@${file}`, `${s.orch}${ROUTE}`]);
+        const out = await curl([
+          ...expect,
+          '-H',
+          `X-API-Key: ${ADMIN_KEY}`,
+          '-H',
+          'Content-Type: application/json',
+          '--data-binary',
+          `@${file}`,
+          `${s.orch}${ROUTE}`,
+        ]);
         const status = out.slice(out.lastIndexOf('\n') + 1);
         assert.is(status, '413', `${size / MB} MB ${expect.length ? 'without' : 'with'} Expect, try ${i + 1}`);
         assert.equal(JSON.parse(out.slice(0, out.lastIndexOf('\n'))), TOO_LARGE);
@@ -156,7 +185,11 @@ test('a raw socket reads the 413 whatever the size', async ({ s }) => {
     for (let i = 0; i < Math.ceil(triesAt(size) / 2); i++) {
       const { answer } = await rawUpload(s.orch, size);
       const { statusLine, body } = responseOf(answer);
-      assert.is(statusLine, 'HTTP/1.1 413 Payload Too Large', `${size / MB} MB, try ${i + 1}: ${JSON.stringify(answer.slice(0, 80))}`);
+      assert.is(
+        statusLine,
+        'HTTP/1.1 413 Payload Too Large',
+        `${size / MB} MB, try ${i + 1}: ${JSON.stringify(answer.slice(0, 80))}`,
+      );
       assert.equal(JSON.parse(body), TOO_LARGE);
     }
   }

@@ -15,10 +15,18 @@ function rawPost(url: string, localAddress: string, headerLines: string[], body:
   const { hostname, port, pathname } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port), localAddress }, () => {
-      socket.write([
-        `POST ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`,
-        'Connection: close', ...headerLines, '', body,
-      ].join('\r\n'));
+      socket.write(
+        [
+          `POST ${pathname} HTTP/1.1`,
+          `Host: ${hostname}:${port}`,
+          'Content-Type: application/json',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          'Connection: close',
+          ...headerLines,
+          '',
+          body,
+        ].join('\r\n'),
+      );
     });
     let answer = '';
     socket.on('data', (chunk) => (answer += chunk));
@@ -31,7 +39,10 @@ const test = suite<{ s: TestServices; url: string }>('e2e public chat behind pro
 
 test.before(async (ctx) => {
   ctx.s = await startTestServices('public_chat_proxy', {
-    ADMIN_API_KEY: ADMIN_KEY, ORCH_PUBLIC_CHAT_RPM: '1', ORCH_TRUSTED_PROXY_HEADER: 'x-forwarded-for', ORCH_TRUSTED_PROXY_HOPS: '2',
+    ADMIN_API_KEY: ADMIN_KEY,
+    ORCH_PUBLIC_CHAT_RPM: '1',
+    ORCH_TRUSTED_PROXY_HEADER: 'x-forwarded-for',
+    ORCH_TRUSTED_PROXY_HOPS: '2',
   });
   await makeProfile(ctx.s, ADMIN_KEY, { slug: 'front', security_tier: 1 });
   ctx.url = `${ctx.s.orch}/api/v1/public/agents/chat/front`;
@@ -42,16 +53,40 @@ const body = JSON.stringify({ message: 'hello' });
 
 test('X-Forwarded-For across several header lines: the last two entries of all lines together', async ({ url }) => {
   // Lines "203.0.113.5" and "10.0.0.1" are the list 203.0.113.5, 10.0.0.1: the client is 203.0.113.5.
-  assert.is(await rawPost(url, '127.0.0.2', ['X-Forwarded-For: 192.0.2.99', 'X-Forwarded-For: 203.0.113.5', 'X-Forwarded-For: 10.0.0.1'], body), 200);
-  assert.is(await rawPost(url, '127.0.0.3', ['X-Forwarded-For: 203.0.113.5, 10.0.0.7'], body), 429, 'the same client through another proxy');
-  assert.is(await rawPost(url, '127.0.0.2', ['X-Forwarded-For: 203.0.113.6', 'X-Forwarded-For: 10.0.0.1'], body), 200, 'another client');
+  assert.is(
+    await rawPost(
+      url,
+      '127.0.0.2',
+      ['X-Forwarded-For: 192.0.2.99', 'X-Forwarded-For: 203.0.113.5', 'X-Forwarded-For: 10.0.0.1'],
+      body,
+    ),
+    200,
+  );
+  assert.is(
+    await rawPost(url, '127.0.0.3', ['X-Forwarded-For: 203.0.113.5, 10.0.0.7'], body),
+    429,
+    'the same client through another proxy',
+  );
+  assert.is(
+    await rawPost(url, '127.0.0.2', ['X-Forwarded-For: 203.0.113.6', 'X-Forwarded-For: 10.0.0.1'], body),
+    200,
+    'another client',
+  );
 });
 
 test('hops larger than the real proxy count hand the key to the caller', async ({ url }) => {
   // No proxy in front: every entry is the caller's own. Two real clients, 127.0.0.2 and 127.0.0.3.
   assert.is(await rawPost(url, '127.0.0.2', ['X-Forwarded-For: 198.51.100.1'], body), 200);
-  assert.is(await rawPost(url, '127.0.0.2', ['X-Forwarded-For: 198.51.100.2'], body), 200, 'the same caller picks a fresh bucket');
-  assert.is(await rawPost(url, '127.0.0.3', ['X-Forwarded-For: 198.51.100.1'], body), 429, 'another caller can spend someone else\'s bucket');
+  assert.is(
+    await rawPost(url, '127.0.0.2', ['X-Forwarded-For: 198.51.100.2'], body),
+    200,
+    'the same caller picks a fresh bucket',
+  );
+  assert.is(
+    await rawPost(url, '127.0.0.3', ['X-Forwarded-For: 198.51.100.1'], body),
+    429,
+    "another caller can spend someone else's bucket",
+  );
   // Without the header the peer counts, one bucket per real client.
   assert.is(await rawPost(url, '127.0.0.2', [], body), 200);
   assert.is(await rawPost(url, '127.0.0.3', [], body), 200);

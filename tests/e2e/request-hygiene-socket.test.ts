@@ -12,7 +12,11 @@ import { startTestServices, type TestServices } from '../support/services.ts';
 const TOTAL = 30 * 1024 * 1024;
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 
-interface Outcome { status: number; body: string; writtenAtResponse: number }
+interface Outcome {
+  status: number;
+  body: string;
+  writtenAtResponse: number;
+}
 
 /** POST `TOTAL` bytes to `url`, writing as fast as the socket takes them, until the response arrives. */
 function upload(url: string, chunked: boolean): Promise<Outcome> {
@@ -65,10 +69,16 @@ test.before(async (ctx) => {
 test.after(async ({ s }) => s?.close());
 
 for (const chunked of [false, true]) {
-  test(`a 30 MB ${chunked ? 'chunked' : 'declared'} body to POST /auth/login: 413 while the upload is still going`, async ({ s }) => {
+  test(`a 30 MB ${chunked ? 'chunked' : 'declared'} body to POST /auth/login: 413 while the upload is still going`, async ({
+    s,
+  }) => {
     const outcome = await upload(`${s.orch}/auth/login`, chunked);
     assert.is(outcome.status, 413);
-    assert.equal(JSON.parse(outcome.body), { error: 'payload_too_large', message: 'request body exceeds this route\'s limit of 16384 bytes', limit_bytes: 16384 });
+    assert.equal(JSON.parse(outcome.body), {
+      error: 'payload_too_large',
+      message: "request body exceeds this route's limit of 16384 bytes",
+      limit_bytes: 16384,
+    });
     assert.ok(outcome.writtenAtResponse < TOTAL / 4, `answered after ${outcome.writtenAtResponse} bytes`);
     if (process.env.HYGIENE_VERBOSE) console.log(`  answered after ${outcome.writtenAtResponse} of ${TOTAL} bytes`);
     // The server stays healthy for the next client.

@@ -19,7 +19,11 @@ async function serve(env: Record<string, string>): Promise<RunningOrchard> {
   const clean = { ...process.env };
   delete clean.DATABASE_URL;
   const running = startOrchard(['serve', 'all'], { env: { ...clean, ...env } });
-  await running.waitFor('three services listening', () => (running.output().match(/"msg":"listening"/g) ?? []).length >= 3, 60_000);
+  await running.waitFor(
+    'three services listening',
+    () => (running.output().match(/"msg":"listening"/g) ?? []).length >= 3,
+    60_000,
+  );
   return running;
 }
 
@@ -27,8 +31,12 @@ const test = suite<{ dataDir: string; env: Record<string, string> }>('e2e: serve
 test.before(async (ctx) => {
   ctx.dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-serve-'));
   ctx.env = {
-    DATA_DIR: ctx.dataDir, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'info',
-    ORCH_LISTEN: `127.0.0.1:${await freePort()}`, CHATSVC_LISTEN: `127.0.0.1:${await freePort()}`, REGISTRY_LISTEN: `127.0.0.1:${await freePort()}`,
+    DATA_DIR: ctx.dataDir,
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'info',
+    ORCH_LISTEN: `127.0.0.1:${await freePort()}`,
+    CHATSVC_LISTEN: `127.0.0.1:${await freePort()}`,
+    REGISTRY_LISTEN: `127.0.0.1:${await freePort()}`,
   };
 });
 test.after(async ({ dataDir }) => {
@@ -38,7 +46,10 @@ test.after(async ({ dataDir }) => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-test('starts its own database, answers health and /api/v1/me, stops cleanly, and keeps its data', async ({ env, dataDir }) => {
+test('starts its own database, answers health and /api/v1/me, stops cleanly, and keeps its data', async ({
+  env,
+  dataDir,
+}) => {
   const first = await serve(env);
   const orch = `http://${env.ORCH_LISTEN}`;
   assert.is((await http(`${orch}/api/v1/health`)).body.status, 'ok');

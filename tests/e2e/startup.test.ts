@@ -29,10 +29,19 @@ function start(bin: string, args: string[], env: Record<string, string>, cwd = R
 
 /** The service URLs from the start lines on stderr, once all three are printed. */
 function urls(s: RunningOrchard, ms = 90_000): Promise<Record<string, string>> {
-  return s.waitFor('the three start lines', () => {
-    const found = Object.fromEntries([...s.stderr.join('').matchAll(/^orchard: (orchestration|chat|registry)\s+(http:\/\/\S+)/gm)].map((m) => [m[1], m[2]]));
-    return Object.keys(found).length === 3 && found;
-  }, ms);
+  return s.waitFor(
+    'the three start lines',
+    () => {
+      const found = Object.fromEntries(
+        [...s.stderr.join('').matchAll(/^orchard: (orchestration|chat|registry)\s+(http:\/\/\S+)/gm)].map((m) => [
+          m[1],
+          m[2],
+        ]),
+      );
+      return Object.keys(found).length === 3 && found;
+    },
+    ms,
+  );
 }
 
 /** A refusal: exit code 1, one line on stderr naming the problem, no stack trace. */
@@ -98,9 +107,17 @@ test('a listen port already taken: names the variable to change', async ({ db, d
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-port-'));
   dirs.push(dataDir);
   try {
-    const s = start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], { ...LISTEN, CHATSVC_LISTEN: `127.0.0.1:${port}`, DATABASE_URL: db.url, DATA_DIR: dataDir });
+    const s = start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], {
+      ...LISTEN,
+      CHATSVC_LISTEN: `127.0.0.1:${port}`,
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+    });
     const line = await refusal(s);
-    assert.match(line, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use; set CHATSVC_LISTEN`));
+    assert.match(
+      line,
+      new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use; set CHATSVC_LISTEN`),
+    );
   } finally {
     taken.close();
   }
@@ -109,10 +126,21 @@ test('a listen port already taken: names the variable to change', async ({ db, d
 test('DATABASE_URL refused or unknown: says so without the password', async ({ dirs }) => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-dburl-'));
   dirs.push(dataDir);
-  const refused = await refusal(start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], { ...LISTEN, DATABASE_URL: 'postgres://app:s3cret-pw@127.0.0.1:1/app', DATA_DIR: dataDir }));
+  const refused = await refusal(
+    start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], {
+      ...LISTEN,
+      DATABASE_URL: 'postgres://app:s3cret-pw@127.0.0.1:1/app',
+      DATA_DIR: dataDir,
+    }),
+  );
   assert.match(refused, /cannot use DATABASE_URL=postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/app: connection refused/);
   assert.not.match(refused, /s3cret-pw/);
-  const missing = await refusal(start(path.join(ROOT, 'bin', 'orchard.mjs'), ['migrate'], { DATABASE_URL: 'postgres://app@no-such-host.invalid:5432/app', DATA_DIR: dataDir }));
+  const missing = await refusal(
+    start(path.join(ROOT, 'bin', 'orchard.mjs'), ['migrate'], {
+      DATABASE_URL: 'postgres://app@no-such-host.invalid:5432/app',
+      DATA_DIR: dataDir,
+    }),
+  );
   assert.match(missing, /cannot use DATABASE_URL=.*: (host not found|host name lookup failed)/);
 });
 
@@ -123,20 +151,30 @@ test('DATA_DIR not writable: names it', async ({ dirs }) => {
     dirs.push(dataDir);
     await chmod(dataDir, 0o500);
   }
-  const line = await refusal(start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], { ...LISTEN, DATA_DIR: dataDir }));
+  const line = await refusal(
+    start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], { ...LISTEN, DATA_DIR: dataDir }),
+  );
   assert.match(line, new RegExp(`DATA_DIR=${dataDir.replace(/[/.]/g, '\\$&')} is not writable`));
 });
 
 test('a second server on the same DATA_DIR is refused; the first keeps running', async ({ db, dirs }) => {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-twice-'));
   dirs.push(dataDir);
-  const env = { ...LISTEN, DATABASE_URL: db.url, DATA_DIR: dataDir, ADMIN_API_KEY: 'orch_startup-admin-key-000000000000000000' };
+  const env = {
+    ...LISTEN,
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: 'orch_startup-admin-key-000000000000000000',
+  };
   const first = start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], env);
   try {
     const found = await urls(first);
     assert.not.match(first.stderr.join(''), /no admin account key/);
     const line = await refusal(start(path.join(ROOT, 'bin', 'orchard.mjs'), ['serve', 'all'], env));
-    assert.match(line, new RegExp(`another orchard server \\(pid ${first.child.pid}\\) is already running on DATA_DIR=`));
+    assert.match(
+      line,
+      new RegExp(`another orchard server \\(pid ${first.child.pid}\\) is already running on DATA_DIR=`),
+    );
     assert.is((await http(`${found.orchestration}/api/v1/health`)).status, 200);
   } finally {
     first.child.kill('SIGTERM');

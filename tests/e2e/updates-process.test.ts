@@ -36,13 +36,25 @@ const PG_BINDIR = (() => {
 })();
 
 interface Ctx {
-  dir: string; pg: EmbeddedServer; host: StaticHost; env: Record<string, string>; sidecar: ChildProcess | null; sidecarUrl: string;
-  orch: string; chat: string; registry: string; releases: Record<string, Release>; keyFile: string; stderr: string[];
+  dir: string;
+  pg: EmbeddedServer;
+  host: StaticHost;
+  env: Record<string, string>;
+  sidecar: ChildProcess | null;
+  sidecarUrl: string;
+  orch: string;
+  chat: string;
+  registry: string;
+  releases: Record<string, Release>;
+  keyFile: string;
+  stderr: string[];
 }
 const test = suite<Ctx>('e2e: managed updates on the process runtime');
 
 async function startSidecar(ctx: Ctx, extra: Record<string, string> = {}): Promise<void> {
-  const sidecar = startOrchard(['serve', 'sidecar', '--enable-failpoints'], { env: { ...process.env, ...ctx.env, ...extra } });
+  const sidecar = startOrchard(['serve', 'sidecar', '--enable-failpoints'], {
+    env: { ...process.env, ...ctx.env, ...extra },
+  });
   ctx.stderr = sidecar.stderr;
   ctx.sidecar = sidecar.child;
   await until('the sidecar', async () => (await fetch(`${ctx.sidecarUrl}/health`)).ok, 60_000);
@@ -74,14 +86,20 @@ async function stopServices(ctx: Ctx): Promise<void> {
 }
 
 const health = async (ctx: Ctx) => (await http(`${ctx.orch}/api/v1/health`)).body;
-const runningVersion = (ctx: Ctx, version: string, ms?: number) => until(`version ${version}`, async () => (await health(ctx))?.version === version, ms);
+const runningVersion = (ctx: Ctx, version: string, ms?: number) =>
+  until(`version ${version}`, async () => (await health(ctx))?.version === version, ms);
 
 function manifestFor(ctx: Ctx, release: Release, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    schema: 1, channel: 'stable', version: release.version, expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    schema: 1,
+    channel: 'stable',
+    version: release.version,
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     image: { repository: 'registry.example/orchard', digest: `sha256:${'ab'.repeat(32)}` },
     artifact: { url: `${ctx.host.url}/artifacts/${release.version}.tar.gz`, sha256: release.sha256 },
-    migrations: release.migrations, requirements: [], ...overrides,
+    migrations: release.migrations,
+    requirements: [],
+    ...overrides,
   };
 }
 
@@ -102,15 +120,25 @@ async function publish(ctx: Ctx, manifest: Record<string, unknown>): Promise<unk
 /** Apply straight through the sidecar's signed API, and wait for the end. */
 async function applyDirect(ctx: Ctx, envelope: unknown, source = 'orch'): Promise<any> {
   const id = randomUUID();
-  const r = await signedFetch(ctx.sidecarUrl, 'POST', '/v1/apply', { apply_id: id, manifest: envelope, requested_by: 'e2e', source });
+  const r = await signedFetch(ctx.sidecarUrl, 'POST', '/v1/apply', {
+    apply_id: id,
+    manifest: envelope,
+    requested_by: 'e2e',
+    source,
+  });
   assert.is(r.status, 202, JSON.stringify(r.body));
   return waitApply(ctx, id);
 }
 
-const waitApply = (ctx: Ctx, id: string) => until(`apply ${id}`, async () => {
-  const r = await signedFetch(ctx.sidecarUrl, 'GET', `/v1/apply/${id}`);
-  return ['succeeded', 'failed', 'rolled_back', 'recovered', 'frozen'].includes(r.body?.state) ? r.body : null;
-}, 240_000);
+const waitApply = (ctx: Ctx, id: string) =>
+  until(
+    `apply ${id}`,
+    async () => {
+      const r = await signedFetch(ctx.sidecarUrl, 'GET', `/v1/apply/${id}`);
+      return ['succeeded', 'failed', 'rolled_back', 'recovered', 'frozen'].includes(r.body?.state) ? r.body : null;
+    },
+    240_000,
+  );
 
 /**
  * Each table's rows as a checksum, except the log, what grows with it (the audit chain and its
@@ -120,11 +148,19 @@ async function tableChecksums(url: string): Promise<Record<string, string>> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`);
+    const { rows } = await client.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+    );
     const out: Record<string, string> = {};
     for (const { table_name } of rows) {
-      if (['events', 'event_chain', 'audit_checkpoints', 'projection_checkpoints'].includes(table_name) || table_name.startsWith('update_')) continue;
-      const r = await client.query(`SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${table_name}" t`);
+      if (
+        ['events', 'event_chain', 'audit_checkpoints', 'projection_checkpoints'].includes(table_name) ||
+        table_name.startsWith('update_')
+      )
+        continue;
+      const r = await client.query(
+        `SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${table_name}" t`,
+      );
       out[table_name] = r.rows[0].sum;
     }
     return out;
@@ -148,7 +184,11 @@ async function eventIds(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(`SELECT event_id::text AS id FROM events WHERE type NOT LIKE 'Update%' AND type NOT LIKE 'Maintenance%' ORDER BY position`)).rows.map((r) => r.id);
+    return (
+      await client.query(
+        `SELECT event_id::text AS id FROM events WHERE type NOT LIKE 'Update%' AND type NOT LIKE 'Maintenance%' ORDER BY position`,
+      )
+    ).rows.map((r) => r.id);
   } finally {
     await client.end();
   }
@@ -166,38 +206,71 @@ test.before(async (ctx) => {
 
 async function setUp(ctx: Ctx) {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-updates-e2e-'));
-  ctx.pg = await startEmbeddedPostgres(path.join(ctx.dir, 'pg'), { persistent: false, durable: false, binDir: PG_BINDIR! });
+  ctx.pg = await startEmbeddedPostgres(path.join(ctx.dir, 'pg'), {
+    persistent: false,
+    durable: false,
+    binDir: PG_BINDIR!,
+  });
   const keys = await orchard({}, 'release', 'keygen', path.join(ctx.dir, 'release'));
   assert.is(keys.code, 0, keys.stderr);
   ctx.keyFile = path.join(ctx.dir, 'release.key');
   ctx.releases = {};
   const probe = { '900_release_probe.sql': 'CREATE TABLE release_probe (id int PRIMARY KEY);\n' };
   for (const [version, migrations] of [
-    ['1.0.0', {}], ['1.1.0', probe], ['1.2.0', { ...probe, '901_fails.sql': 'SELECT 1 / 0;\n' }], ['1.2.1', probe],
-    ['1.2.2', { ...probe, '901_fails.sql': 'SELECT 1 / 0;\n' }], ['1.3.0', probe],
+    ['1.0.0', {}],
+    ['1.1.0', probe],
+    ['1.2.0', { ...probe, '901_fails.sql': 'SELECT 1 / 0;\n' }],
+    ['1.2.1', probe],
+    ['1.2.2', { ...probe, '901_fails.sql': 'SELECT 1 / 0;\n' }],
+    ['1.3.0', probe],
   ] as const) {
     ctx.releases[version] = await buildRelease(ctx.dir, version, migrations);
   }
   ctx.host = await new StaticHost().start();
-  for (const r of Object.values(ctx.releases)) ctx.host.routes.set(`/artifacts/${r.version}.tar.gz`, { status: 200, body: await readFile(r.file), type: 'application/gzip' });
+  for (const r of Object.values(ctx.releases))
+    ctx.host.routes.set(`/artifacts/${r.version}.tar.gz`, {
+      status: 200,
+      body: await readFile(r.file),
+      type: 'application/gzip',
+    });
   const releasesDir = path.join(ctx.dir, 'releases');
   await unpackRelease(ctx.releases['1.0.0']!, releasesDir);
   await symlink('1.0.0', path.join(releasesDir, 'current'));
   const tokenFile = path.join(ctx.dir, 'updater_token');
   await writeFile(tokenFile, TOKEN_TEXT + '\n', { mode: 0o600 });
   await writeFile(path.join(ctx.dir, 'admin.key'), ADMIN_KEY + '\n', { mode: 0o600 });
-  const [orchPort, chatPort, registryPort, sidecarPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [orchPort, chatPort, registryPort, sidecarPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   ctx.orch = `http://127.0.0.1:${orchPort}`;
   ctx.chat = `http://127.0.0.1:${chatPort}`;
   ctx.registry = `http://127.0.0.1:${registryPort}`;
   ctx.sidecarUrl = `http://127.0.0.1:${sidecarPort}`;
   ctx.env = {
-    DATABASE_URL: ctx.pg.url, DATA_DIR: path.join(ctx.dir, 'data'), ORCH_SECRET_KEY: 'b2'.repeat(32), ADMIN_API_KEY_FILE: path.join(ctx.dir, 'admin.key'),
-    ORCH_LISTEN: `127.0.0.1:${orchPort}`, CHATSVC_LISTEN: `127.0.0.1:${chatPort}`, REGISTRY_LISTEN: `127.0.0.1:${registryPort}`,
-    ORCH_UPDATER_LISTEN: `127.0.0.1:${sidecarPort}`, ORCH_UPDATER_RUNTIME: 'process', ORCH_UPDATER_DATA_DIR: path.join(ctx.dir, 'updater'),
-    ORCH_UPDATER_RELEASES_DIR: releasesDir, ORCH_UPDATER_PG_BINDIR: PG_BINDIR!, ORCH_UPDATER_API_TOKEN_FILE: tokenFile, UPDATER_API_TOKEN_FILE: tokenFile,
-    ORCH_UPDATER_PUBLIC_KEY_FILE: path.join(ctx.dir, 'release.pub'), ORCH_UPDATE_MANIFEST_HOST: ctx.host.url, UPDATE_MANIFEST_HOST: ctx.host.url,
-    ORCH_UPDATER_HEALTH_GRACE_SECS: '90', ORCH_UPDATER_DRAIN_SECS: '10', ORCH_UPDATER_DELIVERY_CHECK_SECS: '0', LOG_LEVEL: 'warn',
+    DATABASE_URL: ctx.pg.url,
+    DATA_DIR: path.join(ctx.dir, 'data'),
+    ORCH_SECRET_KEY: 'b2'.repeat(32),
+    ADMIN_API_KEY_FILE: path.join(ctx.dir, 'admin.key'),
+    ORCH_LISTEN: `127.0.0.1:${orchPort}`,
+    CHATSVC_LISTEN: `127.0.0.1:${chatPort}`,
+    REGISTRY_LISTEN: `127.0.0.1:${registryPort}`,
+    ORCH_UPDATER_LISTEN: `127.0.0.1:${sidecarPort}`,
+    ORCH_UPDATER_RUNTIME: 'process',
+    ORCH_UPDATER_DATA_DIR: path.join(ctx.dir, 'updater'),
+    ORCH_UPDATER_RELEASES_DIR: releasesDir,
+    ORCH_UPDATER_PG_BINDIR: PG_BINDIR!,
+    ORCH_UPDATER_API_TOKEN_FILE: tokenFile,
+    UPDATER_API_TOKEN_FILE: tokenFile,
+    ORCH_UPDATER_PUBLIC_KEY_FILE: path.join(ctx.dir, 'release.pub'),
+    ORCH_UPDATE_MANIFEST_HOST: ctx.host.url,
+    UPDATE_MANIFEST_HOST: ctx.host.url,
+    ORCH_UPDATER_HEALTH_GRACE_SECS: '90',
+    ORCH_UPDATER_DRAIN_SECS: '10',
+    ORCH_UPDATER_DELIVERY_CHECK_SECS: '0',
+    LOG_LEVEL: 'warn',
   };
   await startSidecar(ctx);
   try {
@@ -205,7 +278,11 @@ async function setUp(ctx: Ctx) {
   } catch (error) {
     const logs = path.join(ctx.dir, 'updater', 'logs');
     const { readdir } = await import('node:fs/promises');
-    const tails = existsSync(logs) ? await Promise.all((await readdir(logs)).map(async (f) => `${f}: ${(await readFile(path.join(logs, f), 'utf8')).slice(-2000)}`)) : [];
+    const tails = existsSync(logs)
+      ? await Promise.all(
+          (await readdir(logs)).map(async (f) => `${f}: ${(await readFile(path.join(logs, f), 'utf8')).slice(-2000)}`),
+        )
+      : [];
     throw new Error(`${(error as Error).message}\nsidecar: ${ctx.stderr.join('').slice(-2000)}\n${tails.join('\n')}`);
   }
 }
@@ -219,13 +296,16 @@ test.after(async (ctx) => {
   await rm(ctx.dir, { recursive: true, force: true });
 });
 
-test('the cluster runs the installed pg_dump\'s major, and the sidecar runs 1.0.0', async (ctx) => {
+test("the cluster runs the installed pg_dump's major, and the sidecar runs 1.0.0", async (ctx) => {
   if (!PG_BINDIR) return console.log('  (no pg_config: skipped)');
   const client = new pg.Client({ connectionString: ctx.pg.url });
   await client.connect();
   const major = Math.floor(Number((await client.query('SHOW server_version_num')).rows[0].server_version_num) / 10000);
   await client.end();
-  assert.match(execFileSync(path.join(PG_BINDIR, 'pg_dump'), ['--version'], { encoding: 'utf8' }), new RegExp(`\\b${major}\\.`));
+  assert.match(
+    execFileSync(path.join(PG_BINDIR, 'pg_dump'), ['--version'], { encoding: 'utf8' }),
+    new RegExp(`\\b${major}\\.`),
+  );
   assert.is((await health(ctx)).version, '1.0.0');
   assert.is((await signedFetch(ctx.sidecarUrl, 'GET', '/v1/status')).body.version, '1.0.0');
 });
@@ -237,7 +317,10 @@ test('from orchestration: check, apply 1.1.0 (one more migration), success; writ
   const session: Session = await login({ orch: ctx.orch } as never, account);
   const checked = await http(`${ctx.orch}/api/v1/admin/updates/check`, { method: 'POST', headers: admin });
   assert.equal([checked.status, checked.body.latest_version, checked.body.update_available], [200, '1.1.0', true]);
-  const started = await http(`${ctx.orch}/api/admin/updates/apply`, { headers: browser({ orch: ctx.orch } as never, session), json: { target_version: '1.1.0' } });
+  const started = await http(`${ctx.orch}/api/admin/updates/apply`, {
+    headers: browser({ orch: ctx.orch } as never, session),
+    json: { target_version: '1.1.0' },
+  });
   assert.is(started.status, 202, started.text);
   // Writes until the service refuses them or stops answering: each accepted one must survive.
   const accepted: string[] = [];
@@ -246,7 +329,10 @@ test('from orchestration: check, apply 1.1.0 (one more migration), success; writ
     const name = `during-${i}`;
     let r;
     try {
-      r = await http(`${ctx.orch}/api/v1/admin/users`, { headers: admin, json: { username: name, email: `${name}@example.test`, role: 'user' } });
+      r = await http(`${ctx.orch}/api/v1/admin/users`, {
+        headers: admin,
+        json: { username: name, email: `${name}@example.test`, role: 'user' },
+      });
     } catch {
       break; // drained
     }
@@ -261,7 +347,9 @@ test('from orchestration: check, apply 1.1.0 (one more migration), success; writ
   await runningVersion(ctx, '1.1.0');
   assert.is((await http(`${ctx.orch}/api/v1/health/db`)).body.latest_migration, '900_release_probe');
   assert.equal((await health(ctx)).maintenance, { active: false, read_only: false });
-  const users = (await http(`${ctx.orch}/api/v1/admin/users?limit=200`, { headers: admin })).body.users.map((u: { username: string }) => u.username);
+  const users = (await http(`${ctx.orch}/api/v1/admin/users?limit=200`, { headers: admin })).body.users.map(
+    (u: { username: string }) => u.username,
+  );
   for (const name of accepted) assert.ok(users.includes(name), `${name} survived`);
   // The route, the events and replay agree.
   const route = await until('the apply in the log', async () => {
@@ -269,17 +357,35 @@ test('from orchestration: check, apply 1.1.0 (one more migration), success; writ
     return r.body?.outcome === 'success' && r.body.events.length > 10 ? r.body : null;
   });
   const events = (await signedFetch(ctx.sidecarUrl, 'GET', `/v1/apply/${started.body.apply_id}/events`)).body.events;
-  assert.equal(route.events.map((e: { step: string }) => e.step), events.map((e: { type: string }) => e.type));
+  assert.equal(
+    route.events.map((e: { step: string }) => e.step),
+    events.map((e: { type: string }) => e.type),
+  );
   const replay = await orchard({ ...ctx.env, LOG_LEVEL: 'error' }, 'replay', '--type', 'UpdateApplyJournaled');
   assert.is(replay.code, 0, replay.stderr);
-  const replayed = replay.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.data.apply_id === started.body.apply_id);
-  assert.equal(replayed.map((e) => e.data.step), events.map((e: { type: string }) => e.type));
-  assert.equal(replayed.map((e) => e.id), events.map((e: { id: string }) => e.id));
+  const replayed = replay.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.data.apply_id === started.body.apply_id);
+  assert.equal(
+    replayed.map((e) => e.data.step),
+    events.map((e: { type: string }) => e.type),
+  );
+  assert.equal(
+    replayed.map((e) => e.id),
+    events.map((e: { id: string }) => e.id),
+  );
 });
 
 test('a digest mismatch fails in pre-flight: nothing touched', async (ctx) => {
   if (!PG_BINDIR) return;
-  const envelope = await signManifest(ctx, manifestFor(ctx, ctx.releases['1.2.0']!, { artifact: { url: `${ctx.host.url}/artifacts/1.2.0.tar.gz`, sha256: 'ee'.repeat(32) } }));
+  const envelope = await signManifest(
+    ctx,
+    manifestFor(ctx, ctx.releases['1.2.0']!, {
+      artifact: { url: `${ctx.host.url}/artifacts/1.2.0.tar.gz`, sha256: 'ee'.repeat(32) },
+    }),
+  );
   const done = await applyDirect(ctx, envelope);
   assert.equal([done.state, done.outcome, done.error.code], ['failed', null, 'digest_mismatch']);
   assert.is((await health(ctx)).version, '1.1.0');
@@ -305,7 +411,12 @@ test('kill -9 while migrating: the restarted sidecar rolls back (recovered)', as
   await runningVersion(ctx, '1.1.0');
   const id = randomUUID();
   const exited = new Promise<NodeJS.Signals | null>((r) => ctx.sidecar!.once('exit', (_code, signal) => r(signal)));
-  const r = await signedFetch(ctx.sidecarUrl, 'POST', '/v1/apply', { apply_id: id, manifest: await signManifest(ctx, manifestFor(ctx, ctx.releases['1.2.1']!)), requested_by: 'e2e', source: 'orch' });
+  const r = await signedFetch(ctx.sidecarUrl, 'POST', '/v1/apply', {
+    apply_id: id,
+    manifest: await signManifest(ctx, manifestFor(ctx, ctx.releases['1.2.1']!)),
+    requested_by: 'e2e',
+    source: 'orch',
+  });
   assert.is(r.status, 202);
   assert.is(await exited, 'SIGKILL');
   await startSidecar(ctx);
@@ -320,14 +431,24 @@ test('a failed restore freezes; applies are refused until `orchard updates unfre
   await startSidecar(ctx, { ORCH_UPDATER_FAILPOINTS: 'restoring_snapshot=error' });
   const done = await applyDirect(ctx, await signManifest(ctx, manifestFor(ctx, ctx.releases['1.2.2']!)));
   assert.equal([done.state, done.outcome, done.error.code], ['frozen', 'frozen', 'failpoint']);
-  const refused = await signedFetch(ctx.sidecarUrl, 'POST', '/v1/apply', { apply_id: randomUUID(), manifest: {}, requested_by: 'e2e', source: 'orch' });
+  const refused = await signedFetch(ctx.sidecarUrl, 'POST', '/v1/apply', {
+    apply_id: randomUUID(),
+    manifest: {},
+    requested_by: 'e2e',
+    source: 'orch',
+  });
   assert.equal([refused.status, refused.body.error], [409, 'apply_frozen']);
   // The operator repairs by hand (here: the failed migration left nothing; the prior release starts again), then unfreezes.
   await stopSidecar(ctx);
   await startSidecar(ctx);
   await runningVersion(ctx, '1.1.0');
   assert.equal((await health(ctx)).maintenance, { active: true, read_only: true });
-  const unfreeze = await orchard({ ...ctx.env, ORCH_UPDATER_URL: ctx.sidecarUrl }, 'updates', 'unfreeze', done.apply_id);
+  const unfreeze = await orchard(
+    { ...ctx.env, ORCH_UPDATER_URL: ctx.sidecarUrl },
+    'updates',
+    'unfreeze',
+    done.apply_id,
+  );
   assert.is(unfreeze.code, 0, unfreeze.stderr);
   await until('maintenance lifted', async () => (await health(ctx)).maintenance.active === false);
   assert.is((await signedFetch(ctx.sidecarUrl, 'GET', '/v1/status')).body.frozen, null);
@@ -335,23 +456,47 @@ test('a failed restore freezes; applies are refused until `orchard updates unfre
 
 test('from chat: apply 1.3.0 with a missing requirement: healthy, delivery_incomplete', async (ctx) => {
   if (!PG_BINDIR) return;
-  await publish(ctx, manifestFor(ctx, ctx.releases['1.3.0']!, { requirements: [{ id: 'new-key', kind: 'env', target: 'ORCHARD_E2E_MISSING', action: 'set ORCHARD_E2E_MISSING in compose.yaml' }] }));
+  await publish(
+    ctx,
+    manifestFor(ctx, ctx.releases['1.3.0']!, {
+      requirements: [
+        {
+          id: 'new-key',
+          kind: 'env',
+          target: 'ORCHARD_E2E_MISSING',
+          action: 'set ORCHARD_E2E_MISSING in compose.yaml',
+        },
+      ],
+    }),
+  );
   const owner = await registerChat(ctx.chat);
   const checked = await http(`${ctx.chat}/api/admin/updates/check`, { method: 'POST', headers: bearer(owner) });
   assert.equal([checked.status, checked.body.latest_version], [200, '1.3.0']);
-  const started = await http(`${ctx.chat}/api/admin/updates/apply`, { headers: bearer(owner), json: { target_version: '1.3.0' } });
+  const started = await http(`${ctx.chat}/api/admin/updates/apply`, {
+    headers: bearer(owner),
+    json: { target_version: '1.3.0' },
+  });
   assert.is(started.status, 202, started.text);
   const done = await waitApply(ctx, started.body.apply_id);
-  assert.equal([done.state, done.outcome, done.error.requirements], ['succeeded', 'delivery_incomplete', [{ id: 'new-key', status: 'missing', action: 'set ORCHARD_E2E_MISSING in compose.yaml' }]]);
+  assert.equal(
+    [done.state, done.outcome, done.error.requirements],
+    [
+      'succeeded',
+      'delivery_incomplete',
+      [{ id: 'new-key', status: 'missing', action: 'set ORCHARD_E2E_MISSING in compose.yaml' }],
+    ],
+  );
   await until('chat at 1.3.0', async () => (await http(`${ctx.chat}/api/health`)).body?.version === '1.3.0');
   const progress = await until('chat progress', async () => {
-    const relogin = await http(`${ctx.chat}/api/auth/login`, { json: { username: owner.username, password: owner.password } });
-    const r = await http(`${ctx.chat}/api/admin/updates/apply/${started.body.apply_id}`, { headers: { authorization: `Bearer ${relogin.body.access_token}` } });
+    const relogin = await http(`${ctx.chat}/api/auth/login`, {
+      json: { username: owner.username, password: owner.password },
+    });
+    const r = await http(`${ctx.chat}/api/admin/updates/apply/${started.body.apply_id}`, {
+      headers: { authorization: `Bearer ${relogin.body.access_token}` },
+    });
     return r.status === 200 ? r.body : null;
   });
   assert.equal([progress.state, progress.outcome], ['succeeded', 'delivery_incomplete']);
 });
 
 test.run();
-
-

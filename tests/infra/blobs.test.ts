@@ -18,19 +18,36 @@ test.after.each(async ({ db }) => {
 
 const texts = ['plain ascii', 'ünïcödé and emoji 🧭', 'x'.repeat(100_000), 'plain ascii'];
 
-test('putBlobs stores each text once under the SHA-256 of its UTF-8 bytes; storing again is a no-op', async ({ db }) => {
-  await putBlobs(db.pool, texts.map((text) => ({ key: blobKey(text), text })));
-  await putBlobs(db.pool, texts.map((text) => ({ key: blobKey(text), text })));
+test('putBlobs stores each text once under the SHA-256 of its UTF-8 bytes; storing again is a no-op', async ({
+  db,
+}) => {
+  await putBlobs(
+    db.pool,
+    texts.map((text) => ({ key: blobKey(text), text })),
+  );
+  await putBlobs(
+    db.pool,
+    texts.map((text) => ({ key: blobKey(text), text })),
+  );
   assert.is(await putBlob(db.pool, texts[1]!), blobKey(texts[1]!));
   const { rows } = await db.pool.query<{ sha256: string; ok: boolean; chars: number }>(
-    `SELECT sha256, sha256 = encode(sha256(convert_to(content, 'UTF8')), 'hex') AS ok, chars FROM blobs ORDER BY chars`);
+    `SELECT sha256, sha256 = encode(sha256(convert_to(content, 'UTF8')), 'hex') AS ok, chars FROM blobs ORDER BY chars`,
+  );
   assert.is(rows.length, 3);
   assert.ok(rows.every((r) => r.ok));
-  assert.equal(rows.map((r) => r.chars), [11, 20, 100_000]);
+  assert.equal(
+    rows.map((r) => r.chars),
+    [11, 20, 100_000],
+  );
 });
 
-test('readBlobs: from memory after this process stored them, from the database otherwise, a missing one an error', async ({ db }) => {
-  await putBlobs(db.pool, texts.map((text) => ({ key: blobKey(text), text })));
+test('readBlobs: from memory after this process stored them, from the database otherwise, a missing one an error', async ({
+  db,
+}) => {
+  await putBlobs(
+    db.pool,
+    texts.map((text) => ({ key: blobKey(text), text })),
+  );
   forgetRecentBlobs();
   const fromDb = await readBlobs(db.pool, texts.map(blobKey));
   assert.equal([...fromDb.values()].sort(), [...new Set(texts)].sort());
@@ -52,7 +69,10 @@ test('a statement that fails stores nothing and keeps nothing in memory', async 
     IF NEW.content LIKE '%refused%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
     CREATE TRIGGER refuse BEFORE INSERT ON blobs FOR EACH ROW EXECUTE FUNCTION refuse()`);
   try {
-    await putBlobs(db.pool, [{ key: blobKey('fine'), text: 'fine' }, { key: blobKey('refused'), text: 'refused' }]);
+    await putBlobs(db.pool, [
+      { key: blobKey('fine'), text: 'fine' },
+      { key: blobKey('refused'), text: 'refused' },
+    ]);
     assert.unreachable('the statement must fail');
   } catch (error) {
     assert.match((error as Error).message, /refused by the test/);
@@ -77,7 +97,10 @@ test('RecentTexts keeps the newest texts within its limit, and no text over a qu
   assert.ok(recent.get('a'));
   recent.add('e', 'e'.repeat(10)); // 105 characters: the oldest goes
   assert.is(recent.get('a'), undefined);
-  assert.equal(['b', 'c', 'd', 'e'].map((k) => recent.get(k)?.length), [25, 25, 25, 10]);
+  assert.equal(
+    ['b', 'c', 'd', 'e'].map((k) => recent.get(k)?.length),
+    [25, 25, 25, 10],
+  );
   recent.clear();
   assert.is(recent.get('b'), undefined);
 });

@@ -31,7 +31,12 @@ test.after(async ({ server, store }) => {
 });
 
 const items = (streams: string[]): RunManyItem<boolean, { by: string }>[] =>
-  streams.map((stream) => ({ stream, command: { by: 'batch' }, context, known: { state: false, revision: 'no_stream' as const } }));
+  streams.map((stream) => ({
+    stream,
+    command: { by: 'batch' },
+    context,
+    known: { state: false, revision: 'no_stream' as const },
+  }));
 
 /** Fail the `nth` append to one of `streams` (and, when `persist`, every later append to that stream). */
 function failNth(server: EsdbTestServer, streams: string[], nth: number, persist: boolean): () => string | null {
@@ -48,31 +53,53 @@ function failNth(server: EsdbTestServer, streams: string[], nth: number, persist
   return () => doomed;
 }
 
-test('a failure after the first stream: the written one reports its own append, the rest are appended alone, each once', async ({ server, store }) => {
+test('a failure after the first stream: the written one reports its own append, the rest are appended alone, each once', async ({
+  server,
+  store,
+}) => {
   const streams = Array.from({ length: 4 }, () => `opened-${randomUUID()}`);
   const waited: string[] = [];
-  const runner = new CommandRunner(store, async (events) => { waited.push(...events.map((e) => e.type)); });
+  const runner = new CommandRunner(store, async (events) => {
+    waited.push(...events.map((e) => e.type));
+  });
   failNth(server, streams, 2, false);
   try {
     const outcomes = await runner.runMany(opener, items(streams));
-    assert.equal(outcomes.map((o) => o.ok), [true, true, true, true]);
+    assert.equal(
+      outcomes.map((o) => o.ok),
+      [true, true, true, true],
+    );
     for (const [i, stream] of streams.entries()) {
       const history = await store.readStream(stream);
       assert.is(history.length, 1, `${stream}: one event`);
       const o = outcomes[i]!;
       assert.ok(o.ok && o.result.appended, 'each outcome carries its append');
       if (o.ok) {
-        assert.equal(o.result.events.map((e) => e.type), ['Opened']);
-        assert.is(o.result.appended!.position.commit, history[0]!.position.commit, 'the append reported is the one in the log');
+        assert.equal(
+          o.result.events.map((e) => e.type),
+          ['Opened'],
+        );
+        assert.is(
+          o.result.appended!.position.commit,
+          history[0]!.position.commit,
+          'the append reported is the one in the log',
+        );
       }
     }
-    assert.equal(waited, ['Opened', 'Opened', 'Opened', 'Opened'], 'read-your-writes covers every item, the written one too');
+    assert.equal(
+      waited,
+      ['Opened', 'Opened', 'Opened', 'Opened'],
+      'read-your-writes covers every item, the written one too',
+    );
   } finally {
     server.faults.failAppend = undefined;
   }
 });
 
-test('a stream that stays unavailable fails alone; retrying the batch completes it and writes nothing twice', async ({ server, store }) => {
+test('a stream that stays unavailable fails alone; retrying the batch completes it and writes nothing twice', async ({
+  server,
+  store,
+}) => {
   const streams = Array.from({ length: 4 }, () => `opened-${randomUUID()}`);
   const runner = new CommandRunner(store, async () => {});
   const doomed = failNth(server, streams, 2, true);
@@ -80,12 +107,24 @@ test('a stream that stays unavailable fails alone; retrying the batch completes 
   server.faults.failAppend = undefined;
   const failed = streams.indexOf(doomed()!);
   assert.is(failed, 1, 'the second stream of the batch failed');
-  assert.equal(first.map((o) => o.ok), streams.map((_, i) => i !== failed));
-  assert.equal(await Promise.all(streams.map(async (s) => (await store.readStream(s)).length)), streams.map((_, i) => (i === failed ? 0 : 1)));
+  assert.equal(
+    first.map((o) => o.ok),
+    streams.map((_, i) => i !== failed),
+  );
+  assert.equal(
+    await Promise.all(streams.map(async (s) => (await store.readStream(s)).length)),
+    streams.map((_, i) => (i === failed ? 0 : 1)),
+  );
   // The retry (the same commands, decided on stale hints): only the missing stream is written.
   const again = await runner.runMany(opener, items(streams));
-  assert.equal(again.map((o) => o.ok), [true, true, true, true]);
-  assert.equal(again.map((o) => (o.ok ? o.result.events.length : -1)), streams.map((_, i) => (i === failed ? 1 : 0)));
+  assert.equal(
+    again.map((o) => o.ok),
+    [true, true, true, true],
+  );
+  assert.equal(
+    again.map((o) => (o.ok ? o.result.events.length : -1)),
+    streams.map((_, i) => (i === failed ? 1 : 0)),
+  );
   assert.equal(await Promise.all(streams.map(async (s) => (await store.readStream(s)).length)), [1, 1, 1, 1]);
 });
 

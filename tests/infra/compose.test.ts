@@ -20,10 +20,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
-interface ComposeDoc { services: Record<string, Obj>; secrets?: Record<string, Obj>; [key: string]: Json | undefined }
+interface ComposeDoc {
+  services: Record<string, Obj>;
+  secrets?: Record<string, Obj>;
+  [key: string]: Json | undefined;
+}
 
 const SERVICE_NAMES: readonly ServiceName[] = ['orch', 'chat', 'registry'];
-const LISTEN_VAR: Record<ServiceName, string> = { orch: 'ORCH_LISTEN', chat: 'CHATSVC_LISTEN', registry: 'REGISTRY_LISTEN' };
+const LISTEN_VAR: Record<ServiceName, string> = {
+  orch: 'ORCH_LISTEN',
+  chat: 'CHATSVC_LISTEN',
+  registry: 'REGISTRY_LISTEN',
+};
 const LISTEN_VARS = new Set(Object.values(LISTEN_VAR));
 
 function isObj(value: unknown): value is Obj {
@@ -113,7 +121,8 @@ function imageProblems(doc: ComposeDoc): string[] {
     const colon = last.lastIndexOf(':');
     const tag = colon === -1 ? '' : last.slice(colon + 1);
     if (!tag) problems.push(`${name}: image ${image} is untagged`);
-    else if (!/^v?\d+(\.\d+)*([-.][\w.]+)?$/.test(tag)) problems.push(`${name}: image ${image} is not pinned to a version tag`);
+    else if (!/^v?\d+(\.\d+)*([-.][\w.]+)?$/.test(tag))
+      problems.push(`${name}: image ${image} is not pinned to a version tag`);
   }
   return problems;
 }
@@ -125,7 +134,7 @@ function commandProblems(doc: ComposeDoc, entrypoint: string[]): string[] {
   for (const [name, service] of ours(doc)) {
     const build = service.build;
     const context = isObj(build) ? build.context : build;
-    const dockerfile = isObj(build) ? build.dockerfile ?? 'Dockerfile' : 'Dockerfile';
+    const dockerfile = isObj(build) ? (build.dockerfile ?? 'Dockerfile') : 'Dockerfile';
     if (context !== '.' || dockerfile !== 'Dockerfile') problems.push(`${name}: not built from ./Dockerfile`);
     const override = words(service.entrypoint);
     const argv = [...(override ?? entrypoint), ...(words(service.command) ?? [])];
@@ -135,7 +144,9 @@ function commandProblems(doc: ComposeDoc, entrypoint: string[]): string[] {
     } else if (verb === 'serve' && (which === 'runner' || which === 'sidecar') && rest.length === 0) {
       served.push(which);
     } else if (verb !== 'serve' || rest.length > 0 || !SERVICE_NAMES.includes(which as ServiceName)) {
-      problems.push(`${name}: command is not \`orchard serve <${SERVICE_NAMES.join('|')}>\`: ${argv.slice(2).join(' ')}`);
+      problems.push(
+        `${name}: command is not \`orchard serve <${SERVICE_NAMES.join('|')}>\`: ${argv.slice(2).join(' ')}`,
+      );
     } else {
       served.push(which!);
     }
@@ -184,7 +195,8 @@ function connectionProblems(doc: ComposeDoc): string[] {
         problems.push(`${name}: DATABASE_URL does not parse: ${db}`);
       }
       if (url) {
-        if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') problems.push(`${name}: DATABASE_URL is not postgres://: ${db}`);
+        if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+          problems.push(`${name}: DATABASE_URL is not postgres://: ${db}`);
         if (!services.has(url.hostname)) problems.push(`${name}: DATABASE_URL host ${url.hostname} is not a service`);
       }
     }
@@ -195,7 +207,11 @@ function connectionProblems(doc: ComposeDoc): string[] {
   return problems;
 }
 
-interface Published { hostIp: string | null; published: string | null; target: number }
+interface Published {
+  hostIp: string | null;
+  published: string | null;
+  target: number;
+}
 
 /** `ports:` short syntax (`[HOST_IP:][PUBLISHED:]TARGET[/PROTO]`, IPv6 in brackets) or long syntax. */
 function publishedPorts(service: Obj): Published[] {
@@ -248,7 +264,8 @@ function listenProblems(doc: ComposeDoc): string[] {
       problems.push(`${name}: ${LISTEN_VAR[which]} listens on ${address.host}, unreachable from outside the container`);
     }
     const targets = publishedPorts(service).map((p) => p.target);
-    if (!targets.includes(address.port)) problems.push(`${name}: listens on ${address.port} but publishes ${targets.join(', ') || 'nothing'}`);
+    if (!targets.includes(address.port))
+      problems.push(`${name}: listens on ${address.port} but publishes ${targets.join(', ') || 'nothing'}`);
   }
   return problems;
 }
@@ -256,7 +273,8 @@ function listenProblems(doc: ComposeDoc): string[] {
 function portProblems(doc: ComposeDoc): string[] {
   const problems: string[] = [];
   for (const [name, service] of Object.entries(doc.services)) {
-    if (service.network_mode === 'host') problems.push(`${name}: network_mode host publishes every port on every interface`);
+    if (service.network_mode === 'host')
+      problems.push(`${name}: network_mode host publishes every port on every interface`);
     let ports: Published[];
     try {
       ports = publishedPorts(service);
@@ -265,7 +283,8 @@ function portProblems(doc: ComposeDoc): string[] {
       continue;
     }
     for (const port of ports) {
-      if (port.hostIp !== '127.0.0.1') problems.push(`${name}: port ${port.target} published on ${port.hostIp ?? 'every interface'}`);
+      if (port.hostIp !== '127.0.0.1')
+        problems.push(`${name}: port ${port.target} published on ${port.hostIp ?? 'every interface'}`);
     }
   }
   return problems;
@@ -284,7 +303,8 @@ function dependsProblems(doc: ComposeDoc): string[] {
     for (const [target, condition] of deps) {
       const dep = services[target];
       if (!dep) problems.push(`${name}: depends on ${target}, which is not a service`);
-      else if (condition === 'service_healthy' && !isObj(dep.healthcheck)) problems.push(`${name}: waits for ${target} to be healthy, which has no healthcheck`);
+      else if (condition === 'service_healthy' && !isObj(dep.healthcheck))
+        problems.push(`${name}: waits for ${target} to be healthy, which has no healthcheck`);
     }
     if (service.build !== undefined && !isRunner(service)) {
       // Ours wait for the log and the database to answer, not merely to start.
@@ -309,18 +329,23 @@ function runnerProblems(doc: ComposeDoc): string[] {
   const [name, service] = runners[0]!;
   const problems: string[] = [];
   const env = environment(service);
-  for (const key of ['DATABASE_URL', 'EVENTSTORE_URL']) if (env.has(key)) problems.push(`${name}: sets ${key}, but the runner has no database access`);
+  for (const key of ['DATABASE_URL', 'EVENTSTORE_URL'])
+    if (env.has(key)) problems.push(`${name}: sets ${key}, but the runner has no database access`);
   if (!env.get('ORCH_RUNNER_API_KEY')) problems.push(`${name}: ORCH_RUNNER_API_KEY unset`);
-  const orch = doc.services.orch ? parseListen(String(environment(doc.services.orch).get('ORCH_LISTEN') ?? ''), '0.0.0.0:8585') : null;
+  const orch = doc.services.orch
+    ? parseListen(String(environment(doc.services.orch).get('ORCH_LISTEN') ?? ''), '0.0.0.0:8585')
+    : null;
   let url: URL | null = null;
   try {
     url = new URL(String(env.get('ORCH_RUNNER_SERVER_URL')));
   } catch {
     problems.push(`${name}: ORCH_RUNNER_SERVER_URL does not parse`);
   }
-  if (url && (url.hostname !== 'orch' || Number(url.port) !== orch?.port)) problems.push(`${name}: ORCH_RUNNER_SERVER_URL does not name orch on its port: ${url}`);
+  if (url && (url.hostname !== 'orch' || Number(url.port) !== orch?.port))
+    problems.push(`${name}: ORCH_RUNNER_SERVER_URL does not name orch on its port: ${url}`);
   const deps = isObj(service.depends_on) ? service.depends_on : {};
-  if (!isObj(deps.orch) || deps.orch.condition !== 'service_healthy') problems.push(`${name}: does not wait for orch with condition service_healthy`);
+  if (!isObj(deps.orch) || deps.orch.condition !== 'service_healthy')
+    problems.push(`${name}: does not wait for orch with condition service_healthy`);
   if (publishedPorts(service).length) problems.push(`${name}: publishes ports`);
   return problems;
 }
@@ -338,11 +363,13 @@ function secretProblems(doc: ComposeDoc): string[] {
       mounted.set(target.startsWith('/') ? target : `/run/secrets/${target}`, source);
       const decl = declared[source];
       if (!decl) problems.push(`${name}: secret ${source} is not declared`);
-      else if (typeof decl.file !== 'string' || !/^\.\/secrets\/[\w.-]+$/.test(decl.file)) problems.push(`${name}: secret ${source} is not a file under ./secrets/`);
+      else if (typeof decl.file !== 'string' || !/^\.\/secrets\/[\w.-]+$/.test(decl.file))
+        problems.push(`${name}: secret ${source} is not a file under ./secrets/`);
     }
     for (const [key, value] of environment(service)) {
       if (!key.endsWith('_FILE')) continue;
-      if (!value || !mounted.has(value)) problems.push(`${name}: ${key}=${value} is not a secret mounted in the service`);
+      if (!value || !mounted.has(value))
+        problems.push(`${name}: ${key}=${value} is not a secret mounted in the service`);
     }
   }
   return problems;
@@ -374,7 +401,8 @@ function dockerEntrypoint(text: string): string[] {
     parsed = null;
   }
   // Exec form only: the shell form runs under /bin/sh -c, which does not pass SIGTERM on.
-  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error(`ENTRYPOINT is not in exec form (a JSON list of strings): ${last.args}`);
+  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string'))
+    throw new Error(`ENTRYPOINT is not in exec form (a JSON list of strings): ${last.args}`);
   return parsed;
 }
 
@@ -387,14 +415,20 @@ function dockerfileProblems(text: string): string[] {
   } catch (error) {
     problems.push(`Dockerfile: ${(error as Error).message}`);
   }
-  if (entrypoint.length && (entrypoint[0] !== 'node' || entrypoint[1] !== 'bin/orchard.mjs' || entrypoint.length !== 2)) {
+  if (
+    entrypoint.length &&
+    (entrypoint[0] !== 'node' || entrypoint[1] !== 'bin/orchard.mjs' || entrypoint.length !== 2)
+  ) {
     problems.push(`Dockerfile: ENTRYPOINT is not node bin/orchard.mjs: ${JSON.stringify(entrypoint)}`);
   }
   const script = entrypoint[1];
-  if (script && !existsSync(path.join(root, script))) problems.push(`Dockerfile: ENTRYPOINT runs ${script}, which does not exist`);
+  if (script && !existsSync(path.join(root, script)))
+    problems.push(`Dockerfile: ENTRYPOINT runs ${script}, which does not exist`);
   const from = steps.find((s) => s.op === 'FROM')?.args ?? '';
-  if (!/^node:20\.\d+(\.\d+)?-slim(\s|$)/.test(from)) problems.push(`Dockerfile: base image is not node:20.<minor>-slim: ${from}`);
-  if (!steps.some((s) => s.op === 'RUN' && /\bnpm ci\b.*--omit=dev/.test(s.args))) problems.push('Dockerfile: no `npm ci --omit=dev`');
+  if (!/^node:20\.\d+(\.\d+)?-slim(\s|$)/.test(from))
+    problems.push(`Dockerfile: base image is not node:20.<minor>-slim: ${from}`);
+  if (!steps.some((s) => s.op === 'RUN' && /\bnpm ci\b.*--omit=dev/.test(s.args)))
+    problems.push('Dockerfile: no `npm ci --omit=dev`');
   const users = steps.filter((s) => s.op === 'USER');
   if (users.at(-1)?.args !== 'node') problems.push('Dockerfile: does not run as USER node');
   return problems;
@@ -403,7 +437,10 @@ function dockerfileProblems(text: string): string[] {
 // ---------------------------------------------------------------------------------------------
 
 function expectProblem(problems: string[], fragment: string): void {
-  assert.ok(problems.some((p) => p.includes(fragment)), `expected a problem containing "${fragment}", got ${JSON.stringify(problems)}`);
+  assert.ok(
+    problems.some((p) => p.includes(fragment)),
+    `expected a problem containing "${fragment}", got ${JSON.stringify(problems)}`,
+  );
 }
 
 const test = suite('compose.yaml and Dockerfile');
@@ -412,8 +449,18 @@ const entrypoint = dockerEntrypoint(dockerfileText);
 const doc = loadCompose();
 
 test('the stack has eventstore, postgres, redis, the three services of ours, the runner and the updater sidecar', () => {
-  assert.equal(ours(doc).map(([n]) => n).sort(), ['chat', 'orch', 'registry', 'runner', 'updater']);
-  assert.equal(theirs(doc).map(([n]) => n).sort(), ['eventstore', 'postgres', 'redis']);
+  assert.equal(
+    ours(doc)
+      .map(([n]) => n)
+      .sort(),
+    ['chat', 'orch', 'registry', 'runner', 'updater'],
+  );
+  assert.equal(
+    theirs(doc)
+      .map(([n]) => n)
+      .sort(),
+    ['eventstore', 'postgres', 'redis'],
+  );
 });
 
 test('every environment variable of our services is in ENV_VARS', () => {
@@ -493,12 +540,42 @@ test('each service of ours runs `orchard serve <orch|chat|registry>`', () => {
 test('the runner talks HTTP to orch with its own key, with no database, once orch is healthy', () => {
   assert.equal(runnerProblems(doc), []);
   const cases: [(d: ComposeDoc) => void, string][] = [
-    [(d) => { (d.services.runner!.environment as Obj).DATABASE_URL = 'postgres://x@postgres/x'; }, 'runner: sets DATABASE_URL'],
-    [(d) => { delete (d.services.runner!.environment as Obj).ORCH_RUNNER_API_KEY; }, 'runner: ORCH_RUNNER_API_KEY unset'],
-    [(d) => { (d.services.runner!.environment as Obj).ORCH_RUNNER_SERVER_URL = 'http://chat:8585'; }, 'runner: ORCH_RUNNER_SERVER_URL does not name orch'],
-    [(d) => { d.services.runner!.depends_on = ['orch']; }, 'runner: does not wait for orch'],
-    [(d) => { d.services.runner!.ports = ['127.0.0.1:9000:9000']; }, 'runner: publishes ports'],
-    [(d) => { delete d.services.runner; }, 'stack: 0 services run `orchard serve runner`'],
+    [
+      (d) => {
+        (d.services.runner!.environment as Obj).DATABASE_URL = 'postgres://x@postgres/x';
+      },
+      'runner: sets DATABASE_URL',
+    ],
+    [
+      (d) => {
+        delete (d.services.runner!.environment as Obj).ORCH_RUNNER_API_KEY;
+      },
+      'runner: ORCH_RUNNER_API_KEY unset',
+    ],
+    [
+      (d) => {
+        (d.services.runner!.environment as Obj).ORCH_RUNNER_SERVER_URL = 'http://chat:8585';
+      },
+      'runner: ORCH_RUNNER_SERVER_URL does not name orch',
+    ],
+    [
+      (d) => {
+        d.services.runner!.depends_on = ['orch'];
+      },
+      'runner: does not wait for orch',
+    ],
+    [
+      (d) => {
+        d.services.runner!.ports = ['127.0.0.1:9000:9000'];
+      },
+      'runner: publishes ports',
+    ],
+    [
+      (d) => {
+        delete d.services.runner;
+      },
+      'stack: 0 services run `orchard serve runner`',
+    ],
   ];
   for (const [mutate, fragment] of cases) {
     const bad = clone(doc);
@@ -555,7 +632,10 @@ test('listen addresses parse with parseListen and match the published ports', ()
 
 test('ports are published on 127.0.0.1 only', () => {
   assert.equal(portProblems(doc), []);
-  assert.ok(Object.values(doc.services).some((s) => publishedPorts(s).length > 0), 'something is published');
+  assert.ok(
+    Object.values(doc.services).some((s) => publishedPorts(s).length > 0),
+    'something is published',
+  );
   assert.equal(publishedPorts({ ports: ['127.0.0.1:8585:8585/tcp', '[::1]:80:8080', 8400, '9000'] }), [
     { hostIp: '127.0.0.1', published: '8585', target: 8585 },
     { hostIp: '::1', published: '80', target: 8080 },
@@ -606,12 +686,19 @@ test('*_FILE variables name compose secrets backed by files under ./secrets/', (
   assert.equal(secretProblems(doc), []);
   assert.is(environment(doc.services.orch!).get('ADMIN_API_KEY_FILE'), '/run/secrets/admin_api_key');
   for (const [name] of servers(doc)) {
-    assert.is(environment(doc.services[name]!).get('ORCH_SECRET_KEY_FILE'), '/run/secrets/orch_secret_key', `${name} shares the sealing key`);
+    assert.is(
+      environment(doc.services[name]!).get('ORCH_SECRET_KEY_FILE'),
+      '/run/secrets/orch_secret_key',
+      `${name} shares the sealing key`,
+    );
   }
 
   const unmounted = clone(doc);
   (unmounted.services.chat!.environment as Obj).ADMIN_API_KEY_FILE = '/run/secrets/admin_api_key';
-  expectProblem(secretProblems(unmounted), 'chat: ADMIN_API_KEY_FILE=/run/secrets/admin_api_key is not a secret mounted');
+  expectProblem(
+    secretProblems(unmounted),
+    'chat: ADMIN_API_KEY_FILE=/run/secrets/admin_api_key is not a secret mounted',
+  );
 
   const undeclared = clone(doc);
   delete undeclared.secrets!.admin_api_key;
@@ -633,8 +720,14 @@ test('the Dockerfile runs bin/orchard.mjs as node from node:20.<minor>-slim', ()
     assert.is.not(mutated, dockerfileText, `mutation ${from} applies`);
     return dockerfileProblems(mutated);
   };
-  expectProblem(swap(/^ENTRYPOINT .*$/m, 'ENTRYPOINT ["node", "bin/missing.mjs"]'), 'bin/missing.mjs, which does not exist');
-  expectProblem(swap(/^ENTRYPOINT .*$/m, 'ENTRYPOINT ["npx", "tsx", "infra/cli.ts"]'), 'ENTRYPOINT is not node bin/orchard.mjs');
+  expectProblem(
+    swap(/^ENTRYPOINT .*$/m, 'ENTRYPOINT ["node", "bin/missing.mjs"]'),
+    'bin/missing.mjs, which does not exist',
+  );
+  expectProblem(
+    swap(/^ENTRYPOINT .*$/m, 'ENTRYPOINT ["npx", "tsx", "infra/cli.ts"]'),
+    'ENTRYPOINT is not node bin/orchard.mjs',
+  );
   expectProblem(swap(/^ENTRYPOINT .*$/m, 'ENTRYPOINT node bin/orchard.mjs'), 'ENTRYPOINT is not in exec form');
   expectProblem(swap(/^ENTRYPOINT .*$/m, ''), 'Dockerfile has no ENTRYPOINT');
   expectProblem(swap(/^FROM .*$/m, 'FROM node:20-slim'), 'base image is not node:20.<minor>-slim');
@@ -645,19 +738,29 @@ test('the Dockerfile runs bin/orchard.mjs as node from node:20.<minor>-slim', ()
 
 test('runtime dependencies suffice: tsx and esbuild are dependencies, typescript dev-only', () => {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>; devDependencies: Record<string, string>;
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
   };
   assert.ok(pkg.dependencies.tsx, 'bin/orchard.mjs loads tsx at run time when the sources are not bundled');
-  assert.ok(readFileSync(path.join(root, 'bin/orchard.mjs'), 'utf8').includes("'tsx/esm/api'"), 'bin/orchard.mjs registers tsx');
+  assert.ok(
+    readFileSync(path.join(root, 'bin/orchard.mjs'), 'utf8').includes("'tsx/esm/api'"),
+    'bin/orchard.mjs registers tsx',
+  );
   // The image bundles its sources at build time (after `npm ci --omit=dev`).
   assert.ok(pkg.dependencies.esbuild, '`orchard release bundle` needs esbuild in the image');
-  assert.match(readFileSync(path.join(root, 'Dockerfile'), 'utf8'), /^RUN node bin\/orchard\.mjs release bundle \/app$/m);
+  assert.match(
+    readFileSync(path.join(root, 'Dockerfile'), 'utf8'),
+    /^RUN node bin\/orchard\.mjs release bundle \/app$/m,
+  );
   assert.not.ok(pkg.dependencies.typescript, 'typescript stays out of the image');
 });
 
 test('.dockerignore keeps host state, secrets, tests and bench out of the image', () => {
   const ignored = new Set(
-    readFileSync(path.join(root, '.dockerignore'), 'utf8').split(/\r?\n/).map((l) => l.trim().replace(/^\/|\/$/g, '')).filter((l) => l && !l.startsWith('#')),
+    readFileSync(path.join(root, '.dockerignore'), 'utf8')
+      .split(/\r?\n/)
+      .map((l) => l.trim().replace(/^\/|\/$/g, ''))
+      .filter((l) => l && !l.startsWith('#')),
   );
   for (const entry of ['node_modules', 'data', '.git', 'tests', 'bench', 'secrets', '.env']) {
     assert.ok(ignored.has(entry), `.dockerignore lists ${entry}`);

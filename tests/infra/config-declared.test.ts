@@ -35,7 +35,9 @@ const test = suite('config: every variable read is declared');
 
 test('the scan sees each spelling of a read', () => {
   assert.equal(
-    reads(`process.env.ONE; process.env['TWO']; env.THREE; env["FOUR"]; options.env.FIVE; env.lower; process.env[name]; environment.SIX`),
+    reads(
+      `process.env.ONE; process.env['TWO']; env.THREE; env["FOUR"]; options.env.FIVE; env.lower; process.env[name]; environment.SIX`,
+    ),
     ['ONE', 'TWO', 'THREE', 'FOUR', 'FIVE'],
   );
 });
@@ -47,7 +49,8 @@ test('every UPPER_CASE variable read in api, domain, infra, main, projections, c
     for (const file of sources(path.join(root, dir))) {
       for (const name of reads(readFileSync(file, 'utf8'))) {
         seen++;
-        if (!Object.hasOwn(ENV_VARS, name) && !SYSTEM_VARS.has(name)) undeclared.push(`${path.relative(root, file)}: ${name}`);
+        if (!Object.hasOwn(ENV_VARS, name) && !SYSTEM_VARS.has(name))
+          undeclared.push(`${path.relative(root, file)}: ${name}`);
       }
     }
   }

@@ -25,29 +25,55 @@ function refusal(env: Record<string, string>): ConfigError {
 }
 
 test('a bad integer: one line naming the variable and the value', () => {
-  assert.is(refusal({ ORCH_RUNNER_CONCURRENCY: 'abc' }).message, 'ORCH_RUNNER_CONCURRENCY: expected a positive integer, got "abc"');
-  assert.is(refusal({ ORCH_TRUSTED_PROXY_HOPS: '-1' }).message, 'ORCH_TRUSTED_PROXY_HOPS: expected a whole number (0 or more), got "-1"');
+  assert.is(
+    refusal({ ORCH_RUNNER_CONCURRENCY: 'abc' }).message,
+    'ORCH_RUNNER_CONCURRENCY: expected a positive integer, got "abc"',
+  );
+  assert.is(
+    refusal({ ORCH_TRUSTED_PROXY_HOPS: '-1' }).message,
+    'ORCH_TRUSTED_PROXY_HOPS: expected a whole number (0 or more), got "-1"',
+  );
 });
 
 test('a bad choice: CHATSVC_REGISTRATION names the accepted values', () => {
-  assert.is(refusal({ CHATSVC_REGISTRATION: 'sometimes' }).message, 'CHATSVC_REGISTRATION: expected open, invite or closed, got "sometimes"');
+  assert.is(
+    refusal({ CHATSVC_REGISTRATION: 'sometimes' }).message,
+    'CHATSVC_REGISTRATION: expected open, invite or closed, got "sometimes"',
+  );
   assert.is(loadConfig({ CHATSVC_REGISTRATION: ' Invite ' }).chat.registration, 'invite');
 });
 
 test('a bad listen address: ORCH_LISTEN', () => {
-  assert.is(refusal({ ORCH_LISTEN: 'localhost' }).message, 'ORCH_LISTEN: expected a listen address (host:port), got "localhost"');
+  assert.is(
+    refusal({ ORCH_LISTEN: 'localhost' }).message,
+    'ORCH_LISTEN: expected a listen address (host:port), got "localhost"',
+  );
 });
 
 test('a bad hex key: ORCH_INTEGRATION_ENCRYPTION_KEY, given directly or through its file', () => {
-  assert.is(refusal({ ORCH_INTEGRATION_ENCRYPTION_KEY: 'abc' }).message, 'ORCH_INTEGRATION_ENCRYPTION_KEY: expected exactly 64 hex characters (32 bytes), got 3 characters');
+  assert.is(
+    refusal({ ORCH_INTEGRATION_ENCRYPTION_KEY: 'abc' }).message,
+    'ORCH_INTEGRATION_ENCRYPTION_KEY: expected exactly 64 hex characters (32 bytes), got 3 characters',
+  );
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'orchard-config-')), 'key');
   writeFileSync(file, 'zz\n');
-  assert.is(refusal({ ORCH_INTEGRATION_ENCRYPTION_KEY_FILE: file }).message, 'ORCH_INTEGRATION_ENCRYPTION_KEY: expected exactly 64 hex characters (32 bytes), got 2 characters');
-  assert.is(refusal({ ADMIN_API_KEY_FILE: '/nonexistent/admin.key' }).message, 'ADMIN_API_KEY_FILE: names a file that does not exist: /nonexistent/admin.key');
+  assert.is(
+    refusal({ ORCH_INTEGRATION_ENCRYPTION_KEY_FILE: file }).message,
+    'ORCH_INTEGRATION_ENCRYPTION_KEY: expected exactly 64 hex characters (32 bytes), got 2 characters',
+  );
+  assert.is(
+    refusal({ ADMIN_API_KEY_FILE: '/nonexistent/admin.key' }).message,
+    'ADMIN_API_KEY_FILE: names a file that does not exist: /nonexistent/admin.key',
+  );
 });
 
 test('several bad values: every one listed, one line each, in declaration order', () => {
-  const error = refusal({ ORCH_RUNNER_CONCURRENCY: '0', CHATSVC_REGISTRATION: 'x', ORCH_LLM_PROVIDER: 'gpt', DATABASE_POOL_SIZE: '1.5' });
+  const error = refusal({
+    ORCH_RUNNER_CONCURRENCY: '0',
+    CHATSVC_REGISTRATION: 'x',
+    ORCH_LLM_PROVIDER: 'gpt',
+    DATABASE_POOL_SIZE: '1.5',
+  });
   assert.equal(error.problems, [
     'DATABASE_POOL_SIZE: expected a positive integer, got "1.5"',
     'CHATSVC_REGISTRATION: expected open, invite or closed, got "x"',

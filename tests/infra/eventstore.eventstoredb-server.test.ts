@@ -7,8 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import grpc from '@grpc/grpc-js';
 import {
-  EventStoreDBClient, MaxAppendSizeExceededError, NO_STREAM, START, UnavailableError, binaryEvent, streamNameFilter,
-  type AllStreamSubscription, type Position as EsdbPosition,
+  EventStoreDBClient,
+  MaxAppendSizeExceededError,
+  NO_STREAM,
+  START,
+  UnavailableError,
+  binaryEvent,
+  streamNameFilter,
+  type AllStreamSubscription,
+  type Position as EsdbPosition,
 } from '@eventstore/db-client';
 import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
 import streamsPb from '@eventstore/db-client/generated/streams_pb.js';
@@ -22,7 +29,10 @@ import { event } from './eventstore.contract.ts';
 
 const bytes = (n: number) => new Uint8Array(n).fill(120);
 
-async function withDouble<T>(options: EsdbTestServerOptions, body: (client: EventStoreDBClient, store: EventStoreDbEventStore, url: string) => Promise<T>): Promise<T> {
+async function withDouble<T>(
+  options: EsdbTestServerOptions,
+  body: (client: EventStoreDBClient, store: EventStoreDbEventStore, url: string) => Promise<T>,
+): Promise<T> {
   const server = await startEsdbTestServer({ statsIntervalMs: 0, ...options });
   const client = EventStoreDBClient.connectionString(server.url);
   const store = new EventStoreDbEventStore(server.url);
@@ -71,7 +81,12 @@ for (const serverFeatures of [true, false]) {
     await withDouble({ serverFeatures, maxAppendSize: 1000, sizeRule: 'data-only' }, async (client) => {
       const s = `size-${randomUUID()}`;
       await client.appendToStream(s, binaryEvent({ type: 'T'.repeat(60), data: bytes(600), metadata: bytes(300) }));
-      const error = await rejection(client.appendToStream(s, [binaryEvent({ type: 'T', data: bytes(600) }), binaryEvent({ type: 'T', data: bytes(401) })]));
+      const error = await rejection(
+        client.appendToStream(s, [
+          binaryEvent({ type: 'T', data: bytes(600) }),
+          binaryEvent({ type: 'T', data: bytes(401) }),
+        ]),
+      );
       assert.instance(error, MaxAppendSizeExceededError);
     });
   });
@@ -79,7 +94,12 @@ for (const serverFeatures of [true, false]) {
   test('the per-event limit (MaxAppendEventSize) refuses the append, nothing written', async () => {
     await withDouble({ serverFeatures, maxAppendSize: 10_000, maxAppendEventSize: 500 }, async (client, store) => {
       const s = `event-size-${randomUUID()}`;
-      const error = await rejection(client.appendToStream(s, [binaryEvent({ type: 'T', data: bytes(100) }), binaryEvent({ type: 'T', data: bytes(600) })]));
+      const error = await rejection(
+        client.appendToStream(s, [
+          binaryEvent({ type: 'T', data: bytes(100) }),
+          binaryEvent({ type: 'T', data: bytes(600) }),
+        ]),
+      );
       assert.ok(error instanceof Error);
       assert.not.instance(error, MaxAppendSizeExceededError);
       assert.equal(await store.readStream(s), []);
@@ -102,7 +122,10 @@ for (const serverFeatures of [true, false]) {
       // `any` asks only the cache, which forgot them: written again.
       const late = await store.append(s, batch, { expected: 'any' });
       assert.is(late.nextExpectedRevision, 3n);
-      assert.equal((await store.readStream(s)).map((e) => e.type), ['A', 'B', 'A', 'B']);
+      assert.equal(
+        (await store.readStream(s)).map((e) => e.type),
+        ['A', 'B', 'A', 'B'],
+      );
     });
   });
 
@@ -123,13 +146,17 @@ for (const serverFeatures of [true, false]) {
     try {
       const [a, b, c] = [`a-${randomUUID()}`, `b-${randomUUID()}`, `c-${randomUUID()}`];
       server.faults.failAppend = (stream) => stream === b;
-      const error = await rejection(store.appendMany([a, b, c].map((stream) => ({ stream, events: [event()], expected: 'no_stream' as const }))));
+      const error = await rejection(
+        store.appendMany([a, b, c].map((stream) => ({ stream, events: [event()], expected: 'no_stream' as const }))),
+      );
       assert.instance(error, UnavailableError);
       assert.is((await store.readStream(a)).length, 1, 'the streams before it are written');
       assert.equal(await store.readStream(b), []);
       assert.equal(await store.readStream(c), [], 'the sequence stopped');
       server.faults.failAppend = undefined;
-      const outcomes = await store.appendMany([a, b, c].map((stream) => ({ stream, events: [event()], expected: 'any' as const })));
+      const outcomes = await store.appendMany(
+        [a, b, c].map((stream) => ({ stream, events: [event()], expected: 'any' as const })),
+      );
       assert.ok(outcomes.every((o) => o.ok));
       assert.is(server.counters[serverFeatures ? 'append' : 'batchAppend'], 0);
     } finally {
@@ -143,44 +170,64 @@ for (const serverFeatures of [true, false]) {
 
 const raw = suite('esdb double: required metadata (raw gRPC, as a client other than ours could send it)');
 
-raw('Append: a message without content-type is refused INVALID_ARGUMENT, missing-required-metadata-property', async () => {
-  const server = await startEsdbTestServer({ statsIntervalMs: 0 });
-  const client = new streamsGrpc.StreamsClient(server.url.replace(/^esdb:\/\/|\?.*$/g, ''), grpc.credentials.createInsecure());
-  try {
-    const stream = `raw-${randomUUID()}`;
-    const error = await new Promise<grpc.ServiceError>((resolve) => {
-      const call = client.append((e) => resolve(e!));
-      const options = new streamsPb.AppendReq.Options()
-        .setStreamIdentifier(new sharedPb.StreamIdentifier().setStreamName(Buffer.from(stream)))
-        .setAny(new sharedPb.Empty());
-      call.write(new streamsPb.AppendReq().setOptions(options));
-      const message = new streamsPb.AppendReq.ProposedMessage().setId(new sharedPb.UUID().setString(randomUUID())).setData(bytes(3));
-      message.getMetadataMap().set('type', 'NoContentType');
-      call.write(new streamsPb.AppendReq().setProposedMessage(message));
-      call.end();
-    });
-    assert.is(error.code, grpc.status.INVALID_ARGUMENT);
-    assert.equal(error.metadata.get('exception'), ['missing-required-metadata-property']);
-    assert.ok(error.details.includes("'content-type'"));
-  } finally {
-    client.close();
-    await server.stop();
-  }
-});
+raw(
+  'Append: a message without content-type is refused INVALID_ARGUMENT, missing-required-metadata-property',
+  async () => {
+    const server = await startEsdbTestServer({ statsIntervalMs: 0 });
+    const client = new streamsGrpc.StreamsClient(
+      server.url.replace(/^esdb:\/\/|\?.*$/g, ''),
+      grpc.credentials.createInsecure(),
+    );
+    try {
+      const stream = `raw-${randomUUID()}`;
+      const error = await new Promise<grpc.ServiceError>((resolve) => {
+        const call = client.append((e) => resolve(e!));
+        const options = new streamsPb.AppendReq.Options()
+          .setStreamIdentifier(new sharedPb.StreamIdentifier().setStreamName(Buffer.from(stream)))
+          .setAny(new sharedPb.Empty());
+        call.write(new streamsPb.AppendReq().setOptions(options));
+        const message = new streamsPb.AppendReq.ProposedMessage()
+          .setId(new sharedPb.UUID().setString(randomUUID()))
+          .setData(bytes(3));
+        message.getMetadataMap().set('type', 'NoContentType');
+        call.write(new streamsPb.AppendReq().setProposedMessage(message));
+        call.end();
+      });
+      assert.is(error.code, grpc.status.INVALID_ARGUMENT);
+      assert.equal(error.metadata.get('exception'), ['missing-required-metadata-property']);
+      assert.ok(error.details.includes("'content-type'"));
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  },
+);
 
 raw('BatchAppend: a message without type is answered, for its correlation, with a BadRequest status', async () => {
   const server = await startEsdbTestServer({ statsIntervalMs: 0 });
-  const client = new streamsGrpc.StreamsClient(server.url.replace(/^esdb:\/\/|\?.*$/g, ''), grpc.credentials.createInsecure());
+  const client = new streamsGrpc.StreamsClient(
+    server.url.replace(/^esdb:\/\/|\?.*$/g, ''),
+    grpc.credentials.createInsecure(),
+  );
   try {
     const call = client.batchAppend();
     const answered = new Promise<streamsPb.BatchAppendResp>((resolve) => call.once('data', resolve));
     call.on('error', () => {});
     const correlation = new sharedPb.UUID().setString(randomUUID());
-    const options = new streamsPb.BatchAppendReq.Options()
-      .setStreamIdentifier(new sharedPb.StreamIdentifier().setStreamName(Buffer.from(`raw-${randomUUID()}`)));
-    const message = new streamsPb.BatchAppendReq.ProposedMessage().setId(new sharedPb.UUID().setString(randomUUID())).setData(bytes(3));
+    const options = new streamsPb.BatchAppendReq.Options().setStreamIdentifier(
+      new sharedPb.StreamIdentifier().setStreamName(Buffer.from(`raw-${randomUUID()}`)),
+    );
+    const message = new streamsPb.BatchAppendReq.ProposedMessage()
+      .setId(new sharedPb.UUID().setString(randomUUID()))
+      .setData(bytes(3));
     message.getMetadataMap().set('content-type', 'application/octet-stream');
-    call.write(new streamsPb.BatchAppendReq().setCorrelationId(correlation).setOptions(options).setProposedMessagesList([message]).setIsFinal(true));
+    call.write(
+      new streamsPb.BatchAppendReq()
+        .setCorrelationId(correlation)
+        .setOptions(options)
+        .setProposedMessagesList([message])
+        .setIsFinal(true),
+    );
     const resp = await answered;
     call.end();
     assert.is(resp.getCorrelationId()?.getString(), correlation.getString());
@@ -211,40 +258,53 @@ versions.run();
 
 const protocol = suite('esdb double: the subscription protocol, through the official client');
 
-protocol('a filtered $all subscription: confirmation, Checkpoints every interval × window considered events, CaughtUp, then live', async () => {
-  await withDouble({}, async (client) => {
-    const prefix = `chk${randomUUID().slice(0, 8)}-`;
-    for (let i = 0; i < 20; i++) await client.appendToStream(`noise-${randomUUID()}`, binaryEvent({ type: 'Noise', data: bytes(1) }));
-    await client.appendToStream(`${prefix}1`, binaryEvent({ type: 'Mine', data: bytes(1) }));
+protocol(
+  'a filtered $all subscription: confirmation, Checkpoints every interval × window considered events, CaughtUp, then live',
+  async () => {
+    await withDouble({}, async (client) => {
+      const prefix = `chk${randomUUID().slice(0, 8)}-`;
+      for (let i = 0; i < 20; i++)
+        await client.appendToStream(`noise-${randomUUID()}`, binaryEvent({ type: 'Noise', data: bytes(1) }));
+      await client.appendToStream(`${prefix}1`, binaryEvent({ type: 'Mine', data: bytes(1) }));
 
-    const checkpoints: EsdbPosition[] = [];
-    const seen: string[] = [];
-    const subscription: AllStreamSubscription = client.subscribeToAll({
-      fromPosition: START,
-      filter: streamNameFilter({ prefixes: [prefix], maxSearchWindow: 4, checkpointInterval: 2, checkpointReached: (_s, p) => void checkpoints.push(p) }),
-    });
-    let confirmed = false;
-    const caughtUp = new Promise<number>((resolve) => subscription.once('caughtUp', () => resolve(seen.length)));
-    subscription.once('confirmation', () => (confirmed = true));
-    const live = new Promise<void>((resolve) => {
-      subscription.on('data', (resolved) => {
-        seen.push(resolved.event!.streamId);
-        if (seen.length === 2) resolve();
+      const checkpoints: EsdbPosition[] = [];
+      const seen: string[] = [];
+      const subscription: AllStreamSubscription = client.subscribeToAll({
+        fromPosition: START,
+        filter: streamNameFilter({
+          prefixes: [prefix],
+          maxSearchWindow: 4,
+          checkpointInterval: 2,
+          checkpointReached: (_s, p) => void checkpoints.push(p),
+        }),
       });
-    });
-    assert.is(await caughtUp, 1, 'caught up after the one catch-up event');
-    assert.ok(confirmed);
-    const duringCatchUp = checkpoints.length;
-    assert.ok(duringCatchUp >= 2, `${duringCatchUp} checkpoints over ${20 + 7} considered events (window 4 × interval 2)`);
-    for (let i = 1; i < checkpoints.length; i++) assert.ok(checkpoints[i - 1]!.commit <= checkpoints[i]!.commit);
+      let confirmed = false;
+      const caughtUp = new Promise<number>((resolve) => subscription.once('caughtUp', () => resolve(seen.length)));
+      subscription.once('confirmation', () => (confirmed = true));
+      const live = new Promise<void>((resolve) => {
+        subscription.on('data', (resolved) => {
+          seen.push(resolved.event!.streamId);
+          if (seen.length === 2) resolve();
+        });
+      });
+      assert.is(await caughtUp, 1, 'caught up after the one catch-up event');
+      assert.ok(confirmed);
+      const duringCatchUp = checkpoints.length;
+      assert.ok(
+        duringCatchUp >= 2,
+        `${duringCatchUp} checkpoints over ${20 + 7} considered events (window 4 × interval 2)`,
+      );
+      for (let i = 1; i < checkpoints.length; i++) assert.ok(checkpoints[i - 1]!.commit <= checkpoints[i]!.commit);
 
-    for (let i = 0; i < 10; i++) await client.appendToStream(`noise-${randomUUID()}`, binaryEvent({ type: 'Noise', data: bytes(1) }));
-    await client.appendToStream(`${prefix}2`, binaryEvent({ type: 'Mine', data: bytes(1) }));
-    await live;
-    assert.equal(seen, [`${prefix}1`, `${prefix}2`]);
-    assert.ok(checkpoints.length > duringCatchUp, 'checkpoints continue live');
-    await subscription.unsubscribe();
-  });
-});
+      for (let i = 0; i < 10; i++)
+        await client.appendToStream(`noise-${randomUUID()}`, binaryEvent({ type: 'Noise', data: bytes(1) }));
+      await client.appendToStream(`${prefix}2`, binaryEvent({ type: 'Mine', data: bytes(1) }));
+      await live;
+      assert.equal(seen, [`${prefix}1`, `${prefix}2`]);
+      assert.ok(checkpoints.length > duringCatchUp, 'checkpoints continue live');
+      await subscription.unsubscribe();
+    });
+  },
+);
 
 protocol.run();

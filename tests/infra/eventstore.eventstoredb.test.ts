@@ -29,22 +29,41 @@ async function againstDouble(serverFeatures: boolean): Promise<Target> {
   // Stats every 200 ms: system events land between ours all through the run, as on a node.
   const server = await startEsdbTestServer({ maxAppendSize: MAX_APPEND_SIZE, serverFeatures, statsIntervalMs: 200 });
   const store = new EventStoreDbEventStore(server.url);
-  return { store, server, cleanup: async () => { await store.close(); await server.stop(); } };
+  return {
+    store,
+    server,
+    cleanup: async () => {
+      await store.close();
+      await server.stop();
+    },
+  };
 }
 
 const live = process.env.EVENTSTORE_URL;
 const targets: { name: string; make: () => Promise<Target> }[] = [
-  ...paths.map((p) => ({ name: `in-process gRPC test double, ${p.name}`, make: () => againstDouble(p.serverFeatures) })),
-  ...(live ? [{ name: 'live server', make: async (): Promise<Target> => {
-    const store = new EventStoreDbEventStore(live);
-    return { store, cleanup: () => store.close() };
-  } }] : []),
+  ...paths.map((p) => ({
+    name: `in-process gRPC test double, ${p.name}`,
+    make: () => againstDouble(p.serverFeatures),
+  })),
+  ...(live
+    ? [
+        {
+          name: 'live server',
+          make: async (): Promise<Target> => {
+            const store = new EventStoreDbEventStore(live);
+            return { store, cleanup: () => store.close() };
+          },
+        },
+      ]
+    : []),
 ];
 
 for (const target of targets) eventStoreContract(`eventstoredb (${target.name})`, target.make);
 
 for (const target of targets) {
-  const test = suite<{ target: Target; store: EventStoreDbEventStore }>(`eventstore eventstoredb only (${target.name})`);
+  const test = suite<{ target: Target; store: EventStoreDbEventStore }>(
+    `eventstore eventstoredb only (${target.name})`,
+  );
   test.before(async (ctx) => {
     ctx.target = await target.make();
     ctx.store = ctx.target.store as EventStoreDbEventStore;
@@ -73,7 +92,9 @@ for (const target of targets) {
     assert.not.ok(later.some((e) => e.stream.startsWith('$') || e.type.startsWith('$')));
   });
 
-  test('the whole log read from the start holds none of the node\'s own events ($users, $user-*, $stats-*, …)', async ({ store }) => {
+  test("the whole log read from the start holds none of the node's own events ($users, $user-*, $stats-*, …)", async ({
+    store,
+  }) => {
     const category = `whole${randomUUID().slice(0, 8)}`;
     await store.append(`${category}-1`, [event('Mine')], { expected: 'no_stream' });
     await new Promise((r) => setTimeout(r, 450)); // on the double, two more `$stats-*` events meanwhile
@@ -88,26 +109,42 @@ for (const target of targets) {
     assert.ok(all.some((e) => e.stream === `${category}-1`));
     assert.not.ok(all.some((e) => e.stream.startsWith('$') || e.type.startsWith('$')));
     const head = await store.headPosition();
-    assert.is(comparePositions(head!, all.at(-1)!.position), 0, 'the head is the newest of our events, not a later system event');
+    assert.is(
+      comparePositions(head!, all.at(-1)!.position),
+      0,
+      'the head is the newest of our events, not a later system event',
+    );
   });
 
-  test('positions: each event of an append has its own, commit == prepare; the result is the last one\'s', async ({ store }) => {
+  test("positions: each event of an append has its own, commit == prepare; the result is the last one's", async ({
+    store,
+  }) => {
     const s = `pos-${randomUUID()}`;
     const result = await store.append(s, [event('A'), event('B'), event('C')], { expected: 'no_stream' });
     const read = await store.readStream(s);
     for (const e of read) assert.is(e.position.commit, e.position.prepare);
     assert.is(new Set(read.map((e) => e.position.commit)).size, 3);
-    assert.ok(comparePositions(read[0]!.position, read[1]!.position) < 0 && comparePositions(read[1]!.position, read[2]!.position) < 0);
+    assert.ok(
+      comparePositions(read[0]!.position, read[1]!.position) < 0 &&
+        comparePositions(read[1]!.position, read[2]!.position) < 0,
+    );
     assert.is(comparePositions(result.position, read[2]!.position), 0);
     assert.is(result.position.commit, result.position.prepare);
   });
 
-  test('an append above the maximum append size is refused whole, with the size in the error', async ({ store, target: t }) => {
+  test('an append above the maximum append size is refused whole, with the size in the error', async ({
+    store,
+    target: t,
+  }) => {
     const s = `big-${randomUUID()}`;
     const tooBig = 'x'.repeat(MAX_APPEND_SIZE / 2);
     let error: unknown;
     try {
-      await store.append(s, [event('Half', { x: tooBig }), event('Half', { x: tooBig }), event('Half', { x: tooBig })], { expected: 'no_stream' });
+      await store.append(
+        s,
+        [event('Half', { x: tooBig }), event('Half', { x: tooBig }), event('Half', { x: tooBig })],
+        { expected: 'no_stream' },
+      );
     } catch (e) {
       error = e;
     }
@@ -117,10 +154,15 @@ for (const target of targets) {
     assert.equal(await store.readStream(s), []);
   });
 
-  test('conflicts on this write path map to our WrongExpectedRevisionError, which the command runner retries on', async ({ store }) => {
+  test('conflicts on this write path map to our WrongExpectedRevisionError, which the command runner retries on', async ({
+    store,
+  }) => {
     const s = `wev-${randomUUID()}`;
     await store.append(s, [event()], { expected: 'no_stream' });
-    for (const [expected, actual] of [['no_stream', 0n], [3n, 0n]] as const) {
+    for (const [expected, actual] of [
+      ['no_stream', 0n],
+      [3n, 0n],
+    ] as const) {
       try {
         await store.append(s, [event()], { expected });
         assert.unreachable('a conflict');
@@ -132,7 +174,9 @@ for (const target of targets) {
   });
 
   if (target.name.includes('double')) {
-    test('countAfter filters on the server: of many events, only the matching ones cross the wire', async ({ target: t }) => {
+    test('countAfter filters on the server: of many events, only the matching ones cross the wire', async ({
+      target: t,
+    }) => {
       const type = `Wire${randomUUID().replace(/-/g, '')}`;
       const s = `wire-${randomUUID()}`;
       const noise = () => Array.from({ length: 1000 }, () => event('Noise'));
@@ -143,7 +187,7 @@ for (const target of targets) {
       assert.is(t.server!.counters.eventsSent - before, 3);
     });
 
-    test('the client takes the write path the server\'s features name', async ({ target: t }) => {
+    test("the client takes the write path the server's features name", async ({ target: t }) => {
       const before = { ...t.server!.counters };
       await t.store.append(`path-${randomUUID()}`, [event()], { expected: 'no_stream' });
       const batch = t.server!.counters.batchAppend - before.batchAppend;

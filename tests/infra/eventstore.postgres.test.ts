@@ -11,10 +11,18 @@ import { event, eventStoreContract, readAllPages, take } from './eventstore.cont
 eventStoreContract('postgres', async () => {
   const db = await freshDatabase('contract_pg');
   const store = new PostgresEventStore(db.pool, db.url);
-  return { store, cleanup: async () => { await store.close(); await db.drop(); } };
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
 });
 
-const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('eventstore postgres: late commits and immutability');
+const test = suite<{ db: TestDatabase; store: PostgresEventStore }>(
+  'eventstore postgres: late commits and immutability',
+);
 test.before(async (ctx) => {
   ctx.db = await freshDatabase('pg_specific');
   ctx.store = new PostgresEventStore(ctx.db.pool, ctx.db.url);
@@ -33,7 +41,10 @@ async function openClient(url: string): Promise<pg.Client> {
 const INSERT = `INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
   VALUES ($1, 0, $2, $3, '{}', '{"actor":{"kind":"system","id":null},"schema":1}') RETURNING position`;
 
-test('two appends committing in the opposite order of their positions: a subscriber sees both, once each, in order', async ({ db, store }) => {
+test('two appends committing in the opposite order of their positions: a subscriber sees both, once each, in order', async ({
+  db,
+  store,
+}) => {
   const category = `late${randomUUID().slice(0, 8)}`;
   const sub = store.subscribe({ after: 'start', filter: { streamPrefixes: [`${category}-`] } });
   const collecting = take(sub, 2, 8000);
@@ -54,7 +65,10 @@ test('two appends committing in the opposite order of their positions: a subscri
   }
   const got = await collecting;
   await sub.close();
-  assert.equal(got.map((e) => e.type), ['First', 'Second']);
+  assert.equal(
+    got.map((e) => e.type),
+    ['First', 'Second'],
+  );
 });
 
 test('a transaction that took its id first but inserts last is not skipped either', async ({ db, store }) => {
@@ -83,7 +97,10 @@ test('a transaction that took its id first but inserts last is not skipped eithe
   assert.equal(got.map((e) => e.type).sort(), ['Older', 'Younger']);
 });
 
-test('a filtered subscription that skipped past unrelated events still gets a late-committing match', async ({ db, store }) => {
+test('a filtered subscription that skipped past unrelated events still gets a late-committing match', async ({
+  db,
+  store,
+}) => {
   const category = `skip${randomUUID().slice(0, 8)}`;
   const sub = store.subscribe({ after: 'start', filter: { eventTypes: [`Wanted_${category}`] } });
   const collecting = take(sub, 2, 8000);
@@ -93,7 +110,8 @@ test('a filtered subscription that skipped past unrelated events still gets a la
     await late.query('BEGIN');
     await late.query(INSERT, [`${category}-late`, randomUUID(), `Wanted_${category}`]); // older transaction, still open
     // Unrelated events commit meanwhile; the subscriber's cursor moves over them.
-    for (let i = 0; i < 20; i++) await store.append(`${category}-noise-${i}`, [event('Noise')], { expected: 'no_stream' });
+    for (let i = 0; i < 20; i++)
+      await store.append(`${category}-noise-${i}`, [event('Noise')], { expected: 'no_stream' });
     await new Promise((r) => setTimeout(r, 300));
     await late.query('COMMIT');
   } finally {
@@ -101,7 +119,10 @@ test('a filtered subscription that skipped past unrelated events still gets a la
   }
   const got = await collecting;
   await sub.close();
-  assert.equal(got.map((e) => e.stream), [`${category}-first`, `${category}-late`]);
+  assert.equal(
+    got.map((e) => e.stream),
+    [`${category}-first`, `${category}-late`],
+  );
 });
 
 test('paging across a power of ten in positions neither repeats nor skips (numeric order)', async ({ db, store }) => {
@@ -116,7 +137,10 @@ test('paging across a power of ten in positions neither repeats nor skips (numer
     await store.append(`${category}-${i}`, [e], { expected: 'no_stream' });
   }
   const seen = await readAllPages(store, { streamPrefixes: [`${category}-`] }, 3);
-  assert.equal(seen.map((e) => e.id), ids);
+  assert.equal(
+    seen.map((e) => e.id),
+    ids,
+  );
   const head = await store.headPosition();
   assert.is(head!.prepare, BigInt(next + 5)); // setval(n): the next position is n + 1
 });

@@ -26,14 +26,19 @@ test('send returns once the statement before completed, with the new one running
     // The second statement waits on the lock: `send` must come back while it is in flight.
     await pipeline.send(client.query('SELECT pg_advisory_lock(4242), 2 AS n'));
     const activity = await db.pool.query<{ query: string; wait_event_type: string | null }>(
-      'SELECT query, wait_event_type FROM pg_stat_activity WHERE pid = $1', [pid]);
+      'SELECT query, wait_event_type FROM pg_stat_activity WHERE pid = $1',
+      [pid],
+    );
     assert.match(activity.rows[0]!.query, /pg_advisory_lock\(4242\), 2 AS n/);
     assert.is(activity.rows[0]!.wait_event_type, 'Lock');
     await blocker.query('SELECT pg_advisory_unlock(4242)');
     await pipeline.send(client.query('INSERT INTO steps VALUES (3)'));
     await pipeline.drain();
     const { rows } = await client.query<{ n: number }>('SELECT n FROM steps ORDER BY n');
-    assert.equal(rows.map((r) => r.n), [1, 3]);
+    assert.equal(
+      rows.map((r) => r.n),
+      [1, 3],
+    );
   } finally {
     blocker.release();
     client.release();

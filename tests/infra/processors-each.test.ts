@@ -16,7 +16,10 @@ import { event } from './eventstore.contract.ts';
 
 const quiet = createLogger({ sink: () => {} });
 
-interface Ctx { db: TestDatabase; store: PostgresEventStore }
+interface Ctx {
+  db: TestDatabase;
+  store: PostgresEventStore;
+}
 const test = suite<Ctx>('processor engine: reactors in each process');
 
 test.before.each(async (ctx) => {
@@ -34,7 +37,9 @@ function recorder(options: Partial<Reactor> = {}) {
   let reconciled = 0;
   let passes = 0;
   const reactor: Reactor = {
-    name: 'sockets', handles: ['Counted'], scope: 'each',
+    name: 'sockets',
+    handles: ['Counted'],
+    scope: 'each',
     async react(events: RecordedEvent[]) {
       seen.push(...events.map((e) => e.stream));
     },
@@ -46,7 +51,10 @@ function recorder(options: Partial<Reactor> = {}) {
   return { reactor, seen, reconciled: () => reconciled, passes: () => passes, pass: async () => void passes++ };
 }
 
-test('runs in two engines at once: each reconciles, then acts on every live event; history is not handed over', async ({ db, store }) => {
+test('runs in two engines at once: each reconciles, then acts on every live event; history is not handed over', async ({
+  db,
+  store,
+}) => {
   await store.append('before', [event('Counted')], { expected: 'any' });
   const a = recorder();
   const b = recorder();
@@ -77,7 +85,10 @@ test('runs in two engines at once: each reconciles, then acts on every live even
   assert.not.ok(one.isActive('sockets'));
 });
 
-test('a failed batch is handed over again, after reconciling again, from where this process was', async ({ db, store }) => {
+test('a failed batch is handed over again, after reconciling again, from where this process was', async ({
+  db,
+  store,
+}) => {
   let fail = true;
   const r = recorder({
     async react(events: RecordedEvent[]) {
@@ -103,7 +114,10 @@ test('a failed batch is handed over again, after reconciling again, from where t
   }
 });
 
-test('the periodic pass runs every `ms` while the reactor runs, never beside react, and stops with it', async ({ db, store }) => {
+test('the periodic pass runs every `ms` while the reactor runs, never beside react, and stops with it', async ({
+  db,
+  store,
+}) => {
   let inside = 0;
   let overlapped = false;
   const guard = async (work: () => Promise<void>) => {
@@ -135,7 +149,9 @@ test('the periodic pass runs every `ms` while the reactor runs, never beside rea
 test('afterProjections: a batch waits for the projections that handle its events', async ({ db, store }) => {
   await db.pool.query('CREATE TABLE slow_rows (stream text PRIMARY KEY)');
   const slow: Projection = {
-    name: 'slow', handles: ['Counted'], tables: ['slow_rows'],
+    name: 'slow',
+    handles: ['Counted'],
+    tables: ['slow_rows'],
     async apply(e: RecordedEvent, tx: PoolClient) {
       await new Promise((r) => setTimeout(r, 100));
       await tx.query('INSERT INTO slow_rows (stream) VALUES ($1)', [e.stream]);
@@ -143,12 +159,18 @@ test('afterProjections: a batch waits for the projections that handle its events
   };
   const found: boolean[] = [];
   const engine = new ProcessorEngine(store, db.pool, [slow], quiet);
-  engine.register([{
-    name: 'reads-slow', handles: ['Counted'], scope: 'each', afterProjections: true,
-    async react(events) {
-      for (const e of events) found.push((await db.pool.query('SELECT 1 FROM slow_rows WHERE stream = $1', [e.stream])).rowCount === 1);
+  engine.register([
+    {
+      name: 'reads-slow',
+      handles: ['Counted'],
+      scope: 'each',
+      afterProjections: true,
+      async react(events) {
+        for (const e of events)
+          found.push((await db.pool.query('SELECT 1 FROM slow_rows WHERE stream = $1', [e.stream])).rowCount === 1);
+      },
     },
-  }]);
+  ]);
   engine.start();
   try {
     await engine.whenLive('reads-slow');
@@ -160,12 +182,27 @@ test('afterProjections: a batch waits for the projections that handle its events
   }
 });
 
-test('registration: a name once across both scopes; reconcile and every only with scope each; nothing to drain', async ({ db, store }) => {
+test('registration: a name once across both scopes; reconcile and every only with scope each; nothing to drain', async ({
+  db,
+  store,
+}) => {
   const engine = new ProcessorEngine(store, db.pool, [], quiet);
   engine.register([recorder().reactor]);
-  assert.throws(() => engine.register([{ name: 'sockets', handles: ['Counted'], async react() {} }]), /sockets is registered already/);
-  assert.throws(() => engine.register([{ name: 'timer', handles: ['Counted'], async react() {}, every: { ms: 10, run: async () => {} } }]), /scope each/);
-  await engine.drain('sockets').then(() => assert.unreachable('drained'), (e: Error) => assert.match(e.message, /nothing to drain/));
+  assert.throws(
+    () => engine.register([{ name: 'sockets', handles: ['Counted'], async react() {} }]),
+    /sockets is registered already/,
+  );
+  assert.throws(
+    () =>
+      engine.register([
+        { name: 'timer', handles: ['Counted'], async react() {}, every: { ms: 10, run: async () => {} } },
+      ]),
+    /scope each/,
+  );
+  await engine.drain('sockets').then(
+    () => assert.unreachable('drained'),
+    (e: Error) => assert.match(e.message, /nothing to drain/),
+  );
   await engine.stop();
 });
 

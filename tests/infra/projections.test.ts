@@ -17,7 +17,10 @@ import { CommandRunner } from '../../infra/commands.ts';
 
 const quiet = createLogger({ sink: () => {} });
 
-interface Ctx { db: TestDatabase; store: PostgresEventStore }
+interface Ctx {
+  db: TestDatabase;
+  store: PostgresEventStore;
+}
 const test = suite<Ctx>('projection engine');
 
 test.before.each(async (ctx) => {
@@ -41,14 +44,20 @@ function tally(options: { failOn?: (e: RecordedEvent) => boolean } = {}): Projec
       await tx.query('INSERT INTO applied (event_id) VALUES ($1)', [e.id]);
       await tx.query(
         `INSERT INTO tallies (stream, n, last_type) VALUES ($1, 1, $2)
-         ON CONFLICT (stream) DO UPDATE SET n = tallies.n + 1, last_type = $2`, [e.stream, e.type]);
+         ON CONFLICT (stream) DO UPDATE SET n = tallies.n + 1, last_type = $2`,
+        [e.stream, e.type],
+      );
     },
   };
 }
 
-const count = async (db: TestDatabase, table = 'applied') => Number((await db.pool.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
+const count = async (db: TestDatabase, table = 'applied') =>
+  Number((await db.pool.query(`SELECT count(*) FROM ${table}`)).rows[0].count);
 
-test('catches up on existing events, then follows live appends; ignores types it does not handle', async ({ db, store }) => {
+test('catches up on existing events, then follows live appends; ignores types it does not handle', async ({
+  db,
+  store,
+}) => {
   for (let i = 0; i < 30; i++) await store.append(`c-${i % 3}`, [event('Counted')], { expected: 'any' });
   await store.append('c-0', [event('Unrelated')], { expected: 'any' });
   const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
@@ -57,11 +66,19 @@ test('catches up on existing events, then follows live appends; ignores types it
   await engine.waitFor(live.position, ['Named']);
   assert.is(await count(db), 31);
   const rows = (await db.pool.query('SELECT stream, n FROM tallies ORDER BY stream')).rows;
-  assert.equal(rows, [{ stream: 'c-0', n: 10 }, { stream: 'c-1', n: 10 }, { stream: 'c-2', n: 10 }, { stream: 'c-9', n: 1 }]);
+  assert.equal(rows, [
+    { stream: 'c-0', n: 10 },
+    { stream: 'c-1', n: 10 },
+    { stream: 'c-2', n: 10 },
+    { stream: 'c-9', n: 1 },
+  ]);
   await engine.stop();
 });
 
-test('a projection that throws half-way through a batch leaves no partial effect and resumes after restart', async ({ db, store }) => {
+test('a projection that throws half-way through a batch leaves no partial effect and resumes after restart', async ({
+  db,
+  store,
+}) => {
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) {
     const e = event('Counted', { i });
@@ -78,10 +95,19 @@ test('a projection that throws half-way through a batch leaves no partial effect
   const checkpoint = await readCheckpoint(db.pool, 'tally');
   const applied = await count(db);
   const all = await store.readAll({ limit: 100 });
-  const upToCheckpoint = checkpoint ? all.filter((e) => e.position.commit < checkpoint.commit || (e.position.commit === checkpoint.commit && e.position.prepare <= checkpoint.prepare)).length : 0;
+  const upToCheckpoint = checkpoint
+    ? all.filter(
+        (e) =>
+          e.position.commit < checkpoint.commit ||
+          (e.position.commit === checkpoint.commit && e.position.prepare <= checkpoint.prepare),
+      ).length
+    : 0;
   assert.is(applied, upToCheckpoint);
   assert.ok(applied < 13);
-  assert.is(Number((await db.pool.query('SELECT count(*) FROM applied WHERE event_id = $1', [poisoned])).rows[0].count), 0);
+  assert.is(
+    Number((await db.pool.query('SELECT count(*) FROM applied WHERE event_id = $1', [poisoned])).rows[0].count),
+    0,
+  );
 
   const healthy = new ProcessorEngine(store, db.pool, [tally()], quiet);
   healthy.start();
@@ -92,7 +118,10 @@ test('a projection that throws half-way through a batch leaves no partial effect
   await healthy.stop();
 });
 
-test('two engines: one runs the projection, the other stands by and takes over when it stops', async ({ db, store }) => {
+test('two engines: one runs the projection, the other stands by and takes over when it stops', async ({
+  db,
+  store,
+}) => {
   const first = new ProcessorEngine(store, db.pool, [tally()], quiet);
   const second = new ProcessorEngine(store, db.pool, [tally()], quiet);
   first.start();
@@ -110,15 +139,22 @@ test('two engines: one runs the projection, the other stands by and takes over w
   await second.stop();
 });
 
-test('when the lock connection dies, the engine stops, takes the lock again and resumes, applying each event once', async ({ db, store }) => {
+test('when the lock connection dies, the engine stops, takes the lock again and resumes, applying each event once', async ({
+  db,
+  store,
+}) => {
   const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   const first = await store.append('lost-1', [event('Counted')], { expected: 'no_stream' });
   await engine.waitFor(first.position, ['Counted']);
   const { rows } = await db.pool.query(
     `SELECT pg_terminate_backend(l.pid) AS killed FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE l.locktype = 'advisory' AND a.datname = current_database()`);
-  assert.equal(rows.map((r) => r.killed), [true]);
+     WHERE l.locktype = 'advisory' AND a.datname = current_database()`,
+  );
+  assert.equal(
+    rows.map((r) => r.killed),
+    [true],
+  );
   for (let i = 0; i < 10; i++) await store.append(`lost-${i + 2}`, [event('Counted')], { expected: 'no_stream' });
   await until('11 applied', async () => (await count(db)) === 11, 8000, 20);
   await until('the engine active again', async () => engine.isActive('tally'), 8000, 20);
@@ -128,7 +164,10 @@ test('when the lock connection dies, the engine stops, takes the lock again and 
   await engine.stop();
 });
 
-test('several projections losing their lock session at once: no double release, no uncaught error; each takes its lock again and goes on', async ({ db, store }) => {
+test('several projections losing their lock session at once: no double release, no uncaught error; each takes its lock again and goes on', async ({
+  db,
+  store,
+}) => {
   // Every projection of a process holds its lock on one connection; when the server ends that
   // backend, all of them notice together, and the connection must go back to the pool once.
   const uncaught: unknown[] = [];
@@ -136,10 +175,16 @@ test('several projections losing their lock session at once: no double release, 
   process.on('unhandledRejection', record);
   process.on('uncaughtException', record);
   const names = ['tally_a', 'tally_b', 'tally_c', 'tally_d'];
-  await db.pool.query('CREATE TABLE applied_by (projection text NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (projection, event_id))');
+  await db.pool.query(
+    'CREATE TABLE applied_by (projection text NOT NULL, event_id uuid NOT NULL, PRIMARY KEY (projection, event_id))',
+  );
   const counting = (name: string): Projection => ({
-    name, handles: ['Counted'], tables: [],
-    async apply(e, tx) { await tx.query('INSERT INTO applied_by (projection, event_id) VALUES ($1, $2)', [name, e.id]); },
+    name,
+    handles: ['Counted'],
+    tables: [],
+    async apply(e, tx) {
+      await tx.query('INSERT INTO applied_by (projection, event_id) VALUES ($1, $2)', [name, e.id]);
+    },
   });
   const engine = new ProcessorEngine(store, db.pool, names.map(counting), quiet);
   try {
@@ -147,9 +192,18 @@ test('several projections losing their lock session at once: no double release, 
     await until('every projection active', async () => names.every((n) => engine.isActive(n)), 8000);
     const { rows } = await db.pool.query(
       `SELECT pg_terminate_backend(pid) AS killed FROM (SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE l.locktype = 'advisory' AND a.datname = current_database()) held`);
-    assert.equal(rows.map((r) => r.killed), [true], 'one lock session held every lock');
-    await until('every projection active again after the lock session was lost', async () => names.every((n) => engine.isActive(n)), 8000);
+       WHERE l.locktype = 'advisory' AND a.datname = current_database()) held`,
+    );
+    assert.equal(
+      rows.map((r) => r.killed),
+      [true],
+      'one lock session held every lock',
+    );
+    await until(
+      'every projection active again after the lock session was lost',
+      async () => names.every((n) => engine.isActive(n)),
+      8000,
+    );
     const last = await store.append('after-loss', [event('Counted')], { expected: 'no_stream' });
     await engine.waitFor(last.position, ['Counted'], 8000);
     await new Promise((r) => setTimeout(r, 200));
@@ -162,23 +216,39 @@ test('several projections losing their lock session at once: no double release, 
   }
 });
 
-test('a processor is registered once: a second registration of its name is refused; a reactor may be unregistered and registered again', async ({ db, store }) => {
+test('a processor is registered once: a second registration of its name is refused; a reactor may be unregistered and registered again', async ({
+  db,
+  store,
+}) => {
   const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
-  assert.throws(() => engine.register([{ name: 'tally', handles: ['Counted'], async react() {} }]), /tally is registered already/);
-  assert.equal(engine.processors.map((p) => p.name), ['tally']);
+  assert.throws(
+    () => engine.register([{ name: 'tally', handles: ['Counted'], async react() {} }]),
+    /tally is registered already/,
+  );
+  assert.equal(
+    engine.processors.map((p) => p.name),
+    ['tally'],
+  );
   // A reactor unregistered (its service stopped in this process) may be registered anew; a projection stays.
   engine.register([{ name: 'echo', handles: ['Counted'], async react() {} }]);
   await engine.unregister(['echo']);
   engine.register([{ name: 'echo', handles: ['Counted'], async react() {} }]);
-  assert.equal(engine.reactors.map((r) => r.name), ['echo']);
-  await engine.unregister(['tally']).then(() => assert.unreachable('a projection unregistered'), (e: Error) => assert.match(e.message, /stays registered/));
+  assert.equal(
+    engine.reactors.map((r) => r.name),
+    ['echo'],
+  );
+  await engine.unregister(['tally']).then(
+    () => assert.unreachable('a projection unregistered'),
+    (e: Error) => assert.match(e.message, /stays registered/),
+  );
 });
 
 test('rebuild replays from the start and yields the same tables as the live run', async ({ db, store }) => {
   const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   let last;
-  for (let i = 0; i < 120; i++) last = await store.append(`rb-${i % 7}`, [event(i % 4 ? 'Counted' : 'Named')], { expected: 'any' });
+  for (let i = 0; i < 120; i++)
+    last = await store.append(`rb-${i % 7}`, [event(i % 4 ? 'Counted' : 'Named')], { expected: 'any' });
   await engine.waitFor(last!.position, ['Counted']);
   const dump = async () => (await db.pool.query('SELECT stream, n, last_type FROM tallies ORDER BY stream')).rows;
   const live = await dump();
@@ -212,16 +282,20 @@ test('waitFor times out naming the projection when it cannot get there', async (
   await engine.stop();
 });
 
-
-
-test('read-your-writes after a mixed append: a projection handling only its first event is waited for, not timed out', async ({ db, store }) => {
+test('read-your-writes after a mixed append: a projection handling only its first event is waited for, not timed out', async ({
+  db,
+  store,
+}) => {
   const engine = new ProcessorEngine(store, db.pool, [tally()], quiet);
   engine.start();
   try {
     const mixed: Decider<number, null, DomainEvent<'Counted' | 'Unrelated', Record<string, never>>> = {
       initialState: () => 0,
       evolve: (n) => n + 1,
-      decide: () => [{ type: 'Counted', data: {} }, { type: 'Unrelated', data: {} }],
+      decide: () => [
+        { type: 'Counted', data: {} },
+        { type: 'Unrelated', data: {} },
+      ],
     };
     const commands = new CommandRunner(store, (events) => engine.waitForEvents(events, 3000));
     const stream = `mixed-${randomUUID()}`;
@@ -252,12 +326,14 @@ test('a weighted projection: batches stop growing at maxBatchWeight, live and in
   };
   // A batch closes once it weighs 10 or more: every batch but the last weighs that much, and
   // weighed under 10 before its last event.
-  const wellCut = () => batches.every((b, i) => {
-    const total = b.reduce((x, y) => x + y, 0);
-    return total - b[b.length - 1]! < 10 && (i === batches.length - 1 || total >= 10);
-  });
+  const wellCut = () =>
+    batches.every((b, i) => {
+      const total = b.reduce((x, y) => x + y, 0);
+      return total - b[b.length - 1]! < 10 && (i === batches.length - 1 || total >= 10);
+    });
   // Appended before the engine starts, so the catch-up could take them all in one batch.
-  for (let i = 0; i < 12; i++) await store.append(`w-${i}`, [event('Counted', { w: i === 5 ? 25 : 3 })], { expected: 'no_stream' });
+  for (let i = 0; i < 12; i++)
+    await store.append(`w-${i}`, [event('Counted', { w: i === 5 ? 25 : 3 })], { expected: 'no_stream' });
   const engine = new ProcessorEngine(store, db.pool, [weighted], quiet);
   engine.start();
   await until('12 weighed', async () => (await count(db, 'weighed')) === 12, 5000, 20);

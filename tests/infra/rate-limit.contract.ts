@@ -15,7 +15,9 @@ export interface LimiterTarget {
 const key = () => `contract:${randomUUID()}`;
 
 export function rateLimiterContract(name: string, target: () => Promise<LimiterTarget | null>): void {
-  const test = suite<{ t: LimiterTarget | null; clock: ShiftedClock; limiter: RateLimiter }>(`rate limiter contract: ${name}`);
+  const test = suite<{ t: LimiterTarget | null; clock: ShiftedClock; limiter: RateLimiter }>(
+    `rate limiter contract: ${name}`,
+  );
   test.before(async (ctx) => {
     ctx.t = await target();
     ctx.clock = new ShiftedClock();
@@ -26,21 +28,35 @@ export function rateLimiterContract(name: string, target: () => Promise<LimiterT
     await t?.cleanup();
   });
 
-  const it = (title: string, body: (ctx: { t: LimiterTarget; clock: ShiftedClock; limiter: RateLimiter }) => Promise<void>) =>
+  const it = (
+    title: string,
+    body: (ctx: { t: LimiterTarget; clock: ShiftedClock; limiter: RateLimiter }) => Promise<void>,
+  ) =>
     test(title, async (ctx) => {
       if (!ctx.t) return; // the backend is not available here; the target said why
       await body(ctx as { t: LimiterTarget; clock: ShiftedClock; limiter: RateLimiter });
     });
 
-  it('allows up to the limit in a window, then refuses with retry_after, counting what remains', async ({ limiter }) => {
+  it('allows up to the limit in a window, then refuses with retry_after, counting what remains', async ({
+    limiter,
+  }) => {
     const k = key();
     const rule = { limit: 3, windowMs: 10_000 };
     const decisions = [];
     for (let i = 0; i < 4; i++) decisions.push(await limiter.consume(k, rule));
-    assert.equal(decisions.map((d) => d.allowed), [true, true, true, false]);
-    assert.equal(decisions.map((d) => d.remaining), [2, 1, 0, 0]);
+    assert.equal(
+      decisions.map((d) => d.allowed),
+      [true, true, true, false],
+    );
+    assert.equal(
+      decisions.map((d) => d.remaining),
+      [2, 1, 0, 0],
+    );
     assert.is(decisions[0]!.retryAfterSeconds, 0);
-    assert.ok(decisions[3]!.retryAfterSeconds >= 9 && decisions[3]!.retryAfterSeconds <= 10, String(decisions[3]!.retryAfterSeconds));
+    assert.ok(
+      decisions[3]!.retryAfterSeconds >= 9 && decisions[3]!.retryAfterSeconds <= 10,
+      String(decisions[3]!.retryAfterSeconds),
+    );
   });
 
   it('the window slides: a hit leaves the window windowMs after it was counted', async ({ limiter, clock }) => {

@@ -3,4 +3,7 @@
 import { MemoryRateLimiter } from '../../infra/rate-limit/memory.ts';
 import { rateLimiterContract } from './rate-limit.contract.ts';
 
-rateLimiterContract('in-process', async () => ({ make: (clock) => new MemoryRateLimiter(clock), cleanup: async () => {} }));
+rateLimiterContract('in-process', async () => ({
+  make: (clock) => new MemoryRateLimiter(clock),
+  cleanup: async () => {},
+}));

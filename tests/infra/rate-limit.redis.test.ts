@@ -15,9 +15,11 @@ import { rateLimiterContract } from './rate-limit.contract.ts';
 const silent = createLogger({ level: 'error', sink: () => {} });
 const prefix = `orchard-test:${randomUUID()}:`;
 
-rateLimiterContract('redis', async () => (await redisAvailable()
-  ? { make: (clock) => new RedisRateLimiter(TEST_REDIS_URL, clock, silent, prefix), cleanup: async () => {} }
-  : null));
+rateLimiterContract('redis', async () =>
+  (await redisAvailable())
+    ? { make: (clock) => new RedisRateLimiter(TEST_REDIS_URL, clock, silent, prefix), cleanup: async () => {} }
+    : null,
+);
 
 const test = suite<{ available: boolean }>('rate limiter: redis across instances');
 test.before(async (ctx) => {
@@ -27,7 +29,10 @@ test.before(async (ctx) => {
 test('two instances share one limit', async ({ available }) => {
   if (!available) return;
   const clock = new ShiftedClock();
-  const [a, b] = [new RedisRateLimiter(TEST_REDIS_URL, clock, silent, prefix), new RedisRateLimiter(TEST_REDIS_URL, clock, silent, prefix)];
+  const [a, b] = [
+    new RedisRateLimiter(TEST_REDIS_URL, clock, silent, prefix),
+    new RedisRateLimiter(TEST_REDIS_URL, clock, silent, prefix),
+  ];
   try {
     const k = `shared:${randomUUID()}`;
     const rule = { limit: 5, windowMs: 60_000 };

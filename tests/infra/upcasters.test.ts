@@ -41,24 +41,51 @@ test.after(async ({ db, store }) => {
 test('an old event is lifted through every step; a current one is left as it is', async ({ store }) => {
   const contract = eventContract({ types: ['Renamed'], versions: { Renamed: 3 }, upcasters: [renamed] });
   const stream = `test_person-${randomUUID()}`;
-  await store.append(stream, [{ id: randomUUID(), type: 'Renamed', data: { name: 'Ada Lovelace' }, metadata: { ...SYSTEM, schema: 1 } }], { expected: 'no_stream' });
+  await store.append(
+    stream,
+    [{ id: randomUUID(), type: 'Renamed', data: { name: 'Ada Lovelace' }, metadata: { ...SYSTEM, schema: 1 } }],
+    { expected: 'no_stream' },
+  );
   const [stored] = await store.readStream(stream);
   const lifted = upcastWith(contract, stored!);
   assert.equal(lifted.data, { first: 'Ada', last: 'Lovelace', display: 'Lovelace, Ada' });
   assert.is(lifted.metadata.schema, 3);
   assert.equal(stored!.data, { name: 'Ada Lovelace' }, 'the stored event is untouched');
-  const fromTwo = upcastWith(contract, { ...stored!, data: { first: 'A', last: 'B' }, metadata: { ...stored!.metadata, schema: 2 } });
+  const fromTwo = upcastWith(contract, {
+    ...stored!,
+    data: { first: 'A', last: 'B' },
+    metadata: { ...stored!.metadata, schema: 2 },
+  });
   assert.equal(fromTwo.data, { first: 'A', last: 'B', display: 'B, A' }, 'a version 2 event takes only the last step');
-  const current = { ...stored!, data: { first: 'A', last: 'B', display: 'B, A' }, metadata: { ...stored!.metadata, schema: 3 } };
+  const current = {
+    ...stored!,
+    data: { first: 'A', last: 'B', display: 'B, A' },
+    metadata: { ...stored!.metadata, schema: 3 },
+  };
   assert.is(upcastWith(contract, current), current);
 });
 
 test('an inconsistent declaration is refused when the contract is built', () => {
-  assert.throws(() => eventContract({ types: ['Renamed'], versions: { Renamed: 4 }, upcasters: [renamed] }), /Renamed is at version 4 but has no upcaster from version 3/);
-  assert.throws(() => eventContract({ types: ['Renamed'], versions: { Renamed: 2 }, upcasters: [renamed] }), /upcaster for Renamed from version 2, but its current version is 2/);
-  assert.throws(() => eventContract({ types: ['Other'], versions: {}, upcasters: [renamed] }), /upcaster for Renamed, which no slice declares/);
-  assert.throws(() => eventContract({ types: ['Renamed'], versions: { Renamed: 3 }, upcasters: [renamed, renamed] }), /two upcasters for Renamed from version 1/);
-  assert.throws(() => eventContract({ types: [], versions: { Renamed: 1 }, upcasters: [] }), /version declared for Renamed, which is not in its union's type list/);
+  assert.throws(
+    () => eventContract({ types: ['Renamed'], versions: { Renamed: 4 }, upcasters: [renamed] }),
+    /Renamed is at version 4 but has no upcaster from version 3/,
+  );
+  assert.throws(
+    () => eventContract({ types: ['Renamed'], versions: { Renamed: 2 }, upcasters: [renamed] }),
+    /upcaster for Renamed from version 2, but its current version is 2/,
+  );
+  assert.throws(
+    () => eventContract({ types: ['Other'], versions: {}, upcasters: [renamed] }),
+    /upcaster for Renamed, which no slice declares/,
+  );
+  assert.throws(
+    () => eventContract({ types: ['Renamed'], versions: { Renamed: 3 }, upcasters: [renamed, renamed] }),
+    /two upcasters for Renamed from version 1/,
+  );
+  assert.throws(
+    () => eventContract({ types: [], versions: { Renamed: 1 }, upcasters: [] }),
+    /version declared for Renamed, which is not in its union's type list/,
+  );
 });
 
 test('the platform contract: MessageDeleted and PollClosed are at version 2, everything else at 1', () => {
@@ -73,23 +100,76 @@ test('the command handler folds upcast events, and writes new events at the curr
   const sender = randomUUID();
   const stream = messageStream(messageId);
   const at = new Date().toISOString();
-  await store.append(stream, [
-    { id: randomUUID(), type: 'MessagePosted', metadata: { ...SYSTEM, schema: 1 },
-      data: { message_id: messageId, channel_id: channelId, at, sender_id: sender, ciphertext: 'x', kind: 'text', thread_root_id: null, mentions: [], via_webhook: false, has_file: false } },
-    // As the code before version 2 wrote it: no sender_id.
-    { id: randomUUID(), type: 'MessageDeleted', metadata: { ...SYSTEM, schema: 1 }, data: { message_id: messageId, channel_id: channelId, at, by: sender } },
-  ], { expected: 'no_stream' });
+  await store.append(
+    stream,
+    [
+      {
+        id: randomUUID(),
+        type: 'MessagePosted',
+        metadata: { ...SYSTEM, schema: 1 },
+        data: {
+          message_id: messageId,
+          channel_id: channelId,
+          at,
+          sender_id: sender,
+          ciphertext: 'x',
+          kind: 'text',
+          thread_root_id: null,
+          mentions: [],
+          via_webhook: false,
+          has_file: false,
+        },
+      },
+      // As the code before version 2 wrote it: no sender_id.
+      {
+        id: randomUUID(),
+        type: 'MessageDeleted',
+        metadata: { ...SYSTEM, schema: 1 },
+        data: { message_id: messageId, channel_id: channelId, at, by: sender },
+      },
+    ],
+    { expected: 'no_stream' },
+  );
   const [, deleted] = await store.readStream(stream);
-  assert.equal(asDomainEvent<MessageEvent>(deleted!).data, { message_id: messageId, channel_id: channelId, at, by: sender, sender_id: null });
+  assert.equal(asDomainEvent<MessageEvent>(deleted!).data, {
+    message_id: messageId,
+    channel_id: channelId,
+    at,
+    by: sender,
+    sender_id: null,
+  });
 
   const id = randomUUID();
   const fresh = messageStream(id);
   const runner = new CommandRunner(store, async () => {});
   const context = { actor: { kind: 'user' as const, id: sender }, correlationId: null };
-  await runner.run(fresh, messageDecider, { type: 'Post', message_id: id, channel_id: channelId, sender_id: sender, ciphertext: 'y', kind: 'text', thread_root_id: null, mentions: [], via_webhook: false, has_file: false, at }, context);
+  await runner.run(
+    fresh,
+    messageDecider,
+    {
+      type: 'Post',
+      message_id: id,
+      channel_id: channelId,
+      sender_id: sender,
+      ciphertext: 'y',
+      kind: 'text',
+      thread_root_id: null,
+      mentions: [],
+      via_webhook: false,
+      has_file: false,
+      at,
+    },
+    context,
+  );
   await runner.run(fresh, messageDecider, { type: 'Delete', actor_id: sender, moderator: false, at }, context);
   const written = await store.readStream(fresh);
-  assert.equal(written.map((e) => [e.type, e.metadata.schema]), [['MessagePosted', 1], ['MessageDeleted', 2]]);
+  assert.equal(
+    written.map((e) => [e.type, e.metadata.schema]),
+    [
+      ['MessagePosted', 1],
+      ['MessageDeleted', 2],
+    ],
+  );
   assert.is(written[1]!.data.sender_id, sender);
 });
 

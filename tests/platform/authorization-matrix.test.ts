@@ -17,7 +17,14 @@ import { SCOPES } from '../../domain/registry/catalog.ts';
 import { createApp } from '../../main/apps.ts';
 import { agentWithKey, createProject, startAgentApps, type AgentKeys } from '../support/agents.ts';
 import {
-  concretePath, operationsOf, runMatrix, undeclared, type MatrixPrincipal, type Operation, type RuleTable, type Traits,
+  concretePath,
+  operationsOf,
+  runMatrix,
+  undeclared,
+  type MatrixPrincipal,
+  type Operation,
+  type RuleTable,
+  type Traits,
 } from '../support/authorization-matrix.ts';
 import { browser, createAccount, login, setCookies } from '../support/principals.ts';
 import { interactive, mintToken, REGISTRY_ENV } from '../support/registry.ts';
@@ -73,20 +80,47 @@ async function localWorld(): Promise<OrchWorld> {
   const account = (role: 'readonly' | 'user' | 'admin') => createAccount(s, keys.adminKey, role);
   const [readonly, user, admin] = await Promise.all([account('readonly'), account('user'), account('admin')]);
   // Sessions belong to accounts of their own: a session's self-rotation changes its account's key.
-  const sessions = await Promise.all((['readonly', 'user', 'admin'] as const).map(async (role) => ({ role, session: await login(s, await account(role)) })));
+  const sessions = await Promise.all(
+    (['readonly', 'user', 'admin'] as const).map(async (role) => ({
+      role,
+      session: await login(s, await account(role)),
+    })),
+  );
   const agent = await agentWithKey(s, keys, await createProject(s, keys.adminKey));
   const principals: MatrixPrincipal[] = [
     { name: 'anonymous', traits: { signedIn: false }, headers: () => ({}) },
-    { name: 'invalid key', traits: { signedIn: false }, headers: () => keyed('orch_not-a-real-key-00000000000000000000') },
-    { name: 'readonly key', traits: { signedIn: true, role: 'readonly', apiKey: true }, headers: () => keyed(readonly.apiKey) },
+    {
+      name: 'invalid key',
+      traits: { signedIn: false },
+      headers: () => keyed('orch_not-a-real-key-00000000000000000000'),
+    },
+    {
+      name: 'readonly key',
+      traits: { signedIn: true, role: 'readonly', apiKey: true },
+      headers: () => keyed(readonly.apiKey),
+    },
     { name: 'user key', traits: { signedIn: true, role: 'user', apiKey: true }, headers: () => keyed(user.apiKey) },
     { name: 'admin key', traits: { signedIn: true, role: 'admin', apiKey: true }, headers: () => keyed(admin.apiKey) },
-    { name: 'bootstrap admin key', traits: { signedIn: true, role: 'admin', apiKey: true }, headers: () => keyed(keys.adminKey) },
+    {
+      name: 'bootstrap admin key',
+      traits: { signedIn: true, role: 'admin', apiKey: true },
+      headers: () => keyed(keys.adminKey),
+    },
     // The runner and agents act with role user, never admin.
-    { name: 'runner key', traits: { signedIn: true, role: 'user', apiKey: true, runner: true }, headers: () => keyed(keys.runnerKey) },
-    { name: 'agent credential', traits: { signedIn: true, role: 'user', apiKey: true }, headers: () => keyed(agent.apiKey) },
+    {
+      name: 'runner key',
+      traits: { signedIn: true, role: 'user', apiKey: true, runner: true },
+      headers: () => keyed(keys.runnerKey),
+    },
+    {
+      name: 'agent credential',
+      traits: { signedIn: true, role: 'user', apiKey: true },
+      headers: () => keyed(agent.apiKey),
+    },
     ...sessions.map(({ role, session }) => ({
-      name: `${role} session`, traits: { signedIn: true, role, session: true } satisfies Traits, headers: () => browser(s, session),
+      name: `${role} session`,
+      traits: { signedIn: true, role, session: true } satisfies Traits,
+      headers: () => browser(s, session),
     })),
   ];
   return { s, keys, principals };
@@ -94,15 +128,26 @@ async function localWorld(): Promise<OrchWorld> {
 
 /** Forward-auth SSO: identities asserted by a trusted proxy, each signed in on its first request. */
 async function forwardAuthWorld(): Promise<OrchWorld> {
-  const { s, keys } = await startAgentApps('authz_sso', { ORCH_FORWARD_AUTH: 'true', ORCH_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32' });
+  const { s, keys } = await startAgentApps('authz_sso', {
+    ORCH_FORWARD_AUTH: 'true',
+    ORCH_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32',
+  });
   const identity = async (role: 'readonly' | 'user' | 'admin', groups: string): Promise<MatrixPrincipal> => {
     const user = `sso-${role}-${randomUUID().slice(0, 8)}`;
     const idp = { 'X-Idp-Username': user, 'X-Idp-Email': `${user}@corp.example`, 'X-Idp-Groups': groups };
     const first = await http(`${s.orch}/auth/session`, { headers: idp });
     assert.is(first.body.authenticated, true, `${role} identity signs in`);
     const cookies = setCookies(first);
-    const session = { sessionId: cookies.orch_sess!.value, csrf: cookies.orch_csrf!.value, cookie: `orch_sess=${cookies.orch_sess!.value}; orch_csrf=${cookies.orch_csrf!.value}` };
-    return { name: `forward-auth ${role}`, traits: { signedIn: true, role, session: true }, headers: () => ({ ...idp, ...browser(s, session) }) };
+    const session = {
+      sessionId: cookies.orch_sess!.value,
+      csrf: cookies.orch_csrf!.value,
+      cookie: `orch_sess=${cookies.orch_sess!.value}; orch_csrf=${cookies.orch_csrf!.value}`,
+    };
+    return {
+      name: `forward-auth ${role}`,
+      traits: { signedIn: true, role, session: true },
+      headers: () => ({ ...idp, ...browser(s, session) }),
+    };
   };
   const principals = [
     { name: 'anonymous', traits: { signedIn: false }, headers: () => ({}) },
@@ -124,8 +169,13 @@ const REGISTRY_RULES: RuleTable = {
   'signed-in': (t) => t.signedIn,
   admin: (t) => !!t.session && t.role === 'admin',
   session: (t) => !!t.session,
-  ...Object.fromEntries(SCOPES.map((scope) => [`scope:${scope}`, (t: Traits, op: Operation) =>
-    t.scopes ? t.scopes.includes(scope) : !!t.session && (t.role === 'admin' || op.method === 'GET')])),
+  ...Object.fromEntries(
+    SCOPES.map((scope) => [
+      `scope:${scope}`,
+      (t: Traits, op: Operation) =>
+        t.scopes ? t.scopes.includes(scope) : !!t.session && (t.role === 'admin' || op.method === 'GET'),
+    ]),
+  ),
 };
 
 interface RegistryWorld {
@@ -140,10 +190,26 @@ async function registryWorld(): Promise<RegistryWorld> {
   const tokens = await Promise.all(SCOPES.map(async (scope) => ({ scope, token: await mintToken(s, admin, [scope]) })));
   const principals: MatrixPrincipal[] = [
     { name: 'anonymous', traits: { signedIn: false }, headers: () => ({}) },
-    { name: 'invalid token', traits: { signedIn: false }, headers: () => ({ authorization: 'Bearer reg_not-a-real-token' }) },
-    ...tokens.map(({ scope, token }) => ({ name: `token ${scope}`, traits: { signedIn: true, apiKey: true, scopes: [scope] }, headers: () => token.headers })),
-    { name: 'forward-auth read-only', traits: { signedIn: true, role: 'readonly', session: true }, headers: () => reader.headers },
-    { name: 'forward-auth admin', traits: { signedIn: true, role: 'admin', session: true }, headers: () => admin.headers },
+    {
+      name: 'invalid token',
+      traits: { signedIn: false },
+      headers: () => ({ authorization: 'Bearer reg_not-a-real-token' }),
+    },
+    ...tokens.map(({ scope, token }) => ({
+      name: `token ${scope}`,
+      traits: { signedIn: true, apiKey: true, scopes: [scope] },
+      headers: () => token.headers,
+    })),
+    {
+      name: 'forward-auth read-only',
+      traits: { signedIn: true, role: 'readonly', session: true },
+      headers: () => reader.headers,
+    },
+    {
+      name: 'forward-auth admin',
+      traits: { signedIn: true, role: 'admin', session: true },
+      headers: () => admin.headers,
+    },
   ];
   return { s, principals };
 }
@@ -176,25 +242,38 @@ interface ChatWorld {
 }
 
 async function chatWorld(): Promise<ChatWorld> {
-  const s = await startTestApps('authz_chat', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+  const s = await startTestApps('authz_chat', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+  });
   const sp = new Spaces(s);
   // The first account registered owns the instance.
   const owner = await sp.register('own');
   const user = await sp.register('usr');
   const made = await sp.ok(owner, 'POST', '/api/admin/bots', { username: `mx_${randomUUID().slice(0, 8)}` }, 201);
-  const token = async (scope: string) => (await sp.ok(owner, 'POST', `/api/admin/bots/${made.id}/tokens`, { scope, rate_limit_per_window: 100_000 }, 201)).token as string;
-  const bots = await Promise.all(['default', 'metrics', 'bot:provision'].map(async (scope) => ({ scope, token: await token(scope) })));
+  const token = async (scope: string) =>
+    (await sp.ok(owner, 'POST', `/api/admin/bots/${made.id}/tokens`, { scope, rate_limit_per_window: 100_000 }, 201))
+      .token as string;
+  const bots = await Promise.all(
+    ['default', 'metrics', 'bot:provision'].map(async (scope) => ({ scope, token: await token(scope) })),
+  );
   const principals: MatrixPrincipal[] = [
     { name: 'anonymous', traits: { signedIn: false }, headers: () => ({}) },
     { name: 'invalid token', traits: { signedIn: false }, headers: () => ({ authorization: 'Bearer not-a-token' }) },
     { name: 'user', traits: { signedIn: true, role: 'user' }, headers: () => bearer(user) },
     { name: 'instance owner', traits: { signedIn: true, role: 'admin' }, headers: () => bearer(owner) },
-    ...bots.map(({ scope, token: t }) => ({ name: `bot ${scope}`, traits: { signedIn: true, scopes: [scope] }, headers: () => ({ 'x-bot-token': t }) })),
+    ...bots.map(({ scope, token: t }) => ({
+      name: `bot ${scope}`,
+      traits: { signedIn: true, scopes: [scope] },
+      headers: () => ({ 'x-bot-token': t }),
+    })),
   ];
   return { s, principals };
 }
 
-const test = suite<{ local?: OrchWorld; sso?: OrchWorld; registry?: RegistryWorld; chat?: ChatWorld }>('authorisation matrix, generated from the routes');
+const test = suite<{ local?: OrchWorld; sso?: OrchWorld; registry?: RegistryWorld; chat?: ChatWorld }>(
+  'authorisation matrix, generated from the routes',
+);
 test.before(async (ctx) => {
   // One world after another: the machine is shared, and each world's setup is short.
   ctx.local = await localWorld();
@@ -223,28 +302,55 @@ test('every route of the three services states an access rule the matrix knows',
 
 test('a route added without a rule is reported, and one with a rule the table does not know', ({ local }) => {
   const app = createApp('orch', local!.s.platform) as unknown as OpenAPIHono;
-  app.openapi(createRoute({ method: 'get', path: '/api/v1/sneaky', responses: { 200: { description: 'not declared' } } }), (c) => c.text('open'));
-  app.openapi(createRoute({
-    method: 'post', path: '/api/v1/odd', middleware: [(async (_c: unknown, next: () => Promise<void>) => next()) as never], responses: { 200: { description: 'x' } },
-  }), (c) => c.text('open'));
+  app.openapi(
+    createRoute({ method: 'get', path: '/api/v1/sneaky', responses: { 200: { description: 'not declared' } } }),
+    (c) => c.text('open'),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/odd',
+      middleware: [(async (_c: unknown, next: () => Promise<void>) => next()) as never],
+      responses: { 200: { description: 'x' } },
+    }),
+    (c) => c.text('open'),
+  );
   const ops = operationsOf(app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'orch', version: '0' } }));
   assert.equal(undeclared(ops, ORCH_RULES), ['GET /api/v1/sneaky: no access rule', 'POST /api/v1/odd: no access rule']);
-  assert.equal(undeclared(ops, { anyone: () => true }).filter((line) => line.startsWith('GET /api/v1/me:')), ['GET /api/v1/me: rule signed-in is not in the matrix\'s table']);
+  assert.equal(
+    undeclared(ops, { anyone: () => true }).filter((line) => line.startsWith('GET /api/v1/me:')),
+    ["GET /api/v1/me: rule signed-in is not in the matrix's table"],
+  );
 });
 
 test('a route that lets in a principal its rule refuses is a mismatch', async ({ local }) => {
   const { s, principals } = local!;
   // GET /api/v1/me admits any signed-in caller; a table saying it is the admin's must catch the others.
   const ops = operationsOf(documentOf(s, 'orch')).filter((op) => op.method === 'GET' && op.path === '/api/v1/me');
-  const { mismatches } = await runMatrix({ origin: s.orch, ops, principals, table: { ...ORCH_RULES, 'signed-in': ORCH_RULES.admin! } });
-  assert.equal(mismatches.map((m) => m.split(' × ')[0]), ['readonly key', 'user key', 'runner key', 'agent credential', 'readonly session', 'user session']);
+  const { mismatches } = await runMatrix({
+    origin: s.orch,
+    ops,
+    principals,
+    table: { ...ORCH_RULES, 'signed-in': ORCH_RULES.admin! },
+  });
+  assert.equal(
+    mismatches.map((m) => m.split(' × ')[0]),
+    ['readonly key', 'user key', 'runner key', 'agent credential', 'readonly session', 'user session'],
+  );
   assert.is(concretePath('/api/v1/tasks/{id}'), '/api/v1/tasks/00000000-0000-4000-8000-0000000ab5e7');
 });
 
 test('orchestration: every route × every principal (keys, runner, agent, password sessions)', async ({ local }) => {
   const { s, principals } = local!;
   const ops = [...operationsOf(documentOf(s, 'orch')), ...UNDOCUMENTED];
-  const { cells, mismatches } = await runMatrix({ origin: s.orch, ops, principals, table: ORCH_RULES, last: endsSession, fixed: socket });
+  const { cells, mismatches } = await runMatrix({
+    origin: s.orch,
+    ops,
+    principals,
+    table: ORCH_RULES,
+    last: endsSession,
+    fixed: socket,
+  });
   assert.ok(cells >= ops.length * principals.length);
   assert.equal(mismatches, [], mismatches.join('\n'));
 });
@@ -252,18 +358,35 @@ test('orchestration: every route × every principal (keys, runner, agent, passwo
 test('orchestration under forward-auth SSO: every route × every identity', async ({ sso }) => {
   const { s, principals } = sso!;
   const ops = [...operationsOf(documentOf(s, 'orch')), ...UNDOCUMENTED];
-  const { mismatches } = await runMatrix({ origin: s.orch, ops, principals, table: ORCH_RULES, last: endsSession, fixed: socket });
+  const { mismatches } = await runMatrix({
+    origin: s.orch,
+    ops,
+    principals,
+    table: ORCH_RULES,
+    last: endsSession,
+    fixed: socket,
+  });
   assert.equal(mismatches, [], mismatches.join('\n'));
 });
 
-test('registry: every route × every principal (tokens of each scope, forward-auth identities)', async ({ registry }) => {
+test('registry: every route × every principal (tokens of each scope, forward-auth identities)', async ({
+  registry,
+}) => {
   const { s, principals } = registry!;
   const ops = operationsOf(documentOf(s, 'registry'));
-  const { mismatches } = await runMatrix({ origin: s.registry, ops, principals, table: REGISTRY_RULES, last: (op) => op.path === '/api/v1/auth/logout' });
+  const { mismatches } = await runMatrix({
+    origin: s.registry,
+    ops,
+    principals,
+    table: REGISTRY_RULES,
+    last: (op) => op.path === '/api/v1/auth/logout',
+  });
   assert.equal(mismatches, [], mismatches.join('\n'));
 });
 
-test('chat: every route × every principal (a user, the instance owner, a bot token of each scope)', async ({ chat }) => {
+test('chat: every route × every principal (a user, the instance owner, a bot token of each scope)', async ({
+  chat,
+}) => {
   const { s, principals } = chat!;
   const ops = operationsOf(documentOf(s, 'chat'));
   // Session ending and account deletion end the caller's credentials: each principal calls them last.

@@ -18,12 +18,18 @@ test('every declared event type is consumed by a projection or marked audit-only
 test('audit-only types are declared and really unconsumed', () => {
   for (const type of Object.keys(AUDIT_ONLY)) {
     assert.ok(EVENT_TYPES.includes(type), `${type} is not declared by any union`);
-    assert.not.ok(consumed.has(type), `${type} is marked audit-only but ${allProjections.find((p) => p.handles.includes(type))?.name} consumes it`);
+    assert.not.ok(
+      consumed.has(type),
+      `${type} is marked audit-only but ${allProjections.find((p) => p.handles.includes(type))?.name} consumes it`,
+    );
   }
 });
 
 test('projections consume only declared types, and projection names are unique', () => {
-  assert.equal([...consumed].filter((type) => !EVENT_TYPES.includes(type)), []);
+  assert.equal(
+    [...consumed].filter((type) => !EVENT_TYPES.includes(type)),
+    [],
+  );
   const names = allProjections.map((p) => p.name);
   assert.equal(names.length, new Set(names).size);
 });
@@ -32,7 +38,8 @@ test('event type names are PascalCase past tense and unique', () => {
   assert.equal(EVENT_TYPES.length, new Set(EVENT_TYPES).size);
   // DESIGN.md names IntegrationRevokedExternally itself (a past participle followed by an adverb).
   const NAMED_BY_THE_DESIGN = new Set(['IntegrationRevokedExternally']);
-  for (const type of EVENT_TYPES) if (!NAMED_BY_THE_DESIGN.has(type)) assert.match(type, /^[A-Z][A-Za-z]+(ed|Started|Ended|Failed|Refused)$/, type);
+  for (const type of EVENT_TYPES)
+    if (!NAMED_BY_THE_DESIGN.has(type)) assert.match(type, /^[A-Z][A-Za-z]+(ed|Started|Ended|Failed|Refused)$/, type);
 });
 
 test.run();

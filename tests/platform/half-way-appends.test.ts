@@ -21,12 +21,24 @@ import { customerStream } from '../../domain/registry/streams.ts';
 
 const ADMIN_KEY = `admin-${randomUUID()}`;
 
-interface Ctx { server: EsdbTestServer; s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; chid: string }
+interface Ctx {
+  server: EsdbTestServer;
+  s: TestServices;
+  sp: Spaces;
+  bg: ChatBackground;
+  owner: ChatAccount;
+  ann: ChatAccount;
+  chid: string;
+}
 const test = suite<Ctx>('half-way multi-stream writes (EventStoreDB double)');
 test.before(async (ctx) => {
   ctx.server = await startEsdbTestServer();
   ctx.s = await startTestApps('half_way_esdb', {
-    ...REGISTRY_ENV, ADMIN_API_KEY: ADMIN_KEY, EVENTSTORE_URL: ctx.server.url, CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000',
+    ...REGISTRY_ENV,
+    ADMIN_API_KEY: ADMIN_KEY,
+    EVENTSTORE_URL: ctx.server.url,
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
   });
   ctx.sp = new Spaces(ctx.s);
   ctx.bg = backgroundOf(ctx.s.platform);
@@ -62,10 +74,28 @@ function downAfterFirst(server: EsdbTestServer, prefix: string): { doomed(): str
 
 const types = async (s: TestServices, stream: string) => (await s.platform.store.readStream(stream)).map((e) => e.type);
 
-test('scheduler: a batch firing stopped half way fires the rest at the next firing, each message delivered and posted once', async ({ server, s, sp, bg, ann, chid }) => {
+test('scheduler: a batch firing stopped half way fires the rest at the next firing, each message delivered and posted once', async ({
+  server,
+  s,
+  sp,
+  bg,
+  ann,
+  chid,
+}) => {
   const sendAt = new Date(s.clock.now().getTime() + 30_000).toISOString();
   const ids: string[] = [];
-  for (let i = 0; i < 4; i++) ids.push((await sp.ok(ann, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: `later ${i}`, send_at: sendAt }, 201)).id);
+  for (let i = 0; i < 4; i++)
+    ids.push(
+      (
+        await sp.ok(
+          ann,
+          'POST',
+          '/api/messages/schedule',
+          { channel_id: chid, ciphertext: `later ${i}`, send_at: sendAt },
+          201,
+        )
+      ).id,
+    );
   s.clock.advance(31_000);
 
   // Firing: the second scheduled stream appended stays down; the others are delivered.
@@ -81,7 +111,10 @@ test('scheduler: a batch firing stopped half way fires the rest at the next firi
 
   // Posting: the second message stream appended stays down; the reactor keeps its page.
   const posting = downAfterFirst(server, 'chat.message-');
-  await bg.poster.drain().then(() => assert.unreachable('the page failed'), () => {});
+  await bg.poster.drain().then(
+    () => assert.unreachable('the page failed'),
+    () => {},
+  );
   posting.heal();
   assert.ok(posting.doomed(), 'the posting stopped half way');
 
@@ -90,13 +123,24 @@ test('scheduler: a batch firing stopped half way fires the rest at the next firi
   await bg.settle();
   await bg.settle();
   for (const id of ids) {
-    assert.equal((await types(s, scheduledStream(id))).filter((t) => t === 'ScheduledMessageDelivered').length, 1, `${id} delivered once`);
+    assert.equal(
+      (await types(s, scheduledStream(id))).filter((t) => t === 'ScheduledMessageDelivered').length,
+      1,
+      `${id} delivered once`,
+    );
     assert.equal(await types(s, messageStream(id)), ['MessagePosted'], `${id} posted once`);
   }
 });
 
-test('estate ingest: a group of documents stopped half way stores the others; the document left out is stored by the next ingest; one event each', async ({ server, s }) => {
-  const docs = Array.from({ length: 5 }, (_, i) => ({ source_repo: 'halfway', path: `docs/d-${i}.md`, content: `document number ${i}` }));
+test('estate ingest: a group of documents stopped half way stores the others; the document left out is stored by the next ingest; one event each', async ({
+  server,
+  s,
+}) => {
+  const docs = Array.from({ length: 5 }, (_, i) => ({
+    source_repo: 'halfway',
+    path: `docs/d-${i}.md`,
+    content: `document number ${i}`,
+  }));
   const streams = docs.map((d) => estateDocumentStream(documentIdOf(d.source_repo, d.path)));
   const headers = { 'X-API-Key': ADMIN_KEY };
   const fault = downAfterFirst(server, 'orch.estate_document-');
@@ -105,19 +149,31 @@ test('estate ingest: a group of documents stopped half way stores the others; th
   assert.is(first.status, 200, first.text);
   const down = streams.indexOf(fault.doomed()!);
   assert.ok(down >= 0, 'the group stopped half way');
-  assert.equal(first.body.results.map((r: { status: string }) => r.status), docs.map((_, i) => (i === down ? 'failed' : 'created')));
-  assert.equal(first.body.failures.map((f: { index: number; error: string }) => [f.index, f.error]), [[down, 'store_failed']]);
+  assert.equal(
+    first.body.results.map((r: { status: string }) => r.status),
+    docs.map((_, i) => (i === down ? 'failed' : 'created')),
+  );
+  assert.equal(
+    first.body.failures.map((f: { index: number; error: string }) => [f.index, f.error]),
+    [[down, 'store_failed']],
+  );
   // Read-your-writes held for the documents written before the failure too.
   const listed = await http(`${s.orch}/api/v1/knowledge/corpus/paths?source_repo=halfway`, { headers });
   assert.is(listed.body.paths.length, 4);
 
   const again = await http(`${s.orch}/api/v1/knowledge/ingest`, { headers, json: { documents: docs } });
   assert.is(again.status, 200, again.text);
-  assert.equal(again.body.results.map((r: { status: string }) => r.status), docs.map((_, i) => (i === down ? 'created' : 'unchanged')));
+  assert.equal(
+    again.body.results.map((r: { status: string }) => r.status),
+    docs.map((_, i) => (i === down ? 'created' : 'unchanged')),
+  );
   for (const stream of streams) assert.equal(await types(s, stream), ['EstateDocumentIngested'], stream);
 });
 
-test('registry: a customer whose creation failed after its slug was reserved is created by the retry; one reservation, one customer', async ({ server, s }) => {
+test('registry: a customer whose creation failed after its slug was reserved is created by the retry; one reservation, one customer', async ({
+  server,
+  s,
+}) => {
   const admin = await interactive(s, 'ada', 'admin');
   const url = `${s.registry}/api/v1/customers`;
   server.faults.failAppend = (stream) => stream.startsWith('registry.customer-');
@@ -128,7 +184,10 @@ test('registry: a customer whose creation failed after its slug was reserved is 
   assert.is(retried.status, 201, retried.text);
   assert.is((await http(`${url}/halfway`, { headers: admin.headers })).body.id, retried.body.id);
   const reservation = await s.platform.store.readStream('registry.customer_slug_reservation-halfway');
-  assert.equal(reservation.map((e) => [e.type, e.data.owner_id]), [['UniqueValueReserved', retried.body.id]]);
+  assert.equal(
+    reservation.map((e) => [e.type, e.data.owner_id]),
+    [['UniqueValueReserved', retried.body.id]],
+  );
   assert.equal(await types(s, customerStream(retried.body.id)), ['CustomerCreated']);
   // Taken for good now: another creation of the slug is the 409.
   const taken = await http(url, { headers: admin.headers, json: { slug: 'halfway', name: 'Other' } });
@@ -136,9 +195,16 @@ test('registry: a customer whose creation failed after its slug was reserved is 
   assert.is(taken.body.error.code, 'customer_slug_taken');
 });
 
-test('registry leads: a capture that failed after reserving its e-mail and slug is completed by the next capture of that e-mail, under the same slug', async ({ server, s }) => {
+test('registry leads: a capture that failed after reserving its e-mail and slug is completed by the next capture of that e-mail, under the same slug', async ({
+  server,
+  s,
+}) => {
   const admin = await interactive(s, 'ada', 'admin');
-  const lead = () => http(`${s.registry}/api/v1/leads`, { headers: admin.headers, json: { name: 'Half Lead', email: 'half.lead@example.test' } });
+  const lead = () =>
+    http(`${s.registry}/api/v1/leads`, {
+      headers: admin.headers,
+      json: { name: 'Half Lead', email: 'half.lead@example.test' },
+    });
   server.faults.failAppend = (stream) => stream.startsWith('registry.customer-');
   const failed = await lead();
   server.faults.failAppend = undefined;
@@ -147,16 +213,27 @@ test('registry leads: a capture that failed after reserving its e-mail and slug 
   assert.is(retried.status, 201, retried.text);
   assert.is(retried.body.slug, 'half-lead', 'the slug the failed capture reserved, not half-lead-2');
   const slug = await s.platform.store.readStream('registry.customer_slug_reservation-half-lead');
-  assert.equal(slug.map((e) => e.data.owner_id), [retried.body.id]);
+  assert.equal(
+    slug.map((e) => e.data.owner_id),
+    [retried.body.id],
+  );
   assert.equal(await types(s, customerStream(retried.body.id)), ['CustomerCreated']);
   const again = await lead();
   assert.is(again.status, 200, 'the same e-mail answers the customer');
   assert.is(again.body.id, retried.body.id);
 });
 
-test('orchestration accounts: a creation that failed after reserving its username and e-mail is completed by the retry; taken for good afterwards', async ({ server, s }) => {
+test('orchestration accounts: a creation that failed after reserving its username and e-mail is completed by the retry; taken for good afterwards', async ({
+  server,
+  s,
+}) => {
   const url = `${s.orch}/api/v1/admin/users`;
-  const body = { username: 'half-way', email: 'half.way@example.test', role: 'user', password: 'a long enough password' };
+  const body = {
+    username: 'half-way',
+    email: 'half.way@example.test',
+    role: 'user',
+    password: 'a long enough password',
+  };
   server.faults.failAppend = (stream) => stream.startsWith('orch.user-');
   const failed = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: body });
   server.faults.failAppend = undefined;
@@ -164,25 +241,42 @@ test('orchestration accounts: a creation that failed after reserving its usernam
   const retried = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: body });
   assert.is(retried.status, 201, retried.text);
   const username = await s.platform.store.readStream('orch.username_reservation-half-way');
-  assert.equal(username.map((e) => e.data.owner_id), [retried.body.id]);
+  assert.equal(
+    username.map((e) => e.data.owner_id),
+    [retried.body.id],
+  );
   assert.equal(await types(s, userStream(retried.body.id)), ['UserCreated']);
-  const taken = await http(url, { headers: { 'X-API-Key': ADMIN_KEY }, json: { ...body, email: 'other@example.test' } });
+  const taken = await http(url, {
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { ...body, email: 'other@example.test' },
+  });
   assert.is(taken.status, 409, taken.text);
 });
 
-test('chat bots: a bot whose creation failed after its username was reserved is created by the retry', async ({ server, s, sp, owner }) => {
+test('chat bots: a bot whose creation failed after its username was reserved is created by the retry', async ({
+  server,
+  s,
+  sp,
+  owner,
+}) => {
   server.faults.failAppend = (stream) => stream.startsWith('chat.user-');
   const failed = await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' });
   server.faults.failAppend = undefined;
   assert.ok(failed.status >= 500, `${failed.status} ${failed.text}`);
   const bot = await sp.ok(owner, 'POST', '/api/admin/bots', { username: 'halfbot' }, 201);
   const reservation = await s.platform.store.readStream('chat.username_reservation-halfbot');
-  assert.equal(reservation.map((e) => e.data.owner_id), [bot.id]);
+  assert.equal(
+    reservation.map((e) => e.data.owner_id),
+    [bot.id],
+  );
   assert.equal(await types(s, chatUserStream(bot.id)), ['BotRegistered']);
   assert.is((await sp.call(owner, 'POST', '/api/admin/bots', { username: 'halfbot' })).status, 409);
 });
 
-test('chat registration: a registration that failed after its reservations and keys is completed by the same request again', async ({ server, s }) => {
+test('chat registration: a registration that failed after its reservations and keys is completed by the same request again', async ({
+  server,
+  s,
+}) => {
   const body = registrationBody(uniqueName('half'), clientKeys());
   server.faults.failAppend = (stream) => stream.startsWith('chat.user-');
   const failed = await http(`${s.chat}/api/auth/register`, { json: body });
@@ -192,9 +286,15 @@ test('chat registration: a registration that failed after its reservations and k
   assert.is(retried.status, 201, retried.text);
   const id = retried.body.user.id as string;
   const username = await s.platform.store.readStream(`chat.username_reservation-${body.username.toLowerCase()}`);
-  assert.equal(username.map((e) => e.data.owner_id), [id]);
+  assert.equal(
+    username.map((e) => e.data.owner_id),
+    [id],
+  );
   assert.equal(await types(s, chatUserStream(id)), ['UserRegistered']);
-  assert.equal((await types(s, keysStream(id))).filter((t) => t === 'IdentityKeyRegistered'), ['IdentityKeyRegistered']);
+  assert.equal(
+    (await types(s, keysStream(id))).filter((t) => t === 'IdentityKeyRegistered'),
+    ['IdentityKeyRegistered'],
+  );
   const login = await http(`${s.chat}/api/auth/login`, { json: { username: body.username, password: body.password } });
   assert.is(login.status, 200, login.text);
 });

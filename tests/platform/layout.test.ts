@@ -31,7 +31,8 @@ test('no folder imports one it must not (infra never imports api, projections or
       const text = await readFile(file, 'utf8');
       for (const [, specifier] of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
         const target = path.relative(ROOT, path.resolve(path.dirname(file), specifier!)).split(path.sep)[0]!;
-        if (target !== folder && target in ALLOWED && !allowed.includes(target)) wrong.push(`${path.relative(ROOT, file)} imports ${specifier}`);
+        if (target !== folder && target in ALLOWED && !allowed.includes(target))
+          wrong.push(`${path.relative(ROOT, file)} imports ${specifier}`);
       }
     }
   }
@@ -52,9 +53,18 @@ test('every slice has one name in three roots: a domain folder has its projectio
       // A slice names its events; it has a decider unless its events go on another slice's stream
       // (knowledge snippets are decided by the profile stream's decider).
       const files = await readdir(path.join(ROOT, 'domain', service, slice));
-      assert.ok(files.includes('decider.ts') || files.includes('events.ts'), `domain/${service}/${slice}/decider.ts or events.ts`);
-      assert.ok((await readdir(path.join(ROOT, 'projections', service))).includes(`${slice}.ts`), `projections/${service}/${slice}.ts`);
-      assert.ok((await readdir(path.join(ROOT, 'api', service, slice))).includes('routes.ts'), `api/${service}/${slice}/routes.ts`);
+      assert.ok(
+        files.includes('decider.ts') || files.includes('events.ts'),
+        `domain/${service}/${slice}/decider.ts or events.ts`,
+      );
+      assert.ok(
+        (await readdir(path.join(ROOT, 'projections', service))).includes(`${slice}.ts`),
+        `projections/${service}/${slice}.ts`,
+      );
+      assert.ok(
+        (await readdir(path.join(ROOT, 'api', service, slice))).includes('routes.ts'),
+        `api/${service}/${slice}/routes.ts`,
+      );
     }
   }
 });
@@ -91,12 +101,17 @@ async function domainModules(): Promise<{ graph: Map<string, string[]>; deciders
     const file = path.relative(ROOT, full).split(path.sep).join('/');
     const text = await readFile(full, 'utf8');
     if (/\)?:\s*Decider<[^=]*>\s*(=|\{)/.test(text)) deciders.add(file);
-    graph.set(file, [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(([, specifier]) => path.posix.join(path.posix.dirname(file), specifier!)));
+    graph.set(
+      file,
+      [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map(([, specifier]) =>
+        path.posix.join(path.posix.dirname(file), specifier!),
+      ),
+    );
   }
   return { graph, deciders };
 }
 
-test('deciders import no other slice\'s decider (one stream, one decider; vocabulary lives in events)', async () => {
+test("deciders import no other slice's decider (one stream, one decider; vocabulary lives in events)", async () => {
   const { graph, deciders } = await domainModules();
   // The scan finds the deciders it guards: the profile stream's, and one outside decider.ts.
   assert.ok(deciders.has('domain/orchestration/profiles/decider.ts'));
@@ -105,13 +120,24 @@ test('deciders import no other slice\'s decider (one stream, one decider; vocabu
   assert.equal(crossSliceDeciderImports(graph, deciders), []);
 });
 
-test('the decider rule catches a decider importing another slice\'s decider, and allows events and its own slice', () => {
-  const deciders = new Set(['domain/orchestration/profiles/decider.ts', 'domain/orchestration/knowledge/decider.ts', 'domain/chat/keys/decider.ts', 'domain/chat/keys/claim.ts']);
+test("the decider rule catches a decider importing another slice's decider, and allows events and its own slice", () => {
+  const deciders = new Set([
+    'domain/orchestration/profiles/decider.ts',
+    'domain/orchestration/knowledge/decider.ts',
+    'domain/chat/keys/decider.ts',
+    'domain/chat/keys/claim.ts',
+  ]);
   const graph = new Map([
-    ['domain/orchestration/profiles/decider.ts', ['domain/orchestration/knowledge/decider.ts', 'domain/orchestration/knowledge/events.ts']],
+    [
+      'domain/orchestration/profiles/decider.ts',
+      ['domain/orchestration/knowledge/decider.ts', 'domain/orchestration/knowledge/events.ts'],
+    ],
     ['domain/orchestration/chatsvc/rules.ts', ['domain/orchestration/profiles/decider.ts']],
     ['domain/chat/keys/decider.ts', ['domain/chat/keys/claim.ts', 'domain/shared/decider.ts']],
-    ['api/orchestration/profiles/commands.ts', ['domain/orchestration/profiles/decider.ts', 'domain/orchestration/knowledge/decider.ts']],
+    [
+      'api/orchestration/profiles/commands.ts',
+      ['domain/orchestration/profiles/decider.ts', 'domain/orchestration/knowledge/decider.ts'],
+    ],
     ['domain/events.ts', ['domain/chat/keys/claim.ts']],
   ]);
   assert.equal(crossSliceDeciderImports(graph, deciders), [
@@ -138,11 +164,10 @@ test('the cycle rule catches a cycle of two, a longer one and a self-import, and
     ['api/b/three.ts', ['api/b/one.ts']],
     ['api/c/self.ts', ['api/c/self.ts']],
   ]);
-  assert.equal(importCycles(graph).sort((a, b) => a[0]!.localeCompare(b[0]!)), [
-    ['api/a/bot.ts', 'api/a/connector.ts'],
-    ['api/b/one.ts', 'api/b/three.ts', 'api/b/two.ts'],
-    ['api/c/self.ts'],
-  ]);
+  assert.equal(
+    importCycles(graph).sort((a, b) => a[0]!.localeCompare(b[0]!)),
+    [['api/a/bot.ts', 'api/a/connector.ts'], ['api/b/one.ts', 'api/b/three.ts', 'api/b/two.ts'], ['api/c/self.ts']],
+  );
 });
 
 // The application layer (`commands.ts`) is the only caller of the command runner: a route module
@@ -166,25 +191,36 @@ export function routesRunningCommands(modules: Map<string, string>): string[] {
 
 test('no routes.ts runs commands: commands.ts is the only caller of the command runner', async () => {
   const modules = new Map<string, string>();
-  for (const full of await filesUnder(path.join(ROOT, 'api'), '.ts')) modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
+  for (const full of await filesUnder(path.join(ROOT, 'api'), '.ts'))
+    modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
   const wrong = routesRunningCommands(modules);
   assert.equal(wrong, [], 'routes running commands');
 });
 
 test('the routes rule catches a runner call and a runtime import, and allows `import type` and reads of the log', () => {
   const modules = new Map([
-    ['api/x/a/routes.ts', "app.openapi(r, async (c) => { await deps.commands.run(stream, decider, command, ctx); });"],
+    ['api/x/a/routes.ts', 'app.openapi(r, async (c) => { await deps.commands.run(stream, decider, command, ctx); });'],
     ['api/x/b/routes.ts', "import { asDomainEvent } from '../../../infra/commands.ts';"],
-    ['api/x/c/routes.ts', "import type { CommandContext } from '../../../infra/commands.ts';\nconst store = deps.commands.store;"],
+    [
+      'api/x/c/routes.ts',
+      "import type { CommandContext } from '../../../infra/commands.ts';\nconst store = deps.commands.store;",
+    ],
     ['api/x/d/routes.ts', "import { type CommandContext } from '../../../infra/commands.ts';"],
     ['api/x/c/commands.ts', 'await deps.commands.record(stream, event, ctx);'],
-    ['api/x/e/login.ts', "const route = createRoute({ method: 'post', path: '/login' });\nawait deps.commands.run(stream, decider, command, ctx);"],
+    [
+      'api/x/e/login.ts',
+      "const route = createRoute({ method: 'post', path: '/login' });\nawait deps.commands.run(stream, decider, command, ctx);",
+    ],
     ['api/x/e/helpers.ts', 'await deps.commands.run(stream, decider, command, ctx);'],
   ]);
   // `import { type X }` still loads the module under verbatimModuleSyntax: a route says `import type`.
-  assert.equal(routesRunningCommands(modules), ['api/x/a/routes.ts', 'api/x/b/routes.ts', 'api/x/d/routes.ts', 'api/x/e/login.ts']);
+  assert.equal(routesRunningCommands(modules), [
+    'api/x/a/routes.ts',
+    'api/x/b/routes.ts',
+    'api/x/d/routes.ts',
+    'api/x/e/login.ts',
+  ]);
 });
-
 
 // --- no background loop or timer under api/ outside a processor (issue 32) ------------------------
 //
@@ -207,33 +243,53 @@ export function backgroundTimers(modules: Map<string, string>): string[] {
     const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
     const processor = /\bdefine(Reactor|Projection)\s*[<(]/.test(code);
     if (/\bsetInterval\s*\(/.test(code)) wrong.push(`${file}: setInterval`);
-    if (!processor && /\.unref\s*\(\s*\)/.test(code)) wrong.push(`${file}: an unref'd timer outside a processor module`);
+    if (!processor && /\.unref\s*\(\s*\)/.test(code))
+      wrong.push(`${file}: an unref'd timer outside a processor module`);
   }
   return wrong.sort();
 }
 
 async function apiModules(): Promise<Map<string, string>> {
   const modules = new Map<string, string>();
-  for (const full of await filesUnder(path.join(ROOT, 'api'), '.ts')) modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
+  for (const full of await filesUnder(path.join(ROOT, 'api'), '.ts'))
+    modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
   return modules;
 }
 
-test('no module under api/ starts a background loop or timer: no setInterval, no unref\'d timer outside a processor', async () => {
+test("no module under api/ starts a background loop or timer: no setInterval, no unref'd timer outside a processor", async () => {
   const modules = await apiModules();
   // The scan reads the real modules: the supervisor's processor and a request-bound sleep are there.
   assert.ok(modules.has('api/orchestration/chatsvc/reactor.ts'));
   assert.equal(backgroundTimers(modules), []);
 });
 
-test('the timer rule catches setInterval and a background unref\'d timer, and allows a sleep, a deadline, a socket timeout and a processor', () => {
+test("the timer rule catches setInterval and a background unref'd timer, and allows a sleep, a deadline, a socket timeout and a processor", () => {
   const modules = new Map([
-    ['api/x/a/loop.ts', 'export function start() { const timer = setInterval(() => void sweep(), 1000); timer.unref(); }'],
-    ['api/x/b/poller.ts', 'setTimeout(function again() { void poll(); setTimeout(again, 5000).unref(); }, 5000).unref();'],
+    [
+      'api/x/a/loop.ts',
+      'export function start() { const timer = setInterval(() => void sweep(), 1000); timer.unref(); }',
+    ],
+    [
+      'api/x/b/poller.ts',
+      'setTimeout(function again() { void poll(); setTimeout(again, 5000).unref(); }, 5000).unref();',
+    ],
     ['api/x/c/interval.ts', 'const t = setInterval(beat, 10_000);'],
-    ['api/x/d/routes.ts', "await new Promise((r) => setTimeout(r, ms));\nconst deadline = setTimeout(() => controller.abort(), 10_000);\ntry { await work(controller.signal); } finally { clearTimeout(deadline); }"],
-    ['api/x/e/socket.ts', "const idle = setTimeout(() => ws.close(4000, 'idle'), 30_000);\nws.on('close', () => clearTimeout(idle));"],
-    ['api/x/f/reactor.ts', "export const r = defineReactor<E>({ name: 'r', handles: ['E'], async react() { setTimeout(wake, 10).unref(); } });"],
-    ['api/x/g/notes.ts', '// Not setInterval(...) nor timer.unref(): a comment is no timer.\n/* setInterval(x) */ export const ok = 1;'],
+    [
+      'api/x/d/routes.ts',
+      'await new Promise((r) => setTimeout(r, ms));\nconst deadline = setTimeout(() => controller.abort(), 10_000);\ntry { await work(controller.signal); } finally { clearTimeout(deadline); }',
+    ],
+    [
+      'api/x/e/socket.ts',
+      "const idle = setTimeout(() => ws.close(4000, 'idle'), 30_000);\nws.on('close', () => clearTimeout(idle));",
+    ],
+    [
+      'api/x/f/reactor.ts',
+      "export const r = defineReactor<E>({ name: 'r', handles: ['E'], async react() { setTimeout(wake, 10).unref(); } });",
+    ],
+    [
+      'api/x/g/notes.ts',
+      '// Not setInterval(...) nor timer.unref(): a comment is no timer.\n/* setInterval(x) */ export const ok = 1;',
+    ],
     ['infra/x/ticker.ts', 'this.timer = setInterval(tick, ms); this.timer.unref();'],
   ]);
   assert.equal(backgroundTimers(modules), [
@@ -252,7 +308,9 @@ test('the timer rule catches setInterval and a background unref\'d timer, and al
 export function processorNames(modules: Map<string, string>): { file: string; name: string }[] {
   const found: { file: string; name: string }[] = [];
   for (const [file, text] of modules) {
-    for (const match of text.matchAll(/\bdefine(?:Reactor|Projection)\s*(?:<[^>]*>)?\s*\(\s*\{\s*name:\s*(?:'([^']+)'|([A-Za-z_][\w]*))/g)) {
+    for (const match of text.matchAll(
+      /\bdefine(?:Reactor|Projection)\s*(?:<[^>]*>)?\s*\(\s*\{\s*name:\s*(?:'([^']+)'|([A-Za-z_][\w]*))/g,
+    )) {
       const constant = match[2] ? new RegExp(`\\bconst\\s+${match[2]}\\s*=\\s*'([^']+)'`).exec(text)?.[1] : undefined;
       found.push({ file, name: match[1] ?? constant ?? `${file}#${match[2]}` });
     }
@@ -263,22 +321,42 @@ export function processorNames(modules: Map<string, string>): { file: string; na
 test('every processor has its own name across the composition (registered once: the engine refuses a second)', async () => {
   const modules = new Map<string, string>();
   for (const folder of ['api', 'projections', 'infra']) {
-    for (const full of await filesUnder(path.join(ROOT, folder), '.ts')) modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
+    for (const full of await filesUnder(path.join(ROOT, folder), '.ts'))
+      modules.set(path.relative(ROOT, full).split(path.sep).join('/'), await readFile(full, 'utf8'));
   }
   const found = processorNames(modules);
   const names = found.map((f) => f.name);
-  for (const known of ['users', 'chatsvc_integrations', 'web_push_sender', 'scheduled_message_poster', 'chatsvc_bot_supervisor', 'write_gate']) {
+  for (const known of [
+    'users',
+    'chatsvc_integrations',
+    'web_push_sender',
+    'scheduled_message_poster',
+    'chatsvc_bot_supervisor',
+    'write_gate',
+  ]) {
     assert.ok(names.includes(known), `the scan finds ${known}`);
   }
-  assert.equal(names.filter((n, i) => names.indexOf(n) !== i), [], 'processor names declared twice');
+  assert.equal(
+    names.filter((n, i) => names.indexOf(n) !== i),
+    [],
+    'processor names declared twice',
+  );
 });
 
 test('the name rule resolves a constant and finds a name declared twice', () => {
-  const found = processorNames(new Map([
-    ['api/a/reactor.ts', "export const A = 'a';\nexport const r = defineReactor<E>({\n  name: A, handles: [] });"],
-    ['projections/b.ts', "export const p = defineProjection<E>({ name: 'b', handles: [] });\nexport const q = defineProjection({ name: 'a' });"],
-  ]));
-  assert.equal(found.map((f) => f.name), ['a', 'b', 'a']);
+  const found = processorNames(
+    new Map([
+      ['api/a/reactor.ts', "export const A = 'a';\nexport const r = defineReactor<E>({\n  name: A, handles: [] });"],
+      [
+        'projections/b.ts',
+        "export const p = defineProjection<E>({ name: 'b', handles: [] });\nexport const q = defineProjection({ name: 'a' });",
+      ],
+    ]),
+  );
+  assert.equal(
+    found.map((f) => f.name),
+    ['a', 'b', 'a'],
+  );
 });
 
 test.run();

@@ -39,19 +39,31 @@ async function crossPowerOfTen(s: TestServices, store: 'postgres' | 'esdb'): Pro
       const { rows } = await client.query<{ xid: string }>('SELECT pg_current_xact_id()::text AS xid');
       const burn = Number(nextPowerOfTen(BigInt(rows[0]!.xid)) - BigInt(rows[0]!.xid)) + 10;
       await client.query('CREATE TEMP TABLE IF NOT EXISTS xid_burn (n int)');
-      await client.query(`DO $$ BEGIN FOR i IN 1..${burn} LOOP BEGIN INSERT INTO xid_burn VALUES (i); EXCEPTION WHEN others THEN NULL; END; END LOOP; END $$`);
+      await client.query(
+        `DO $$ BEGIN FOR i IN 1..${burn} LOOP BEGIN INSERT INTO xid_burn VALUES (i); EXCEPTION WHEN others THEN NULL; END; END LOOP; END $$`,
+      );
     } finally {
       client.release();
     }
-    await s.db.pool.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), $1::bigint)`, [nextPowerOfTen(head.prepare).toString()]);
+    await s.db.pool.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), $1::bigint)`, [
+      nextPowerOfTen(head.prepare).toString(),
+    ]);
   } else {
     // In events of at most 500 kB (the server's append limit is 1 MiB).
     for (let remaining = Number(nextPowerOfTen(head.commit) - head.commit); remaining > 0;) {
       const size = Math.min(500_000, remaining);
-      await s.platform.store.append(`test_padding-${randomUUID()}`, [{
-        id: randomUUID(), type: 'TestPaddingWritten', data: { pad: 'x'.repeat(size) },
-        metadata: { actor: { kind: 'system', id: 'test' }, correlation_id: null, causation_id: null, schema: 1 },
-      }], { expected: 'no_stream' });
+      await s.platform.store.append(
+        `test_padding-${randomUUID()}`,
+        [
+          {
+            id: randomUUID(),
+            type: 'TestPaddingWritten',
+            data: { pad: 'x'.repeat(size) },
+            metadata: { actor: { kind: 'system', id: 'test' }, correlation_id: null, causation_id: null, schema: 1 },
+          },
+        ],
+        { expected: 'no_stream' },
+      );
       remaining -= size;
     }
   }
@@ -76,39 +88,63 @@ async function ownServer(): Promise<{ stop(): Promise<void> }> {
 /** Newest first, numerically, with no repeats. */
 function assertNewestFirst(positions: string[]): void {
   for (let i = 1; i < positions.length; i++) {
-    assert.ok(comparePositions(parsePosition(positions[i - 1]!), parsePosition(positions[i]!)) > 0, `${positions[i - 1]} listed before ${positions[i]}`);
+    assert.ok(
+      comparePositions(parsePosition(positions[i - 1]!), parsePosition(positions[i]!)) > 0,
+      `${positions[i - 1]} listed before ${positions[i]}`,
+    );
   }
 }
 
 function positionsSuite(store: 'postgres' | 'esdb') {
-  const test = suite<{ s: TestServices; admin: Interactive; double?: EsdbTestServer; own?: { stop(): Promise<void> }; sp: Spaces; ann: ChatAccount; chid: string; posted: string[] }>(`log positions of different lengths (${store})`);
+  const test = suite<{
+    s: TestServices;
+    admin: Interactive;
+    double?: EsdbTestServer;
+    own?: { stop(): Promise<void> };
+    sp: Spaces;
+    ann: ChatAccount;
+    chid: string;
+    posted: string[];
+  }>(`log positions of different lengths (${store})`);
   test.before(async (ctx) => {
     // The PostgreSQL log runs on a server of its own: a fresh cluster's transaction ids are small,
     // so crossing the next power of ten burns a few thousand of them, and the burning transaction
     // holds back no other suite's readers of the shared test server.
     if (store === 'postgres') ctx.own = await ownServer();
-    const env: Record<string, string> = { ...REGISTRY_ENV, ADMIN_API_KEY: ADMIN_KEY, CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
+    const env: Record<string, string> = {
+      ...REGISTRY_ENV,
+      ADMIN_API_KEY: ADMIN_KEY,
+      CHATSVC_AUTH_RATE_PER_MIN: '100000',
+      CHATSVC_API_RATE_PER_SEC: '100000',
+    };
     if (store === 'esdb') {
       ctx.double = await startEsdbTestServer();
       env.EVENTSTORE_URL = ctx.double.url;
     }
-    const s = ctx.s = await startTestApps(`positions_${store}`, env);
-    const admin = ctx.admin = await interactive(s, 'ada', 'admin');
+    const s = (ctx.s = await startTestApps(`positions_${store}`, env));
+    const admin = (ctx.admin = await interactive(s, 'ada', 'admin'));
     // Registry changes and failed logins (audit entries) on both sides of a power of ten.
-    const create = async (slug: string) => assert.is((await http(`${s.registry}/api/v1/customers`, { headers: admin.headers, json: { slug, name: slug } })).status, 201);
+    const create = async (slug: string) =>
+      assert.is(
+        (await http(`${s.registry}/api/v1/customers`, { headers: admin.headers, json: { slug, name: slug } })).status,
+        201,
+      );
     const failLogin = async (n: number) => {
-      const r = await http(`${s.orch}/auth/login`, { json: { email: `nobody-${n}@example.test`, password: 'wrong password' }, peer: `10.0.0.${n}` });
+      const r = await http(`${s.orch}/auth/login`, {
+        json: { email: `nobody-${n}@example.test`, password: 'wrong password' },
+        peer: `10.0.0.${n}`,
+      });
       assert.is(r.status, 401, r.text);
     };
     // And chat messages in one channel (their order is their MessagePosted's position).
-    const sp = ctx.sp = new Spaces(s);
+    const sp = (ctx.sp = new Spaces(s));
     const owner = await sp.register('own');
-    const ann = ctx.ann = await sp.register('ann');
+    const ann = (ctx.ann = await sp.register('ann'));
     const cid = await sp.community(owner);
     await sp.join(cid, owner, [ann]);
     const gid = await sp.group(owner, cid);
     await sp.ok(ann, 'POST', `/api/groups/${gid}/join`);
-    const chid = ctx.chid = await sp.channel(owner, gid, [ann]);
+    const chid = (ctx.chid = await sp.channel(owner, gid, [ann]));
     ctx.posted = [];
     const post = async (n: number) => ctx.posted.push((await sp.post(ann, chid, `message ${n}`)).id);
     for (const slug of ['p-one', 'p-two', 'p-three']) await create(slug);
@@ -118,7 +154,10 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     for (const slug of ['p-four', 'p-five']) await create(slug);
     for (const n of [4, 5, 6]) await failLogin(n);
     for (const n of [4, 5, 6]) await post(n);
-    assert.is((await http(`${s.registry}/api/v1/customers/p-two`, { method: 'DELETE', headers: admin.headers })).status, 204);
+    assert.is(
+      (await http(`${s.registry}/api/v1/customers/p-two`, { method: 'DELETE', headers: admin.headers })).status,
+      204,
+    );
   });
   test.after(async ({ s, double, own }) => {
     await s?.close();
@@ -126,7 +165,10 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     await own?.stop();
   });
 
-  test('registry events: newest first and `before` paging across a power of ten; a deleted customer\'s history starts with its deletion', async ({ s, admin }) => {
+  test("registry events: newest first and `before` paging across a power of ten; a deleted customer's history starts with its deletion", async ({
+    s,
+    admin,
+  }) => {
     const api = `${s.registry}/api/v1`;
 
     const all = await http(`${api}/events?limit=200`, { headers: admin.headers });
@@ -135,12 +177,18 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     assert.ok(new Set(positions.map(digits)).size > 1, `positions of different lengths: ${positions.join(' ')}`);
     assertNewestFirst(positions);
     assert.is(all.body.items[0].type, 'CustomerDeleted');
-    assert.equal(all.body.items.filter((e: { type: string }) => e.type === 'CustomerCreated').map((e: { customer_slug: string }) => e.customer_slug),
-      ['p-five', 'p-four', 'p-three', 'p-two', 'p-one']);
+    assert.equal(
+      all.body.items
+        .filter((e: { type: string }) => e.type === 'CustomerCreated')
+        .map((e: { customer_slug: string }) => e.customer_slug),
+      ['p-five', 'p-four', 'p-three', 'p-two', 'p-one'],
+    );
 
     const paged: string[] = [];
     for (let before: string | null = ''; before !== null;) {
-      const page = await http(`${api}/events?limit=2${before ? `&before=${encodeURIComponent(before)}` : ''}`, { headers: admin.headers });
+      const page = await http(`${api}/events?limit=2${before ? `&before=${encodeURIComponent(before)}` : ''}`, {
+        headers: admin.headers,
+      });
       assert.is(page.status, 200, page.text);
       paged.push(...page.body.items.map((e: { position: string }) => e.position));
       before = page.body.next_before;
@@ -148,9 +196,15 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     assert.equal(paged, positions, '`before` pages through every event once, in order');
 
     const history = await http(`${api}/events?customer=p-two&limit=1`, { headers: admin.headers });
-    assert.equal(history.body.items.map((e: { type: string }) => e.type), ['CustomerDeleted']);
+    assert.equal(
+      history.body.items.map((e: { type: string }) => e.type),
+      ['CustomerDeleted'],
+    );
     const whole = await http(`${api}/events?customer=p-two&limit=10`, { headers: admin.headers });
-    assert.equal(whole.body.items.map((e: { type: string }) => e.type), ['CustomerDeleted', 'CustomerCreated']);
+    assert.equal(
+      whole.body.items.map((e: { type: string }) => e.type),
+      ['CustomerDeleted', 'CustomerCreated'],
+    );
   });
 
   test('orchestration audit log: newest first and `before` paging across a power of ten', async ({ s }) => {
@@ -164,7 +218,9 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     assertNewestFirst(positions);
     const paged: string[] = [];
     for (let before = ''; ;) {
-      const page = (await http(url(`limit=2${before}`), { headers: { 'X-API-Key': ADMIN_KEY } })).body as { position: string }[];
+      const page = (await http(url(`limit=2${before}`), { headers: { 'X-API-Key': ADMIN_KEY } })).body as {
+        position: string;
+      }[];
       if (page.length === 0) break;
       paged.push(...page.map((e) => e.position));
       before = `&before=${page.at(-1)!.position}`;
@@ -172,15 +228,28 @@ function positionsSuite(store: 'postgres' | 'esdb') {
     assert.equal(paged, positions);
   });
 
-  test('chat messages: newest first and `before` paging across a power of ten', async ({ s, sp, ann, chid, posted }) => {
+  test('chat messages: newest first and `before` paging across a power of ten', async ({
+    s,
+    sp,
+    ann,
+    chid,
+    posted,
+  }) => {
     const newest = [...posted].reverse();
     const all = await sp.ok(ann, 'GET', `/api/channels/${chid}/messages?limit=100`);
-    assert.equal(all.messages.map((m: { id: string }) => m.id), newest);
-    const positions = await Promise.all(newest.map(async (id) => (await s.platform.store.readStream(messageStream(id)))[0]!.position));
+    assert.equal(
+      all.messages.map((m: { id: string }) => m.id),
+      newest,
+    );
+    const positions = await Promise.all(
+      newest.map(async (id) => (await s.platform.store.readStream(messageStream(id)))[0]!.position),
+    );
     assert.ok(new Set(positions.map((p) => p.commit.toString().length)).size > 1, 'positions of different lengths');
     const paged: string[] = [];
     for (let before = ''; ;) {
-      const page = (await sp.ok(ann, 'GET', `/api/channels/${chid}/messages?limit=2${before}`)).messages as { id: string }[];
+      const page = (await sp.ok(ann, 'GET', `/api/channels/${chid}/messages?limit=2${before}`)).messages as {
+        id: string;
+      }[];
       if (page.length === 0) break;
       paged.push(...page.map((m) => m.id));
       before = `&before=${page.at(-1)!.id}`;

@@ -33,8 +33,15 @@ import { ResponseChecker } from './fuzz/responses.ts';
 import { Fuzzer, type Finding } from './fuzz/run.ts';
 import { startTestApps, type TestServices } from '../support/services.ts';
 
-const seed = process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 30);
-const options = { seed, valid: Number(process.env.FUZZ_VALID ?? 2), rounds: Number(process.env.FUZZ_ROUNDS ?? 1), timeoutMs: Number(process.env.FUZZ_TIMEOUT_MS ?? 60_000), concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 1) };
+const seed =
+  process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : Number(process.env.FUZZ_SEED ?? 30);
+const options = {
+  seed,
+  valid: Number(process.env.FUZZ_VALID ?? 2),
+  rounds: Number(process.env.FUZZ_ROUNDS ?? 1),
+  timeoutMs: Number(process.env.FUZZ_TIMEOUT_MS ?? 60_000),
+  concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 1),
+};
 
 /**
  * Findings known and not fixed yet: the operation (`service METHOD /path`, or `(no request)` for a
@@ -43,7 +50,13 @@ const options = { seed, valid: Number(process.env.FUZZ_VALID ?? 2), rounds: Numb
  */
 const KNOWN: Array<{ op: string; kind?: string; problem?: RegExp; reason: string }> = [];
 
-const known = (f: Finding) => KNOWN.find((k) => k.op === f.op && (k.kind === undefined || k.kind === f.kind) && (k.problem === undefined || k.problem.test(f.problem)));
+const known = (f: Finding) =>
+  KNOWN.find(
+    (k) =>
+      k.op === f.op &&
+      (k.kind === undefined || k.kind === f.kind) &&
+      (k.problem === undefined || k.problem.test(f.problem)),
+  );
 
 /** Run order: reads, then writes, then deletes (deepest path first), then the routes that start releases. */
 function phase(op: Operation): number {
@@ -52,9 +65,14 @@ function phase(op: Operation): number {
   if (op.method === 'DELETE') return 2;
   return 1;
 }
-const ordered = (ops: Operation[]) => [...ops].sort((a, b) => phase(a) - phase(b) || (phase(a) === 2 ? b.path.split('/').length - a.path.split('/').length : 0));
+const ordered = (ops: Operation[]) =>
+  [...ops].sort(
+    (a, b) => phase(a) - phase(b) || (phase(a) === 2 ? b.path.split('/').length - a.path.split('/').length : 0),
+  );
 
-const test = suite<{ s: TestServices; dir: string; world: World; documents: ServiceDocument[]; fuzzer: Fuzzer }>('OpenAPI fuzz');
+const test = suite<{ s: TestServices; dir: string; world: World; documents: ServiceDocument[]; fuzzer: Fuzzer }>(
+  'OpenAPI fuzz',
+);
 
 test.before(async (ctx) => {
   const t0 = Date.now();
@@ -64,7 +82,9 @@ test.before(async (ctx) => {
   ctx.documents = loadDocuments(ctx.s.platform);
   const factory = new RequestFactory(ctx.documents, (op, name) => realResource(ctx.world, op, name));
   ctx.fuzzer = new Fuzzer(ctx.world, ctx.documents, factory, new ResponseChecker(ctx.documents), options);
-  console.log(`openapi fuzz: world and documents in ${((Date.now() - t0) / 1000).toFixed(1)} s; FUZZ_SEED=${seed} valid=${options.valid} rounds=${options.rounds} kinds=${KINDS.join(',')}`);
+  console.log(
+    `openapi fuzz: world and documents in ${((Date.now() - t0) / 1000).toFixed(1)} s; FUZZ_SEED=${seed} valid=${options.valid} rounds=${options.rounds} kinds=${KINDS.join(',')}`,
+  );
 });
 test.after(async ({ s, dir }) => {
   await s?.close();
@@ -72,7 +92,10 @@ test.after(async ({ s, dir }) => {
 });
 
 for (const service of ['orch', 'chat', 'registry'] as const) {
-  test(`${service}: every operation answers as its document says, valid and mutated requests alike`, async ({ documents, fuzzer }) => {
+  test(`${service}: every operation answers as its document says, valid and mutated requests alike`, async ({
+    documents,
+    fuzzer,
+  }) => {
     const filter = process.env.FUZZ_OPS;
     // Seeds follow each operation's place in the whole ordered list, so a filtered run replays the same requests.
     const all = ordered(documents.find((d) => d.service === service)!.operations);
@@ -83,23 +106,38 @@ for (const service of ['orch', 'chat', 'registry'] as const) {
     // Operations of one phase run `concurrency` at a time; phases one after the other.
     for (const p of [...new Set(ops.map(phase))]) {
       const queue = ops.map((op) => [op, all.indexOf(op)] as const).filter(([op]) => phase(op) === p);
-      await Promise.all(Array.from({ length: options.concurrency }, async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) {
-          const t = Date.now();
-          await fuzzer.operation(next[0], next[1]);
-          slowest.push([next[0].key, Date.now() - t]);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          for (let next = queue.shift(); next; next = queue.shift()) {
+            const t = Date.now();
+            await fuzzer.operation(next[0], next[1]);
+            slowest.push([next[0].key, Date.now() - t]);
+          }
+        }),
+      );
     }
     slowest.sort((a, b) => b[1] - a[1]);
     const findings = [...fuzzer.findings.slice(before.findings), ...fuzzer.unattributed()];
     const fresh = findings.filter((f) => !known(f));
-    console.log(`${service}: ${ops.length} operations, ${fuzzer.sent - before.sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; ${fresh.length} findings, ${findings.length - fresh.length} known; slowest: ${slowest.slice(0, 5).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+    console.log(
+      `${service}: ${ops.length} operations, ${fuzzer.sent - before.sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s; ${fresh.length} findings, ${findings.length - fresh.length} known; slowest: ${slowest
+        .slice(0, 5)
+        .map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`)
+        .join(', ')}`,
+    );
     if (fresh.length > 0) {
       const byOp = new Map<string, Finding[]>();
       for (const f of fresh) byOp.set(f.op, [...(byOp.get(f.op) ?? []), f]);
-      const lines = [...byOp.entries()].map(([op, list]) => `${op} (${list.length}):\n${list.slice(0, 2).map((f) => `  [${f.kind}] ${f.problem}\n    replay: ${f.replay}`).join('\n')}`);
-      throw new Error(`FUZZ_SEED=${seed}: ${fresh.length} findings on ${byOp.size} operations of ${service}\n${lines.join('\n')}`);
+      const lines = [...byOp.entries()].map(
+        ([op, list]) =>
+          `${op} (${list.length}):\n${list
+            .slice(0, 2)
+            .map((f) => `  [${f.kind}] ${f.problem}\n    replay: ${f.replay}`)
+            .join('\n')}`,
+      );
+      throw new Error(
+        `FUZZ_SEED=${seed}: ${fresh.length} findings on ${byOp.size} operations of ${service}\n${lines.join('\n')}`,
+      );
     }
   });
 }

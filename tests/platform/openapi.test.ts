@@ -21,12 +21,19 @@ const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bi
 const ADMIN_KEY = 'orch_openapi-admin-key-00000000000000000';
 const DOC_PATH = { orch: '/api/v1/openapi.json', chat: '/api/openapi.json', registry: '/api/v1/openapi.json' } as const;
 
-type Operation = { requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, unknown>; parameters?: unknown[] };
+type Operation = {
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, unknown>;
+  parameters?: unknown[];
+};
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 const test = suite<{ s: TestServices }>('OpenAPI documents');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('openapi', { ADMIN_API_KEY: ADMIN_KEY, REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32' });
+  ctx.s = await startTestApps('openapi', {
+    ADMIN_API_KEY: ADMIN_KEY,
+    REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32',
+  });
 });
 test.after(async ({ s }) => s?.close());
 
@@ -49,20 +56,43 @@ test('the router walk would catch an undeclared route', ({ s }) => {
 test('orchestration: every operation has its response codes; bodies and parameters are described', async ({ s }) => {
   const doc = (await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': ADMIN_KEY } })).body as Document;
   assert.is(doc.openapi, '3.1.0');
-  const anonymous = new Set(['/api/v1/health', '/api/v1/health/db', '/metrics', '/auth/login', '/auth/logout', '/auth/session', '/api/v1/public/agents/chat/{slug}']);
+  const anonymous = new Set([
+    '/api/v1/health',
+    '/api/v1/health/db',
+    '/metrics',
+    '/auth/login',
+    '/auth/logout',
+    '/auth/session',
+    '/api/v1/public/agents/chat/{slug}',
+  ]);
   for (const [route, operations] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(operations)) {
       const codes = Object.keys(op.responses);
-      assert.ok(codes.some((c) => /^2/.test(c) || c === '101'), `${method} ${route}: no success response`); // 101: a socket
+      assert.ok(
+        codes.some((c) => /^2/.test(c) || c === '101'),
+        `${method} ${route}: no success response`,
+      ); // 101: a socket
       if (!anonymous.has(route)) assert.ok(codes.includes('401'), `${method} ${route}: no 401`);
       if (route.includes('{')) assert.ok(op.parameters?.length, `${method} ${route}: path parameter undocumented`);
     }
   }
   // Routes with a body document its schema, and its validation and size refusals.
-  for (const [route, method] of [['/auth/register', 'post'], ['/auth/login', 'post'], ['/api/v1/admin/users', 'post'], ['/api/v1/admin/users/{user_id}', 'patch'], ['/api/admin/users', 'post'],
-    ['/api/v1/agent-chat/profiles', 'post'], ['/api/v1/agent-chat/profiles/{slug}', 'put'], ['/api/v1/bots/{profile_id}/knowledge', 'post'],
-    ['/api/v1/bots/{profile_id}/knowledge/{id}', 'patch'], ['/api/v1/templates/{slug}/instantiate', 'post'], ['/api/templates/{slug}/instantiate', 'post'],
-    ['/api/v1/public/agents/chat/{slug}', 'post'], ['/api/v1/agent-chat/chat/{slug}', 'post'], ['/api/assistant-user/chat', 'post']] as const) {
+  for (const [route, method] of [
+    ['/auth/register', 'post'],
+    ['/auth/login', 'post'],
+    ['/api/v1/admin/users', 'post'],
+    ['/api/v1/admin/users/{user_id}', 'patch'],
+    ['/api/admin/users', 'post'],
+    ['/api/v1/agent-chat/profiles', 'post'],
+    ['/api/v1/agent-chat/profiles/{slug}', 'put'],
+    ['/api/v1/bots/{profile_id}/knowledge', 'post'],
+    ['/api/v1/bots/{profile_id}/knowledge/{id}', 'patch'],
+    ['/api/v1/templates/{slug}/instantiate', 'post'],
+    ['/api/templates/{slug}/instantiate', 'post'],
+    ['/api/v1/public/agents/chat/{slug}', 'post'],
+    ['/api/v1/agent-chat/chat/{slug}', 'post'],
+    ['/api/assistant-user/chat', 'post'],
+  ] as const) {
     const op = doc.paths[route]![method]!;
     assert.ok(op.requestBody?.content['application/json']?.schema, `${method} ${route}: no request schema`);
     for (const code of ['400', '413']) assert.ok(op.responses[code], `${method} ${route}: no ${code}`);
@@ -71,18 +101,26 @@ test('orchestration: every operation has its response codes; bodies and paramete
   assert.ok(login.responses['429'], 'login documents its 429');
   // Response schemas are components: /me answers a Me, which carries the key.
   assert.match(JSON.stringify(doc.paths['/api/v1/me']!.get!.responses['200']), /#\/components\/schemas\/Me/);
-  assert.match(JSON.stringify((doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas.Me), /"api_key":\{"type":"string"/);
+  assert.match(
+    JSON.stringify((doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas.Me),
+    /"api_key":\{"type":"string"/,
+  );
   const list = doc.paths['/api/v1/admin/users']!.get!;
   assert.equal((list.parameters as { name: string }[]).map((p) => p.name).sort(), ['limit', 'offset']);
 });
 
 const VALIDATION = { orch: '400', chat: '400', registry: '422' } as const;
 const documentOf = (s: TestServices, name: (typeof SERVICES)[number]) =>
-  createApp(name, s.platform).getOpenAPI31Document({ openapi: '3.1.0', info: { title: name, version: '0' } }) as unknown as Document;
+  createApp(name, s.platform).getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: { title: name, version: '0' },
+  }) as unknown as Document;
 // Streamed multipart uploads read their own body (400 for another type); JSON bodies meet Hono's media-type gate.
 const JSON_BODY = /json/;
 
-test('every operation declares the shared answers: validation status, 413 with a body, 415 for a JSON body, 429 behind a limiter', ({ s }) => {
+test('every operation declares the shared answers: validation status, 413 with a body, 415 for a JSON body, 429 behind a limiter', ({
+  s,
+}) => {
   for (const name of SERVICES) {
     const doc = documentOf(s, name);
     for (const [route, operations] of Object.entries(doc.paths)) {
@@ -93,11 +131,18 @@ test('every operation declares the shared answers: validation status, 413 with a
         const codes = Object.keys(op.responses);
         assert.ok(codes.includes(VALIDATION[name]), `${at}: no ${VALIDATION[name]}`);
         if (method !== 'get' && method !== 'head') assert.ok(codes.includes('413'), `${at}: no 413`);
-        if (Object.keys(op.requestBody?.content ?? {}).some((t) => JSON_BODY.test(t))) assert.ok(codes.includes('415'), `${at}: no 415`);
+        if (Object.keys(op.requestBody?.content ?? {}).some((t) => JSON_BODY.test(t)))
+          assert.ok(codes.includes('415'), `${at}: no 415`);
         // Chat: every route behind the access-token check (it documents a 401) has the per-user limit.
-        if ((name === 'chat' && codes.includes('401')) || (name === 'registry' && route.startsWith('/api/'))) assert.ok(codes.includes('429'), `${at}: no 429`);
+        if ((name === 'chat' && codes.includes('401')) || (name === 'registry' && route.startsWith('/api/')))
+          assert.ok(codes.includes('429'), `${at}: no 429`);
         for (const [, param] of route.matchAll(/\{(\w+)\}/g)) {
-          assert.ok((op.parameters as { name: string; in: string }[] | undefined)?.some((p) => p.name === param && p.in === 'path'), `${at}: path parameter ${param} undescribed`);
+          assert.ok(
+            (op.parameters as { name: string; in: string }[] | undefined)?.some(
+              (p) => p.name === param && p.in === 'path',
+            ),
+            `${at}: path parameter ${param} undescribed`,
+          );
         }
       }
     }
@@ -115,24 +160,60 @@ test('every operation declares the shared answers: validation status, 413 with a
   assert.equal(Object.keys(file['206']!.content!), ['*/*']);
   assert.ok(file['416']);
   // The runner's claim may answer `agent: null`; the update status `apply: null`.
-  const orch = documentOf(s, 'orch') as unknown as { components: { schemas: Record<string, { properties: Record<string, { anyOf?: unknown[] }> }> } };
-  assert.ok(orch.components.schemas.RunnerClaim!.properties.agent!.anyOf?.some((a) => JSON.stringify(a) === '{"type":"null"}'), 'claim: agent nullable');
-  assert.ok(orch.components.schemas.UpdateStatus!.properties.apply!.anyOf?.some((a) => JSON.stringify(a) === '{"type":"null"}'), 'update status: apply nullable');
+  const orch = documentOf(s, 'orch') as unknown as {
+    components: { schemas: Record<string, { properties: Record<string, { anyOf?: unknown[] }> }> };
+  };
+  assert.ok(
+    orch.components.schemas.RunnerClaim!.properties.agent!.anyOf?.some((a) => JSON.stringify(a) === '{"type":"null"}'),
+    'claim: agent nullable',
+  );
+  assert.ok(
+    orch.components.schemas.UpdateStatus!.properties.apply!.anyOf?.some((a) => JSON.stringify(a) === '{"type":"null"}'),
+    'update status: apply nullable',
+  );
 });
 
-test('answers of the shared machinery are each in the operation\'s document', async ({ s }) => {
+test("answers of the shared machinery are each in the operation's document", async ({ s }) => {
   const docs = { orch: documentOf(s, 'orch'), chat: documentOf(s, 'chat'), registry: documentOf(s, 'registry') };
   const user = await registerChat(s.chat, 'openapi_answers');
-  const me = await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin' } });
-  const registryAdmin = { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin', cookie: `registry_csrf=${me.body.csrf_token}`, 'x-csrf-token': me.body.csrf_token };
+  const me = await http(`${s.registry}/api/v1/auth/me`, {
+    headers: { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin' },
+  });
+  const registryAdmin = {
+    'X-Idp-Username': 'boss',
+    'X-Idp-Groups': 'registry-admin',
+    cookie: `registry_csrf=${me.body.csrf_token}`,
+    'x-csrf-token': me.body.csrf_token,
+  };
   const principal = { orch: { 'X-API-Key': ADMIN_KEY }, chat: bearer(user), registry: registryAdmin };
   const base = { orch: s.orch, chat: s.chat, registry: s.registry };
   const cases: [keyof typeof docs, string, string, string, RequestOptions, number][] = [
     // Hono's media-type gate on JSON routes: text, XML, a form, multipart.
-    ['orch', 'post', '/api/v1/admin/users', '/api/v1/admin/users', { headers: { 'content-type': 'text/plain' }, body: '{}' }, 415],
+    [
+      'orch',
+      'post',
+      '/api/v1/admin/users',
+      '/api/v1/admin/users',
+      { headers: { 'content-type': 'text/plain' }, body: '{}' },
+      415,
+    ],
     ['chat', 'post', '/api/dms', '/api/dms', { headers: { 'content-type': 'application/xml' }, body: '<a/>' }, 415],
-    ['chat', 'post', '/api/dms', '/api/dms', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' }, 415],
-    ['registry', 'post', '/api/v1/customers', '/api/v1/customers', { headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' }, 415],
+    [
+      'chat',
+      'post',
+      '/api/dms',
+      '/api/dms',
+      { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' },
+      415,
+    ],
+    [
+      'registry',
+      'post',
+      '/api/v1/customers',
+      '/api/v1/customers',
+      { headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' },
+      415,
+    ],
     // Query and path validation: a repeated scalar, an over-long value, a NUL.
     ['orch', 'get', '/api/v1/knowledge/docs', '/api/v1/knowledge/docs?scope=a&scope=b', {}, 400],
     ['chat', 'get', '/api/community-invites/{code}', `/api/community-invites/${'c'.repeat(4000)}`, {}, 400],
@@ -141,12 +222,29 @@ test('answers of the shared machinery are each in the operation\'s document', as
     ['registry', 'get', '/api/v1/customers/{slug}/deployments', '/api/v1/customers/a%00/deployments', {}, 422],
     // A UUID parameter that is not one, and a body over the limit.
     ['chat', 'get', '/api/communities/{cid}/emojis', '/api/communities/-2147483649/emojis', {}, 404],
-    ['orch', 'post', '/api/v1/projects', '/api/v1/projects', { headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }, body: 'x'.repeat(2 * 1024 * 1024) }, 413],
+    [
+      'orch',
+      'post',
+      '/api/v1/projects',
+      '/api/v1/projects',
+      {
+        headers: { 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) },
+        body: 'x'.repeat(2 * 1024 * 1024),
+      },
+      413,
+    ],
   ];
   for (const [service, method, template, path, init, status] of cases) {
-    const r = await http(`${base[service]}${path}`, { method: method.toUpperCase(), ...init, headers: { ...principal[service], ...init.headers } });
+    const r = await http(`${base[service]}${path}`, {
+      method: method.toUpperCase(),
+      ...init,
+      headers: { ...principal[service], ...init.headers },
+    });
     assert.is(r.status, status, `${service} ${method} ${path.slice(0, 60)}: ${r.text.slice(0, 200)}`);
-    assert.ok(docs[service].paths[template]?.[method]?.responses[String(status)], `${service} ${method.toUpperCase()} ${template}: ${status} undeclared`);
+    assert.ok(
+      docs[service].paths[template]?.[method]?.responses[String(status)],
+      `${service} ${method.toUpperCase()} ${template}: ${status} undeclared`,
+    );
   }
 });
 
@@ -154,14 +252,21 @@ test('the document and the reference page need an authenticated caller of the se
   const anonymous = await http(`${s.orch}/api/v1/openapi.json`);
   assert.is(anonymous.status, 401);
   assert.equal(anonymous.body, { error: 'unauthorized', message: 'missing X-API-Key header' });
-  assert.is((await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': 'orch_wrong' } })).body.message, 'invalid or inactive API key');
-  for (const p of ['/api/v1/docs', '/api/v1/docs/swagger-ui-bundle.js']) assert.is((await http(`${s.orch}${p}`)).status, 401, p);
+  assert.is(
+    (await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': 'orch_wrong' } })).body.message,
+    'invalid or inactive API key',
+  );
+  for (const p of ['/api/v1/docs', '/api/v1/docs/swagger-ui-bundle.js'])
+    assert.is((await http(`${s.orch}${p}`)).status, 401, p);
   // Chat: any authenticated chat user (a Bearer access token); anonymous or a bad token is 401.
   const chat = await http(`${s.chat}${DOC_PATH.chat}`);
   assert.is(chat.status, 401);
   assert.type(chat.body.error, 'string');
   assert.is((await http(`${s.chat}/api/docs`)).status, 401);
-  assert.is((await http(`${s.chat}${DOC_PATH.chat}`, { headers: { authorization: 'Bearer not.a.token' } })).status, 401);
+  assert.is(
+    (await http(`${s.chat}${DOC_PATH.chat}`, { headers: { authorization: 'Bearer not.a.token' } })).status,
+    401,
+  );
   const user = await registerChat(s.chat, 'openapi_reader');
   const doc = await http(`${s.chat}${DOC_PATH.chat}`, { headers: bearer(user) });
   assert.is(doc.status, 200);
@@ -172,7 +277,10 @@ test('the document and the reference page need an authenticated caller of the se
   assert.is(registry.status, 401);
   assert.is(registry.body.error.code, 'unauthorized');
   assert.is((await http(`${s.registry}/api/v1/docs`)).status, 401);
-  assert.is((await http(`${s.registry}/api/v1/docs`, { headers: { authorization: 'Bearer registry_sk_not-a-token' } })).status, 401);
+  assert.is(
+    (await http(`${s.registry}/api/v1/docs`, { headers: { authorization: 'Bearer registry_sk_not-a-token' } })).status,
+    401,
+  );
   // Any authenticated registry caller reads them: a read-only forward-auth user, a token of any scope.
   const readonly = { 'X-Idp-Username': 'reader' };
   const registryDoc = await http(`${s.registry}${DOC_PATH.registry}`, { headers: readonly });
@@ -182,9 +290,16 @@ test('the document and the reference page need an authenticated caller of the se
   const admin = { 'X-Idp-Username': 'boss', 'X-Idp-Groups': 'registry-admin' };
   const me = await http(`${s.registry}/api/v1/auth/me`, { headers: admin });
   const writer = { ...admin, cookie: `registry_csrf=${me.body.csrf_token}`, 'x-csrf-token': me.body.csrf_token };
-  const minted = await http(`${s.registry}/api/v1/admin/tokens`, { headers: writer, json: { name: 'docs', scopes: ['deployments:read'] } });
+  const minted = await http(`${s.registry}/api/v1/admin/tokens`, {
+    headers: writer,
+    json: { name: 'docs', scopes: ['deployments:read'] },
+  });
   assert.is(minted.status, 201);
-  assert.is((await http(`${s.registry}${DOC_PATH.registry}`, { headers: { authorization: `Bearer ${minted.body.token}` } })).status, 200);
+  assert.is(
+    (await http(`${s.registry}${DOC_PATH.registry}`, { headers: { authorization: `Bearer ${minted.body.token}` } }))
+      .status,
+    200,
+  );
 });
 
 test('the reference page is served from this server, with the document inlined', async ({ s }) => {
@@ -204,13 +319,21 @@ test('the reference page is served from this server, with the document inlined',
 });
 
 test('orchard openapi prints the served document offline, for each service', async ({ s }) => {
-  const served = (await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': ADMIN_KEY } })).body as Document;
-  const { stdout } = await run(process.execPath, [BIN, 'openapi', 'orch'], { env: { PATH: process.env.PATH }, maxBuffer: 16 << 20 });
+  const served = (await http(`${s.orch}/api/v1/openapi.json`, { headers: { 'X-API-Key': ADMIN_KEY } }))
+    .body as Document;
+  const { stdout } = await run(process.execPath, [BIN, 'openapi', 'orch'], {
+    env: { PATH: process.env.PATH },
+    maxBuffer: 16 << 20,
+  });
   const printed = JSON.parse(stdout) as Document;
   assert.equal(Object.keys(printed.paths).sort(), Object.keys(served.paths).sort());
   assert.equal(printed, served);
-  for (const name of SERVICES) assert.ok(Object.keys((offlineDocument(name) as unknown as Document).paths).length >= 3, name);
-  const wrong = await run(process.execPath, [BIN, 'openapi', 'nope']).then(() => null, (error) => error as { code: number; stderr: string });
+  for (const name of SERVICES)
+    assert.ok(Object.keys((offlineDocument(name) as unknown as Document).paths).length >= 3, name);
+  const wrong = await run(process.execPath, [BIN, 'openapi', 'nope']).then(
+    () => null,
+    (error) => error as { code: number; stderr: string },
+  );
   assert.is(wrong?.code, 2);
   assert.match(wrong!.stderr, /usage: orchard openapi <orch\|chat\|registry>/);
 });

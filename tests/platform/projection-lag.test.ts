@@ -14,7 +14,11 @@ import { interactive, REGISTRY_ENV } from '../support/registry.ts';
 import { http, loggedEvents, startTestApps, type TestServices } from '../support/services.ts';
 
 const ADMIN_KEY = 'orch_lagging-admin-key-0000000000000000';
-interface Ctx { s: TestServices; chatUser: Awaited<ReturnType<typeof registerChat>>; registryAdmin: Awaited<ReturnType<typeof interactive>> }
+interface Ctx {
+  s: TestServices;
+  chatUser: Awaited<ReturnType<typeof registerChat>>;
+  registryAdmin: Awaited<ReturnType<typeof interactive>>;
+}
 const test = suite<Ctx>('a read model behind its log: 503 projection_lagging');
 
 test.before(async (ctx) => {
@@ -32,11 +36,16 @@ test.after(async ({ s }) => s?.close());
 
 const types = async (s: TestServices) => (await loggedEvents(s)).map((e) => e.type);
 
-test('each service: 503 with Retry-After and its error body; the event is in the log; no unhandled error', async ({ s, chatUser, registryAdmin }) => {
+test('each service: 503 with Retry-After and its error body; the event is in the log; no unhandled error', async ({
+  s,
+  chatUser,
+  registryAdmin,
+}) => {
   await s.platform.engine.stop();
 
   const orch = await http(`${s.orch}/api/v1/admin/users`, {
-    headers: { 'X-API-Key': ADMIN_KEY }, json: { username: 'lagging', email: 'lagging@example.test', role: 'user', password: 'a long enough password' },
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { username: 'lagging', email: 'lagging@example.test', role: 'user', password: 'a long enough password' },
   });
   assert.is(orch.status, 503, orch.text);
   assert.is(orch.headers.get('retry-after'), String(PROJECTION_LAG_RETRY_AFTER_S));
@@ -44,12 +53,19 @@ test('each service: 503 with Retry-After and its error body; the event is in the
   assert.is(orch.body.retry_after, PROJECTION_LAG_RETRY_AFTER_S);
   assert.match(orch.body.message, /recorded/);
 
-  const chat = await http(`${s.chat}/api/account/profile`, { method: 'PATCH', headers: bearer(chatUser), json: { display_name: 'Lagging' } });
+  const chat = await http(`${s.chat}/api/account/profile`, {
+    method: 'PATCH',
+    headers: bearer(chatUser),
+    json: { display_name: 'Lagging' },
+  });
   assert.is(chat.status, 503, chat.text);
   assert.is(chat.headers.get('retry-after'), String(PROJECTION_LAG_RETRY_AFTER_S));
   assert.match(chat.body.error, /recorded/);
 
-  const registry = await http(`${s.registry}/api/v1/customers`, { headers: registryAdmin.headers, json: { name: 'Lagging Ltd', slug: 'lagging-ltd' } });
+  const registry = await http(`${s.registry}/api/v1/customers`, {
+    headers: registryAdmin.headers,
+    json: { name: 'Lagging Ltd', slug: 'lagging-ltd' },
+  });
   assert.is(registry.status, 503, registry.text);
   assert.is(registry.body.error.code, 'projection_lagging');
 
@@ -62,9 +78,12 @@ test('each service: 503 with Retry-After and its error body; the event is in the
 
 test('every route documents the 503 projection_lagging', () => {
   for (const service of SERVICES) {
-    const doc = offlineDocument(service) as unknown as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = offlineDocument(service) as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     for (const [p, item] of Object.entries(doc.paths)) {
-      for (const [method, operation] of Object.entries(item)) assert.ok(operation.responses['503'], `${service}: ${method.toUpperCase()} ${p} declares 503`);
+      for (const [method, operation] of Object.entries(item))
+        assert.ok(operation.responses['503'], `${service}: ${method.toUpperCase()} ${p} declares 503`);
     }
   }
 });

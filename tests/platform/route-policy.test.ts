@@ -17,7 +17,9 @@ const ProbeError = z.object({ error: z.string(), message: z.string() }).passthro
 
 function probe(): OpenAPIHono {
   const app = createBaseApp({
-    service: 'orch', errorSchema: ProbeError, log: createLogger({ level: 'error', sink: () => {} }),
+    service: 'orch',
+    errorSchema: ProbeError,
+    log: createLogger({ level: 'error', sink: () => {} }),
     errorBody: ({ code, message, extra }) => ({ error: code, message, ...extra }),
   }) as unknown as OpenAPIHono;
   // App middleware after the body limit: a refusal here must not come before a 413.
@@ -26,27 +28,54 @@ function probe(): OpenAPIHono {
     await next();
   });
   const ok = { 200: { description: 'read' } };
-  app.openapi(createRoute({
-    method: 'post', path: '/small', middleware: [anyone(), bodyLimit(64)] as const, request: { body: jsonBody(z.object({ a: z.string() })) }, responses: ok,
-  }), (c) => c.json({ read: c.req.valid('json').a.length }, 200));
-  app.openapi(createRoute({
-    method: 'post', path: '/streamed', middleware: [anyone(), bodyLimit(64, { streamed: true })] as const, responses: ok,
-  }), async (c) => c.json({ read: (await c.req.text()).length }, 200));
-  const adminOnly = guard({ rule: 'admin', refusals: { 401: 'not signed in', 403: 'not the admin' } }, async (_c, next) => next());
-  app.openapi(createRoute({ method: 'patch', path: '/default', middleware: [adminOnly] as const, responses: ok }), async (c) => c.json({ read: (await c.req.text()).length }, 200));
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/small',
+      middleware: [anyone(), bodyLimit(64)] as const,
+      request: { body: jsonBody(z.object({ a: z.string() })) },
+      responses: ok,
+    }),
+    (c) => c.json({ read: c.req.valid('json').a.length }, 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/streamed',
+      middleware: [anyone(), bodyLimit(64, { streamed: true })] as const,
+      responses: ok,
+    }),
+    async (c) => c.json({ read: (await c.req.text()).length }, 200),
+  );
+  const adminOnly = guard(
+    { rule: 'admin', refusals: { 401: 'not signed in', 403: 'not the admin' } },
+    async (_c, next) => next(),
+  );
+  app.openapi(
+    createRoute({ method: 'patch', path: '/default', middleware: [adminOnly] as const, responses: ok }),
+    async (c) => c.json({ read: (await c.req.text()).length }, 200),
+  );
   return app;
 }
 
 const test = suite('route policy: declared on the route');
 const MiB = 1024 * 1024;
 const post = (app: OpenAPIHono, path: string, body: string, headers: Record<string, string> = {}, method = 'POST') =>
-  app.request(path, { method, headers: { 'content-type': 'application/json', 'x-signed-in': 'yes', ...headers }, body });
+  app.request(path, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-signed-in': 'yes', ...headers },
+    body,
+  });
 
-test('a route\'s own limit is the one its requests meet, before the app\'s later middleware', async () => {
+test("a route's own limit is the one its requests meet, before the app's later middleware", async () => {
   const app = probe();
   const small = await post(app, '/small', JSON.stringify({ a: 'x'.repeat(100) }));
   assert.is(small.status, 413);
-  assert.equal(await small.json(), { error: 'payload_too_large', message: 'request body exceeds this route\'s limit of 64 bytes', limit_bytes: 64 });
+  assert.equal(await small.json(), {
+    error: 'payload_too_large',
+    message: "request body exceeds this route's limit of 64 bytes",
+    limit_bytes: 64,
+  });
   // No identity either: the 413 still comes first.
   const anonymous = await post(app, '/small', JSON.stringify({ a: 'x'.repeat(100) }), { 'x-signed-in': '' });
   assert.is(anonymous.status, 413);
@@ -65,21 +94,38 @@ test('a route without a limit of its own, and a request no route takes, meet the
   assert.is((await post(app, '/nowhere', 'x'.repeat(1000))).status, 404);
 });
 
-test('a streamed limit refuses a declared length over it; the body itself is the route\'s to count', async () => {
+test("a streamed limit refuses a declared length over it; the body itself is the route's to count", async () => {
   const app = probe();
-  const declared = await app.request('/streamed', { method: 'POST', headers: { 'content-length': '65', 'x-signed-in': 'yes' }, body: 'x'.repeat(65) });
+  const declared = await app.request('/streamed', {
+    method: 'POST',
+    headers: { 'content-length': '65', 'x-signed-in': 'yes' },
+    body: 'x'.repeat(65),
+  });
   assert.is(declared.status, 413);
   assert.is(((await declared.json()) as { limit_bytes: number }).limit_bytes, 64);
   // Chunked (no length): the route reads it (its reader counts; here it only reports what came).
-  const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('x'.repeat(100))); c.close(); } });
-  const chunked = await app.request('/streamed', { method: 'POST', headers: { 'x-signed-in': 'yes' }, body: stream, duplex: 'half' } as RequestInit);
+  const stream = new ReadableStream({
+    start(c) {
+      c.enqueue(new TextEncoder().encode('x'.repeat(100)));
+      c.close();
+    },
+  });
+  const chunked = await app.request('/streamed', {
+    method: 'POST',
+    headers: { 'x-signed-in': 'yes' },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
   assert.is(chunked.status, 200);
   assert.equal(await chunked.json(), { read: 100 });
 });
 
-test('the document carries each route\'s rules, their refusals and its limit', () => {
+test("the document carries each route's rules, their refusals and its limit", () => {
   const doc = probe().getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'probe', version: '0' } }) as unknown as {
-    paths: Record<string, Record<string, { 'x-access'?: string[]; responses: Record<string, { description: string }> }>>;
+    paths: Record<
+      string,
+      Record<string, { 'x-access'?: string[]; responses: Record<string, { description: string }> }>
+    >;
   };
   assert.equal(doc.paths['/small']!.post!['x-access'], ['anyone']);
   assert.match(doc.paths['/small']!.post!.responses['413']!.description, /limit of 64 bytes/);

@@ -55,34 +55,162 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/v1/docs/swagger-ui.css', rule: 'any', ok: 200 },
   { method: 'GET', path: '/api/v1/docs/swagger-ui-bundle.js', rule: 'any', ok: 200 },
   { method: 'GET', path: '/api/v1/customers', rule: { scope: 'customers:read' }, ok: 200 },
-  { method: 'POST', path: '/api/v1/customers', rule: { scope: 'customers:write' }, ok: 201, body: (w) => ({ slug: `m-${n(w)}`, name: 'Matrix' }) },
-  { method: 'GET', path: '/api/v1/customers/{slug}', rule: { scope: 'customers:read' }, ok: 200, at: () => '/api/v1/customers/acme' },
-  { method: 'PATCH', path: '/api/v1/customers/{slug}', rule: { scope: 'customers:write' }, ok: 200, at: () => '/api/v1/customers/acme', body: (w) => ({ notes: `n${n(w)}` }) },
   {
-    method: 'DELETE', path: '/api/v1/customers/{slug}', rule: 'admin', ok: 204,
-    at: async (w) => `/api/v1/customers/${(await fresh(w, '/api/v1/customers', { slug: `gone-${n(w)}`, name: 'Gone' })).slug}`,
+    method: 'POST',
+    path: '/api/v1/customers',
+    rule: { scope: 'customers:write' },
+    ok: 201,
+    body: (w) => ({ slug: `m-${n(w)}`, name: 'Matrix' }),
   },
-  { method: 'GET', path: '/api/v1/customers/{slug}/deployments', rule: { scope: 'customers:read' }, ok: 200, at: () => '/api/v1/customers/acme/deployments' },
-  { method: 'GET', path: '/api/v1/customers/{slug}/subscriptions', rule: { scope: 'customers:read' }, ok: 200, at: () => '/api/v1/customers/acme/subscriptions' },
-  { method: 'POST', path: '/api/v1/customers/{slug}/contacts', rule: { scope: 'contacts:write' }, ok: 201, at: () => '/api/v1/customers/acme/contacts', body: (w) => ({ name: 'C', email: `c${n(w)}@acme.test` }) },
-  { method: 'GET', path: '/api/v1/customers/{slug}/touchpoints', rule: { scope: 'customers:read' }, ok: 200, at: () => '/api/v1/customers/acme/touchpoints' },
-  { method: 'POST', path: '/api/v1/customers/{slug}/touchpoints', rule: { scope: 'contacts:write' }, ok: 201, at: () => '/api/v1/customers/acme/touchpoints', body: () => ({ kind: 'note', summary: 's', occurred_at: '2026-01-01T00:00:00Z' }) },
-  { method: 'GET', path: '/api/v1/customers/{slug}/agreements', rule: { scope: 'customers:read' }, ok: 200, at: () => '/api/v1/customers/acme/agreements' },
-  { method: 'POST', path: '/api/v1/customers/{slug}/agreements', rule: { scope: 'customers:write' }, ok: 201, at: () => '/api/v1/customers/acme/agreements', body: () => ({ kind: 'nda', title: 'NDA', signed_at: '2026-01-01' }) },
-  { method: 'GET', path: '/api/v1/customers/{slug}/usage', rule: { scope: 'customers:read' }, ok: 200, at: () => '/api/v1/customers/acme/usage' },
   {
-    method: 'POST', path: '/api/v1/customers/{slug}/usage', rule: { scope: 'subscriptions:write' }, ok: 201, at: () => '/api/v1/customers/acme/usage',
-    body: () => ({ product: 'chat', metric: 'seats', quantity: 1, period_start: '2026-01-01T00:00:00Z', period_end: '2026-02-01T00:00:00Z' }),
+    method: 'GET',
+    path: '/api/v1/customers/{slug}',
+    rule: { scope: 'customers:read' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme',
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/customers/{slug}',
+    rule: { scope: 'customers:write' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme',
+    body: (w) => ({ notes: `n${n(w)}` }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/customers/{slug}',
+    rule: 'admin',
+    ok: 204,
+    at: async (w) =>
+      `/api/v1/customers/${(await fresh(w, '/api/v1/customers', { slug: `gone-${n(w)}`, name: 'Gone' })).slug}`,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/customers/{slug}/deployments',
+    rule: { scope: 'customers:read' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme/deployments',
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/customers/{slug}/subscriptions',
+    rule: { scope: 'customers:read' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme/subscriptions',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/customers/{slug}/contacts',
+    rule: { scope: 'contacts:write' },
+    ok: 201,
+    at: () => '/api/v1/customers/acme/contacts',
+    body: (w) => ({ name: 'C', email: `c${n(w)}@acme.test` }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/customers/{slug}/touchpoints',
+    rule: { scope: 'customers:read' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme/touchpoints',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/customers/{slug}/touchpoints',
+    rule: { scope: 'contacts:write' },
+    ok: 201,
+    at: () => '/api/v1/customers/acme/touchpoints',
+    body: () => ({ kind: 'note', summary: 's', occurred_at: '2026-01-01T00:00:00Z' }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/customers/{slug}/agreements',
+    rule: { scope: 'customers:read' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme/agreements',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/customers/{slug}/agreements',
+    rule: { scope: 'customers:write' },
+    ok: 201,
+    at: () => '/api/v1/customers/acme/agreements',
+    body: () => ({ kind: 'nda', title: 'NDA', signed_at: '2026-01-01' }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/customers/{slug}/usage',
+    rule: { scope: 'customers:read' },
+    ok: 200,
+    at: () => '/api/v1/customers/acme/usage',
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/customers/{slug}/usage',
+    rule: { scope: 'subscriptions:write' },
+    ok: 201,
+    at: () => '/api/v1/customers/acme/usage',
+    body: () => ({
+      product: 'chat',
+      metric: 'seats',
+      quantity: 1,
+      period_start: '2026-01-01T00:00:00Z',
+      period_end: '2026-02-01T00:00:00Z',
+    }),
   },
   { method: 'GET', path: '/api/v1/deployments', rule: { scope: 'deployments:read' }, ok: 200 },
-  { method: 'POST', path: '/api/v1/deployments', rule: { scope: 'deployments:write' }, ok: 201, body: () => ({ customer_slug: 'acme', product: 'chat', version: '1.0.0' }) },
-  { method: 'GET', path: '/api/v1/deployments/{id}', rule: { scope: 'deployments:read' }, ok: 200, at: (w) => `/api/v1/deployments/${w.ids.deployment}` },
-  { method: 'PATCH', path: '/api/v1/deployments/{id}', rule: { scope: 'deployments:write' }, ok: 200, at: (w) => `/api/v1/deployments/${w.ids.deployment}`, body: (w) => ({ version: `1.${n(w)}.0` }) },
+  {
+    method: 'POST',
+    path: '/api/v1/deployments',
+    rule: { scope: 'deployments:write' },
+    ok: 201,
+    body: () => ({ customer_slug: 'acme', product: 'chat', version: '1.0.0' }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/deployments/{id}',
+    rule: { scope: 'deployments:read' },
+    ok: 200,
+    at: (w) => `/api/v1/deployments/${w.ids.deployment}`,
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/deployments/{id}',
+    rule: { scope: 'deployments:write' },
+    ok: 200,
+    at: (w) => `/api/v1/deployments/${w.ids.deployment}`,
+    body: (w) => ({ version: `1.${n(w)}.0` }),
+  },
   { method: 'GET', path: '/api/v1/subscriptions', rule: { scope: 'subscriptions:read' }, ok: 200 },
-  { method: 'POST', path: '/api/v1/subscriptions', rule: { scope: 'subscriptions:write' }, ok: 201, body: () => ({ customer_slug: 'acme', product: 'chat', mrr_cents: 100 }) },
-  { method: 'GET', path: '/api/v1/subscriptions/{id}', rule: { scope: 'subscriptions:read' }, ok: 200, at: (w) => `/api/v1/subscriptions/${w.ids.subscription}` },
-  { method: 'PATCH', path: '/api/v1/subscriptions/{id}', rule: { scope: 'subscriptions:write' }, ok: 200, at: (w) => `/api/v1/subscriptions/${w.ids.subscription}`, body: (w) => ({ mrr_cents: n(w) }) },
-  { method: 'POST', path: '/api/v1/leads', rule: { scope: 'customers:write' }, ok: 201, body: (w) => ({ name: `Lead ${n(w)}`, email: `lead${w.seq}@x.test` }) },
+  {
+    method: 'POST',
+    path: '/api/v1/subscriptions',
+    rule: { scope: 'subscriptions:write' },
+    ok: 201,
+    body: () => ({ customer_slug: 'acme', product: 'chat', mrr_cents: 100 }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/subscriptions/{id}',
+    rule: { scope: 'subscriptions:read' },
+    ok: 200,
+    at: (w) => `/api/v1/subscriptions/${w.ids.subscription}`,
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v1/subscriptions/{id}',
+    rule: { scope: 'subscriptions:write' },
+    ok: 200,
+    at: (w) => `/api/v1/subscriptions/${w.ids.subscription}`,
+    body: (w) => ({ mrr_cents: n(w) }),
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/leads',
+    rule: { scope: 'customers:write' },
+    ok: 201,
+    body: (w) => ({ name: `Lead ${n(w)}`, email: `lead${w.seq}@x.test` }),
+  },
   { method: 'GET', path: '/api/v1/summary', rule: { scope: 'customers:read' }, ok: 200 },
   { method: 'GET', path: '/api/v1/summary/trend', rule: { scope: 'customers:read' }, ok: 200 },
   { method: 'GET', path: '/api/v1/summary/rollout', rule: { scope: 'deployments:read' }, ok: 200 },
@@ -90,11 +218,27 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/v1/events', rule: { scope: 'customers:read' }, ok: 200 },
   { method: 'GET', path: '/api/v1/signals', rule: { scope: 'customers:read' }, ok: 200 },
   { method: 'GET', path: '/api/v1/admin/tokens', rule: 'admin', ok: 200 },
-  { method: 'POST', path: '/api/v1/admin/tokens', rule: 'admin', ok: 201, body: () => ({ name: 'matrix', scopes: ['customers:read'] }) },
-  { method: 'GET', path: '/api/v1/admin/tokens/{id}', rule: 'admin', ok: 200, at: (w) => `/api/v1/admin/tokens/${w.ids.token}` },
   {
-    method: 'DELETE', path: '/api/v1/admin/tokens/{id}', rule: 'admin', ok: 204,
-    at: async (w) => `/api/v1/admin/tokens/${(await fresh(w, '/api/v1/admin/tokens', { name: 'doomed', scopes: ['customers:read'] })).id}`,
+    method: 'POST',
+    path: '/api/v1/admin/tokens',
+    rule: 'admin',
+    ok: 201,
+    body: () => ({ name: 'matrix', scopes: ['customers:read'] }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/admin/tokens/{id}',
+    rule: 'admin',
+    ok: 200,
+    at: (w) => `/api/v1/admin/tokens/${w.ids.token}`,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v1/admin/tokens/{id}',
+    rule: 'admin',
+    ok: 204,
+    at: async (w) =>
+      `/api/v1/admin/tokens/${(await fresh(w, '/api/v1/admin/tokens', { name: 'doomed', scopes: ['customers:read'] })).id}`,
   },
 ];
 
@@ -102,7 +246,12 @@ const ROUTES: Route[] = [
 
 type Principal =
   | { name: string; kind: 'admin' | 'readonly'; headers: Record<string, string> }
-  | { name: string; kind: 'token'; scopes: Scope[] | 'all but the route\'s'; headers: Record<string, string> | ((route: Route) => Record<string, string>) }
+  | {
+      name: string;
+      kind: 'token';
+      scopes: Scope[] | "all but the route's";
+      headers: Record<string, string> | ((route: Route) => Record<string, string>);
+    }
   | { name: string; kind: 'revoked' | 'expired' | 'none'; headers: Record<string, string> };
 
 /** What the spec's rules say a principal gets from a route: [status, error code]. */
@@ -114,7 +263,10 @@ function expected(p: Principal, route: Route): [number, string | null] {
     if (route.rule === 'admin') return [403, 'interactive_admin_only'];
     if (route.rule === 'session') return [403, 'session_required'];
     if (route.rule === 'any') return [route.ok, null];
-    const scopes = p.scopes === 'all but the route\'s' ? SCOPES.filter((s) => s !== (route.rule as { scope: Scope }).scope) : p.scopes;
+    const scopes =
+      p.scopes === "all but the route's"
+        ? SCOPES.filter((s) => s !== (route.rule as { scope: Scope }).scope)
+        : p.scopes;
     return scopes.includes(route.rule.scope) ? [route.ok, null] : [403, 'insufficient_scope'];
   }
   if (p.kind === 'admin') return [route.ok, null];
@@ -124,7 +276,9 @@ function expected(p: Principal, route: Route): [number, string | null] {
   return write ? [403, 'read_only'] : [route.ok, null];
 }
 
-const test = suite<{ s: TestServices; idp: TestProvider; w: World; rows: Principal[] }>('registry authorisation matrix');
+const test = suite<{ s: TestServices; idp: TestProvider; w: World; rows: Principal[] }>(
+  'registry authorisation matrix',
+);
 
 test.before(async (ctx) => {
   ctx.idp = await startTestProvider(`${PUBLIC_URL}/api/v1/auth/callback`, {
@@ -133,21 +287,36 @@ test.before(async (ctx) => {
     bob: { email: 'bob@example.test', name: 'Bob', groups: ['staff'] },
   });
   ctx.s = await startTestApps('registry_matrix', {
-    REGISTRY_PUBLIC_URL: PUBLIC_URL, REGISTRY_OIDC_ISSUER: ctx.idp.issuer, REGISTRY_OIDC_CLIENT_ID: ctx.idp.clientId, REGISTRY_OIDC_CLIENT_SECRET: ctx.idp.clientSecret,
+    REGISTRY_PUBLIC_URL: PUBLIC_URL,
+    REGISTRY_OIDC_ISSUER: ctx.idp.issuer,
+    REGISTRY_OIDC_CLIENT_ID: ctx.idp.clientId,
+    REGISTRY_OIDC_CLIENT_SECRET: ctx.idp.clientSecret,
   });
   const s = ctx.s;
   const session = async (account: string) => {
     const login = await http(`${s.registry}/api/v1/auth/login`);
     const back = await ctx.idp.signIn(login.headers.get('location')!, account);
-    const cb = await http(`${s.registry}/api/v1/auth/callback${back.search}`, { headers: { cookie: `registry_oidc=${setCookies(login).registry_oidc!.value}` } });
+    const cb = await http(`${s.registry}/api/v1/auth/callback${back.search}`, {
+      headers: { cookie: `registry_oidc=${setCookies(login).registry_oidc!.value}` },
+    });
     const c = setCookies(cb);
     if (cb.status !== 302 || !c.registry_sess) throw new Error(`sign-in ${account}: ${cb.status} ${cb.text}`);
     const csrf = c.registry_csrf!.value;
-    return { cookie: `registry_sess=${c.registry_sess.value}; registry_csrf=${csrf}`, 'x-csrf-token': csrf, origin: PUBLIC_URL, host: 'registry.example.test', 'sec-fetch-site': 'same-origin' };
+    return {
+      cookie: `registry_sess=${c.registry_sess.value}; registry_csrf=${csrf}`,
+      'x-csrf-token': csrf,
+      origin: PUBLIC_URL,
+      host: 'registry.example.test',
+      'sec-fetch-site': 'same-origin',
+    };
   };
   const w: World = { s, setup: await session('root'), seq: 0, ids: { deployment: '', subscription: '', token: '' } };
   const mint = async (scopes: readonly string[], days?: number) => {
-    const r = await fresh(w, '/api/v1/admin/tokens', { name: 'row', scopes, ...(days ? { expires_in_days: days } : {}) }) as { id: string; token?: string };
+    const r = (await fresh(w, '/api/v1/admin/tokens', {
+      name: 'row',
+      scopes,
+      ...(days ? { expires_in_days: days } : {}),
+    })) as { id: string; token?: string };
     return { id: r.id, headers: { authorization: `Bearer ${(r as { token: string }).token}` } };
   };
   // The expired token first: time then moves on a day and a bit; everything else is made after.
@@ -155,14 +324,22 @@ test.before(async (ctx) => {
   s.clock.advance(DAY + 60_000);
   w.setup = await session('root');
   await fresh(w, '/api/v1/customers', { slug: 'acme', name: 'Acme' });
-  w.ids.deployment = (await fresh(w, '/api/v1/deployments', { customer_slug: 'acme', product: 'chat', version: '1.0.0' })).id;
+  w.ids.deployment = (
+    await fresh(w, '/api/v1/deployments', { customer_slug: 'acme', product: 'chat', version: '1.0.0' })
+  ).id;
   w.ids.subscription = (await fresh(w, '/api/v1/subscriptions', { customer_slug: 'acme', product: 'chat' })).id;
   const revoked = await mint(['customers:read', 'customers:write']);
-  assert.is((await http(api(w, `/api/v1/admin/tokens/${revoked.id}`), { method: 'DELETE', headers: w.setup })).status, 204);
+  assert.is(
+    (await http(api(w, `/api/v1/admin/tokens/${revoked.id}`), { method: 'DELETE', headers: w.setup })).status,
+    204,
+  );
   w.ids.token = revoked.id;
   const perScope: Principal[] = [];
-  for (const scope of SCOPES) perScope.push({ name: `token ${scope}`, kind: 'token', scopes: [scope], headers: (await mint([scope])).headers });
-  const allBut = Object.fromEntries(await Promise.all(SCOPES.map(async (scope) => [scope, (await mint(SCOPES.filter((x) => x !== scope))).headers])));
+  for (const scope of SCOPES)
+    perScope.push({ name: `token ${scope}`, kind: 'token', scopes: [scope], headers: (await mint([scope])).headers });
+  const allBut = Object.fromEntries(
+    await Promise.all(SCOPES.map(async (scope) => [scope, (await mint(SCOPES.filter((x) => x !== scope))).headers])),
+  );
   const every = (await mint(SCOPES)).headers;
   ctx.w = w;
   ctx.rows = [
@@ -171,7 +348,9 @@ test.before(async (ctx) => {
     { name: 'expired token', kind: 'expired', headers: expiring.headers },
     ...perScope,
     {
-      name: 'token without the route\'s scope', kind: 'token', scopes: 'all but the route\'s',
+      name: "token without the route's scope",
+      kind: 'token',
+      scopes: "all but the route's",
       headers: (route) => (typeof route.rule === 'object' ? allBut[route.rule.scope]! : every),
     },
     { name: 'read-only session', kind: 'readonly', headers: await session('bob') },
@@ -185,7 +364,9 @@ test.after(async ({ s, idp }) => {
 
 test('the table covers every route the registry answers', ({ s }) => {
   const app = createApp('registry', s.platform);
-  const answered = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:([^/]+)/g, '{$1}')}`));
+  const answered = new Set(
+    app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path.replace(/:([^/]+)/g, '{$1}')}`),
+  );
   const covered = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
   assert.equal([...answered].filter((r) => !covered.has(r)).sort(), []);
   assert.equal([...covered].filter((r) => !answered.has(r)).sort(), []);
@@ -206,7 +387,9 @@ test('every route × every principal', async ({ w, rows }) => {
       cells += 1;
       const codeSeen = r.body?.error?.code ?? null;
       if (r.status !== status || (code && codeSeen !== code)) {
-        failures.push(`${p.name} × ${route.method} ${route.path}: expected ${status}${code ? ` ${code}` : ''}, got ${r.status} ${codeSeen ?? ''} ${r.status >= 400 ? r.body?.error?.message ?? '' : ''}`);
+        failures.push(
+          `${p.name} × ${route.method} ${route.path}: expected ${status}${code ? ` ${code}` : ''}, got ${r.status} ${codeSeen ?? ''} ${r.status >= 400 ? (r.body?.error?.message ?? '') : ''}`,
+        );
       }
     }
   }

@@ -10,11 +10,24 @@ import { interactive, mintToken, REGISTRY_ENV } from '../support/registry.ts';
 import { http, startTestApps, type TestServices } from '../support/services.ts';
 
 const TABLES: Record<string, string> = {
-  registry_customers: 'id', registry_contacts: 'id', registry_touchpoints: 'id', registry_agreements: 'id', registry_usage: 'id',
-  registry_deployments: 'id', registry_subscriptions: 'id', registry_tokens: 'id', registry_sessions: 'session_hash',
-  registry_trend_customers: 'customer_id', registry_trend_subscriptions: 'subscription_id', registry_trend_state: 'id', registry_trend_months: 'month',
-  registry_summary_customers: 'customer_id', registry_summary_subscriptions: 'subscription_id', registry_summary_deployments: 'deployment_id',
-  registry_summary_counters: 'metric, key', registry_audit: 'commit_pos, prepare_pos',
+  registry_customers: 'id',
+  registry_contacts: 'id',
+  registry_touchpoints: 'id',
+  registry_agreements: 'id',
+  registry_usage: 'id',
+  registry_deployments: 'id',
+  registry_subscriptions: 'id',
+  registry_tokens: 'id',
+  registry_sessions: 'session_hash',
+  registry_trend_customers: 'customer_id',
+  registry_trend_subscriptions: 'subscription_id',
+  registry_trend_state: 'id',
+  registry_trend_months: 'month',
+  registry_summary_customers: 'customer_id',
+  registry_summary_subscriptions: 'subscription_id',
+  registry_summary_deployments: 'deployment_id',
+  registry_summary_counters: 'metric, key',
+  registry_audit: 'commit_pos, prepare_pos',
 };
 
 const test = suite<{ s: TestServices }>('registry projections');
@@ -33,12 +46,28 @@ test('rebuilding every registry projection from the log reproduces the live read
   };
   await send('POST', '/customers', { slug: 'acme', name: 'Acme', status: 'paying' });
   await send('POST', '/leads', { name: 'Bolt', email: 'b@bolt.test' });
-  const sub = await send('POST', '/subscriptions', { customer_slug: 'acme', product: 'chat', status: 'active', mrr_cents: 900 });
+  const sub = await send('POST', '/subscriptions', {
+    customer_slug: 'acme',
+    product: 'chat',
+    status: 'active',
+    mrr_cents: 900,
+  });
   const dep = await send('POST', '/deployments', { customer_slug: 'acme', product: 'chat', version: '1.0.0' });
   await send('POST', '/customers/acme/contacts', { name: 'Cy', email: 'cy@acme.test' });
-  await send('POST', '/customers/acme/touchpoints', { kind: 'call', summary: 'hi', occurred_at: '2026-01-01T00:00:00Z', contact_email: 'cy@acme.test' });
+  await send('POST', '/customers/acme/touchpoints', {
+    kind: 'call',
+    summary: 'hi',
+    occurred_at: '2026-01-01T00:00:00Z',
+    contact_email: 'cy@acme.test',
+  });
   await send('POST', '/customers/acme/agreements', { kind: 'msa', title: 'MSA', signed_at: '2026-01-01' });
-  await send('POST', '/customers/acme/usage', { product: 'chat', metric: 'seats', quantity: 3, period_start: '2026-01-01T00:00:00Z', period_end: '2026-02-01T00:00:00Z' });
+  await send('POST', '/customers/acme/usage', {
+    product: 'chat',
+    metric: 'seats',
+    quantity: 3,
+    period_start: '2026-01-01T00:00:00Z',
+    period_end: '2026-02-01T00:00:00Z',
+  });
   s.clock.advance(40 * 86_400_000);
   await send('PATCH', `/subscriptions/${sub.id}`, { mrr_cents: 1200 });
   await send('PATCH', `/deployments/${dep.id}`, { version: '1.1.0' });
@@ -54,11 +83,13 @@ test('rebuilding every registry projection from the log reproduces the live read
   // One table at a time: a connection each would be many on a shared server.
   const snapshot = async () => {
     const out: Record<string, unknown[]> = {};
-    for (const [t, key] of Object.entries(TABLES)) out[t] = (await s.db.pool.query(`SELECT * FROM ${t} ORDER BY ${key}`)).rows;
+    for (const [t, key] of Object.entries(TABLES))
+      out[t] = (await s.db.pool.query(`SELECT * FROM ${t} ORDER BY ${key}`)).rows;
     return out;
   };
   const live = await snapshot();
-  for (const [table, rows] of Object.entries(live)) if (table !== 'registry_sessions') assert.ok((rows as unknown[]).length > 0, table);
+  for (const [table, rows] of Object.entries(live))
+    if (table !== 'registry_sessions') assert.ok((rows as unknown[]).length > 0, table);
   await s.platform.engine.stop();
   for (const projection of registryProjections) {
     const applied = await s.platform.engine.rebuild(projection.name);

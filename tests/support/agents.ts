@@ -14,7 +14,11 @@ export interface AgentKeys {
 }
 
 /** The in-process apps (or, with `sockets`, the real services) with an admin key (from a file) and a runner key. */
-export async function startAgentApps(label: string, env: Record<string, string> = {}, options: { sockets?: boolean } = {}): Promise<{ s: TestServices; keys: AgentKeys }> {
+export async function startAgentApps(
+  label: string,
+  env: Record<string, string> = {},
+  options: { sockets?: boolean } = {},
+): Promise<{ s: TestServices; keys: AgentKeys }> {
   const keys = { adminKey: `orch_${label}-admin-${randomUUID()}`, runnerKey: `orch_${label}-runner-${randomUUID()}` };
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-agents-'));
   const file = path.join(dir, 'admin.key');
@@ -25,21 +29,40 @@ export async function startAgentApps(label: string, env: Record<string, string> 
 }
 
 export async function createProject(s: TestServices, key: string, body: Record<string, unknown> = {}): Promise<string> {
-  const r = await http(`${s.orch}/api/v1/projects`, { headers: { 'X-API-Key': key }, json: { name: `p-${randomUUID().slice(0, 8)}`, ...body } });
+  const r = await http(`${s.orch}/api/v1/projects`, {
+    headers: { 'X-API-Key': key },
+    json: { name: `p-${randomUUID().slice(0, 8)}`, ...body },
+  });
   if (r.status !== 201) throw new Error(`create project: ${r.status} ${r.text}`);
   return r.body.id;
 }
 
-export async function spawn(s: TestServices, key: string, projectId: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  const r = await http(`${s.orch}/api/v1/spawn`, { headers: { 'X-API-Key': key }, json: { name: `a-${randomUUID().slice(0, 8)}`, role: 'builder', project_id: projectId, ...body } });
+export async function spawn(
+  s: TestServices,
+  key: string,
+  projectId: string,
+  body: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
+  const r = await http(`${s.orch}/api/v1/spawn`, {
+    headers: { 'X-API-Key': key },
+    json: { name: `a-${randomUUID().slice(0, 8)}`, role: 'builder', project_id: projectId, ...body },
+  });
   if (r.status !== 201) throw new Error(`spawn: ${r.status} ${r.text}`);
   return r.body;
 }
 
 /** Claim as the runner until this agent comes up; its claim (credential included). */
-export async function claimAgent(s: TestServices, runnerKey: string, agentId: string, instance = 'test-runner'): Promise<Record<string, any>> {
+export async function claimAgent(
+  s: TestServices,
+  runnerKey: string,
+  agentId: string,
+  instance = 'test-runner',
+): Promise<Record<string, any>> {
   for (let i = 0; i < 100; i++) {
-    const r = await http(`${s.orch}/api/v1/runner/claim`, { headers: { 'X-API-Key': runnerKey }, json: { runner_instance: instance } });
+    const r = await http(`${s.orch}/api/v1/runner/claim`, {
+      headers: { 'X-API-Key': runnerKey },
+      json: { runner_instance: instance },
+    });
     if (r.status !== 200) throw new Error(`claim: ${r.status} ${r.text}`);
     if (!r.body.agent) throw new Error(`agent ${agentId} was not claimable`);
     if (r.body.agent.id === agentId) return r.body;
@@ -48,7 +71,11 @@ export async function claimAgent(s: TestServices, runnerKey: string, agentId: st
 }
 
 /** A spawned agent and its own API key. */
-export async function agentWithKey(s: TestServices, keys: AgentKeys, projectId: string): Promise<{ id: string; apiKey: string }> {
+export async function agentWithKey(
+  s: TestServices,
+  keys: AgentKeys,
+  projectId: string,
+): Promise<{ id: string; apiKey: string }> {
   const agent = await spawn(s, keys.adminKey, projectId);
   const claim = await claimAgent(s, keys.runnerKey, agent.id);
   return { id: agent.id, apiKey: claim.credential };

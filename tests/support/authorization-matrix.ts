@@ -54,7 +54,8 @@ export function operationsOf(document: { paths?: unknown }): Operation[] {
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries((document.paths ?? {}) as Paths)) {
     for (const [method, op] of Object.entries(item)) {
-      if (METHODS.includes(method)) ops.push({ method: method.toUpperCase(), path, rules: op['x-access'], tags: op.tags ?? [] });
+      if (METHODS.includes(method))
+        ops.push({ method: method.toUpperCase(), path, rules: op['x-access'], tags: op.tags ?? [] });
     }
   }
   return ops;
@@ -71,7 +72,8 @@ export function undeclared(ops: Operation[], table: RuleTable): string[] {
   });
 }
 
-export const admitted = (op: Operation, traits: Traits, table: RuleTable) => (op.rules ?? []).every((rule) => table[rule]!(traits, op));
+export const admitted = (op: Operation, traits: Traits, table: RuleTable) =>
+  (op.rules ?? []).every((rule) => table[rule]!(traits, op));
 
 /** An id no resource has: a UUID for every parameter (the parameter's own check refuses other forms after the access rule). */
 const NOWHERE = '00000000-0000-4000-8000-0000000ab5e7';
@@ -102,14 +104,19 @@ const refused = (status: number) => status === 401 || status === 403;
 /** Every cell, its reply against its rule; the mismatches, one line each (empty: the matrix holds). */
 export async function runMatrix(options: MatrixOptions): Promise<{ cells: number; mismatches: string[] }> {
   const { origin, principals, table } = options;
-  const ordered = [...options.ops.filter((op) => !options.last?.(op)), ...options.ops.filter((op) => options.last?.(op))];
+  const ordered = [
+    ...options.ops.filter((op) => !options.last?.(op)),
+    ...options.ops.filter((op) => options.last?.(op)),
+  ];
   const mismatches: string[] = [];
   let cells = 0;
   for (const principal of principals) {
     for (const op of ordered) {
       const withBody = op.method !== 'GET' && op.method !== 'DELETE';
       const reply = await http(`${origin}${concretePath(op.path)}`, {
-        method: op.method, headers: { ...principal.headers(), 'x-request-id': randomUUID() }, ...(withBody ? { json: {} } : {}),
+        method: op.method,
+        headers: { ...principal.headers(), 'x-request-id': randomUUID() },
+        ...(withBody ? { json: {} } : {}),
       });
       cells++;
       const fixed = options.fixed?.(op);
@@ -117,7 +124,9 @@ export async function runMatrix(options: MatrixOptions): Promise<{ cells: number
       const ok = fixed !== undefined ? reply.status === fixed : admits ? !refused(reply.status) : refused(reply.status);
       if (!ok) {
         const want = fixed !== undefined ? String(fixed) : admits ? 'not 401/403' : '401 or 403';
-        mismatches.push(`${principal.name} × ${opName(op)} [${(op.rules ?? []).join(' + ')}]: ${reply.status} ${reply.text.slice(0, 120)} (want ${want})`);
+        mismatches.push(
+          `${principal.name} × ${opName(op)} [${(op.rules ?? []).join(' + ')}]: ${reply.status} ${reply.text.slice(0, 120)} (want ${want})`,
+        );
       }
     }
   }

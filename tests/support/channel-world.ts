@@ -24,21 +24,38 @@ export interface WorldShape<O extends Out, C extends boolean> {
   env?: Record<string, string>;
 }
 
-interface Base { s: TestServices; sp: Spaces; bg: ChatBackground; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; cid: string; gid: string }
+interface Base {
+  s: TestServices;
+  sp: Spaces;
+  bg: ChatBackground;
+  owner: ChatAccount;
+  ann: ChatAccount;
+  bob: ChatAccount;
+  cid: string;
+  gid: string;
+}
 /** The world of a shape: `out` unless absent, `chid` unless there is no channel. */
-export type World<O extends Out = 'member', C extends boolean = true> = Base & (O extends 'absent' ? unknown : { out: ChatAccount }) & (C extends false ? unknown : { chid: string });
+export type World<O extends Out = 'member', C extends boolean = true> = Base &
+  (O extends 'absent' ? unknown : { out: ChatAccount }) &
+  (C extends false ? unknown : { chid: string });
 export type ChannelWorld = World;
 
 /** The chat's rate limits lifted, for suites that register many accounts and make many calls. */
 export const LIFTED_LIMITS = { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' };
 
 /** The apps with the chat's limits lifted (and `env`), and Spaces over them: where every chat world starts. */
-export async function startSpaces(label: string, env: Record<string, string> = {}): Promise<{ s: TestServices; sp: Spaces }> {
+export async function startSpaces(
+  label: string,
+  env: Record<string, string> = {},
+): Promise<{ s: TestServices; sp: Spaces }> {
   const s = await startTestApps(label, { ...LIFTED_LIMITS, ...env });
   return { s, sp: new Spaces(s) };
 }
 
-export async function startChannelWorld<O extends Out = 'member', C extends boolean = true>(label: string, shape: WorldShape<O, C> = {}): Promise<World<O, C>> {
+export async function startChannelWorld<O extends Out = 'member', C extends boolean = true>(
+  label: string,
+  shape: WorldShape<O, C> = {},
+): Promise<World<O, C>> {
   const { s, sp } = await startSpaces(label, shape.env);
   const bg = backgroundOf(s.platform);
   const owner = await sp.register('own');

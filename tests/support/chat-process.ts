@@ -6,8 +6,15 @@ import { startServiceProcess, type ServiceProcess } from './service-process.ts';
 
 export type ChatProcess = ServiceProcess;
 
-export const SHARED_CHAT_ENV = { ORCH_SECRET_KEY: 'b7'.repeat(32), CHATSVC_JWT_SECRET: 'shared-jwt-secret-for-test-instances-0123456789' };
+export const SHARED_CHAT_ENV = {
+  ORCH_SECRET_KEY: 'b7'.repeat(32),
+  CHATSVC_JWT_SECRET: 'shared-jwt-secret-for-test-instances-0123456789',
+};
 
-export function startChatProcess(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<ChatProcess> {
+export function startChatProcess(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<ChatProcess> {
   return startServiceProcess('chat', databaseUrl, { ...SHARED_CHAT_ENV, ...env }, { timeoutMs });
 }

@@ -22,7 +22,11 @@ export interface ClientKeys {
 
 export function clientKeys(oneTime = 5, firstKeyId = 1): ClientKeys {
   const identity = generateIdentityKeyPair();
-  return { identity, signedPrekey: generateSignedPrekey(identity, 1), oneTimePrekeys: generateOneTimePrekeys(firstKeyId, oneTime) };
+  return {
+    identity,
+    signedPrekey: generateSignedPrekey(identity, 1),
+    oneTimePrekeys: generateOneTimePrekeys(firstKeyId, oneTime),
+  };
 }
 
 export function registrationBody(name: string, keys: ClientKeys, extra: Record<string, unknown> = {}) {
@@ -31,7 +35,11 @@ export function registrationBody(name: string, keys: ClientKeys, extra: Record<s
     email: `${name.toLowerCase()}@example.test`,
     password: `pw-${name}-long-enough`,
     identity_key: wire(keys.identity.publicKey),
-    signed_prekey: { key_id: keys.signedPrekey.keyId, public_key: wire(keys.signedPrekey.publicKey), signature: wire(keys.signedPrekey.signature) },
+    signed_prekey: {
+      key_id: keys.signedPrekey.keyId,
+      public_key: wire(keys.signedPrekey.publicKey),
+      signature: wire(keys.signedPrekey.signature),
+    },
     one_time_prekeys: keys.oneTimePrekeys.map((k) => ({ key_id: k.keyId, public_key: wire(k.publicKey) })),
     ...extra,
   };
@@ -52,15 +60,30 @@ export const bearer = (account: { access: string }) => ({ authorization: `Bearer
 
 export const uniqueName = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 10)}`;
 
-export async function registerChat(base: string, name = uniqueName('u'), options: { oneTime?: number; extra?: Record<string, unknown>; peer?: string } = {}): Promise<ChatAccount> {
+export async function registerChat(
+  base: string,
+  name = uniqueName('u'),
+  options: { oneTime?: number; extra?: Record<string, unknown>; peer?: string } = {},
+): Promise<ChatAccount> {
   const keys = clientKeys(options.oneTime ?? 5);
   const body = registrationBody(name, keys, options.extra);
   const r = await http(`${base}/api/auth/register`, { json: body, ...(options.peer ? { peer: options.peer } : {}) });
   if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${r.text}`);
-  return { id: r.body.user.id, username: name, password: body.password, access: r.body.access_token, refresh: r.body.refresh_token, recovery: r.body.recovery_code, keys, user: r.body.user };
+  return {
+    id: r.body.user.id,
+    username: name,
+    password: body.password,
+    access: r.body.access_token,
+    refresh: r.body.refresh_token,
+    recovery: r.body.recovery_code,
+    keys,
+    user: r.body.user,
+  };
 }
 
-export async function eventCount(pool: { query(sql: string): Promise<{ rows: { count: string }[] }> }): Promise<number> {
+export async function eventCount(pool: {
+  query(sql: string): Promise<{ rows: { count: string }[] }>;
+}): Promise<number> {
   return Number((await pool.query('SELECT count(*) FROM events')).rows[0]!.count);
 }
 

@@ -4,8 +4,17 @@
 
 import { randomUUID } from 'node:crypto';
 import {
-  createInitiatorSession, createSenderKey, createSenderKeyReceiver, decryptDm, decryptGroup, encryptDm, encryptGroup, senderKeyDistribution,
-  type SenderKeyReceiver, type SenderKeyState, type Session,
+  createInitiatorSession,
+  createSenderKey,
+  createSenderKeyReceiver,
+  decryptDm,
+  decryptGroup,
+  encryptDm,
+  encryptGroup,
+  senderKeyDistribution,
+  type SenderKeyReceiver,
+  type SenderKeyState,
+  type Session,
 } from '../../crypto/e2ee/index.ts';
 import { bearer, type ChatAccount } from './chat.ts';
 import { http, type TestServices } from './services.ts';
@@ -20,7 +29,10 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
 export async function provisionToken(s: TestServices): Promise<string> {
-  const r = await http(`${s.chat}/api/admin/bots/bootstrap-token`, { method: 'POST', headers: { 'x-provision-bootstrap-secret': BOOTSTRAP_SECRET } });
+  const r = await http(`${s.chat}/api/admin/bots/bootstrap-token`, {
+    method: 'POST',
+    headers: { 'x-provision-bootstrap-secret': BOOTSTRAP_SECRET },
+  });
   if (r.status !== 201) throw new Error(`bootstrap-token: ${r.status} ${r.text}`);
   return r.body.token.token;
 }
@@ -37,7 +49,10 @@ export class Human {
   /** What to print when the bot stays silent too long (the world sets it: the connector's recent log lines). */
   diagnose: () => string = () => '';
 
-  constructor(readonly spaces: Spaces, readonly account: ChatAccount) {}
+  constructor(
+    readonly spaces: Spaces,
+    readonly account: ChatAccount,
+  ) {}
 
   async connect(): Promise<void> {
     this.ws = await connectWs(this.spaces.base);
@@ -83,16 +98,32 @@ export class Human {
   }
 
   /** An encrypted channel message (the sender key distributed first). */
-  async sendChannel(channelId: string, text: string, mentions: string[] = [], threadRoot: string | null = null): Promise<string> {
+  async sendChannel(
+    channelId: string,
+    text: string,
+    mentions: string[] = [],
+    threadRoot: string | null = null,
+  ): Promise<string> {
     let own = this.own.get(channelId);
     if (!own) {
       own = createSenderKey(this.account.id);
-      await this.spaces.ok(this.account, 'POST', `/api/channels/${channelId}/sender-keys`, { chain_id: own.chainId, distribution: senderKeyDistribution(own) }, 201);
+      await this.spaces.ok(
+        this.account,
+        'POST',
+        `/api/channels/${channelId}/sender-keys`,
+        { chain_id: own.chainId, distribution: senderKeyDistribution(own) },
+        201,
+      );
       this.own.set(channelId, own);
     }
     const wire = encryptGroup(own, enc(text));
     this.sentMark = this.ws.frames.length;
-    return (await this.spaces.post(this.account, channelId, JSON.stringify(wire), { mentions, ...(threadRoot ? { thread_root_id: threadRoot } : {}) })).id;
+    return (
+      await this.spaces.post(this.account, channelId, JSON.stringify(wire), {
+        mentions,
+        ...(threadRoot ? { thread_root_id: threadRoot } : {}),
+      })
+    ).id;
   }
 
   /** Decrypt another member's channel message, fetching sender keys as needed. */
@@ -116,10 +147,22 @@ export class Human {
    */
   async botMessage(channelId: string, botId: string, timeoutMs = 30_000): Promise<Record<string, any>> {
     const message = await until(
-      () => `a message from the bot in ${channelId}; frames since the last send: ${JSON.stringify(this.ws.frames.slice(this.sentMark).map((f) => [f.type, f.channel_id, f.message?.sender_id]))}\n${this.diagnose()}`,
-      async () => this.ws.frames.slice(this.sentMark).find((f) => f.type === 'MessageCreated' && f.channel_id === channelId
-        && f.message.sender_id === botId && !f.message.via_webhook && !this.returned.has(f.message.id))?.message,
-      timeoutMs, 25);
+      () =>
+        `a message from the bot in ${channelId}; frames since the last send: ${JSON.stringify(this.ws.frames.slice(this.sentMark).map((f) => [f.type, f.channel_id, f.message?.sender_id]))}\n${this.diagnose()}`,
+      async () =>
+        this.ws.frames
+          .slice(this.sentMark)
+          .find(
+            (f) =>
+              f.type === 'MessageCreated' &&
+              f.channel_id === channelId &&
+              f.message.sender_id === botId &&
+              !f.message.via_webhook &&
+              !this.returned.has(f.message.id),
+          )?.message,
+      timeoutMs,
+      25,
+    );
     this.returned.add(message.id);
     return message;
   }
@@ -147,15 +190,29 @@ export interface ConnectorWorld {
  * The real services (sockets), a community with a group channel, a human in it (socket
  * subscribed), a local-model profile with a snippet, and its bot connected (socket up).
  */
-export async function connectorWorld(label: string, options: { env?: Record<string, string>; profile?: Record<string, unknown>; mode?: 'dm_only' | 'channel_mention' | 'both' } = {}): Promise<ConnectorWorld> {
+export async function connectorWorld(
+  label: string,
+  options: {
+    env?: Record<string, string>;
+    profile?: Record<string, unknown>;
+    mode?: 'dm_only' | 'channel_mention' | 'both';
+  } = {},
+): Promise<ConnectorWorld> {
   const { startAgentApps } = await import('./agents.ts');
   const { registerChat, uniqueName } = await import('./chat.ts');
   const { setReplyMode } = await import('../../api/orchestration/profiles/commands.ts');
   const { orchDeps } = await import('../../main/apps.ts');
-  const { s, keys } = await startAgentApps(label, {
-    // The suites' humans post and fetch bundles in bursts: the chat's per-user API limit is not under test here.
-    CHATSVC_API_RATE_PER_SEC: '100000', ORCH_INTEGRATION_ENCRYPTION_KEY: INTEGRATION_KEY, CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET, ...options.env,
-  }, { sockets: true });
+  const { s, keys } = await startAgentApps(
+    label,
+    {
+      // The suites' humans post and fetch bundles in bursts: the chat's per-user API limit is not under test here.
+      CHATSVC_API_RATE_PER_SEC: '100000',
+      ORCH_INTEGRATION_ENCRYPTION_KEY: INTEGRATION_KEY,
+      CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET,
+      ...options.env,
+    },
+    { sockets: true },
+  );
   const admin = { 'X-API-Key': keys.adminKey };
   const spaces = new Spaces(s);
   const owner = await registerChat(s.chat, uniqueName('owner'));
@@ -168,19 +225,48 @@ export async function connectorWorld(label: string, options: { env?: Record<stri
   const human = new Human(spaces, humanAccount);
   await human.connect();
   await human.subscribe(channel);
-  const created = await http(`${s.orch}/api/v1/agent-chat/profiles`, { headers: admin, json: { slug: 'office-bot', name: 'Office Bot', model: 'local', ...options.profile } });
+  const created = await http(`${s.orch}/api/v1/agent-chat/profiles`, {
+    headers: admin,
+    json: { slug: 'office-bot', name: 'Office Bot', model: 'local', ...options.profile },
+  });
   if (created.status !== 201) throw new Error(`profile: ${created.status} ${created.text}`);
   const profile = { id: created.body.id as string, slug: 'office-bot' };
-  const snippet = await http(`${s.orch}/api/v1/bots/${profile.id}/knowledge`, { headers: admin, json: { title: 'Lisbon office hours', content: 'The Lisbon office opens at half past eight and closes at six.' } });
+  const snippet = await http(`${s.orch}/api/v1/bots/${profile.id}/knowledge`, {
+    headers: admin,
+    json: { title: 'Lisbon office hours', content: 'The Lisbon office opens at half past eight and closes at six.' },
+  });
   if (snippet.status !== 201) throw new Error(`snippet: ${snippet.status} ${snippet.text}`);
-  await setReplyMode(orchDeps(s.platform), profile.slug, options.mode ?? 'both', { actor: { kind: 'system', id: 'test' }, correlationId: null });
+  await setReplyMode(orchDeps(s.platform), profile.slug, options.mode ?? 'both', {
+    actor: { kind: 'system', id: 'test' },
+    correlationId: null,
+  });
   const base = `${s.orch}/api/v1/agents/${profile.id}/chatsvc`;
   const username = uniqueBotName();
   const r = await http(`${base}/connect`, {
-    headers: admin, json: { instance_url: s.chat, provision_token: await provisionToken(s), bot_username: username, display_name: 'Office Bot', default_community_id: community },
+    headers: admin,
+    json: {
+      instance_url: s.chat,
+      provision_token: await provisionToken(s),
+      bot_username: username,
+      display_name: 'Office Bot',
+      default_community_id: community,
+    },
   });
   if (r.status !== 201) throw new Error(`connect: ${r.status} ${r.text}`);
-  const world = { s, admin, adminKey: keys.adminKey, spaces, owner, human, community, group, channel, profile, bot: { id: r.body.bot_user_id as string, username }, base };
+  const world = {
+    s,
+    admin,
+    adminKey: keys.adminKey,
+    spaces,
+    owner,
+    human,
+    community,
+    group,
+    channel,
+    profile,
+    bot: { id: r.body.bot_user_id as string, username },
+    base,
+  };
   human.diagnose = () => connectorLog(s);
   await socketUp(world);
   return world;
@@ -188,16 +274,30 @@ export async function connectorWorld(label: string, options: { env?: Record<stri
 
 /** The connector's recent log lines (not debug): what a test prints when the bot stays silent. */
 export function connectorLog(s: TestServices, lines = 30): string {
-  return s.logLines.filter((l) => (l.includes('chatsvc') || l.includes('projection') || l.includes('"error"')) && !l.includes('"debug"')).slice(-lines).join('\n');
+  return s.logLines
+    .filter(
+      (l) => (l.includes('chatsvc') || l.includes('projection') || l.includes('"error"')) && !l.includes('"debug"'),
+    )
+    .slice(-lines)
+    .join('\n');
 }
 
-export async function socketUp(w: { base: string; admin: Record<string, string> }, state = 'connected', timeoutMs = 15_000): Promise<void> {
+export async function socketUp(
+  w: { base: string; admin: Record<string, string> },
+  state = 'connected',
+  timeoutMs = 15_000,
+): Promise<void> {
   let text = '';
-  await until(() => `the socket ${state} (last: ${text})`, async () => {
-    const r = await http(w.base, { headers: w.admin });
-    text = r.text;
-    return r.body?.socket?.state === state;
-  }, timeoutMs, 100);
+  await until(
+    () => `the socket ${state} (last: ${text})`,
+    async () => {
+      const r = await http(w.base, { headers: w.admin });
+      text = r.text;
+      return r.body?.socket?.state === state;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 /**
@@ -208,6 +308,8 @@ export async function socketUp(w: { base: string; admin: Record<string, string> 
 export async function botStayedQuiet(w: ConnectorWorld, dm: string, channelId: string, mark: number): Promise<void> {
   await w.human.sendDm(dm, w.bot.id, 'ping, are you there?');
   await w.human.botMessage(dm, w.bot.id);
-  const spoke = w.human.ws.frames.slice(mark).filter((f) => f.type === 'MessageCreated' && f.channel_id === channelId && f.message.sender_id === w.bot.id);
+  const spoke = w.human.ws.frames
+    .slice(mark)
+    .filter((f) => f.type === 'MessageCreated' && f.channel_id === channelId && f.message.sender_id === w.bot.id);
   if (spoke.length) throw new Error(`the bot answered in ${channelId}`);
 }

@@ -8,14 +8,23 @@ import { GiveUp, until } from './until.ts';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/orchard.mjs');
 
-export interface CliResult { code: number; stdout: string; stderr: string }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Run `file args` to its end (60 s at most) with `env` added to this process's environment; never throws on a non-zero exit (-1: no exit code, as when killed). */
 function run(file: string, args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(file, args, { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -51,7 +60,9 @@ export interface StartOptions {
 /** Start `orchard <args>` and return at once; stdin is closed, stdout and stderr are collected. */
 export function startOrchard(args: string[], options: StartOptions = {}): RunningOrchard {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, ...args], {
-    env: options.env ?? process.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -68,13 +79,25 @@ export function startOrchard(args: string[], options: StartOptions = {}): Runnin
   const output = () => all.join('');
   const said = () => `orchard ${args.join(' ')} said:\n${output().slice(-3000)}`;
   return {
-    child, stdout, stderr, output, exited,
-    waitFor: (what, find, ms) => until(() => `${what}; ${said()}`, async () => {
-      const found = find();
-      if (!found && (child.exitCode !== null || child.signalCode !== null)) {
-        throw new GiveUp(`orchard ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${what}; ${said()}`);
-      }
-      return found;
-    }, ms, 100),
+    child,
+    stdout,
+    stderr,
+    output,
+    exited,
+    waitFor: (what, find, ms) =>
+      until(
+        () => `${what}; ${said()}`,
+        async () => {
+          const found = find();
+          if (!found && (child.exitCode !== null || child.signalCode !== null)) {
+            throw new GiveUp(
+              `orchard ${args.join(' ')} exited (${child.exitCode ?? child.signalCode}) before ${what}; ${said()}`,
+            );
+          }
+          return found;
+        },
+        ms,
+        100,
+      ),
   };
 }

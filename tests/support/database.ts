@@ -19,7 +19,10 @@ export function serverUrl(): string {
 
 /** A new, migrated database named after the suite; dropped by `drop()`. */
 export async function freshDatabase(label: string, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const name = `t_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 40)}_${randomBytes(4).toString('hex')}`;
+  const name = `t_${label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 40)}_${randomBytes(4).toString('hex')}`;
   const admin = createPool(serverUrl(), { max: 1 });
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();

@@ -26,7 +26,11 @@ export const readShapes = (file = SHAPES_FILE): Shapes => JSON.parse(readFileSyn
 export function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Schema)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Schema)[k])]),
+    );
   }
   return value;
 }
@@ -49,7 +53,9 @@ function inline(schema: unknown, definitions: Record<string, unknown>, seen: str
     if (key === 'required' && Array.isArray(value)) out[key] = [...(value as string[])].sort();
     // A map of names to schemas: the names are data (a field may be called `description`).
     else if (key === 'properties' && value && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, inline(property, definitions, seen)]));
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, property]) => [name, inline(property, definitions, seen)]),
+      );
     } else out[key] = inline(value, definitions, seen);
   }
   return out;
@@ -60,23 +66,35 @@ function inline(schema: unknown, definitions: Record<string, unknown>, seen: str
  * union) and any older version whose type the slice still exports as `<Type>V<n>`.
  * `versionOf` gives each type's current version. `sources` is a glob (tests point it elsewhere).
  */
-export function declaredShapes(versionOf: (type: string) => number, sources = EVENT_SOURCES, tsconfig = path.join(root, 'tsconfig.json')): Shapes {
+export function declaredShapes(
+  versionOf: (type: string) => number,
+  sources = EVENT_SOURCES,
+  tsconfig = path.join(root, 'tsconfig.json'),
+): Shapes {
   const generator = createGenerator({
-    path: path.isAbsolute(sources) ? sources : path.join(root, sources), tsconfig, type: '*', expose: 'export', topRef: true, jsDoc: 'none',
-    skipTypeCheck: true, additionalProperties: false,
+    path: path.isAbsolute(sources) ? sources : path.join(root, sources),
+    tsconfig,
+    type: '*',
+    expose: 'export',
+    topRef: true,
+    jsDoc: 'none',
+    skipTypeCheck: true,
+    additionalProperties: false,
   });
   const definitions = (generator.createSchema('*').definitions ?? {}) as Record<string, Schema>;
   const shapes: Shapes = {};
   const record = (type: string, version: number, schema: unknown) => {
     const byVersion = (shapes[type] ??= {});
     const text = JSON.stringify(canonical(schema));
-    if (byVersion[version] && JSON.stringify(byVersion[version]) !== text) throw new Error(`${type} v${version} is declared twice with different shapes`);
+    if (byVersion[version] && JSON.stringify(byVersion[version]) !== text)
+      throw new Error(`${type} v${version} is declared twice with different shapes`);
     byVersion[version] = canonical(schema) as Schema;
   };
   const events = new Map<string, Schema>();
   for (const [name, definition] of Object.entries(definitions)) {
     const event = /^DomainEvent<"(\w+)",/.exec(name);
-    if (event) record(event[1]!, versionOf(event[1]!), inline((definition.properties as Schema | undefined)?.data, definitions));
+    if (event)
+      record(event[1]!, versionOf(event[1]!), inline((definition.properties as Schema | undefined)?.data, definitions));
     if (event) events.set(event[1]!, definition);
   }
   // An older version: an exported type named for a declared event type and the version.
@@ -99,14 +117,18 @@ export function checkShapes(recorded: Shapes, declared: Shapes, versionOf: (type
   for (const [type, byVersion] of Object.entries(declared)) {
     for (const [version, shape] of Object.entries(byVersion)) {
       const was = recorded[type]?.[version];
-      if (!was) problems.push(`${type} v${version} is not recorded: run \`node --import tsx tests/event-shapes.ts --write\``);
+      if (!was)
+        problems.push(`${type} v${version} is not recorded: run \`node --import tsx tests/event-shapes.ts --write\``);
       else if (JSON.stringify(canonical(was)) !== JSON.stringify(canonical(shape))) {
-        problems.push(`${type} v${version} changed shape without a new version: declare ${type}: ${Number(version) + 1} beside its union, keep the old data type as ${type}V${version} and add an upcaster from ${version}`);
+        problems.push(
+          `${type} v${version} changed shape without a new version: declare ${type}: ${Number(version) + 1} beside its union, keep the old data type as ${type}V${version} and add an upcaster from ${version}`,
+        );
       }
     }
   }
   for (const [type, byVersion] of Object.entries(recorded)) {
-    if (!declared[type]) problems.push(`${type} is recorded but no longer declared: the log still holds its events, keep the type`);
+    if (!declared[type])
+      problems.push(`${type} is recorded but no longer declared: the log still holds its events, keep the type`);
     for (let v = 1; v < versionOf(type); v++) {
       if (!byVersion[v]) problems.push(`${type} is at v${versionOf(type)} but v${v} is not recorded`);
     }
@@ -124,7 +146,15 @@ export function withNewShapes(recorded: Shapes, declared: Shapes): Shapes {
 }
 
 /** An old-version fixture: a short history as the code of its day stored it (tests/fixtures/events). */
-export interface OldEventFixture { about: string; events: { stream: string; type: string; schema: number; data: Record<string, unknown> }[] }
+export interface OldEventFixture {
+  about: string;
+  events: { stream: string; type: string; schema: number; data: Record<string, unknown> }[];
+}
 
-export const oldEventFixtures = (dir = path.join(root, 'tests', 'fixtures', 'events')): [file: string, fixture: OldEventFixture][] =>
-  readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => [f, JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as OldEventFixture]);
+export const oldEventFixtures = (
+  dir = path.join(root, 'tests', 'fixtures', 'events'),
+): [file: string, fixture: OldEventFixture][] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => [f, JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as OldEventFixture]);

@@ -11,8 +11,11 @@ let validators: Map<string, ValidateFunction> | null = null;
 const ajv = new Ajv({ allErrors: true, strict: false });
 
 function validatorFor(type: string, version: number): ValidateFunction | null {
-  validators ??= new Map(Object.entries(readShapes()).flatMap(([t, byVersion]) =>
-    Object.entries(byVersion).map(([v, schema]) => [`${t}@${v}`, ajv.compile(schema)] as const)));
+  validators ??= new Map(
+    Object.entries(readShapes()).flatMap(([t, byVersion]) =>
+      Object.entries(byVersion).map(([v, schema]) => [`${t}@${v}`, ajv.compile(schema)] as const),
+    ),
+  );
   return validators.get(`${type}@${version}`) ?? null;
 }
 
@@ -22,7 +25,10 @@ export function shapeProblem(event: Pick<EventToAppend, 'type' | 'data' | 'metad
   if (!validate) return `${event.type} v${event.metadata.schema} has no recorded shape`;
   // JSON is what is stored: an undefined field is dropped, as the store drops it.
   if (validate(JSON.parse(JSON.stringify(event.data)))) return null;
-  const details = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+  const details = (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+  );
   return `${event.type} v${event.metadata.schema}: ${details.join('; ')}`;
 }
 

@@ -8,7 +8,11 @@
 import { request, createServer, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export interface Identity { username: string; email: string; groups: string[] }
+export interface Identity {
+  username: string;
+  email: string;
+  groups: string[];
+}
 
 export interface ForwardAuthProxy {
   url: string;
@@ -21,7 +25,8 @@ const IDENTITY = ['x-idp-username', 'x-idp-email', 'x-idp-groups'];
 
 function forwardedHeaders(incoming: IncomingHttpHeaders, who: Identity): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) if (!IDENTITY.includes(name) && value !== undefined) headers[name] = value;
+  for (const [name, value] of Object.entries(incoming))
+    if (!IDENTITY.includes(name) && value !== undefined) headers[name] = value;
   headers['x-idp-username'] = who.username;
   headers['x-idp-email'] = who.email;
   headers['x-idp-groups'] = who.groups.join('|');
@@ -36,17 +41,24 @@ function rawHead(status: number, message: string, headers: IncomingHttpHeaders):
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
-export async function startForwardAuthProxy(target: string, who: Identity, localAddress = '127.0.0.3'): Promise<ForwardAuthProxy> {
+export async function startForwardAuthProxy(
+  target: string,
+  who: Identity,
+  localAddress = '127.0.0.3',
+): Promise<ForwardAuthProxy> {
   const upstream = new URL(target);
   const base = { hostname: upstream.hostname, port: upstream.port, localAddress };
   const sockets = new Set<Socket>();
   const upgrades: ForwardAuthProxy['upgrades'] = [];
 
   const server = createServer((req, res) => {
-    const out = request({ ...base, method: req.method, path: req.url, headers: forwardedHeaders(req.headers, who) }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
-      answer.pipe(res);
-    });
+    const out = request(
+      { ...base, method: req.method, path: req.url, headers: forwardedHeaders(req.headers, who) },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+        answer.pipe(res);
+      },
+    );
     out.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

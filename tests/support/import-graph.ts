@@ -39,7 +39,8 @@ export function runtimeImportsOf(file: string, text: string): string[] {
     if (ts.isImportDeclaration(statement)) {
       if (!statement.importClause?.isTypeOnly) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
     }
-    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
+    if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly)
+      specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
   }
   return specifiers;
 }
@@ -56,14 +57,22 @@ export function importCycles(graph: ImportGraph): string[][] {
   for (const start of graph.keys()) {
     if (index.has(start)) continue;
     const work: { node: string; edge: number }[] = [{ node: start, edge: 0 }];
-    index.set(start, next); low.set(start, next); next++; stack.push(start); onStack.add(start);
+    index.set(start, next);
+    low.set(start, next);
+    next++;
+    stack.push(start);
+    onStack.add(start);
     while (work.length > 0) {
       const frame = work[work.length - 1]!;
       const edges = (graph.get(frame.node) ?? []).filter((t) => graph.has(t));
       if (frame.edge < edges.length) {
         const target = edges[frame.edge++]!;
         if (!index.has(target)) {
-          index.set(target, next); low.set(target, next); next++; stack.push(target); onStack.add(target);
+          index.set(target, next);
+          low.set(target, next);
+          next++;
+          stack.push(target);
+          onStack.add(target);
           work.push({ node: target, edge: 0 });
         } else if (onStack.has(target)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(target)!));
         continue;

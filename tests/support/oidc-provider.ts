@@ -20,22 +20,46 @@ export interface TestProvider {
 export type Directory = Record<string, { email: string; name: string; groups: string[] }>;
 
 export async function startTestProvider(redirectUri: string, directory: Directory): Promise<TestProvider> {
-  let handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = (_q, r) => r.end();
+  let handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void = (_q, r) =>
+    r.end();
   const server: Server = createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const clientId = 'registry-test';
   const clientSecret = 'registry-test-secret-0123456789abcdef';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     pkce: { required: () => true },
     scopes: ['openid', 'email', 'profile', 'groups'],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], groups: ['groups'] },
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'preferred_username'],
+      groups: ['groups'],
+    },
     cookies: { keys: ['test-provider-cookie-key'] },
     async findAccount(_ctx, id) {
       const entry = directory[id];
       if (!entry) return undefined;
-      return { accountId: id, claims: async () => ({ sub: id, email: entry.email, email_verified: true, name: entry.name, preferred_username: id, groups: entry.groups }) };
+      return {
+        accountId: id,
+        claims: async () => ({
+          sub: id,
+          email: entry.email,
+          email_verified: true,
+          name: entry.name,
+          preferred_username: id,
+          groups: entry.groups,
+        }),
+      };
     },
   });
   // Quiet: the provider warns about development interactions on purpose.
@@ -65,19 +89,35 @@ export async function startTestProvider(redirectUri: string, directory: Director
       if (res.status === 200) {
         const html = await res.text();
         const prompt = /name="prompt" value="(\w+)"/.exec(html)?.[1];
-        const form: Record<string, string> = prompt === 'login' ? { prompt, login: account, password: 'any' } : { prompt: prompt ?? 'consent' };
-        res = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+        const form: Record<string, string> =
+          prompt === 'login' ? { prompt, login: account, password: 'any' } : { prompt: prompt ?? 'consent' };
+        res = await fetch(url, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form).toString(),
+        });
         remember(res);
       }
       const location = res.headers.get('location');
-      if (!location) throw new Error(`provider answered ${res.status} without a redirect at ${url}: ${(await res.text()).slice(0, 300)}`);
+      if (!location)
+        throw new Error(
+          `provider answered ${res.status} without a redirect at ${url}: ${(await res.text()).slice(0, 300)}`,
+        );
       url = new URL(location, url);
     }
     throw new Error('sign-in did not come back to the client');
   }
 
   return {
-    issuer, clientId, clientSecret, signIn,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    issuer,
+    clientId,
+    clientSecret,
+    signIn,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

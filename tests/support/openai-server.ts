@@ -15,18 +15,35 @@ export interface OpenAiServer {
 }
 
 /** A completion with text, or with tool calls; usage included so the cost is known. */
-export function completion(options: { text?: string; toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[]; usage?: [number, number] }) {
+export function completion(options: {
+  text?: string;
+  toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[];
+  usage?: [number, number];
+}) {
   const [prompt, completionTokens] = options.usage ?? [1000, 200];
   return {
-    id: 'chatcmpl-test', object: 'chat.completion', model: 'test',
-    choices: [{
-      index: 0,
-      finish_reason: options.toolCalls?.length ? 'tool_calls' : 'stop',
-      message: {
-        role: 'assistant', content: options.text ?? null,
-        ...(options.toolCalls?.length ? { tool_calls: options.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.arguments) } })) } : {}),
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    model: 'test',
+    choices: [
+      {
+        index: 0,
+        finish_reason: options.toolCalls?.length ? 'tool_calls' : 'stop',
+        message: {
+          role: 'assistant',
+          content: options.text ?? null,
+          ...(options.toolCalls?.length
+            ? {
+                tool_calls: options.toolCalls.map((t) => ({
+                  id: t.id,
+                  type: 'function',
+                  function: { name: t.name, arguments: JSON.stringify(t.arguments) },
+                })),
+              }
+            : {}),
+        },
       },
-    }],
+    ],
     usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens },
   };
 }
@@ -48,7 +65,9 @@ export async function startOpenAiServer(answer: (body: Record<string, any>) => A
       hanging.push(res);
       return;
     }
-    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.body));
+    res
+      .writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
+      .end(JSON.stringify(reply.body));
   };
   // A failure of the fake itself (a body that is not JSON, an `answer` that throws) is a 500 the
   // client under test sees, not an unhandled rejection.

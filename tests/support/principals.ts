@@ -19,10 +19,18 @@ export interface Session {
   sessionId: string;
 }
 
-export async function createAccount(s: TestServices, adminKey: string, role: Account['role'], name = `${role}-${randomUUID().slice(0, 8)}`): Promise<Account> {
+export async function createAccount(
+  s: TestServices,
+  adminKey: string,
+  role: Account['role'],
+  name = `${role}-${randomUUID().slice(0, 8)}`,
+): Promise<Account> {
   const password = `pw-${randomUUID()}`;
   const email = `${name}@example.test`;
-  const r = await http(`${s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': adminKey }, json: { username: name, email, role, password } });
+  const r = await http(`${s.orch}/api/v1/admin/users`, {
+    headers: { 'X-API-Key': adminKey },
+    json: { username: name, email, role, password },
+  });
   if (r.status !== 201) throw new Error(`create account: ${r.status} ${r.text}`);
   return { id: r.body.id, username: name, email, password, apiKey: r.body.api_key, role };
 }
@@ -33,7 +41,10 @@ export function setCookies(reply: Reply): Record<string, { value: string; attrib
   for (const line of reply.headers.getSetCookie()) {
     const [pair, ...attributes] = line.split(';');
     const eq = pair!.indexOf('=');
-    out[pair!.slice(0, eq).trim()] = { value: decodeURIComponent(pair!.slice(eq + 1).trim()), attributes: attributes.join(';') };
+    out[pair!.slice(0, eq).trim()] = {
+      value: decodeURIComponent(pair!.slice(eq + 1).trim()),
+      attributes: attributes.join(';'),
+    };
   }
   return out;
 }

@@ -9,7 +9,11 @@ import type { AddressInfo } from 'node:net';
 import ece from 'http_ece';
 import { until } from './until.ts';
 
-export interface Browser { ecdh: ECDH; auth: Buffer; keys: { p256dh: string; auth: string } }
+export interface Browser {
+  ecdh: ECDH;
+  auth: Buffer;
+  keys: { p256dh: string; auth: string };
+}
 
 export function browser(): Browser {
   const ecdh = createECDH('prime256v1');
@@ -18,7 +22,11 @@ export function browser(): Browser {
   return { ecdh, auth, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } };
 }
 
-export interface Pushed { path: string; headers: IncomingHttpHeaders; body: Buffer }
+export interface Pushed {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
 
 export class PushService {
   readonly received: Pushed[] = [];
@@ -55,7 +63,12 @@ export class PushService {
 
   /** Wait until `path` has received `count` pushes (20 s at most by default). */
   async waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Pushed[]> {
-    await until(() => `${count} pushes to ${path} (${this.to(path).length} so far)`, async () => this.to(path).length >= count, timeoutMs, 100);
+    await until(
+      () => `${count} pushes to ${path} (${this.to(path).length} so far)`,
+      async () => this.to(path).length >= count,
+      timeoutMs,
+      100,
+    );
     return this.to(path);
   }
 
@@ -75,13 +88,22 @@ export function vapidClaims(push: Pushed, publicKey: string): { aud: string; exp
   const match = /^vapid t=([^,\s]+),\s*k=(\S+)$/.exec(String(push.headers.authorization ?? ''));
   if (!match) throw new Error(`not a VAPID authorization: ${push.headers.authorization}`);
   const [, jwt, k] = match;
-  if (k !== publicKey) throw new Error('the VAPID k is not the server\'s public key');
+  if (k !== publicKey) throw new Error("the VAPID k is not the server's public key");
   const [h, p, s] = jwt!.split('.');
   const header = JSON.parse(Buffer.from(h!, 'base64url').toString());
   if (header.alg !== 'ES256') throw new Error(`alg ${header.alg}`);
   const point = Buffer.from(publicKey, 'base64url');
-  const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') }, format: 'jwk' });
-  if (!verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s!, 'base64url'))) throw new Error('bad VAPID signature');
+  const key = createPublicKey({
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      x: point.subarray(1, 33).toString('base64url'),
+      y: point.subarray(33, 65).toString('base64url'),
+    },
+    format: 'jwk',
+  });
+  if (!verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s!, 'base64url')))
+    throw new Error('bad VAPID signature');
   return JSON.parse(Buffer.from(p!, 'base64url').toString());
 }
 
@@ -90,11 +112,28 @@ export function vapidClaims(push: Pushed, publicKey: string): { aud: string; exp
  * the last event it follows. (Readers of the log see an append only once every older
  * transaction on the server has ended, which other suites can hold back for a while.)
  */
-export async function settlePush(pool: { query(sql: string, values?: unknown[]): Promise<{ rows: any[] }> }, pusher: { drain(): Promise<number> }, timeoutMs = 30_000): Promise<void> {
-  const mark = BigInt((await pool.query(`SELECT coalesce(max(position), 0)::text AS p FROM events WHERE type = ANY($1::text[])`, [['MeetingReminderFired', 'MessagePosted']])).rows[0].p);
-  await until('settlePush: the push sender at the last event', async () => {
-    await pusher.drain();
-    const row = (await pool.query(`SELECT prepare_pos::text AS p FROM chat_reactor_checkpoints WHERE name = 'web_push_sender'`)).rows[0];
-    return row && BigInt(row.p) >= mark;
-  }, timeoutMs, 100);
+export async function settlePush(
+  pool: { query(sql: string, values?: unknown[]): Promise<{ rows: any[] }> },
+  pusher: { drain(): Promise<number> },
+  timeoutMs = 30_000,
+): Promise<void> {
+  const mark = BigInt(
+    (
+      await pool.query(`SELECT coalesce(max(position), 0)::text AS p FROM events WHERE type = ANY($1::text[])`, [
+        ['MeetingReminderFired', 'MessagePosted'],
+      ])
+    ).rows[0].p,
+  );
+  await until(
+    'settlePush: the push sender at the last event',
+    async () => {
+      await pusher.drain();
+      const row = (
+        await pool.query(`SELECT prepare_pos::text AS p FROM chat_reactor_checkpoints WHERE name = 'web_push_sender'`)
+      ).rows[0];
+      return row && BigInt(row.p) >= mark;
+    },
+    timeoutMs,
+    100,
+  );
 }

@@ -11,11 +11,18 @@ import { until } from './until.ts';
 
 const CHILD = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'reactor-process.ts');
 
-export interface ReactorChild { process: ChildProcess; output: string[]; exited: Promise<void> }
+export interface ReactorChild {
+  process: ChildProcess;
+  output: string[];
+  exited: Promise<void>;
+}
 
 /** A reactor process on `databaseUrl`; `env` names the reactor and its settings (REACTOR, PAUSE_MS, ...). */
 export function startReactorChild(databaseUrl: string, env: Record<string, string> = {}): ReactorChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   child.stdout!.on('data', (c) => output.push(String(c)));
   child.stderr!.on('data', (c) => output.push(String(c)));
@@ -44,28 +51,49 @@ export async function killMidBatch(db: Pool, holder: ReactorChild, appendWave: (
 }
 
 /** The table the processes write each batch's events to, before acting on them. */
-export const createAttemptsTable = (db: Pool) => db.query('CREATE TABLE reactor_attempts (event_id uuid NOT NULL, pid int NOT NULL, batch int NOT NULL)');
+export const createAttemptsTable = (db: Pool) =>
+  db.query('CREATE TABLE reactor_attempts (event_id uuid NOT NULL, pid int NOT NULL, batch int NOT NULL)');
 
 /** How many events the process was handed. */
-export const attemptsBy = async (db: Pool, pid: number) => Number((await db.query('SELECT count(*) AS n FROM reactor_attempts WHERE pid = $1', [pid])).rows[0].n);
+export const attemptsBy = async (db: Pool, pid: number) =>
+  Number((await db.query('SELECT count(*) AS n FROM reactor_attempts WHERE pid = $1', [pid])).rows[0].n);
 
 /**
  * The hand-over's check: the survivor acted and resumed from the checkpoint, so whatever it was
  * handed again is no more than the killed process's last batch (the one whose checkpoint never
  * moved), and every one of the `expected` events was handed to a process.
  */
-export async function assertResumedFromCheckpoint(db: Pool, killed: ReactorChild, survivor: ReactorChild, expected: number): Promise<void> {
-  assert.ok(await attemptsBy(db, survivor.process.pid!) > 0, 'the survivor acted');
+export async function assertResumedFromCheckpoint(
+  db: Pool,
+  killed: ReactorChild,
+  survivor: ReactorChild,
+  expected: number,
+): Promise<void> {
+  assert.ok((await attemptsBy(db, survivor.process.pid!)) > 0, 'the survivor acted');
   const { repeated, lastBatch, distinct } = await repeatedAttempts(db, killed.process.pid!);
-  assert.ok(repeated.every((r) => r.n === 2 && lastBatch.has(r.event_id)), `repeated only the killed process's last batch: ${JSON.stringify(repeated)}`);
+  assert.ok(
+    repeated.every((r) => r.n === 2 && lastBatch.has(r.event_id)),
+    `repeated only the killed process's last batch: ${JSON.stringify(repeated)}`,
+  );
   assert.is(distinct, expected, 'every event handed to a process');
 }
 
 /** Events handed over more than once, and the events of the killed process's last batch (the one whose checkpoint never moved). */
-async function repeatedAttempts(db: Pool, killed: number): Promise<{ repeated: { event_id: string; n: number }[]; lastBatch: Set<string>; distinct: number }> {
-  const { rows: repeated } = await db.query<{ event_id: string; n: string }>('SELECT event_id, count(*) AS n FROM reactor_attempts GROUP BY event_id HAVING count(*) > 1');
+async function repeatedAttempts(
+  db: Pool,
+  killed: number,
+): Promise<{ repeated: { event_id: string; n: number }[]; lastBatch: Set<string>; distinct: number }> {
+  const { rows: repeated } = await db.query<{ event_id: string; n: string }>(
+    'SELECT event_id, count(*) AS n FROM reactor_attempts GROUP BY event_id HAVING count(*) > 1',
+  );
   const { rows: lastBatch } = await db.query<{ event_id: string }>(
-    'SELECT event_id FROM reactor_attempts WHERE pid = $1 AND batch = (SELECT max(batch) FROM reactor_attempts WHERE pid = $1)', [killed]);
+    'SELECT event_id FROM reactor_attempts WHERE pid = $1 AND batch = (SELECT max(batch) FROM reactor_attempts WHERE pid = $1)',
+    [killed],
+  );
   const distinct = Number((await db.query('SELECT count(DISTINCT event_id) AS n FROM reactor_attempts')).rows[0].n);
-  return { repeated: repeated.map((r) => ({ event_id: r.event_id, n: Number(r.n) })), lastBatch: new Set(lastBatch.map((r) => r.event_id)), distinct };
+  return {
+    repeated: repeated.map((r) => ({ event_id: r.event_id, n: Number(r.n) })),
+    lastBatch: new Set(lastBatch.map((r) => r.event_id)),
+    distinct,
+  };
 }

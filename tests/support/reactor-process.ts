@@ -34,8 +34,13 @@ function reactorNamed(name: string): Reactor {
       return scheduledMessagePoster({ commands });
     case 'push-sender':
       return pushSender({
-        db: pool, commands, sealKey: Buffer.from(process.env.SEAL_KEY!, 'hex'), vapid: { subject: 'mailto:ops@orchard.test', keys: JSON.parse(process.env.VAPID_KEYS!) },
-        policy: { allowLoopback: true, dnsServers: [] }, clock: systemClock, log,
+        db: pool,
+        commands,
+        sealKey: Buffer.from(process.env.SEAL_KEY!, 'hex'),
+        vapid: { subject: 'mailto:ops@orchard.test', keys: JSON.parse(process.env.VAPID_KEYS!) },
+        policy: { allowLoopback: true, dnsServers: [] },
+        clock: systemClock,
+        log,
       });
     default:
       throw new Error(`reactor-process: no reactor ${name}`);
@@ -45,15 +50,21 @@ function reactorNamed(name: string): Reactor {
 const reactor = reactorNamed(process.env.REACTOR ?? 'scheduled-poster');
 let batch = 0;
 const engine = new ProcessorEngine(store, pool, [], log);
-engine.register([{
-  ...reactor,
-  async react(events) {
-    batch += 1;
-    await pool.query('INSERT INTO reactor_attempts (event_id, pid, batch) SELECT unnest($1::uuid[]), $2, $3', [events.map((e) => e.id), process.pid, batch]);
-    await new Promise((r) => setTimeout(r, pause));
-    await reactor.react(events);
+engine.register([
+  {
+    ...reactor,
+    async react(events) {
+      batch += 1;
+      await pool.query('INSERT INTO reactor_attempts (event_id, pid, batch) SELECT unnest($1::uuid[]), $2, $3', [
+        events.map((e) => e.id),
+        process.pid,
+        batch,
+      ]);
+      await new Promise((r) => setTimeout(r, pause));
+      await reactor.react(events);
+    },
   },
-}]);
+]);
 engine.start();
 const watch = setInterval(() => {
   if (!engine.isActive(reactor.name)) return;

@@ -16,11 +16,24 @@ export interface Interactive {
 
 /** An interactive user through forward-auth: `admin` in the admin group, else read-only. */
 export async function interactive(s: TestServices, name: string, role: 'admin' | 'readonly'): Promise<Interactive> {
-  const identity = { 'X-Idp-Username': name, 'X-Idp-Groups': role === 'admin' ? `staff|${ADMIN_GROUP}` : 'staff', 'X-Idp-Email': `${name}@example.test` };
+  const identity = {
+    'X-Idp-Username': name,
+    'X-Idp-Groups': role === 'admin' ? `staff|${ADMIN_GROUP}` : 'staff',
+    'X-Idp-Email': `${name}@example.test`,
+  };
   const me = await http(`${s.registry}/api/v1/auth/me`, { headers: identity });
   if (me.status !== 200) throw new Error(`auth/me: ${me.status} ${me.text}`);
   const csrf = me.body.csrf_token as string;
-  return { csrf, headers: { ...identity, cookie: `registry_csrf=${csrf}`, 'x-csrf-token': csrf, origin: s.registry, 'sec-fetch-site': 'same-origin' } };
+  return {
+    csrf,
+    headers: {
+      ...identity,
+      cookie: `registry_csrf=${csrf}`,
+      'x-csrf-token': csrf,
+      origin: s.registry,
+      'sec-fetch-site': 'same-origin',
+    },
+  };
 }
 
 export interface MintedToken {
@@ -29,8 +42,16 @@ export interface MintedToken {
   headers: Record<string, string>;
 }
 
-export async function mintToken(s: TestServices, admin: Interactive, scopes: string[], extra: Record<string, unknown> = {}): Promise<MintedToken> {
-  const r = await http(`${s.registry}/api/v1/admin/tokens`, { headers: admin.headers, json: { name: `t-${scopes.join('+') || 'none'}`.slice(0, 100), scopes, ...extra } });
+export async function mintToken(
+  s: TestServices,
+  admin: Interactive,
+  scopes: string[],
+  extra: Record<string, unknown> = {},
+): Promise<MintedToken> {
+  const r = await http(`${s.registry}/api/v1/admin/tokens`, {
+    headers: admin.headers,
+    json: { name: `t-${scopes.join('+') || 'none'}`.slice(0, 100), scopes, ...extra },
+  });
   if (r.status !== 201) throw new Error(`mint token: ${r.status} ${r.text}`);
   return { id: r.body.id, token: r.body.token, headers: { authorization: `Bearer ${r.body.token}` } };
 }

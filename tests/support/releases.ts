@@ -20,20 +20,30 @@ export interface Release {
   migrations: string[];
 }
 
-export async function buildRelease(workDir: string, version: string, extraMigrations: Record<string, string> = {}): Promise<Release> {
+export async function buildRelease(
+  workDir: string,
+  version: string,
+  extraMigrations: Record<string, string> = {},
+): Promise<Release> {
   const dir = path.join(workDir, `build-${version}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   for (const entry of SOURCES) await cp(path.join(ROOT, entry), path.join(dir, entry), { recursive: true });
   const pkg = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
   await writeFile(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2));
-  for (const [name, sql] of Object.entries(extraMigrations)) await writeFile(path.join(dir, 'infra/db/migrations', name), sql);
+  for (const [name, sql] of Object.entries(extraMigrations))
+    await writeFile(path.join(dir, 'infra/db/migrations', name), sql);
   await bundleRelease(dir);
   const file = path.join(workDir, `orchard-${version}.tar.gz`);
   await tar.c({ gzip: true, file, cwd: dir, portable: true }, ['.']);
-  const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
   const { readdir } = await import('node:fs/promises');
-  const migrations = (await readdir(path.join(dir, 'infra/db/migrations'))).filter((f) => /^\d{3}_.+\.sql$/.test(f)).sort().map((f) => f.replace(/\.sql$/, ''));
+  const migrations = (await readdir(path.join(dir, 'infra/db/migrations')))
+    .filter((f) => /^\d{3}_.+\.sql$/.test(f))
+    .sort()
+    .map((f) => f.replace(/\.sql$/, ''));
   await rm(dir, { recursive: true, force: true });
   return { version, file, sha256, migrations };
 }

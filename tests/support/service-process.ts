@@ -30,20 +30,36 @@ const LISTEN: Record<Service, string> = { chat: 'CHATSVC_LISTEN', orch: 'ORCH_LI
  * itself (`--cpu-prof`, say).
  */
 export async function startServiceProcess(
-  service: Service, databaseUrl: string, env: Record<string, string> = {}, options: { timeoutMs?: number; nodeArgs?: string[] } = {},
+  service: Service,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  options: { timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServiceProcess> {
   const dataDir = await mkdtemp(path.join(tmpdir(), `orchard-${service}-`));
   const clean = { ...process.env };
-  for (const k of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE', 'REDIS_URL', 'EVENTSTORE_URL']) delete clean[k];
+  for (const k of ['DATABASE_URL', 'DATA_DIR', 'ADMIN_API_KEY', 'ADMIN_API_KEY_FILE', 'REDIS_URL', 'EVENTSTORE_URL'])
+    delete clean[k];
   const started = startOrchard(['serve', service], {
-    env: { ...clean, DATABASE_URL: databaseUrl, ...await testLogEnv(databaseUrl), DATA_DIR: dataDir, [LISTEN[service]]: '127.0.0.1:0', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...clean,
+      DATABASE_URL: databaseUrl,
+      ...(await testLogEnv(databaseUrl)),
+      DATA_DIR: dataDir,
+      [LISTEN[service]]: '127.0.0.1:0',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     nodeArgs: options.nodeArgs,
   });
   const { child } = started;
   const announced = new RegExp(`^orchard: ${ANNOUNCED[service]}\\s+(http://\\S+)`, 'm');
   let url: string;
   try {
-    url = await started.waitFor(`serve ${service} to announce its URL`, () => announced.exec(started.output())?.[1], options.timeoutMs ?? 120_000);
+    url = await started.waitFor(
+      `serve ${service} to announce its URL`,
+      () => announced.exec(started.output())?.[1],
+      options.timeoutMs ?? 120_000,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });

@@ -44,7 +44,11 @@ export class TestServices {
   private origins: string[] = [];
   private started = false;
 
-  constructor(readonly db: TestDatabase, readonly env: Record<string, string>, readonly mode: 'in-process' | 'http') {}
+  constructor(
+    readonly db: TestDatabase,
+    readonly env: Record<string, string>,
+    readonly mode: 'in-process' | 'http',
+  ) {}
 
   async start(): Promise<void> {
     this.started = true;
@@ -100,7 +104,7 @@ export class TestServices {
     const previous = listen.port;
     listen.port = port;
     try {
-      this.running.push(...await startServices(this.platform, [name]));
+      this.running.push(...(await startServices(this.platform, [name])));
     } finally {
       listen.port = previous;
     }
@@ -127,10 +131,20 @@ export class TestServices {
 async function start(label: string, env: Record<string, string>, mode: 'in-process' | 'http'): Promise<TestServices> {
   const db = await freshDatabase(label);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-test-'));
-  const services = new TestServices(db, {
-    DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY,
-    ORCH_LISTEN: '127.0.0.1:0', CHATSVC_LISTEN: '127.0.0.1:0', REGISTRY_LISTEN: '127.0.0.1:0', ...await testLogEnv(db.url), ...env,
-  }, mode);
+  const services = new TestServices(
+    db,
+    {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      ORCH_SECRET_KEY: TEST_SECRET_KEY,
+      ORCH_LISTEN: '127.0.0.1:0',
+      CHATSVC_LISTEN: '127.0.0.1:0',
+      REGISTRY_LISTEN: '127.0.0.1:0',
+      ...(await testLogEnv(db.url)),
+      ...env,
+    },
+    mode,
+  );
   await services.start();
   return services;
 }
@@ -169,7 +183,11 @@ export async function http(url: string, init: RequestOptions = {}): Promise<Repl
   if (app && !headers.host) headers.host = new URL(url).host;
   const peer = init.peer ?? '127.0.0.1';
   const res = app
-    ? await app.request(url, request, { incoming: { socket: { remoteAddress: peer, remotePort: 40000, remoteFamily: peer.includes(':') ? 'IPv6' : 'IPv4' } } })
+    ? await app.request(url, request, {
+        incoming: {
+          socket: { remoteAddress: peer, remotePort: 40000, remoteFamily: peer.includes(':') ? 'IPv6' : 'IPv4' },
+        },
+      })
     : await fetch(url, request);
   const text = await res.text();
   let parsed: unknown = null;
@@ -186,7 +204,10 @@ export async function http(url: string, init: RequestOptions = {}): Promise<Repl
  * through the store: suites ask the log this way, never its PostgreSQL table, so they hold on
  * either log (TEST_LOG).
  */
-export async function loggedEvents(on: TestServices | Pick<Platform, 'store'>, filter?: LogFilter): Promise<RecordedEvent[]> {
+export async function loggedEvents(
+  on: TestServices | Pick<Platform, 'store'>,
+  filter?: LogFilter,
+): Promise<RecordedEvent[]> {
   const store = 'platform' in on ? on.platform.store : on.store;
   const events: RecordedEvent[] = [];
   let after: Position | 'start' = 'start';
@@ -200,5 +221,7 @@ export async function loggedEvents(on: TestServices | Pick<Platform, 'store'>, f
 
 /** Every event of the log as text, for scans (no secret may appear in it). */
 export async function logText(services: TestServices): Promise<string> {
-  return (await loggedEvents(services)).map((e) => `${e.stream} ${e.type} ${JSON.stringify(e.data)} ${JSON.stringify(e.metadata)}`).join('\n');
+  return (await loggedEvents(services))
+    .map((e) => `${e.stream} ${e.type} ${JSON.stringify(e.data)} ${JSON.stringify(e.metadata)}`)
+    .join('\n');
 }

@@ -18,10 +18,20 @@ export class Spaces {
   }
 
   call(account: { access: string } | null, method: string, path: string, json?: unknown): Promise<Reply> {
-    return http(`${this.base}${path}`, { method, headers: account ? bearer(account) : {}, ...(json !== undefined ? { json } : {}) });
+    return http(`${this.base}${path}`, {
+      method,
+      headers: account ? bearer(account) : {},
+      ...(json !== undefined ? { json } : {}),
+    });
   }
 
-  async ok(account: { access: string } | null, method: string, path: string, json?: unknown, status = 200): Promise<any> {
+  async ok(
+    account: { access: string } | null,
+    method: string,
+    path: string,
+    json?: unknown,
+    status = 200,
+  ): Promise<any> {
     return expectStatus(await this.call(account, method, path, json), status).body;
   }
 
@@ -52,7 +62,12 @@ export class Spaces {
     return id;
   }
 
-  async post(by: ChatAccount, channelId: string, ciphertext: string, extra: Record<string, unknown> = {}): Promise<any> {
+  async post(
+    by: ChatAccount,
+    channelId: string,
+    ciphertext: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<any> {
     return this.ok(by, 'POST', `/api/channels/${channelId}/messages`, { ciphertext, ...extra }, 201);
   }
 }

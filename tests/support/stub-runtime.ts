@@ -21,7 +21,8 @@ import { TOKEN, type FakeServices, type ReleaseKeys } from './updates.ts';
 export class StubRuntime implements ReleaseRuntime {
   readonly name = 'process' as const;
   readonly calls: string[] = [];
-  fail: Partial<Record<'snapshot' | 'restore' | 'pull' | 'verifyDigest' | 'prepare' | 'migrate' | 'recreate', string>> = {};
+  fail: Partial<Record<'snapshot' | 'restore' | 'pull' | 'verifyDigest' | 'prepare' | 'migrate' | 'recreate', string>> =
+    {};
   /** The release `prepare` loaded and no drain or discard stopped since (null: none). */
   prepared: string | null = null;
   /** Requirement targets reported missing. */
@@ -30,7 +31,10 @@ export class StubRuntime implements ReleaseRuntime {
   /** While set, `migrate` waits for it (an apply held mid-swap). */
   hold: Promise<void> | null = null;
 
-  constructor(private readonly services: FakeServices, version = '1.0.0') {
+  constructor(
+    private readonly services: FakeServices,
+    version = '1.0.0',
+  ) {
     this.version = version;
   }
 
@@ -43,15 +47,25 @@ export class StubRuntime implements ReleaseRuntime {
     if (this.fail[name]) throw new StepError(this.fail[name]!, `${name} failed (stub)`);
   }
 
-  async currentVersion() { return this.version; }
-  async startCurrent() { this.calls.push('startCurrent'); }
+  async currentVersion() {
+    return this.version;
+  }
+  async startCurrent() {
+    this.calls.push('startCurrent');
+  }
   async snapshot(file: string) {
     this.step('snapshot');
     await writeFile(file, '-- snapshot\n');
   }
-  async restore() { this.step('restore'); }
-  async pull() { this.step('pull'); }
-  async verifyDigest() { this.step('verifyDigest'); }
+  async restore() {
+    this.step('restore');
+  }
+  async pull() {
+    this.step('pull');
+  }
+  async verifyDigest() {
+    this.step('verifyDigest');
+  }
   async prepare(version: string) {
     this.calls.push(`prepare:${version}`);
     if (this.fail.prepare) throw new StepError(this.fail.prepare, 'prepare failed (stub)');
@@ -61,7 +75,9 @@ export class StubRuntime implements ReleaseRuntime {
     this.calls.push('discardPrepared');
     this.prepared = null;
   }
-  async drain() { this.calls.push('drain'); }
+  async drain() {
+    this.calls.push('drain');
+  }
   /** Whether the last migrate found its release still prepared (not dropped by the drain). */
   migratedPrepared = false;
   async migrate(m: Manifest) {
@@ -89,33 +105,75 @@ export class StubRuntime implements ReleaseRuntime {
 export class RecordingLog {
   readonly calls: string[] = [];
   journaled: string[] = [];
-  async maintenanceStarted(id: string) { this.calls.push(`start:${id}`); }
-  async maintenanceEnded(id: string) { this.calls.push(`end:${id}`); }
-  async deliveryChecked() { this.calls.push('delivery'); }
-  async journal(entries: { type: string }[]) { this.journaled = entries.map((e) => e.type); }
+  async maintenanceStarted(id: string) {
+    this.calls.push(`start:${id}`);
+  }
+  async maintenanceEnded(id: string) {
+    this.calls.push(`end:${id}`);
+  }
+  async deliveryChecked() {
+    this.calls.push('delivery');
+  }
+  async journal(entries: { type: string }[]) {
+    this.journaled = entries.map((e) => e.type);
+  }
 }
 
-export interface Sidecar { url: string; runtime: StubRuntime; executor: ApplyExecutor; journal: Journal; log: RecordingLog; dir: string; server: ServerType }
+export interface Sidecar {
+  url: string;
+  runtime: StubRuntime;
+  executor: ApplyExecutor;
+  journal: Journal;
+  log: RecordingLog;
+  dir: string;
+  server: ServerType;
+}
 
 /** The real sidecar app and executor over a loopback socket, on the stub runtime. `updaterLog` defaults to a recording one. */
-export async function startSidecar(keys: ReleaseKeys, services: FakeServices, options: { dir?: string; failpoints?: string; runtime?: StubRuntime; updaterLog?: UpdaterLog } = {}): Promise<Sidecar> {
-  const dir = options.dir ?? await mkdtemp(path.join(tmpdir(), 'orchard-sidecar-'));
+export async function startSidecar(
+  keys: ReleaseKeys,
+  services: FakeServices,
+  options: { dir?: string; failpoints?: string; runtime?: StubRuntime; updaterLog?: UpdaterLog } = {},
+): Promise<Sidecar> {
+  const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), 'orchard-sidecar-')));
   const journal = new Journal(dir, systemClock);
   await journal.load();
   const runtime = options.runtime ?? new StubRuntime(services);
   const log = new RecordingLog();
   const executor = new ApplyExecutor({
-    journal, runtime, updaterLog: options.updaterLog ?? log as unknown as UpdaterLog, log: createLogger({ level: 'error', sink: () => {} }), clock: systemClock,
-    publicKey: ed25519.getPublicKey(keys.secretKey), channels: { orch: 'stable', chat: 'stable' }, dataDir: dir, healthGraceSecs: 1, pollMs: 20,
+    journal,
+    runtime,
+    updaterLog: options.updaterLog ?? (log as unknown as UpdaterLog),
+    log: createLogger({ level: 'error', sink: () => {} }),
+    clock: systemClock,
+    publicKey: ed25519.getPublicKey(keys.secretKey),
+    channels: { orch: 'stable', chat: 'stable' },
+    dataDir: dir,
+    healthGraceSecs: 1,
+    pollMs: 20,
     failpoints: parseFailpoints(options.failpoints ?? ''),
   });
   await executor.resume();
-  const app = createSidecarApp({ token: TOKEN, clock: systemClock, executor, journal, runtime, version: 'sidecar-test' });
+  const app = createSidecarApp({
+    token: TOKEN,
+    clock: systemClock,
+    executor,
+    journal,
+    runtime,
+    version: 'sidecar-test',
+  });
   const server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, runtime, executor, journal, log, dir, server };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    runtime,
+    executor,
+    journal,
+    log,
+    dir,
+    server,
+  };
 }
 
 export const stopSidecar = (s: Sidecar) => new Promise<void>((resolve) => s.server.close(() => resolve()));
-

@@ -25,10 +25,22 @@ export async function testServer(prefix: string): Promise<{ url: string; stop: (
   };
 }
 
-export interface SuiteOutcome { file: string; total: number; passed: number; skipped: number; code: number | null; seconds: number }
+export interface SuiteOutcome {
+  file: string;
+  total: number;
+  passed: number;
+  skipped: number;
+  code: number | null;
+  seconds: number;
+}
 
 /** Run one suite file in its own process against `serverUrl`; print its output (under `label`) when it ends. */
-export function runSuiteProcess(file: string, serverUrl: string, label: (outcome: SuiteOutcome) => string, env: Record<string, string> = {}): Promise<SuiteOutcome> {
+export function runSuiteProcess(
+  file: string,
+  serverUrl: string,
+  label: (outcome: SuiteOutcome) => string,
+  env: Record<string, string> = {},
+): Promise<SuiteOutcome> {
   const began = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', RUN_SUITE, file], {
@@ -41,7 +53,14 @@ export function runSuiteProcess(file: string, serverUrl: string, label: (outcome
     child.on('close', (code) => {
       const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
       const count = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(plain)?.[1] ?? 0);
-      const outcome = { file, total: count('Total'), passed: count('Passed'), skipped: count('Skipped'), code, seconds: (Date.now() - began) / 1000 };
+      const outcome = {
+        file,
+        total: count('Total'),
+        passed: count('Passed'),
+        skipped: count('Skipped'),
+        code,
+        seconds: (Date.now() - began) / 1000,
+      };
       process.stdout.write(`${label(outcome)}\n${plain.replace(/\n\s*Total:[\s\S]*$/, '').trimEnd()}\n\n`);
       resolve(outcome);
     });

@@ -14,7 +14,8 @@ type Double = EsdbTestServer;
 
 const SETTINGS = ['postgres', 'esdb'] as const;
 const setting = process.env.TEST_LOG?.trim() || 'postgres';
-if (!(SETTINGS as readonly string[]).includes(setting)) throw new Error(`TEST_LOG must be one of ${SETTINGS.join(', ')} (got ${JSON.stringify(setting)})`);
+if (!(SETTINGS as readonly string[]).includes(setting))
+  throw new Error(`TEST_LOG must be one of ${SETTINGS.join(', ')} (got ${JSON.stringify(setting)})`);
 
 /** True when the suites' services run their log on the EventStoreDB test double. */
 export const logOnEsdb = setting === 'esdb';
@@ -29,7 +30,9 @@ export async function testLogEnv(databaseUrl: string): Promise<Record<string, st
     // Imported here: the double needs @grpc/grpc-js, and suites on the PostgreSQL log never load it.
     // A `$stats-*` event every 5 s (a real node: every 30 s), so every suite's log holds system
     // events among its own, as a server's does, and every reader has to skip them.
-    double = import('../doubles/esdb-test-server.ts').then(({ startEsdbTestServer }) => startEsdbTestServer({ statsIntervalMs: 5_000 }));
+    double = import('../doubles/esdb-test-server.ts').then(({ startEsdbTestServer }) =>
+      startEsdbTestServer({ statsIntervalMs: 5_000 }),
+    );
     doubles.set(databaseUrl, double);
   }
   return { EVENTSTORE_URL: (await double).url };

@@ -12,7 +12,10 @@ const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 
 async function pemKey(key: webcrypto.CryptoKey): Promise<string> {
   const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key as never));
-  return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  return `-----BEGIN PRIVATE KEY-----\n${der
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END PRIVATE KEY-----\n`;
 }
 
 export interface TestCa {
@@ -22,21 +25,33 @@ export interface TestCa {
 }
 
 export async function makeCa(): Promise<TestCa> {
-  const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01', name: 'CN=orchard test CA', notBefore: new Date(Date.now() - 3_600_000), notAfter: new Date(Date.now() + 86_400_000),
-    signingAlgorithm: ALG, keys: keys as never,
-    extensions: [new x509.BasicConstraintsExtension(true, 1, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true)],
+    serialNumber: '01',
+    name: 'CN=orchard test CA',
+    notBefore: new Date(Date.now() - 3_600_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+    signingAlgorithm: ALG,
+    keys: keys as never,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, 1, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    ],
   });
   let serial = 1;
   return {
     pem: ca.toString('pem'),
     async issue(names) {
-      const leafKeys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+      const leafKeys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
       const cert = await x509.X509CertificateGenerator.create({
-        serialNumber: (++serial).toString(16).padStart(2, '0'), subject: `CN=${names[0]}`, issuer: ca.subject,
-        notBefore: new Date(Date.now() - 3_600_000), notAfter: new Date(Date.now() + 86_400_000), signingAlgorithm: ALG,
-        publicKey: leafKeys.publicKey as never, signingKey: keys.privateKey as never,
+        serialNumber: (++serial).toString(16).padStart(2, '0'),
+        subject: `CN=${names[0]}`,
+        issuer: ca.subject,
+        notBefore: new Date(Date.now() - 3_600_000),
+        notAfter: new Date(Date.now() + 86_400_000),
+        signingAlgorithm: ALG,
+        publicKey: leafKeys.publicKey as never,
+        signingKey: keys.privateKey as never,
         extensions: [
           new x509.BasicConstraintsExtension(false),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),

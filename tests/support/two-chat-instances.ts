@@ -10,7 +10,15 @@ import { freshDatabase, type TestDatabase } from './database.ts';
 import { seedingPlatform } from './schedule.ts';
 import { http } from './services.ts';
 
-export interface TwoInstances { db: TestDatabase; a: ChatProcess; b: ChatProcess; seed: Platform; owner: ChatAccount; ann: ChatAccount; chid: string }
+export interface TwoInstances {
+  db: TestDatabase;
+  a: ChatProcess;
+  b: ChatProcess;
+  seed: Platform;
+  owner: ChatAccount;
+  ann: ChatAccount;
+  chid: string;
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,7 +40,9 @@ export async function startTwoInstances(label: string, community: string): Promi
   const cid = (await call(a.url, owner, 'POST', '/api/communities', { name: community }, 201)).id;
   const invite = await call(a.url, owner, 'POST', `/api/communities/${cid}/invites`, {}, 201);
   await call(b.url, ann, 'POST', `/api/community-invites/${invite.code}/accept`);
-  const gid = (await call(a.url, owner, 'POST', '/api/groups', { community_id: cid, name: 'G', visibility: 'public' }, 201)).id;
+  const gid = (
+    await call(a.url, owner, 'POST', '/api/groups', { community_id: cid, name: 'G', visibility: 'public' }, 201)
+  ).id;
   await call(b.url, ann, 'POST', `/api/groups/${gid}/join`);
   const chid = (await call(a.url, owner, 'POST', `/api/groups/${gid}/channels`, { name: 'c' }, 201)).id;
   await call(b.url, ann, 'POST', `/api/channels/${chid}/join`);

@@ -10,7 +10,12 @@ export class GiveUp extends Error {}
  * (the last attempt's error is named in the failure), except `GiveUp`, which fails at once. `what` may be a
  * function, called only on failure, for what is known only then (the last count seen, a log tail).
  */
-export async function until<T>(what: string | (() => string), fn: () => Promise<T | null | undefined | false>, ms = 180_000, everyMs = 200): Promise<T> {
+export async function until<T>(
+  what: string | (() => string),
+  fn: () => Promise<T | null | undefined | false>,
+  ms = 180_000,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + ms;
   let lastError: unknown;
   for (;;) {
@@ -24,7 +29,10 @@ export async function until<T>(what: string | (() => string), fn: () => Promise<
     }
     if (Date.now() > deadline) {
       const awaited = typeof what === 'function' ? what() : what;
-      const last = lastError === undefined ? '' : `\nlast error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
+      const last =
+        lastError === undefined
+          ? ''
+          : `\nlast error: ${lastError instanceof Error ? lastError.message : String(lastError)}`;
       throw new Error(`timed out after ${ms} ms waiting for ${awaited}${last}`);
     }
     await new Promise((r) => setTimeout(r, everyMs));

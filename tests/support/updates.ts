@@ -34,10 +34,14 @@ export async function releaseKeys(): Promise<ReleaseKeys> {
 
 export function payload(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    schema: 1, channel: 'stable', version: '9.0.0', expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    schema: 1,
+    channel: 'stable',
+    version: '9.0.0',
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     image: { repository: 'registry.example/orchard', digest: `sha256:${'ab'.repeat(32)}` },
     artifact: { url: 'http://127.0.0.1:9/orchard-9.0.0.tar.gz', sha256: 'cd'.repeat(32) },
-    migrations: ['001_events'], requirements: [],
+    migrations: ['001_events'],
+    requirements: [],
     ...overrides,
   };
 }
@@ -68,7 +72,10 @@ export class StaticHost {
   }
 
   channel(name: string, envelope: unknown, status = 200): void {
-    this.routes.set(`/channels/${name}.json`, { status, body: typeof envelope === 'string' ? envelope : JSON.stringify(envelope) });
+    this.routes.set(`/channels/${name}.json`, {
+      status,
+      body: typeof envelope === 'string' ? envelope : JSON.stringify(envelope),
+    });
   }
 
   async stop(): Promise<void> {
@@ -78,15 +85,26 @@ export class StaticHost {
 }
 
 /** A request to the sidecar signed with `token`; `tamper` changes it after signing. */
-export async function signedFetch(base: string, method: string, pathAndQuery: string, json?: unknown, options: {
-  token?: Uint8Array; timestamp?: number; nonce?: string; tamper?: (h: Record<string, string>) => void; body?: string;
-} = {}) {
+export async function signedFetch(
+  base: string,
+  method: string,
+  pathAndQuery: string,
+  json?: unknown,
+  options: {
+    token?: Uint8Array;
+    timestamp?: number;
+    nonce?: string;
+    tamper?: (h: Record<string, string>) => void;
+    body?: string;
+  } = {},
+) {
   const token = options.token ?? TOKEN;
   const body = options.body ?? (json === undefined ? '' : JSON.stringify(json));
   const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   const nonce = options.nonce ?? newNonce();
   const headers: Record<string, string> = {
-    'x-orchard-timestamp': timestamp, 'x-orchard-nonce': nonce,
+    'x-orchard-timestamp': timestamp,
+    'x-orchard-nonce': nonce,
     'x-orchard-signature': signRequest(token, { method, pathAndQuery, timestamp, nonce, body }),
     ...(body ? { 'content-type': 'application/json' } : {}),
   };
@@ -94,7 +112,12 @@ export async function signedFetch(base: string, method: string, pathAndQuery: st
   const res = await fetch(base + pathAndQuery, { method, headers, body: body || undefined });
   const text = await res.text();
   const responseSigned = signatureMatches(
-    signResponse(token, { status: res.status, requestNonce: nonce, timestamp: res.headers.get('x-orchard-timestamp') ?? '', body: text }),
+    signResponse(token, {
+      status: res.status,
+      requestNonce: nonce,
+      timestamp: res.headers.get('x-orchard-timestamp') ?? '',
+      body: text,
+    }),
     res.headers.get('x-orchard-signature'),
   );
   return { status: res.status, body: text ? JSON.parse(text) : null, responseSigned, nonce };
@@ -111,14 +134,36 @@ export class FakeServices extends StaticHost {
     await super.start();
     const self = this;
     const dynamic = (make: () => { status: number; body: unknown }) => ({
-      get status() { return make().status; },
-      get body() { return JSON.stringify(make().body); },
+      get status() {
+        return make().status;
+      },
+      get body() {
+        return JSON.stringify(make().body);
+      },
     });
     const maintenance = () => ({ active: true, read_only: self.readOnly });
-    this.routes.set('/api/v1/health', dynamic(() => ({ status: self.healthy ? 200 : 503, body: { status: 'ok', version: self.version, maintenance: maintenance() } })) as never);
-    this.routes.set('/api/v1/health/db', dynamic(() => ({ status: 200, body: { status: 'ok', migrations_applied: 1, latest_migration: self.migration } })) as never);
-    this.routes.set('/api/health', dynamic(() => ({ status: 200, body: { status: 'ok', db_healthy: true, maintenance: maintenance() } })) as never);
-    this.routes.set('/health', dynamic(() => ({ status: 200, body: { status: 'ok', maintenance: maintenance() } })) as never);
+    this.routes.set(
+      '/api/v1/health',
+      dynamic(() => ({
+        status: self.healthy ? 200 : 503,
+        body: { status: 'ok', version: self.version, maintenance: maintenance() },
+      })) as never,
+    );
+    this.routes.set(
+      '/api/v1/health/db',
+      dynamic(() => ({
+        status: 200,
+        body: { status: 'ok', migrations_applied: 1, latest_migration: self.migration },
+      })) as never,
+    );
+    this.routes.set(
+      '/api/health',
+      dynamic(() => ({ status: 200, body: { status: 'ok', db_healthy: true, maintenance: maintenance() } })) as never,
+    );
+    this.routes.set(
+      '/health',
+      dynamic(() => ({ status: 200, body: { status: 'ok', maintenance: maintenance() } })) as never,
+    );
     return this;
   }
 }

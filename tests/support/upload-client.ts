@@ -15,17 +15,33 @@ export interface StreamUploadOptions {
   filename?: string;
 }
 
-export interface StreamUploadResult { status: number; text: string; body: any; sha256: string | null; aborted: boolean }
+export interface StreamUploadResult {
+  status: number;
+  text: string;
+  body: any;
+  sha256: string | null;
+  aborted: boolean;
+}
 
-export function streamUpload(url: string, token: string, size: number, options: StreamUploadOptions = {}): Promise<StreamUploadResult> {
+export function streamUpload(
+  url: string,
+  token: string,
+  size: number,
+  options: StreamUploadOptions = {},
+): Promise<StreamUploadResult> {
   const boundary = `----orchard${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.filename ?? 'big.bin'}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.filename ?? 'big.bin'}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const block = Buffer.alloc(1024 * 1024, 0x5a);
   randomBytes(32).copy(block);
   const hash = options.hash ? createHash('sha256') : null;
   const total = head.length + size + tail.length;
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+  };
   const declared = options.declared === undefined ? total : options.declared;
   if (declared !== null) headers['content-length'] = String(declared);
   return new Promise((resolve, reject) => {

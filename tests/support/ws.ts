@@ -22,7 +22,11 @@ function describe(frames: Record<string, any>[]): string {
   return `${frames.length} frames, the last: ${last.join(' ')}`;
 }
 
-export async function connectWs(base: string, path = '/api/ws', headers: Record<string, string> = {}): Promise<WsClient> {
+export async function connectWs(
+  base: string,
+  path = '/api/ws',
+  headers: Record<string, string> = {},
+): Promise<WsClient> {
   const socket = new WebSocket(`${base.replace(/^http/, 'ws')}${path}`, { headers });
   const frames: Record<string, any>[] = [];
   let taken = 0;
@@ -31,10 +35,12 @@ export async function connectWs(base: string, path = '/api/ws', headers: Record<
     frames.push(JSON.parse(String(data)));
     for (const w of waiters.splice(0)) w();
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => {
-    resolve({ code, reason: String(reason) });
-    for (const w of waiters.splice(0)) w();
-  }));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => {
+      resolve({ code, reason: String(reason) });
+      for (const w of waiters.splice(0)) w();
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);

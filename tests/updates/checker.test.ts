@@ -10,7 +10,11 @@ import { payload, releaseKeys, sign, StaticHost, type ReleaseKeys } from '../sup
 import { until } from '../support/until.ts';
 import { ed25519 } from '@noble/curves/ed25519.js';
 
-interface Ctx { s: TestServices; host: StaticHost; keys: ReleaseKeys }
+interface Ctx {
+  s: TestServices;
+  host: StaticHost;
+  keys: ReleaseKeys;
+}
 const test = suite<Ctx>('updates: the check schedule');
 test.before(async (ctx) => {
   ctx.keys = await releaseKeys();
@@ -27,25 +31,40 @@ test.after(async ({ s, host }) => {
 function scripted(s: TestServices) {
   const delays: number[] = [];
   let wake: (() => void) | null = null;
-  const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-    delays.push(ms);
-    wake = () => {
-      s.clock.advance(ms);
-      resolve();
-    };
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  const sleep = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      delays.push(ms);
+      wake = () => {
+        s.clock.advance(ms);
+        resolve();
+      };
+      signal.addEventListener('abort', () => resolve(), { once: true });
+    });
   return { delays, sleep, wakeUp: () => wake?.() };
 }
 
-const checks = async (s: TestServices) => Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE type = 'UpdateCheckCompleted'`)).rows[0].count);
+const checks = async (s: TestServices) =>
+  Number((await s.db.pool.query(`SELECT count(*) FROM events WHERE type = 'UpdateCheckCompleted'`)).rows[0].count);
 
-function checker(ctx: Ctx, interval: string | undefined, random: number, sleep: (ms: number, signal: AbortSignal) => Promise<void>) {
+function checker(
+  ctx: Ctx,
+  interval: string | undefined,
+  random: number,
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>,
+) {
   const p = ctx.s.platform;
   return new UpdateChecker({
-    service: 'orch', channel: { channel: 'stable', host: ctx.host.url, sidecarUrl: '', tokenFile: null }, schedule: parseCheckInterval(interval),
-    publicKey: ed25519.getPublicKey(ctx.keys.secretKey), commands: p.commands, db: p.pool, clock: ctx.s.clock, log: p.log, gate: p.gate,
-    random: () => random, sleep,
+    service: 'orch',
+    channel: { channel: 'stable', host: ctx.host.url, sidecarUrl: '', tokenFile: null },
+    schedule: parseCheckInterval(interval),
+    publicKey: ed25519.getPublicKey(ctx.keys.secretKey),
+    commands: p.commands,
+    db: p.pool,
+    clock: ctx.s.clock,
+    log: p.log,
+    gate: p.gate,
+    random: () => random,
+    sleep,
   });
 }
 
@@ -55,11 +74,21 @@ test('at startup, then after 6 h plus the jitter (6-6.6 h); next_check_at says w
   const w = scripted(s);
   const c = checker(ctx, undefined, 0.5, w.sleep);
   c.start();
-  await until('the first check and its sleep', async () => (await checks(s)) === before + 1 && w.delays.length === 1, 10_000, 20);
+  await until(
+    'the first check and its sleep',
+    async () => (await checks(s)) === before + 1 && w.delays.length === 1,
+    10_000,
+    20,
+  );
   assert.is(w.delays[0], Math.round(6.3 * 3_600_000));
   assert.is(c.nextCheckAt!.getTime() - s.clock.now().getTime() <= 6.3 * 3_600_000, true);
   w.wakeUp();
-  await until('the second check and its sleep', async () => (await checks(s)) === before + 2 && w.delays.length === 2, 10_000, 20);
+  await until(
+    'the second check and its sleep',
+    async () => (await checks(s)) === before + 2 && w.delays.length === 2,
+    10_000,
+    20,
+  );
   await c.stop();
   const jitterless = scripted(s);
   const max = checker(ctx, undefined, 0.9999, jitterless.sleep);

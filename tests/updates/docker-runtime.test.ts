@@ -16,9 +16,13 @@ import type { Manifest } from '../../domain/updates/manifest.ts';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 const manifest: Manifest = {
-  schema: 1, channel: 'stable', version: '1.1.0', expires_at: '2999-01-01T00:00:00Z',
+  schema: 1,
+  channel: 'stable',
+  version: '1.1.0',
+  expires_at: '2999-01-01T00:00:00Z',
   image: { repository: 'registry.example/orchard', digest: DIGEST },
-  artifact: { url: 'http://x/a.tgz', sha256: 'cd'.repeat(32) }, migrations: ['001_events'],
+  artifact: { url: 'http://x/a.tgz', sha256: 'cd'.repeat(32) },
+  migrations: ['001_events'],
   requirements: [
     { id: 'key', kind: 'env', target: 'NEW_KEY', action: 'set NEW_KEY' },
     { id: 'present', kind: 'env', target: 'ORCH_LISTEN', action: 'none' },
@@ -43,7 +47,12 @@ esac
 exit 0
 `;
 
-interface Ctx { dir: string; log: string; runtime: DockerRuntime; path: string }
+interface Ctx {
+  dir: string;
+  log: string;
+  runtime: DockerRuntime;
+  path: string;
+}
 const test = suite<Ctx>('updates: the docker runtime');
 test.before(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-docker-'));
@@ -54,8 +63,12 @@ test.before(async (ctx) => {
   process.env.PATH = `${ctx.dir}:${ctx.path}`;
   process.env.DOCKER_LOG = ctx.log;
   ctx.runtime = new DockerRuntime({
-    composeFile: '/srv/orchard/compose.yaml', dataDir: ctx.dir, databaseUrl: 'postgres://orchard:pw@postgres:5432/orchard', drainSecs: 30,
-    health: { orch: 'http://127.0.0.1:9', chat: 'http://127.0.0.1:9', registry: 'http://127.0.0.1:9' }, initialImage: 'orchard:1.0.0',
+    composeFile: '/srv/orchard/compose.yaml',
+    dataDir: ctx.dir,
+    databaseUrl: 'postgres://orchard:pw@postgres:5432/orchard',
+    drainSecs: 30,
+    health: { orch: 'http://127.0.0.1:9', chat: 'http://127.0.0.1:9', registry: 'http://127.0.0.1:9' },
+    initialImage: 'orchard:1.0.0',
     log: createLogger({ level: 'error', sink: () => {} }),
   });
 });
@@ -117,7 +130,10 @@ test('a digest that does not match and a failing migration are step errors', asy
   process.env.DOCKER_BAD_DIGEST = '1';
   process.env.DOCKER_FAIL_MIGRATE = '1';
   try {
-    for (const [fn, code] of [[() => ctx.runtime.verifyDigest(manifest), 'digest_mismatch'], [() => ctx.runtime.migrate(manifest), 'migration_failed']] as const) {
+    for (const [fn, code] of [
+      [() => ctx.runtime.verifyDigest(manifest), 'digest_mismatch'],
+      [() => ctx.runtime.migrate(manifest), 'migration_failed'],
+    ] as const) {
       try {
         await fn();
         assert.unreachable();
@@ -132,13 +148,24 @@ test('a digest that does not match and a failing migration are step errors', asy
   }
 });
 
-test('delivery: requirements read from compose ps and the orch container\'s inspect', async (ctx) => {
+test("delivery: requirements read from compose ps and the orch container's inspect", async (ctx) => {
   const items = await ctx.runtime.delivery(manifest.requirements);
-  assert.equal(items.map((i) => [i.id, i.status]), [['key', 'missing'], ['present', 'present'], ['svc', 'missing'], ['secret', 'present'], ['install', 'unverifiable']]);
+  assert.equal(
+    items.map((i) => [i.id, i.status]),
+    [
+      ['key', 'missing'],
+      ['present', 'present'],
+      ['svc', 'missing'],
+      ['secret', 'present'],
+      ['install', 'unverifiable'],
+    ],
+  );
 });
 
 test('a live engine, when one answers', async () => {
-  const info = await promisify(execFile)('/usr/bin/docker', ['info', '--format', '{{.ServerVersion}}']).catch(() => null);
+  const info = await promisify(execFile)('/usr/bin/docker', ['info', '--format', '{{.ServerVersion}}']).catch(
+    () => null,
+  );
   if (!info) {
     console.log('  (no Docker engine answers: the live check is skipped)');
     return;

@@ -34,23 +34,38 @@ test('PAE is DSSE v1: "DSSEv1" SP len SP type SP len SP body', () => {
   assert.is(new TextDecoder().decode(pae('t', new TextEncoder().encode('hello'))), 'DSSEv1 1 t 5 hello');
 });
 
-test('a signed manifest verifies; the exact payload bytes are what was signed (whitespace included)', ({ keys, pub }) => {
+test('a signed manifest verifies; the exact payload bytes are what was signed (whitespace included)', ({
+  keys,
+  pub,
+}) => {
   const text = JSON.stringify(payload(), null, 3);
   const m = verifyManifestEnvelope(sign(keys, text), pub, expect);
   assert.is(m.version, '9.0.0');
   const envelope = sign(keys, text);
   envelope.payload = Buffer.from(JSON.stringify(payload())).toString('base64'); // same JSON, other bytes
-  assert.is(refusal(() => verifyManifestEnvelope(envelope, pub, expect)), 'manifest_signature_invalid');
+  assert.is(
+    refusal(() => verifyManifestEnvelope(envelope, pub, expect)),
+    'manifest_signature_invalid',
+  );
 });
 
 test('another key, a flipped signature bit, a wrong payloadType: manifest_signature_invalid', async ({ keys, pub }) => {
   const other = await releaseKeys();
-  assert.is(refusal(() => verifyManifestEnvelope(sign(other, payload()), pub, expect)), 'manifest_signature_invalid');
+  assert.is(
+    refusal(() => verifyManifestEnvelope(sign(other, payload()), pub, expect)),
+    'manifest_signature_invalid',
+  );
   const e = sign(keys, payload());
   const sig = Buffer.from(e.signatures[0]!.sig, 'base64');
   sig[5]! ^= 1;
-  assert.is(refusal(() => verifyManifestEnvelope({ ...e, signatures: [{ sig: sig.toString('base64') }] }, pub, expect)), 'manifest_signature_invalid');
-  assert.is(refusal(() => verifyManifestEnvelope({ ...sign(keys, payload()), payloadType: 'application/json' }, pub, expect)), 'manifest_signature_invalid');
+  assert.is(
+    refusal(() => verifyManifestEnvelope({ ...e, signatures: [{ sig: sig.toString('base64') }] }, pub, expect)),
+    'manifest_signature_invalid',
+  );
+  assert.is(
+    refusal(() => verifyManifestEnvelope({ ...sign(keys, payload()), payloadType: 'application/json' }, pub, expect)),
+    'manifest_signature_invalid',
+  );
 });
 
 test('a non-canonical signature (S + L) is refused under zip215: false', ({ keys, pub }) => {
@@ -61,30 +76,89 @@ test('a non-canonical signature (S + L) is refused under zip215: false', ({ keys
   for (let i = 31; i >= 0; i--) s = (s << 8n) | BigInt(sig[32 + i]!);
   const bumped = s + L;
   for (let i = 0; i < 32; i++) sig[32 + i] = Number((bumped >> BigInt(8 * i)) & 0xffn);
-  assert.is(refusal(() => verifyManifestEnvelope({ ...e, signatures: [{ sig: sig.toString('base64') }] }, pub, expect)), 'manifest_signature_invalid');
+  assert.is(
+    refusal(() => verifyManifestEnvelope({ ...e, signatures: [{ sig: sig.toString('base64') }] }, pub, expect)),
+    'manifest_signature_invalid',
+  );
 });
 
 test('small-order and malformed public keys are refused', () => {
   const identity = new Uint8Array(32);
   identity[0] = 1; // the identity point: small order
-  assert.throws(() => checkReleasePublicKey(identity), (e: unknown) => e instanceof SignatureError && e.code === 'invalid_key');
-  assert.throws(() => checkReleasePublicKey(new Uint8Array(31)), (e: unknown) => e instanceof SignatureError);
-  assert.throws(() => verifyEnvelope({ payloadType: 'x', payload: '', signatures: [] }, identity), (e: unknown) => e instanceof SignatureError && e.code === 'invalid_key');
+  assert.throws(
+    () => checkReleasePublicKey(identity),
+    (e: unknown) => e instanceof SignatureError && e.code === 'invalid_key',
+  );
+  assert.throws(
+    () => checkReleasePublicKey(new Uint8Array(31)),
+    (e: unknown) => e instanceof SignatureError,
+  );
+  assert.throws(
+    () => verifyEnvelope({ payloadType: 'x', payload: '', signatures: [] }, identity),
+    (e: unknown) => e instanceof SignatureError && e.code === 'invalid_key',
+  );
 });
 
 test('channel, expiry (freeze attack), rollback and malformed payloads have their own codes', ({ keys, pub }) => {
-  assert.is(refusal(() => verifyManifestEnvelope(sign(keys, payload({ channel: 'canary' })), pub, expect)), 'manifest_channel_mismatch');
-  assert.is(refusal(() => verifyManifestEnvelope(sign(keys, payload({ expires_at: new Date(expect.now.getTime() - 1000).toISOString() })), pub, expect)), 'manifest_expired');
-  assert.is(refusal(() => verifyManifestEnvelope(sign(keys, payload({ version: '8.9.9' })), pub, { ...expect, highestVerified: '9.0.0' })), 'manifest_rollback');
-  assert.is(refusal(() => verifyManifestEnvelope(sign(keys, payload({ version: '9.0.0' })), pub, { ...expect, highestVerified: '9.0.0' })), 'accepted');
-  for (const bad of [{ schema: 2 }, { version: 'nine' }, { image: { repository: 'r', digest: 'sha256:zz' } }, { artifact: { url: 'ftp://x', sha256: 'cd'.repeat(32) } },
-    { requirements: [{ id: 'a', kind: 'magic', target: 't', action: 'a' }] }, { requirements: [{ id: 'a', kind: 'env', target: 't', action: 'a' }, { id: 'a', kind: 'env', target: 'u', action: 'a' }] },
-    { migrations: 'x' }, { expires_at: 'soon' }]) {
-    assert.is(refusal(() => verifyManifestEnvelope(sign(keys, payload(bad)), pub, expect)), 'manifest_malformed', JSON.stringify(bad));
+  assert.is(
+    refusal(() => verifyManifestEnvelope(sign(keys, payload({ channel: 'canary' })), pub, expect)),
+    'manifest_channel_mismatch',
+  );
+  assert.is(
+    refusal(() =>
+      verifyManifestEnvelope(
+        sign(keys, payload({ expires_at: new Date(expect.now.getTime() - 1000).toISOString() })),
+        pub,
+        expect,
+      ),
+    ),
+    'manifest_expired',
+  );
+  assert.is(
+    refusal(() =>
+      verifyManifestEnvelope(sign(keys, payload({ version: '8.9.9' })), pub, { ...expect, highestVerified: '9.0.0' }),
+    ),
+    'manifest_rollback',
+  );
+  assert.is(
+    refusal(() =>
+      verifyManifestEnvelope(sign(keys, payload({ version: '9.0.0' })), pub, { ...expect, highestVerified: '9.0.0' }),
+    ),
+    'accepted',
+  );
+  for (const bad of [
+    { schema: 2 },
+    { version: 'nine' },
+    { image: { repository: 'r', digest: 'sha256:zz' } },
+    { artifact: { url: 'ftp://x', sha256: 'cd'.repeat(32) } },
+    { requirements: [{ id: 'a', kind: 'magic', target: 't', action: 'a' }] },
+    {
+      requirements: [
+        { id: 'a', kind: 'env', target: 't', action: 'a' },
+        { id: 'a', kind: 'env', target: 'u', action: 'a' },
+      ],
+    },
+    { migrations: 'x' },
+    { expires_at: 'soon' },
+  ]) {
+    assert.is(
+      refusal(() => verifyManifestEnvelope(sign(keys, payload(bad)), pub, expect)),
+      'manifest_malformed',
+      JSON.stringify(bad),
+    );
   }
-  assert.is(refusal(() => verifyManifestEnvelope(sign(keys, 'not json'), pub, expect)), 'manifest_malformed');
-  assert.is(refusal(() => verifyManifestEnvelope(sign(keys, payload({ pad: 'x'.repeat(MANIFEST_MAX_BYTES) })), pub, expect)), 'manifest_malformed');
-  assert.is(refusal(() => verifyManifestEnvelope({ payload: 1 }, pub, expect)), 'manifest_malformed');
+  assert.is(
+    refusal(() => verifyManifestEnvelope(sign(keys, 'not json'), pub, expect)),
+    'manifest_malformed',
+  );
+  assert.is(
+    refusal(() => verifyManifestEnvelope(sign(keys, payload({ pad: 'x'.repeat(MANIFEST_MAX_BYTES) })), pub, expect)),
+    'manifest_malformed',
+  );
+  assert.is(
+    refusal(() => verifyManifestEnvelope({ payload: 1 }, pub, expect)),
+    'manifest_malformed',
+  );
 });
 
 test('the release key is pinned; ORCH_UPDATER_PUBLIC_KEY_FILE replaces it and says so', ({ keys }) => {
@@ -100,10 +174,19 @@ test('request and response signatures cover every part', () => {
   const base = { method: 'POST', pathAndQuery: '/v1/apply?x=1', timestamp: '100', nonce: 'ab'.repeat(16), body: '{}' };
   const sig = signRequest(token, base);
   assert.match(sig, /^v1=[0-9a-f]{64}$/);
-  for (const change of [{ method: 'GET' }, { pathAndQuery: '/v1/apply?x=2' }, { timestamp: '101' }, { nonce: 'cd'.repeat(16) }, { body: '{ }' }]) {
+  for (const change of [
+    { method: 'GET' },
+    { pathAndQuery: '/v1/apply?x=2' },
+    { timestamp: '101' },
+    { nonce: 'cd'.repeat(16) },
+    { body: '{ }' },
+  ]) {
     assert.is.not(signRequest(token, { ...base, ...change }), sig);
   }
-  assert.is.not(signResponse(token, { status: 200, requestNonce: base.nonce, timestamp: '100', body: '{}' }), signResponse(token, { status: 200, requestNonce: 'ef'.repeat(16), timestamp: '100', body: '{}' }));
+  assert.is.not(
+    signResponse(token, { status: 200, requestNonce: base.nonce, timestamp: '100', body: '{}' }),
+    signResponse(token, { status: 200, requestNonce: 'ef'.repeat(16), timestamp: '100', body: '{}' }),
+  );
 });
 
 test('ORCH_UPDATES_CHECK_INTERVAL_SECS: default 6 h, floor 900, off/0, garbage refused; jitter 0-10%', () => {

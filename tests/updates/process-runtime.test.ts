@@ -48,8 +48,13 @@ if (process.argv.includes('--standby')) {
 }
 `;
 
-interface Ctx { dir: string; releases: string; data: string; runtime: ProcessRuntime }
-const test = suite<Ctx>('updates: the process runtime\'s standby start');
+interface Ctx {
+  dir: string;
+  releases: string;
+  data: string;
+  runtime: ProcessRuntime;
+}
+const test = suite<Ctx>("updates: the process runtime's standby start");
 
 async function fakeRelease(ctx: Ctx, version: string, fail: '' | 'load' | 'migrate' | 'serve' = ''): Promise<Manifest> {
   const build = path.join(ctx.dir, `build-${version}`);
@@ -59,11 +64,18 @@ async function fakeRelease(ctx: Ctx, version: string, fail: '' | 'load' | 'migra
   const file = path.join(ctx.data, 'downloads', `${version}.tar.gz`);
   await mkdir(path.dirname(file), { recursive: true });
   await tar.c({ gzip: true, file, cwd: build, portable: true }, ['.']);
-  const sha256 = createHash('sha256').update(await readFile(file)).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
   return {
-    schema: 1, channel: 'stable', version, expires_at: '2999-01-01T00:00:00Z',
+    schema: 1,
+    channel: 'stable',
+    version,
+    expires_at: '2999-01-01T00:00:00Z',
     image: { repository: 'registry.example/orchard', digest: `sha256:${'ab'.repeat(32)}` },
-    artifact: { url: 'http://127.0.0.1:9/unused', sha256 }, migrations: ['900_probe'], requirements: [],
+    artifact: { url: 'http://127.0.0.1:9/unused', sha256 },
+    migrations: ['900_probe'],
+    requirements: [],
   };
 }
 
@@ -96,9 +108,15 @@ test.before.each(async (ctx) => {
   ctx.data = path.join(ctx.dir, 'updater');
   await mkdir(ctx.releases, { recursive: true });
   ctx.runtime = new ProcessRuntime({
-    releasesDir: ctx.releases, dataDir: ctx.data, databaseUrl: 'postgres://nobody@127.0.0.1:9/none', pgBinDir: null, drainSecs: 5, startSecs: 20,
+    releasesDir: ctx.releases,
+    dataDir: ctx.data,
+    databaseUrl: 'postgres://nobody@127.0.0.1:9/none',
+    pgBinDir: null,
+    drainSecs: 5,
+    startSecs: 20,
     health: { orch: 'http://127.0.0.1:9', chat: 'http://127.0.0.1:9', registry: 'http://127.0.0.1:9' },
-    env: { PATH: process.env.PATH }, log: createLogger({ level: 'error', sink: () => {} }),
+    env: { PATH: process.env.PATH },
+    log: createLogger({ level: 'error', sink: () => {} }),
   });
 });
 test.after.each(async (ctx) => {
@@ -107,7 +125,7 @@ test.after.each(async (ctx) => {
   await rm(ctx.dir, { recursive: true, force: true });
 });
 
-test('a swap: prepared before the drain, migrated and started on the runtime\'s word, then the running services', async (ctx) => {
+test("a swap: prepared before the drain, migrated and started on the runtime's word, then the running services", async (ctx) => {
   const old = await fakeRelease(ctx, '1.0.0');
   await ctx.runtime.verifyDigest(old);
   await ctx.runtime.prepare(old.version);
@@ -144,7 +162,7 @@ test('a release that cannot load fails prepare (release_not_ready), and nothing 
   assert.is(await ctx.runtime.currentRelease(), null, 'current untouched');
 });
 
-test('a failing migration is migration_failed with the release\'s own reason; a failing start is start_failed', async (ctx) => {
+test("a failing migration is migration_failed with the release's own reason; a failing start is start_failed", async (ctx) => {
   const failing = await fakeRelease(ctx, '1.1.0', 'migrate');
   await ctx.runtime.verifyDigest(failing);
   await ctx.runtime.prepare(failing.version);
@@ -208,7 +226,13 @@ test('the real `orchard serve all --standby` loads without touching the database
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-standby-'));
   try {
     const child = spawn(process.execPath, [BIN, 'serve', 'all', '--standby'], {
-      env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', DATA_DIR: dir, ORCH_SECRET_KEY: 'b2'.repeat(32), LOG_LEVEL: 'error' },
+      env: {
+        ...process.env,
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
+        DATA_DIR: dir,
+        ORCH_SECRET_KEY: 'b2'.repeat(32),
+        LOG_LEVEL: 'error',
+      },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     let stderr = '';
@@ -226,7 +250,13 @@ test('the real `orchard serve all --standby` loads without touching the database
 
     // Told to migrate against a database that does not answer: `failed`, with the reason.
     const second = spawn(process.execPath, [BIN, 'serve', 'all', '--standby'], {
-      env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', DATA_DIR: dir, ORCH_SECRET_KEY: 'b2'.repeat(32), LOG_LEVEL: 'error' },
+      env: {
+        ...process.env,
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
+        DATA_DIR: dir,
+        ORCH_SECRET_KEY: 'b2'.repeat(32),
+        LOG_LEVEL: 'error',
+      },
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     const messages: { type: string; message?: string }[] = [];
@@ -236,7 +266,10 @@ test('the real `orchard serve all --standby` loads without touching the database
       if (m.type === 'ready') second.send({ type: 'migrate' });
     });
     assert.is(await done, 1);
-    assert.equal(messages.map((m) => m.type), ['ready', 'failed']);
+    assert.equal(
+      messages.map((m) => m.type),
+      ['ready', 'failed'],
+    );
     assert.match(messages[1]!.message!, /DATABASE_URL/);
   } finally {
     await rm(dir, { recursive: true, force: true });

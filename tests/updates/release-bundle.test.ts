@@ -18,7 +18,9 @@ import { ROOT } from '../support/releases.ts';
 const run = promisify(execFile);
 const SOURCES = ['bin', 'api', 'crypto', 'domain', 'infra', 'main', 'projections', 'package.json', 'tsconfig.json'];
 
-interface Ctx { dir: string }
+interface Ctx {
+  dir: string;
+}
 const test = suite<Ctx>('updates: release bundle');
 test.before(async (ctx) => {
   ctx.dir = await mkdtemp(path.join(tmpdir(), 'orchard-bundle-'));
@@ -38,14 +40,18 @@ test('a working tree is refused: the bundle would shadow later edits', async () 
   assert.not.ok(existsSync(path.join(ROOT, 'dist')));
 });
 
-test('a build directory is bundled into dist/, and its CLI then runs without the TypeScript sources', async ({ dir }) => {
+test('a build directory is bundled into dist/, and its CLI then runs without the TypeScript sources', async ({
+  dir,
+}) => {
   const r = await orchard({}, 'release', 'bundle', dir);
   assert.is(r.code, 0, r.stderr);
   assert.is(JSON.parse(r.stdout).outdir, path.join(dir, 'dist'));
   assert.ok(existsSync(path.join(dir, 'dist', 'cli.js')));
   // Sources that can no longer load: only the bundle can answer.
   await writeFile(path.join(dir, 'main', 'cli.ts'), "throw new Error('the TypeScript sources were loaded');\n");
-  const { stdout } = await run(process.execPath, [path.join(dir, 'bin', 'orchard.mjs'), 'openapi', 'registry'], { maxBuffer: 64 << 20 });
+  const { stdout } = await run(process.execPath, [path.join(dir, 'bin', 'orchard.mjs'), 'openapi', 'registry'], {
+    maxBuffer: 64 << 20,
+  });
   // The version is the release's package.json, found from the bundle's own location.
   assert.is(JSON.parse(stdout).info.version, '9.8.7');
 });

@@ -13,7 +13,11 @@ import { startSidecar, stopSidecar as stop, type Sidecar } from '../support/stub
 import { FakeServices, payload, releaseKeys, sign, signedFetch, type ReleaseKeys } from '../support/updates.ts';
 import { until } from '../support/until.ts';
 
-interface Ctx { keys: ReleaseKeys; services: FakeServices; sc: Sidecar }
+interface Ctx {
+  keys: ReleaseKeys;
+  services: FakeServices;
+  sc: Sidecar;
+}
 const test = suite<Ctx>('updates: the sidecar');
 test.before(async (ctx) => {
   ctx.keys = await releaseKeys();
@@ -34,7 +38,8 @@ test.after(async ({ services, keys }) => {
   await rm(keys.dir, { recursive: true, force: true });
 });
 
-const apply = (sc: Sidecar, manifest: unknown, id = randomUUID()) => signedFetch(sc.url, 'POST', '/v1/apply', { apply_id: id, manifest, requested_by: 'admin', source: 'orch' });
+const apply = (sc: Sidecar, manifest: unknown, id = randomUUID()) =>
+  signedFetch(sc.url, 'POST', '/v1/apply', { apply_id: id, manifest, requested_by: 'admin', source: 'orch' });
 async function finish(sc: Sidecar, id: string) {
   await sc.executor.settled(id);
   return (await signedFetch(sc.url, 'GET', `/v1/apply/${id}`)).body;
@@ -52,14 +57,24 @@ test('GET /health needs no signature; every other route does, and every answer i
   assert.ok(ok.responseSigned);
 });
 
-test('forged, altered, stale and replayed requests: 401 signature_invalid, timestamp_skew, nonce_replayed', async ({ sc }) => {
-  const forged = await signedFetch(sc.url, 'GET', '/v1/status', undefined, { token: new TextEncoder().encode('x'.repeat(40)) });
+test('forged, altered, stale and replayed requests: 401 signature_invalid, timestamp_skew, nonce_replayed', async ({
+  sc,
+}) => {
+  const forged = await signedFetch(sc.url, 'GET', '/v1/status', undefined, {
+    token: new TextEncoder().encode('x'.repeat(40)),
+  });
   assert.equal([forged.status, forged.body.error], [401, 'signature_invalid']);
-  const altered = await signedFetch(sc.url, 'GET', '/v1/status', undefined, { tamper: (h) => (h['x-orchard-timestamp'] = String(Number(h['x-orchard-timestamp']) + 1)) });
+  const altered = await signedFetch(sc.url, 'GET', '/v1/status', undefined, {
+    tamper: (h) => (h['x-orchard-timestamp'] = String(Number(h['x-orchard-timestamp']) + 1)),
+  });
   assert.equal([altered.status, altered.body.error], [401, 'signature_invalid']);
-  const stale = await signedFetch(sc.url, 'GET', '/v1/status', undefined, { timestamp: Math.floor(Date.now() / 1000) - 301 });
+  const stale = await signedFetch(sc.url, 'GET', '/v1/status', undefined, {
+    timestamp: Math.floor(Date.now() / 1000) - 301,
+  });
   assert.equal([stale.status, stale.body.error], [401, 'timestamp_skew']);
-  const future = await signedFetch(sc.url, 'GET', '/v1/status', undefined, { timestamp: Math.floor(Date.now() / 1000) + 301 });
+  const future = await signedFetch(sc.url, 'GET', '/v1/status', undefined, {
+    timestamp: Math.floor(Date.now() / 1000) + 301,
+  });
   assert.equal([future.status, future.body.error], [401, 'timestamp_skew']);
   const first = await signedFetch(sc.url, 'GET', '/v1/status');
   assert.is(first.status, 200);
@@ -94,17 +109,41 @@ test('a good manifest: every step journaled, maintenance on then off, outcome su
   const r = await apply(sc, sign(keys, payload({ version: '1.1.0', migrations: ['001_events', '002_more'] })), id);
   assert.equal([r.status, r.body.state], [202, 'verifying_manifest']);
   const done = await finish(sc, id);
-  assert.equal([done.state, done.outcome, done.error, done.to_version, done.from_version], ['succeeded', 'success', null, '1.1.0', '1.0.0']);
+  assert.equal(
+    [done.state, done.outcome, done.error, done.to_version, done.from_version],
+    ['succeeded', 'success', null, '1.1.0', '1.0.0'],
+  );
   // The new release is prepared (loaded beside the old one) before the old one is drained.
   assert.equal(sc.runtime.calls, ['snapshot', 'pull', 'verifyDigest', 'prepare:1.1.0', 'drain', 'migrate', 'recreate']);
   assert.ok(sc.runtime.migratedPrepared, 'the drain left the prepared release alone');
   assert.equal(sc.log.calls, [`start:${id}`, 'delivery', `end:${id}`]);
-  const entries = (await signedFetch(sc.url, 'GET', `/v1/apply/${id}/events?after=0`)).body.events as { type: string; state: string }[];
+  const entries = (await signedFetch(sc.url, 'GET', `/v1/apply/${id}/events?after=0`)).body.events as {
+    type: string;
+    state: string;
+  }[];
   const events = entries.map((e) => e.type);
-  assert.equal(events, ['apply_started', 'manifest_verify_started', 'manifest_verified', 'maintenance_started', 'maintenance_announced', 'snapshot_taken', 'pulled',
-    'digest_verified', 'release_prepared', 'drained', 'migrated', 'health_check_started', 'health_check_passed', 'delivery_checked', 'apply_completed']);
+  assert.equal(events, [
+    'apply_started',
+    'manifest_verify_started',
+    'manifest_verified',
+    'maintenance_started',
+    'maintenance_announced',
+    'snapshot_taken',
+    'pulled',
+    'digest_verified',
+    'release_prepared',
+    'drained',
+    'migrated',
+    'health_check_started',
+    'health_check_passed',
+    'delivery_checked',
+    'apply_completed',
+  ]);
   // Preparing is still pre-flight: the swap (draining) begins once the release is prepared.
-  assert.equal(entries.slice(7, 9).map((e) => e.state), ['verifying_digest', 'draining']);
+  assert.equal(
+    entries.slice(7, 9).map((e) => e.state),
+    ['verifying_digest', 'draining'],
+  );
   assert.equal(sc.log.journaled, events);
   const later = (await signedFetch(sc.url, 'GET', `/v1/apply/${id}/events?after=13`)).body.events;
   assert.is(later.length, 2);
@@ -113,7 +152,10 @@ test('a good manifest: every step journaled, maintenance on then off, outcome su
   assert.equal([again.status, again.body.state], [202, 'succeeded']);
 });
 
-test('pre-flight refusals fail with nothing touched: bad signature, expired, older, digest mismatch', async ({ sc, keys }) => {
+test('pre-flight refusals fail with nothing touched: bad signature, expired, older, digest mismatch', async ({
+  sc,
+  keys,
+}) => {
   const other = await releaseKeys();
   const cases: [unknown, string][] = [
     [sign(other, payload({ version: '1.1.0' })), 'manifest_signature_invalid'],
@@ -138,7 +180,10 @@ test('pre-flight refusals fail with nothing touched: bad signature, expired, old
   assert.equal(sc.log.calls, [`start:${id}`, `end:${id}`], 'maintenance lifted');
 });
 
-test('a release that cannot be prepared fails pre-flight with nothing touched: release_not_ready', async ({ sc, keys }) => {
+test('a release that cannot be prepared fails pre-flight with nothing touched: release_not_ready', async ({
+  sc,
+  keys,
+}) => {
   sc.runtime.fail.prepare = 'release_not_ready';
   const id = randomUUID();
   await apply(sc, sign(keys, payload({ version: '1.1.0' })), id);
@@ -167,7 +212,19 @@ test('a failing migration rolls back: restore, restart the prior release, rolled
   const done = await finish(sc, id);
   assert.equal([done.state, done.outcome, done.error.code], ['rolled_back', 'rolled_back', 'migration_failed']);
   // The prior release is prepared after the drain, while the snapshot is restored.
-  assert.equal(sc.runtime.calls, ['snapshot', 'pull', 'verifyDigest', 'prepare:1.1.0', 'drain', 'migrate', 'drain', 'discardPrepared', 'prepare:1.0.0', 'restore', 'restartPrior:1.0.0']);
+  assert.equal(sc.runtime.calls, [
+    'snapshot',
+    'pull',
+    'verifyDigest',
+    'prepare:1.1.0',
+    'drain',
+    'migrate',
+    'drain',
+    'discardPrepared',
+    'prepare:1.0.0',
+    'restore',
+    'restartPrior:1.0.0',
+  ]);
   assert.equal(sc.log.calls, [`start:${id}`, `end:${id}`]);
 });
 
@@ -198,7 +255,9 @@ test('a release that never answers healthy rolls back after the grace window', a
   };
   const done = await finish(sc, id);
   assert.equal([done.state, done.outcome, done.error.code], ['rolled_back', 'rolled_back', 'health_check_failed']);
-  const events = (await signedFetch(sc.url, 'GET', `/v1/apply/${id}/events`)).body.events.map((e: { type: string }) => e.type);
+  const events = (await signedFetch(sc.url, 'GET', `/v1/apply/${id}/events`)).body.events.map(
+    (e: { type: string }) => e.type,
+  );
   assert.ok(events.includes('health_check_failed') && events.includes('rollback_started'));
 });
 
@@ -226,16 +285,31 @@ test('a failed restore freezes: maintenance stays, applies are refused until unf
   assert.is((await finish(sc, next.body.apply_id)).outcome, 'success');
 });
 
-test('a missing requirement: healthy, outcome delivery_incomplete with the requirement and its action', async ({ sc, keys }) => {
+test('a missing requirement: healthy, outcome delivery_incomplete with the requirement and its action', async ({
+  sc,
+  keys,
+}) => {
   sc.runtime.missing.add('NEW_FEATURE_KEY');
   const id = randomUUID();
-  await apply(sc, sign(keys, payload({ version: '1.1.0', requirements: [
-    { id: 'feature-key', kind: 'env', target: 'NEW_FEATURE_KEY', action: 'set NEW_FEATURE_KEY in compose.yaml' },
-    { id: 'other', kind: 'env', target: 'PRESENT', action: 'none' },
-  ] })), id);
+  await apply(
+    sc,
+    sign(
+      keys,
+      payload({
+        version: '1.1.0',
+        requirements: [
+          { id: 'feature-key', kind: 'env', target: 'NEW_FEATURE_KEY', action: 'set NEW_FEATURE_KEY in compose.yaml' },
+          { id: 'other', kind: 'env', target: 'PRESENT', action: 'none' },
+        ],
+      }),
+    ),
+    id,
+  );
   const done = await finish(sc, id);
   assert.equal([done.state, done.outcome], ['succeeded', 'delivery_incomplete']);
-  assert.equal(done.error.requirements, [{ id: 'feature-key', status: 'missing', action: 'set NEW_FEATURE_KEY in compose.yaml' }]);
+  assert.equal(done.error.requirements, [
+    { id: 'feature-key', status: 'missing', action: 'set NEW_FEATURE_KEY in compose.yaml' },
+  ]);
   const delivery = (await signedFetch(sc.url, 'GET', '/v1/delivery')).body;
   assert.is(delivery.status, 'incomplete');
   sc.runtime.missing.clear();
@@ -252,7 +326,11 @@ test('one apply at a time: 409 apply_in_progress', async ({ sc, keys }) => {
   await finish(sc, first.body.apply_id);
 });
 
-test('a sidecar stopped mid-swap rolls back when it starts again (recovered); stopped in pre-flight it fails', async ({ sc, keys, services }) => {
+test('a sidecar stopped mid-swap rolls back when it starts again (recovered); stopped in pre-flight it fails', async ({
+  sc,
+  keys,
+  services,
+}) => {
   let release!: () => void;
   sc.runtime.hold = new Promise((r) => (release = r));
   const id = randomUUID();

@@ -20,7 +20,13 @@ import { register } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { CONSOLE_DIR, CONSOLE_DIST, sourceStamp, STAMP_FILE, viteInstalled } from '../../api/orchestration/console/build-stamp.ts';
+import {
+  CONSOLE_DIR,
+  CONSOLE_DIST,
+  sourceStamp,
+  STAMP_FILE,
+  viteInstalled,
+} from '../../api/orchestration/console/build-stamp.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCHEMA_FILE = path.join(here, 'src', 'api', 'schema.d.ts');
@@ -41,7 +47,8 @@ function useTypescript5ForOpenapiTypescript(): void {
 export async function generateApiTypes(): Promise<string> {
   useTypescript5ForOpenapiTypescript();
   const [{ offlineDocument }, { default: openapiTS, astToString }] = await Promise.all([
-    import('../../main/openapi.ts'), import('openapi-typescript'),
+    import('../../main/openapi.ts'),
+    import('openapi-typescript'),
   ]);
   const document = offlineDocument('orch');
   const ast = await openapiTS(document as never, { alphabetize: true });
@@ -67,7 +74,12 @@ async function precompress(dir: string): Promise<void> {
     if (!COMPRESSIBLE.test(file)) continue;
     const body = await readFile(file);
     await writeFile(`${file}.gz`, gzipSync(body, { level: 9 }));
-    await writeFile(`${file}.br`, brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }));
+    await writeFile(
+      `${file}.br`,
+      brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+      }),
+    );
   }
 }
 
@@ -86,7 +98,12 @@ export async function bundleConsole(): Promise<{ dist: string; jsGzipKb: number 
   const { build } = await import('vite');
   const staging = path.join(CONSOLE_DIR, `.dist-${process.pid}-${Date.now()}`);
   try {
-    await build({ configFile: path.join(here, 'vite.config.ts'), root: here, logLevel: 'warn', build: { outDir: staging, emptyOutDir: true } });
+    await build({
+      configFile: path.join(here, 'vite.config.ts'),
+      root: here,
+      logLevel: 'warn',
+      build: { outDir: staging, emptyOutDir: true },
+    });
     await precompress(staging);
     await writeFile(path.join(staging, STAMP_FILE), `${stamp}\n`);
     // Swap whole: a concurrent build of the same sources wins or loses the rename, never mixes.
@@ -105,7 +122,9 @@ export async function bundleConsole(): Promise<{ dist: string; jsGzipKb: number 
 async function main(argv: string[]): Promise<void> {
   const flag = argv[0];
   if (flag === '--prepare' && !viteInstalled()) {
-    process.stdout.write('console: not built (Vite, a dev dependency, is not installed); `npm install` then `npm run build:console` builds it\n');
+    process.stdout.write(
+      'console: not built (Vite, a dev dependency, is not installed); `npm install` then `npm run build:console` builds it\n',
+    );
     return;
   }
   if (flag !== '--bundle') await generateApiTypes();
@@ -113,13 +132,18 @@ async function main(argv: string[]): Promise<void> {
   const started = Date.now();
   const { dist, jsGzipKb } = await bundleConsole();
   await stat(path.join(dist, 'index.html'));
-  process.stdout.write(`console: built ${path.relative(process.cwd(), dist) || dist} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `console: built ${path.relative(process.cwd(), dist) || dist} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   process.stdout.write(`${JSON.stringify({ console_js_gzip_kb: jsGzipKb })}\n`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(() => process.exit(0), (error) => {
-    process.stderr.write(`console: build failed: ${(error as Error).stack ?? error}\n`);
-    process.exit(1);
-  });
+  main(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`console: build failed: ${(error as Error).stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
 }

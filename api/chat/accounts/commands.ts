@@ -17,7 +17,12 @@ import { keysDecider } from '../../../domain/chat/keys/decider.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import { part, type CommandContext, type TogetherPart } from '../../../infra/commands.ts';
-import { chatAccountCount, chatUserById, chatUserByUsername, type ChatUserRow } from '../../../projections/chat/accounts.ts';
+import {
+  chatAccountCount,
+  chatUserById,
+  chatUserByUsername,
+  type ChatUserRow,
+} from '../../../projections/chat/accounts.ts';
 import { inviteIdByCodeHash } from '../../../projections/chat/invites.ts';
 import { totpOf } from '../../../projections/chat/totp.ts';
 import { ApiError } from '../../shared/http-errors.ts';
@@ -33,7 +38,8 @@ export type AccountDeps = Pick<ChatDeps, 'commands' | 'db' | 'clock' | 'jwtSecre
 const iso = (deps: Pick<ChatDeps, 'clock'>) => deps.clock.now().toISOString();
 
 type ReservedKind = 'chat_username' | 'chat_email';
-const takenBy = (kind: ReservedKind) => new ApiError(409, `${kind.slice(5)}_taken`, `${kind === 'chat_email' ? 'email' : 'username'} is already taken`);
+const takenBy = (kind: ReservedKind) =>
+  new ApiError(409, `${kind.slice(5)}_taken`, `${kind === 'chat_email' ? 'email' : 'username'} is already taken`);
 
 /** A reservation's key: the normalised value, hashed for an email. */
 function reservationKey(kind: ReservedKind, value: string): string {
@@ -46,9 +52,25 @@ function reservationKey(kind: ReservedKind, value: string): string {
  * whose account was never registered (a registration that failed half way, completed by its
  * retry; api/shared/reservations.ts).
  */
-async function reserve(deps: AccountDeps, kind: ReservedKind, value: string, ownerId: string, context: CommandContext): Promise<string> {
+async function reserve(
+  deps: AccountDeps,
+  kind: ReservedKind,
+  value: string,
+  ownerId: string,
+  context: CommandContext,
+): Promise<string> {
   try {
-    return await reserveOrResume(deps.commands, { kind, category: CHAT_RESERVATIONS[kind], key: reservationKey(kind, value), ownerId, ownerStream: chatUserStream }, context);
+    return await reserveOrResume(
+      deps.commands,
+      {
+        kind,
+        category: CHAT_RESERVATIONS[kind],
+        key: reservationKey(kind, value),
+        ownerId,
+        ownerStream: chatUserStream,
+      },
+      context,
+    );
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'conflict') throw takenBy(kind);
     throw error;
@@ -56,9 +78,14 @@ async function reserve(deps: AccountDeps, kind: ReservedKind, value: string, own
 }
 
 const ownerReservation = (userId: string) =>
-  part(reservationStream(CHAT_RESERVATIONS.chat_owner, 'instance'), reservationDecider, { type: 'Reserve', kind: 'chat_owner', owner_id: userId });
+  part(reservationStream(CHAT_RESERVATIONS.chat_owner, 'instance'), reservationDecider, {
+    type: 'Reserve',
+    kind: 'chat_owner',
+    owner_id: userId,
+  });
 
-const runPart = (deps: AccountDeps, p: TogetherPart, context: CommandContext) => deps.commands.run(p.stream, p.decider, p.command, context);
+const runPart = (deps: AccountDeps, p: TogetherPart, context: CommandContext) =>
+  deps.commands.run(p.stream, p.decider, p.command, context);
 
 /** The first account of an instance owns it: a reservation only one registration can win. */
 async function claimOwnership(deps: AccountDeps, userId: string, context: CommandContext): Promise<boolean> {
@@ -79,18 +106,44 @@ interface Writes {
   account: (isOwner: boolean) => TogetherPart;
 }
 
-function writesOf(deps: AccountDeps, input: Registration, userId: string, inviteId: string | null, passwordHash: string, recoveryCodeHash: string): Writes {
+function writesOf(
+  deps: AccountDeps,
+  input: Registration,
+  userId: string,
+  inviteId: string | null,
+  passwordHash: string,
+  recoveryCodeHash: string,
+): Writes {
   return {
-    redeem: inviteId ? part(inviteStream(inviteId), inviteDecider, { type: 'Redeem', user_id: userId, at: iso(deps) }) : null,
+    redeem: inviteId
+      ? part(inviteStream(inviteId), inviteDecider, { type: 'Redeem', user_id: userId, at: iso(deps) })
+      : null,
     keys: part(keysStream(userId), keysDecider, {
-      type: 'RegisterKeys', user_id: userId, identity_key: toBase64(input.identity_key),
-      signed_prekey: { key_id: input.signed_prekey.key_id, public_key: toBase64(input.signed_prekey.public_key), signature: toBase64(input.signed_prekey.signature) },
-      one_time_prekeys: prekeysOf(input.one_time_prekeys), at: iso(deps), resume: true,
+      type: 'RegisterKeys',
+      user_id: userId,
+      identity_key: toBase64(input.identity_key),
+      signed_prekey: {
+        key_id: input.signed_prekey.key_id,
+        public_key: toBase64(input.signed_prekey.public_key),
+        signature: toBase64(input.signed_prekey.signature),
+      },
+      one_time_prekeys: prekeysOf(input.one_time_prekeys),
+      at: iso(deps),
+      resume: true,
     }),
-    account: (isOwner) => part(chatUserStream(userId), accountDecider, {
-      type: 'Register', user_id: userId, username: input.username, display_name: input.display_name?.trim() || input.username,
-      email: input.email.trim(), password_hash: passwordHash, recovery_code_hash: recoveryCodeHash, is_owner: isOwner, invite_id: inviteId, at: iso(deps),
-    }),
+    account: (isOwner) =>
+      part(chatUserStream(userId), accountDecider, {
+        type: 'Register',
+        user_id: userId,
+        username: input.username,
+        display_name: input.display_name?.trim() || input.username,
+        email: input.email.trim(),
+        password_hash: passwordHash,
+        recovery_code_hash: recoveryCodeHash,
+        is_owner: isOwner,
+        invite_id: inviteId,
+        at: iso(deps),
+      }),
   };
 }
 
@@ -101,15 +154,36 @@ function writesOf(deps: AccountDeps, input: Registration, userId: string, invite
  * already: the caller then goes the one-append-after-another way, which answers 409 for a live
  * account and completes a registration that failed half way (on EventStoreDB, or before this).
  */
-async function registerTogether(deps: AccountDeps, input: Registration, writes: Writes, userId: string, context: CommandContext): Promise<boolean> {
+async function registerTogether(
+  deps: AccountDeps,
+  input: Registration,
+  writes: Writes,
+  userId: string,
+  context: CommandContext,
+): Promise<boolean> {
   const reservations = (['chat_username', 'chat_email'] as const).map((kind) =>
-    part(reservationStream(CHAT_RESERVATIONS[kind], reservationKey(kind, kind === 'chat_email' ? input.email : input.username)), reservationDecider, { type: 'Reserve', kind, owner_id: userId }));
+    part(
+      reservationStream(
+        CHAT_RESERVATIONS[kind],
+        reservationKey(kind, kind === 'chat_email' ? input.email : input.username),
+      ),
+      reservationDecider,
+      { type: 'Reserve', kind, owner_id: userId },
+    ),
+  );
   let claim = (await chatAccountCount(deps.db)) === 0;
   for (;;) {
     try {
-      await deps.commands.runTogether([
-        ...reservations, ...(writes.redeem ? [writes.redeem] : []), ...(claim ? [ownerReservation(userId)] : []), writes.keys, writes.account(claim),
-      ], context);
+      await deps.commands.runTogether(
+        [
+          ...reservations,
+          ...(writes.redeem ? [writes.redeem] : []),
+          ...(claim ? [ownerReservation(userId)] : []),
+          writes.keys,
+          writes.account(claim),
+        ],
+        context,
+      );
       return true;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -131,7 +205,12 @@ async function registerTogether(deps: AccountDeps, input: Registration, writes: 
  * for a username reserved before) one append after another, reservations first: a registration
  * that stops between them is completed by its retry under the reservation's id.
  */
-export async function register(deps: AccountDeps, input: Registration, userAgent: string | null, context: CommandContext) {
+export async function register(
+  deps: AccountDeps,
+  input: Registration,
+  userAgent: string | null,
+  context: CommandContext,
+) {
   const mode = deps.config.registration;
   if (mode === 'closed') throw new ApiError(403, 'registration_closed', 'registration is closed on this instance');
   let inviteId: string | null = null;
@@ -148,8 +227,15 @@ export async function register(deps: AccountDeps, input: Registration, userAgent
   const fresh: string = randomUUID();
   let userId = fresh;
   let ctx = { ...context, actor: { kind: 'visitor' as const, id: fresh } };
-  const together = deps.commands.canRunTogether
-    && await registerTogether(deps, input, writesOf(deps, input, fresh, inviteId, passwordHash, hashCode(recoveryCode)), fresh, ctx);
+  const together =
+    deps.commands.canRunTogether &&
+    (await registerTogether(
+      deps,
+      input,
+      writesOf(deps, input, fresh, inviteId, passwordHash, hashCode(recoveryCode)),
+      fresh,
+      ctx,
+    ));
   if (!together) {
     // A registration of this username that failed half way is completed under its id.
     userId = await reserve(deps, 'chat_username', input.username, fresh, ctx);
@@ -170,7 +256,12 @@ export async function register(deps: AccountDeps, input: Registration, userAgent
   }
   const user = (await chatUserById(deps.db, userId))!;
   const tokens = await startSession(deps, user, 'register', userAgent, ctx);
-  return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user: ownView(user, { totp_enabled: false }), recovery_code: recoveryCode };
+  return {
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    user: ownView(user, { totp_enabled: false }),
+    recovery_code: recoveryCode,
+  };
 }
 
 export async function login(
@@ -184,20 +275,36 @@ export async function login(
   const ctx = { ...context, actor: { kind: 'user' as const, id: user.id } };
   const totpEnabled = await checkSecondFactor(deps, user, input.totp_code, ctx);
   const tokens = await startSession(deps, user, 'login', userAgent, ctx);
-  return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user: ownView(user, { totp_enabled: totpEnabled }) };
+  return {
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    user: ownView(user, { totp_enabled: totpEnabled }),
+  };
 }
 
 /** Reset the password with the recovery code; every session ends; a new code replaces the used one. */
-export async function recover(deps: AccountDeps, input: { username: string; recovery_code: string; new_password: string }, context: CommandContext): Promise<{ recovery_code: string }> {
+export async function recover(
+  deps: AccountDeps,
+  input: { username: string; recovery_code: string; new_password: string },
+  context: CommandContext,
+): Promise<{ recovery_code: string }> {
   const user = await chatUserByUsername(deps.db, input.username);
   const passwordHash = await hashPassword(input.new_password);
   if (!user) throw new DomainError('unauthorized', 'invalid_recovery', 'invalid username or recovery code');
   const ctx = { ...context, actor: { kind: 'visitor' as const, id: user.id } };
   const recoveryCode = newRecoveryCode();
-  await deps.commands.run(chatUserStream(user.id), accountDecider, {
-    type: 'Recover', presented_code_hash: hashCode(input.recovery_code), password_hash: passwordHash,
-    new_recovery_code_hash: hashCode(recoveryCode), at: iso(deps),
-  }, ctx);
+  await deps.commands.run(
+    chatUserStream(user.id),
+    accountDecider,
+    {
+      type: 'Recover',
+      presented_code_hash: hashCode(input.recovery_code),
+      password_hash: passwordHash,
+      new_recovery_code_hash: hashCode(recoveryCode),
+      at: iso(deps),
+    },
+    ctx,
+  );
   await revokeSessionsOf(deps, user.id, 'recovery', ctx);
   return { recovery_code: recoveryCode };
 }
@@ -229,23 +336,47 @@ export interface ProfileChanges {
 }
 
 /** Change display name, avatar URL, bio or pronouns (an empty string clears, as null does); the account as changed. */
-export async function updateProfile(deps: AccountDeps, input: { user_id: string; changes: ProfileChanges }, context: CommandContext): Promise<ChatUserRow> {
-  const changes = Object.fromEntries(Object.entries(input.changes).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v === '' ? null : v]));
-  await deps.commands.run(chatUserStream(input.user_id), accountDecider, { type: 'UpdateProfile', changes, at: iso(deps) }, context);
+export async function updateProfile(
+  deps: AccountDeps,
+  input: { user_id: string; changes: ProfileChanges },
+  context: CommandContext,
+): Promise<ChatUserRow> {
+  const changes = Object.fromEntries(
+    Object.entries(input.changes)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, v === '' ? null : v]),
+  );
+  await deps.commands.run(
+    chatUserStream(input.user_id),
+    accountDecider,
+    { type: 'UpdateProfile', changes, at: iso(deps) },
+    context,
+  );
   return ownAccount(deps, input.user_id);
 }
 
 /** Change the password (the current one first); every other session ends. */
 export async function changePassword(
-  deps: AccountDeps, input: { user_id: string; session_id: string; current_password: string; new_password: string }, context: CommandContext,
+  deps: AccountDeps,
+  input: { user_id: string; session_id: string; current_password: string; new_password: string },
+  context: CommandContext,
 ): Promise<void> {
   await confirmPassword(deps, input.user_id, input.current_password);
-  await deps.commands.run(chatUserStream(input.user_id), accountDecider, { type: 'ChangePassword', password_hash: await hashPassword(input.new_password), at: iso(deps) }, context);
+  await deps.commands.run(
+    chatUserStream(input.user_id),
+    accountDecider,
+    { type: 'ChangePassword', password_hash: await hashPassword(input.new_password), at: iso(deps) },
+    context,
+  );
   await revokeSessionsOf(deps, input.user_id, 'password_changed', context, input.session_id);
 }
 
 /** Delete the account (the password first): its keys and sessions go. */
-export async function deleteAccount(deps: AccountDeps, input: { user_id: string; password: string }, context: CommandContext): Promise<void> {
+export async function deleteAccount(
+  deps: AccountDeps,
+  input: { user_id: string; password: string },
+  context: CommandContext,
+): Promise<void> {
   await confirmPassword(deps, input.user_id, input.password);
   await deps.commands.run(chatUserStream(input.user_id), accountDecider, { type: 'Delete', at: iso(deps) }, context);
   await deps.commands.run(keysStream(input.user_id), keysDecider, { type: 'RemoveKeys', at: iso(deps) }, context);

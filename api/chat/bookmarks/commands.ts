@@ -13,9 +13,16 @@ import type { ChatDeps } from '../deps.ts';
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
 
 /** A live message the user may read (a member of its live channel), else 404. */
-async function readableMessage(db: Pool, messageId: string, userId: string): Promise<{ id: string; channel_id: string }> {
+async function readableMessage(
+  db: Pool,
+  messageId: string,
+  userId: string,
+): Promise<{ id: string; channel_id: string }> {
   if (!isUuid(messageId)) throw notFound('message');
-  const { rows } = await db.query<{ id: string; channel_id: string }>('SELECT id, channel_id FROM chat_messages WHERE id = $1 AND deleted_at IS NULL', [messageId]);
+  const { rows } = await db.query<{ id: string; channel_id: string }>(
+    'SELECT id, channel_id FROM chat_messages WHERE id = $1 AND deleted_at IS NULL',
+    [messageId],
+  );
   const message = rows[0];
   if (!message) throw notFound('message');
   const access = await channelFor(db, message.channel_id, userId).catch(() => null);
@@ -26,14 +33,32 @@ async function readableMessage(db: Pool, messageId: string, userId: string): Pro
 /** Bookmarks a message the caller can read; `created` is false when it was bookmarked already. */
 export async function addBookmark(deps: Deps, input: { user_id: string; message_id: string }, context: CommandContext) {
   const message = await readableMessage(deps.db, input.message_id, input.user_id);
-  const result = await deps.commands.run(bookmarkStream(input.user_id, message.id), bookmarkDecider,
-    { type: 'Add', user_id: input.user_id, message_id: message.id, channel_id: message.channel_id, at: deps.clock.now().toISOString() }, context);
+  const result = await deps.commands.run(
+    bookmarkStream(input.user_id, message.id),
+    bookmarkDecider,
+    {
+      type: 'Add',
+      user_id: input.user_id,
+      message_id: message.id,
+      channel_id: message.channel_id,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   return { message, created: result.events.length > 0 };
 }
 
 /** Removes a bookmark, whether or not there was one. */
-export async function removeBookmark(deps: Deps, input: { user_id: string; message_id: string }, context: CommandContext): Promise<void> {
+export async function removeBookmark(
+  deps: Deps,
+  input: { user_id: string; message_id: string },
+  context: CommandContext,
+): Promise<void> {
   if (!isUuid(input.message_id)) throw notFound('message');
-  await deps.commands.run(bookmarkStream(input.user_id, input.message_id), bookmarkDecider,
-    { type: 'Remove', user_id: input.user_id, message_id: input.message_id, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    bookmarkStream(input.user_id, input.message_id),
+    bookmarkDecider,
+    { type: 'Remove', user_id: input.user_id, message_id: input.message_id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }

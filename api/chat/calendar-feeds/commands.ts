@@ -20,21 +20,45 @@ export const FEED_TOKEN_PREFIX = 'calf_';
 
 /** Mints a feed token (a member of `channel_id` when given); the token is returned only here. */
 export async function createFeedToken(
-  deps: Deps, input: { user_id: string; channel_id?: string | null; label?: string | null }, context: CommandContext,
+  deps: Deps,
+  input: { user_id: string; channel_id?: string | null; label?: string | null },
+  context: CommandContext,
 ): Promise<{ row: FeedTokenRow; token: string }> {
   if (input.channel_id) await memberChannel(deps.db, input.channel_id, input.user_id);
   const id = randomUUID();
   const token = generateToken(FEED_TOKEN_PREFIX);
   const live = (await liveFeedTokensOf(deps.db, input.user_id)).length;
-  await deps.commands.run(calendarFeedStream(id), calendarFeedDecider, {
-    type: 'Create', token_id: id, user_id: input.user_id, token_hash: hashToken(token), channel_id: input.channel_id ?? null, label: input.label ?? null, live_tokens: live, at: deps.clock.now().toISOString(),
-  }, context);
+  await deps.commands.run(
+    calendarFeedStream(id),
+    calendarFeedDecider,
+    {
+      type: 'Create',
+      token_id: id,
+      user_id: input.user_id,
+      token_hash: hashToken(token),
+      channel_id: input.channel_id ?? null,
+      label: input.label ?? null,
+      live_tokens: live,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   const row = (await liveFeedTokensOf(deps.db, input.user_id)).find((t) => t.id === id)!;
   return { row, token };
 }
 
 /** Revokes one of the caller's feed tokens (404 `feed_token_not_found` otherwise). */
-export async function revokeFeedToken(deps: Deps, input: { token_id: string; user_id: string }, context: CommandContext): Promise<void> {
-  if (!isUuid(input.token_id)) throw new ApiError(404, 'feed_token_not_found', 'no such feed token', { code: 'feed_token_not_found' });
-  await deps.commands.run(calendarFeedStream(input.token_id), calendarFeedDecider, { type: 'Revoke', user_id: input.user_id, at: deps.clock.now().toISOString() }, context);
+export async function revokeFeedToken(
+  deps: Deps,
+  input: { token_id: string; user_id: string },
+  context: CommandContext,
+): Promise<void> {
+  if (!isUuid(input.token_id))
+    throw new ApiError(404, 'feed_token_not_found', 'no such feed token', { code: 'feed_token_not_found' });
+  await deps.commands.run(
+    calendarFeedStream(input.token_id),
+    calendarFeedDecider,
+    { type: 'Revoke', user_id: input.user_id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }

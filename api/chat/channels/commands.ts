@@ -21,12 +21,28 @@ import type { ChatDeps } from '../deps.ts';
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-type MemberCommand = DistributiveOmit<Exclude<ChannelCommand, { type: 'Remove' | 'Create' }>, 'actor_id' | 'community_role' | 'at' | 'target_community_role'>;
+type MemberCommand = DistributiveOmit<
+  Exclude<ChannelCommand, { type: 'Remove' | 'Create' }>,
+  'actor_id' | 'community_role' | 'at' | 'target_community_role'
+>;
 
 /** Runs a channel command as the caller, with the community facts its decision needs. */
-async function channelCommand(deps: Deps, access: ChannelAccess, userId: string, command: MemberCommand, context: CommandContext) {
-  const target = 'user_id' in command ? await communityRoleOf(deps.db, access.channel.community_id, command.user_id) : null;
-  const full = { ...command, actor_id: userId, community_role: access.community_role, target_community_role: target, at: deps.clock.now().toISOString() } as ChannelCommand;
+async function channelCommand(
+  deps: Deps,
+  access: ChannelAccess,
+  userId: string,
+  command: MemberCommand,
+  context: CommandContext,
+) {
+  const target =
+    'user_id' in command ? await communityRoleOf(deps.db, access.channel.community_id, command.user_id) : null;
+  const full = {
+    ...command,
+    actor_id: userId,
+    community_role: access.community_role,
+    target_community_role: target,
+    at: deps.clock.now().toISOString(),
+  } as ChannelCommand;
   return deps.commands.run(channelStream(access.channel.id), channelDecider, full, context);
 }
 
@@ -36,10 +52,16 @@ async function channelCommand(deps: Deps, access: ChannelAccess, userId: string,
  * stream, read now, whether the user is a member (the read model may lag a removal). The live
  * socket's subscribe uses it (api/chat/ws/routes.ts).
  */
-export async function isMemberNow(deps: Pick<ChatDeps, 'commands' | 'db'>, channelId: string, userId: string): Promise<boolean> {
+export async function isMemberNow(
+  deps: Pick<ChatDeps, 'commands' | 'db'>,
+  channelId: string,
+  userId: string,
+): Promise<boolean> {
   const access = await channelFor(deps.db, channelId, userId);
   const history = await deps.commands.store.readStream(channelStream(channelId));
-  const state = history.map((e) => asDomainEvent<ChannelEvent>(e)).reduce(channelDecider.evolve, channelDecider.initialState());
+  const state = history
+    .map((e) => asDomainEvent<ChannelEvent>(e))
+    .reduce(channelDecider.evolve, channelDecider.initialState());
   return access.member && state.members.has(userId);
 }
 
@@ -49,26 +71,53 @@ const targetParam = (uid: string) => {
   return uid;
 };
 
-export interface ChannelRef { channel_id: string; user_id: string }
+export interface ChannelRef {
+  channel_id: string;
+  user_id: string;
+}
 
 /** Creates a standalone channel the caller owns, with its first members (each a live user). */
-export async function createChannel(deps: Deps, input: { user_id: string; name: string; description: string; member_ids: string[] }, context: CommandContext): Promise<ChannelAccess> {
+export async function createChannel(
+  deps: Deps,
+  input: { user_id: string; name: string; description: string; member_ids: string[] },
+  context: CommandContext,
+): Promise<ChannelAccess> {
   for (const id of new Set(input.member_ids)) {
     const user = await chatUserById(deps.db, id);
     if (!user || user.deleted_at) throw new ApiError(404, 'user_not_found', `no such user ${id}`);
   }
   const id = randomUUID();
-  await deps.commands.run(channelStream(id), channelDecider, {
-    type: 'Create', channel_id: id, scope: 'standalone', kind: 'text', group_id: null, community_id: null, name: input.name, description: input.description,
-    member_ids: input.member_ids, existing: 0, actor_id: input.user_id, community_role: null, at: deps.clock.now().toISOString(),
-  }, context);
+  await deps.commands.run(
+    channelStream(id),
+    channelDecider,
+    {
+      type: 'Create',
+      channel_id: id,
+      scope: 'standalone',
+      kind: 'text',
+      group_id: null,
+      community_id: null,
+      name: input.name,
+      description: input.description,
+      member_ids: input.member_ids,
+      existing: 0,
+      actor_id: input.user_id,
+      community_role: null,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   return channelFor(deps.db, id, input.user_id);
 }
 
 export type ChannelChanges = Extract<ChannelCommand, { type: 'Update' }>['changes'];
 
 /** Changes a channel's settings (the decider keeps it to moderators and above). */
-export async function updateChannel(deps: Deps, input: ChannelRef & { changes: ChannelChanges }, context: CommandContext): Promise<ChannelAccess> {
+export async function updateChannel(
+  deps: Deps,
+  input: ChannelRef & { changes: ChannelChanges },
+  context: CommandContext,
+): Promise<ChannelAccess> {
   const access = await channelFor(deps.db, input.channel_id, input.user_id);
   await channelCommand(deps, access, input.user_id, { type: 'Update', changes: input.changes }, context);
   return channelFor(deps.db, access.channel.id, input.user_id);
@@ -87,21 +136,39 @@ export async function leaveChannel(deps: Deps, input: ChannelRef, context: Comma
   await channelCommand(deps, access, input.user_id, { type: 'Leave' }, context);
 }
 
-export async function transferChannelOwnership(deps: Deps, input: ChannelRef & { to_user_id: string }, context: CommandContext): Promise<ChannelAccess> {
+export async function transferChannelOwnership(
+  deps: Deps,
+  input: ChannelRef & { to_user_id: string },
+  context: CommandContext,
+): Promise<ChannelAccess> {
   const access = await channelFor(deps.db, input.channel_id, input.user_id);
   await channelCommand(deps, access, input.user_id, { type: 'TransferOwnership', user_id: input.to_user_id }, context);
   return channelFor(deps.db, access.channel.id, input.user_id);
 }
 
 /** Sets a member's role; answers the member as the read model has it after. */
-export async function setChannelRole(deps: Deps, input: ChannelRef & { target_id: string; role: 'owner' | 'moderator' | 'member' }, context: CommandContext) {
+export async function setChannelRole(
+  deps: Deps,
+  input: ChannelRef & { target_id: string; role: 'owner' | 'moderator' | 'member' },
+  context: CommandContext,
+) {
   const access = await channelFor(deps.db, input.channel_id, input.user_id);
-  await channelCommand(deps, access, input.user_id, { type: 'SetRole', user_id: targetParam(input.target_id), role: input.role }, context);
+  await channelCommand(
+    deps,
+    access,
+    input.user_id,
+    { type: 'SetRole', user_id: targetParam(input.target_id), role: input.role },
+    context,
+  );
   return (await channelMembers(deps.db, input.channel_id)).find((m) => m.user_id === input.target_id)!;
 }
 
 /** Kicks, bans or unbans a user (the decider weighs the ranks). */
-export async function moderateChannelMember(deps: Deps, input: ChannelRef & { target_id: string; action: 'kick' | 'ban' | 'unban' }, context: CommandContext): Promise<void> {
+export async function moderateChannelMember(
+  deps: Deps,
+  input: ChannelRef & { target_id: string; action: 'kick' | 'ban' | 'unban' },
+  context: CommandContext,
+): Promise<void> {
   const access = await channelFor(deps.db, input.channel_id, input.user_id);
   const type = ({ kick: 'Kick', ban: 'Ban', unban: 'Unban' } as const)[input.action];
   await channelCommand(deps, access, input.user_id, { type, user_id: targetParam(input.target_id) }, context);
@@ -109,7 +176,9 @@ export async function moderateChannelMember(deps: Deps, input: ChannelRef & { ta
 
 /** The DM channel id of a pair of users. */
 export function dmChannelId(a: string, b: string): string {
-  const hex = createHash('sha256').update(`chat_dm:${dmPairKey(a, b)}`).digest('hex');
+  const hex = createHash('sha256')
+    .update(`chat_dm:${dmPairKey(a, b)}`)
+    .digest('hex');
   // Shaped as a version-8 (custom) UUID.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -118,17 +187,39 @@ export function dmChannelId(a: string, b: string): string {
  * Opens the DM of the caller and another live user who shares a community and has not blocked
  * the caller; `created` is false when the pair's channel existed already.
  */
-export async function openDm(deps: Deps, input: { user_id: string; other_user_id: string }, context: CommandContext): Promise<{ standing: ChannelStanding; created: boolean }> {
+export async function openDm(
+  deps: Deps,
+  input: { user_id: string; other_user_id: string },
+  context: CommandContext,
+): Promise<{ standing: ChannelStanding; created: boolean }> {
   const { user_id: me, other_user_id: other } = input;
   if (other === me) throw new ApiError(400, 'validation_failed', 'a DM is with someone else');
   const user = await chatUserById(deps.db, other);
   if (!user || user.deleted_at) throw notFound('user');
-  if (!(await shareCommunity(deps.db, me, other))) throw new ApiError(403, 'no_shared_community', 'a DM needs a community you share');
-  if (await isBlockedBy(deps.db, me, other)) throw new ApiError(403, 'blocked', 'this user does not accept your messages');
+  if (!(await shareCommunity(deps.db, me, other)))
+    throw new ApiError(403, 'no_shared_community', 'a DM needs a community you share');
+  if (await isBlockedBy(deps.db, me, other))
+    throw new ApiError(403, 'blocked', 'this user does not accept your messages');
   const id = dmChannelId(me, other);
-  const result = await deps.commands.run(channelStream(id), channelDecider, {
-    type: 'Create', channel_id: id, scope: 'dm', kind: 'text', group_id: null, community_id: null, name: '', description: '', member_ids: [other],
-    existing: 0, actor_id: me, community_role: null, at: deps.clock.now().toISOString(),
-  }, context);
+  const result = await deps.commands.run(
+    channelStream(id),
+    channelDecider,
+    {
+      type: 'Create',
+      channel_id: id,
+      scope: 'dm',
+      kind: 'text',
+      group_id: null,
+      community_id: null,
+      name: '',
+      description: '',
+      member_ids: [other],
+      existing: 0,
+      actor_id: me,
+      community_role: null,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   return { standing: (await channelStanding(deps.db, id, me))!, created: result.events.length > 0 };
 }

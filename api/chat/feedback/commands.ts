@@ -22,19 +22,29 @@ export const TRACKER_TIMEOUT_MS = 10_000;
 function instanceHost(publicUrl: string): string {
   try {
     if (publicUrl) return new URL(publicUrl).host;
-  } catch { /* not a URL: fall back */ }
+  } catch {
+    /* not a URL: fall back */
+  }
   return hostname();
 }
 
 /** Open the issue; true when the tracker took it. Never throws. */
-async function mirror(deps: Deps, row: { id: string; description: string; has_screenshot: boolean; username: string }): Promise<boolean> {
+async function mirror(
+  deps: Deps,
+  row: { id: string; description: string; has_screenshot: boolean; username: string },
+): Promise<boolean> {
   const tracker = deps.config.feedbackTracker;
   if (!tracker) return false;
   const host = instanceHost(deps.config.publicUrl);
   try {
     const res = await fetch(`${tracker.baseUrl}/repos/${tracker.repo}/issues`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${tracker.token}`, accept: 'application/vnd.github+json', 'content-type': 'application/json', 'user-agent': 'orchard-chat' },
+      headers: {
+        authorization: `Bearer ${tracker.token}`,
+        accept: 'application/vnd.github+json',
+        'content-type': 'application/json',
+        'user-agent': 'orchard-chat',
+      },
       body: JSON.stringify({
         title: `Feedback: ${row.description.split('\n')[0]!.slice(0, 80)}`,
         body: `${row.description}\n\n---\nfeedback ${row.id} from ${row.username} on ${host}${row.has_screenshot ? ' (a screenshot is stored on the instance)' : ''}`,
@@ -52,7 +62,9 @@ async function mirror(deps: Deps, row: { id: string; description: string; has_sc
 }
 
 export interface SubmitFeedback {
-  user_id: string; username: string; description: string;
+  user_id: string;
+  username: string;
+  description: string;
   screenshot?: { data: string; mime_type: string };
 }
 
@@ -65,21 +77,47 @@ export async function submitFeedback(deps: Deps, input: SubmitFeedback, context:
     screenshot = { blob: await putBlob(deps.db, input.screenshot.data), mime_type: input.screenshot.mime_type, bytes };
   }
   const id = randomUUID();
-  const submitted: FeedbackEvent = { type: 'FeedbackSubmitted', data: { feedback_id: id, user_id: input.user_id, description: input.description, screenshot, at: deps.clock.now().toISOString() } };
+  const submitted: FeedbackEvent = {
+    type: 'FeedbackSubmitted',
+    data: {
+      feedback_id: id,
+      user_id: input.user_id,
+      description: input.description,
+      screenshot,
+      at: deps.clock.now().toISOString(),
+    },
+  };
   await deps.commands.record(feedbackStream(id), submitted, context);
-  if (await mirror(deps, { id, description: input.description, has_screenshot: screenshot !== null, username: input.username })) {
+  if (
+    await mirror(deps, {
+      id,
+      description: input.description,
+      has_screenshot: screenshot !== null,
+      username: input.username,
+    })
+  ) {
     const tracker = deps.config.feedbackTracker!;
-    const forwarded: FeedbackEvent = { type: 'FeedbackForwarded', data: { feedback_id: id, target: `${tracker.baseUrl}/repos/${tracker.repo}`, at: deps.clock.now().toISOString() } };
+    const forwarded: FeedbackEvent = {
+      type: 'FeedbackForwarded',
+      data: { feedback_id: id, target: `${tracker.baseUrl}/repos/${tracker.repo}`, at: deps.clock.now().toISOString() },
+    };
     await deps.commands.record(feedbackStream(id), forwarded, context);
   }
   return (await feedbackById(deps.db, id))!;
 }
 
 /** Sets a feedback item's status (404 `feedback_not_found` otherwise). */
-export async function triageFeedback(deps: Deps, input: { feedback_id: string; user_id: string; status: FeedbackStatus }, context: CommandContext): Promise<FeedbackRow> {
+export async function triageFeedback(
+  deps: Deps,
+  input: { feedback_id: string; user_id: string; status: FeedbackStatus },
+  context: CommandContext,
+): Promise<FeedbackRow> {
   const row = await feedbackById(deps.db, input.feedback_id);
   if (!row) throw new ApiError(404, 'feedback_not_found', 'no such feedback');
-  const event: FeedbackEvent = { type: 'FeedbackStatusChanged', data: { feedback_id: row.id, status: input.status, by: input.user_id, at: deps.clock.now().toISOString() } };
+  const event: FeedbackEvent = {
+    type: 'FeedbackStatusChanged',
+    data: { feedback_id: row.id, status: input.status, by: input.user_id, at: deps.clock.now().toISOString() },
+  };
   await deps.commands.record(feedbackStream(row.id), event, context);
   return (await feedbackById(deps.db, row.id))!;
 }

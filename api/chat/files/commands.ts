@@ -66,7 +66,15 @@ export async function storeUpload(deps: Deps, input: StoreUpload, context: Comma
     if (await isBlocked(deps.db, file.sha256)) {
       const event: UploadRefusedEvent = {
         type: 'FileUploadRefused',
-        data: { user_id: input.user_id, sha256: file.sha256, name: file.name, size: file.size, channel_id: channelId, reason: 'blocked_content', at: deps.clock.now().toISOString() },
+        data: {
+          user_id: input.user_id,
+          sha256: file.sha256,
+          name: file.name,
+          size: file.size,
+          channel_id: channelId,
+          reason: 'blocked_content',
+          at: deps.clock.now().toISOString(),
+        },
       };
       await deps.commands.record(uploadRefusalStream(randomUUID()), event, context);
       throw coded(422, 'blocked_content', 'this content is blocked on this server');
@@ -76,10 +84,23 @@ export async function storeUpload(deps: Deps, input: StoreUpload, context: Comma
     committed = true;
     const id = randomUUID();
     try {
-      await deps.commands.run(uploadsStream(input.user_id), uploadsDecider, {
-        type: 'Upload', file_id: id, name: file.name, size: file.size, mime_type: mime, sha256: file.sha256, channel_id: channelId, uploader_id: input.user_id,
-        quota_bytes: input.quota_bytes, at: deps.clock.now().toISOString(),
-      }, context);
+      await deps.commands.run(
+        uploadsStream(input.user_id),
+        uploadsDecider,
+        {
+          type: 'Upload',
+          file_id: id,
+          name: file.name,
+          size: file.size,
+          mime_type: mime,
+          sha256: file.sha256,
+          channel_id: channelId,
+          uploader_id: input.user_id,
+          quota_bytes: input.quota_bytes,
+          at: deps.clock.now().toISOString(),
+        },
+        context,
+      );
     } catch (error) {
       throw asCoded(error);
     }
@@ -90,13 +111,27 @@ export async function storeUpload(deps: Deps, input: StoreUpload, context: Comma
 }
 
 /** Deletes a file: its uploader only (403 for another reader, 404 for anyone else). */
-export async function deleteFile(deps: Deps, input: { file_id: string; user_id: string }, context: CommandContext): Promise<void> {
+export async function deleteFile(
+  deps: Deps,
+  input: { file_id: string; user_id: string },
+  context: CommandContext,
+): Promise<void> {
   const file = await readableFile(deps.db, input.file_id, input.user_id);
   if (file.uploader_id !== input.user_id) throw coded(403, 'forbidden', 'only the uploader deletes a file');
   try {
-    await deps.commands.run(uploadsStream(input.user_id), uploadsDecider, {
-      type: 'Delete', file_id: file.id, uploader_id: input.user_id, by: input.user_id, by_admin: false, at: deps.clock.now().toISOString(),
-    }, context);
+    await deps.commands.run(
+      uploadsStream(input.user_id),
+      uploadsDecider,
+      {
+        type: 'Delete',
+        file_id: file.id,
+        uploader_id: input.user_id,
+        by: input.user_id,
+        by_admin: false,
+        at: deps.clock.now().toISOString(),
+      },
+      context,
+    );
   } catch (error) {
     throw asCoded(error);
   }

@@ -13,7 +13,9 @@ import type { BlobStore } from '../../../infra/files/store.ts';
  * one of `types` (the stored type; a wildcard range where any type can be stored), 304 and 416.
  */
 export function blobResponses(description: string, types: readonly string[]) {
-  const content = Object.fromEntries(types.map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]));
+  const content = Object.fromEntries(
+    types.map((type) => [type, { schema: { type: 'string' as const, format: 'binary' } }]),
+  );
   return {
     200: { description, content },
     206: { description: 'the requested range (Content-Range)', content },
@@ -22,7 +24,13 @@ export function blobResponses(description: string, types: readonly string[]) {
   };
 }
 
-export interface Served { sha256: string; size: number; mime_type: string; name: string | null; inline: boolean }
+export interface Served {
+  sha256: string;
+  size: number;
+  mime_type: string;
+  name: string | null;
+  inline: boolean;
+}
 
 const etagOf = (sha256: string) => `"${sha256}"`;
 
@@ -33,7 +41,10 @@ function disposition(name: string | null, inline: boolean): string | null {
 }
 
 /** The single range a Range header asks for, 'unsatisfiable', or null for the whole body. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;
   const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!match || (!match[1] && !match[2])) return null; // several ranges or a malformed one: the whole body
@@ -48,23 +59,39 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
-export function serveBlob(c: Context, store: BlobStore, file: Served, extraHeaders: Record<string, string> = {}): Response {
+export function serveBlob(
+  c: Context,
+  store: BlobStore,
+  file: Served,
+  extraHeaders: Record<string, string> = {},
+): Response {
   const etag = etagOf(file.sha256);
   const headers: Record<string, string> = {
-    ETag: etag, 'Cache-Control': 'private', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': 'sandbox', 'Accept-Ranges': 'bytes', ...extraHeaders,
+    ETag: etag,
+    'Cache-Control': 'private',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': 'sandbox',
+    'Accept-Ranges': 'bytes',
+    ...extraHeaders,
   };
   const disp = disposition(file.name, file.inline);
   if (disp) headers['Content-Disposition'] = disp;
   const inm = c.req.header('if-none-match');
-  if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*' || t.trim() === `W/${etag}`)) return c.body(null, 304, headers);
+  if (inm && inm.split(',').some((t) => t.trim() === etag || t.trim() === '*' || t.trim() === `W/${etag}`))
+    return c.body(null, 304, headers);
   const ifRange = c.req.header('if-range');
   const range = !ifRange || ifRange.trim() === etag ? parseRange(c.req.header('range'), file.size) : null;
   if (range === 'unsatisfiable') return c.body(null, 416, { ...headers, 'Content-Range': `bytes */${file.size}` });
   headers['Content-Type'] = file.mime_type;
   if (file.size === 0) return c.body(new Uint8Array(0), 200, { ...headers, 'Content-Length': '0' });
-  const stream = (r?: { start: number; end: number }) => Readable.toWeb(store.read(file.sha256, r)) as WebReadableStream as unknown as ReadableStream;
+  const stream = (r?: { start: number; end: number }) =>
+    Readable.toWeb(store.read(file.sha256, r)) as WebReadableStream as unknown as ReadableStream;
   if (range) {
-    return c.body(stream(range), 206, { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${file.size}`, 'Content-Length': String(range.end - range.start + 1) });
+    return c.body(stream(range), 206, {
+      ...headers,
+      'Content-Range': `bytes ${range.start}-${range.end}/${file.size}`,
+      'Content-Length': String(range.end - range.start + 1),
+    });
   }
   return c.body(stream(), 200, { ...headers, 'Content-Length': String(file.size) });
 }

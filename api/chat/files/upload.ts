@@ -14,14 +14,27 @@ import { TooLargeError } from '../../../infra/files/store.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 
 /** An error in the chat body form carrying a machine-readable `code`. */
-export const coded = (status: ConstructorParameters<typeof ApiError>[0], code: string, message: string, extra: Record<string, unknown> = {}) =>
-  new ApiError(status, code, message, { code, ...extra });
+export const coded = (
+  status: ConstructorParameters<typeof ApiError>[0],
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+) => new ApiError(status, code, message, { code, ...extra });
 
 type StringProperty = { type: 'string'; format?: string; pattern?: string };
 /** The OpenAPI form of a streamed multipart body: documented, never validated (or buffered) by a middleware. */
 export const multipartBody = (description: string, properties: Record<string, StringProperty>) => ({
-  required: true, description,
-  content: { 'multipart/form-data': { schema: { type: 'object' as const, properties: { file: { type: 'string', format: 'binary' } as StringProperty, ...properties }, required: ['file'] } } },
+  required: true,
+  description,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object' as const,
+        properties: { file: { type: 'string', format: 'binary' } as StringProperty, ...properties },
+        required: ['file'],
+      },
+    },
+  },
 });
 
 export interface Upload {
@@ -57,23 +70,39 @@ const cleanName = (name: string) => (name.replace(/[\u0000-\u001f\u007f/\\]/g, '
  * Receive one `file` part (at most `maxFileBytes`, else `tooLarge`) and the named text fields, in
  * a body of at most `maxBodyBytes`.
  */
-export async function receiveUpload(c: Context, store: FilesystemBlobStore, options: {
-  maxFileBytes: number; maxBodyBytes: number; fields: string[]; tooLarge: () => ApiError;
-}): Promise<Upload> {
+export async function receiveUpload(
+  c: Context,
+  store: FilesystemBlobStore,
+  options: {
+    maxFileBytes: number;
+    maxBodyBytes: number;
+    fields: string[];
+    tooLarge: () => ApiError;
+  },
+): Promise<Upload> {
   const contentType = c.req.header('content-type') ?? '';
-  if (!/^multipart\/form-data/i.test(contentType)) throw coded(400, 'validation_failed', 'a multipart/form-data body with a file part is required');
+  if (!/^multipart\/form-data/i.test(contentType))
+    throw coded(400, 'validation_failed', 'a multipart/form-data body with a file part is required');
   const source = bodyStream(c);
   let bodyBytes = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       bodyBytes += chunk.length;
-      if (bodyBytes > options.maxBodyBytes) return done(coded(413, 'payload_too_large', `request body exceeds this route's limit of ${options.maxBodyBytes} bytes`, { limit_bytes: options.maxBodyBytes }));
+      if (bodyBytes > options.maxBodyBytes)
+        return done(
+          coded(413, 'payload_too_large', `request body exceeds this route's limit of ${options.maxBodyBytes} bytes`, {
+            limit_bytes: options.maxBodyBytes,
+          }),
+        );
       done(null, chunk);
     },
   });
   let busboy: BusboyInstance;
   try {
-    busboy = Busboy({ headers: { 'content-type': contentType }, limits: { fields: 20, fieldSize: 4096, parts: 30, headerPairs: 50 } });
+    busboy = Busboy({
+      headers: { 'content-type': contentType },
+      limits: { fields: 20, fieldSize: 4096, parts: 30, headerPairs: 50 },
+    });
   } catch {
     throw coded(400, 'validation_failed', 'malformed multipart/form-data body');
   }
@@ -106,7 +135,9 @@ export async function receiveUpload(c: Context, store: FilesystemBlobStore, opti
         return;
       }
       current = stream;
-      received = store.receive(stream, options.maxFileBytes).then((r) => ({ ...r, name: cleanName(filename ?? 'file') }));
+      received = store
+        .receive(stream, options.maxFileBytes)
+        .then((r) => ({ ...r, name: cleanName(filename ?? 'file') }));
       received.catch((error) => {
         stream.resume();
         fail(error instanceof TooLargeError ? options.tooLarge() : error);
@@ -141,10 +172,12 @@ export async function receiveUpload(c: Context, store: FilesystemBlobStore, opti
   });
   source.pipe(counter).pipe(busboy);
   await done;
-  const file = received ? await (received as Promise<Upload['file']>).catch((error: unknown) => {
-    failure ??= asError(error);
-    return null;
-  }) : null;
+  const file = received
+    ? await (received as Promise<Upload['file']>).catch((error: unknown) => {
+        failure ??= asError(error);
+        return null;
+      })
+    : null;
   if (failure) {
     if (file) await store.discard(file);
     throw failure;
@@ -153,7 +186,18 @@ export async function receiveUpload(c: Context, store: FilesystemBlobStore, opti
   return { file, fields };
 }
 
-const RASTER = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp', 'image/apng', 'image/x-icon', 'image/vnd.microsoft.icon', 'image/tiff']);
+const RASTER = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'image/apng',
+  'image/x-icon',
+  'image/vnd.microsoft.icon',
+  'image/tiff',
+]);
 
 /** Whether a type is shown inline (raster images, audio, video); everything else downloads as an attachment. */
 export const inlineType = (mime: string) => RASTER.has(mime) || mime.startsWith('audio/') || mime.startsWith('video/');

@@ -9,7 +9,13 @@ import { keysDecider } from '../../../domain/chat/keys/decider.ts';
 import { keysStream, prekeyClaimStream } from '../../../domain/chat/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
-import { bundleSource, identityKeyOf, signedPrekeyOf, unconsumedPrekeyCount, type BundleSource } from '../../../projections/chat/keys.ts';
+import {
+  bundleSource,
+  identityKeyOf,
+  signedPrekeyOf,
+  unconsumedPrekeyCount,
+  type BundleSource,
+} from '../../../projections/chat/keys.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { prekeysOf } from '../accounts/accounts.ts';
 import type { ChatDeps } from '../deps.ts';
@@ -29,7 +35,11 @@ export interface KeyBundle {
 
 const bundleOf = (source: BundleSource, oneTime: { key_id: number; public_key: string } | null): KeyBundle => ({
   identity_key: fromBase64(source.identity_key),
-  signed_prekey: { key_id: Number(source.signed_key_id), public_key: fromBase64(source.signed_public_key), signature: fromBase64(source.signed_signature) },
+  signed_prekey: {
+    key_id: Number(source.signed_key_id),
+    public_key: fromBase64(source.signed_public_key),
+    signature: fromBase64(source.signed_signature),
+  },
   one_time_prekey: oneTime && { key_id: oneTime.key_id, public_key: fromBase64(oneTime.public_key) },
 });
 
@@ -47,10 +57,20 @@ export async function fetchBundle(deps: Deps, input: { user_id: string }, contex
     for (const candidate of source.candidates) {
       remaining -= 1;
       try {
-        await deps.commands.run(prekeyClaimStream(userId, candidate.key_id), prekeyClaimDecider, {
-          type: 'Claim', user_id: userId, key_id: candidate.key_id, public_key: candidate.public_key, remaining: Math.max(0, remaining),
-          fetched_by: context.actor.id ?? '', at: deps.clock.now().toISOString(),
-        }, context);
+        await deps.commands.run(
+          prekeyClaimStream(userId, candidate.key_id),
+          prekeyClaimDecider,
+          {
+            type: 'Claim',
+            user_id: userId,
+            key_id: candidate.key_id,
+            public_key: candidate.public_key,
+            remaining: Math.max(0, remaining),
+            fetched_by: context.actor.id ?? '',
+            at: deps.clock.now().toISOString(),
+          },
+          context,
+        );
         return bundleOf(source, candidate);
       } catch (error) {
         if (!(error instanceof DomainError && error.code === 'prekey_taken')) throw error;
@@ -63,18 +83,44 @@ export async function fetchBundle(deps: Deps, input: { user_id: string }, contex
   return bundleOf(last, null);
 }
 
-export interface SignedPrekey { key_id: number; public_key: number[]; signature: number[] }
+export interface SignedPrekey {
+  key_id: number;
+  public_key: number[];
+  signature: number[];
+}
 
 /** Uploads or rotates the caller's signed prekey (400 `bad_signature` unless it verifies); the current and the previous one. */
-export async function rotateSignedPrekey(deps: Deps, input: { user_id: string; signed_prekey: SignedPrekey }, context: CommandContext) {
+export async function rotateSignedPrekey(
+  deps: Deps,
+  input: { user_id: string; signed_prekey: SignedPrekey },
+  context: CommandContext,
+) {
   const { user_id: userId, signed_prekey: body } = input;
   const identity = await identityKeyOf(deps.db, userId);
-  if (!identity || !signedPrekeyVerifies(Uint8Array.from(fromBase64(identity)), Uint8Array.from(body.public_key), Uint8Array.from(body.signature))) {
-    throw new ApiError(400, 'bad_signature', 'signature does not verify against the account\'s identity key');
+  if (
+    !identity ||
+    !signedPrekeyVerifies(
+      Uint8Array.from(fromBase64(identity)),
+      Uint8Array.from(body.public_key),
+      Uint8Array.from(body.signature),
+    )
+  ) {
+    throw new ApiError(400, 'bad_signature', "signature does not verify against the account's identity key");
   }
-  await deps.commands.run(keysStream(userId), keysDecider, {
-    type: 'UploadSignedPrekey', signed_prekey: { key_id: body.key_id, public_key: toBase64(body.public_key), signature: toBase64(body.signature) }, at: deps.clock.now().toISOString(),
-  }, context);
+  await deps.commands.run(
+    keysStream(userId),
+    keysDecider,
+    {
+      type: 'UploadSignedPrekey',
+      signed_prekey: {
+        key_id: body.key_id,
+        public_key: toBase64(body.public_key),
+        signature: toBase64(body.signature),
+      },
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   const row = await signedPrekeyOf(deps.db, userId);
   return {
     key_id: body.key_id,
@@ -84,8 +130,17 @@ export async function rotateSignedPrekey(deps: Deps, input: { user_id: string; s
 }
 
 /** Uploads a batch of one-time prekeys; how many unconsumed ones the caller has after it. */
-export async function uploadPrekeys(deps: Deps, input: { user_id: string; prekeys: Parameters<typeof prekeysOf>[0] }, context: CommandContext): Promise<number> {
+export async function uploadPrekeys(
+  deps: Deps,
+  input: { user_id: string; prekeys: Parameters<typeof prekeysOf>[0] },
+  context: CommandContext,
+): Promise<number> {
   const unconsumed = await unconsumedPrekeyCount(deps.db, input.user_id);
-  await deps.commands.run(keysStream(input.user_id), keysDecider, { type: 'UploadPrekeys', prekeys: prekeysOf(input.prekeys), unconsumed, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    keysStream(input.user_id),
+    keysDecider,
+    { type: 'UploadPrekeys', prekeys: prekeysOf(input.prekeys), unconsumed, at: deps.clock.now().toISOString() },
+    context,
+  );
   return unconsumedPrekeyCount(deps.db, input.user_id);
 }

@@ -2,11 +2,16 @@
 // `og:description`, `og:site_name`, `og:image`), then `<title>` and `<meta name=description>`.
 // Plain text only (tags stripped, entities decoded, whitespace collapsed), each field capped.
 
-export interface PageSummary { title: string | null; description: string | null; site_name: string | null; image: string | null }
+export interface PageSummary {
+  title: string | null;
+  description: string | null;
+  site_name: string | null;
+  image: string | null;
+}
 
 export const CAPS = { title: 300, description: 1000, site_name: 200 };
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: '\'', nbsp: ' ', '#39': '\'' };
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
 
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, name: string) => {
@@ -20,14 +25,18 @@ function decodeEntities(text: string): string {
 
 function plain(text: string | undefined, cap: number): string | null {
   if (!text) return null;
-  const cleaned = decodeEntities(text.replace(/<[^>]*>/g, ' ')).replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+  const cleaned = decodeEntities(text.replace(/<[^>]*>/g, ' '))
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!cleaned) return null;
   return [...cleaned].length > cap ? [...cleaned].slice(0, cap - 1).join('') + '…' : cleaned;
 }
 
 function attributes(tag: string): Record<string, string> {
   const found: Record<string, string> = {};
-  for (const m of tag.matchAll(/([a-zA-Z_:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g)) found[m[1]!.toLowerCase()] = m[2] ?? m[3] ?? m[4] ?? '';
+  for (const m of tag.matchAll(/([a-zA-Z_:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/g))
+    found[m[1]!.toLowerCase()] = m[2] ?? m[3] ?? m[4] ?? '';
   return found;
 }
 
@@ -59,6 +68,8 @@ export function summarise(html: string): PageSummary {
     title: plain(meta['og:title'] ?? meta['twitter:title'] ?? title, CAPS.title),
     description: plain(meta['og:description'] ?? meta['twitter:description'] ?? meta.description, CAPS.description),
     site_name: plain(meta['og:site_name'], CAPS.site_name),
-    image: (meta['og:image:secure_url'] ?? meta['og:image'] ?? meta['og:image:url'] ?? meta['twitter:image'] ?? '').trim() || null,
+    image:
+      (meta['og:image:secure_url'] ?? meta['og:image'] ?? meta['og:image:url'] ?? meta['twitter:image'] ?? '').trim() ||
+      null,
   };
 }

@@ -32,12 +32,32 @@ import { decodeHtml, summarise } from './parse.ts';
 
 const tags = ['link previews'];
 const MiB = 1024 * 1024;
-export const PREVIEW_LIMITS = { urlMax: 2048, pageBytes: MiB, imageBytes: 2 * MiB, timeoutMs: 5000, redirects: 5, perMinute: 30, cacheMs: 60 * 60 * 1000, cacheEntries: 5000 };
+export const PREVIEW_LIMITS = {
+  urlMax: 2048,
+  pageBytes: MiB,
+  imageBytes: 2 * MiB,
+  timeoutMs: 5000,
+  redirects: 5,
+  perMinute: 30,
+  cacheMs: 60 * 60 * 1000,
+  cacheEntries: 5000,
+};
 
-const Preview = z.object({
-  url: z.string(), final_url: z.string(), title: z.string().nullable(), description: z.string().nullable(), site_name: z.string().nullable(),
-  image: z.string().nullable().openapi({ description: 'a path on this server (/api/link-preview/images/{sha256}), never the third party\'s URL' }),
-}).openapi('LinkPreview');
+const Preview = z
+  .object({
+    url: z.string(),
+    final_url: z.string(),
+    title: z.string().nullable(),
+    description: z.string().nullable(),
+    site_name: z.string().nullable(),
+    image: z
+      .string()
+      .nullable()
+      .openapi({
+        description: "a path on this server (/api/link-preview/images/{sha256}), never the third party's URL",
+      }),
+  })
+  .openapi('LinkPreview');
 type PreviewBody = z.infer<typeof Preview>;
 
 const HTML = new Set(['text/html', 'application/xhtml+xml']);
@@ -62,7 +82,11 @@ export function linkPreviewRoutes(deps: ChatDeps) {
     try {
       const url = new URL(raw, base);
       const fetched = await guardedFetch(url.toString(), {
-        policy, maxBytes: PREVIEW_LIMITS.imageBytes, timeoutMs: PREVIEW_LIMITS.timeoutMs, maxRedirects: PREVIEW_LIMITS.redirects, accept: (t) => t.startsWith('image/') || t === 'application/octet-stream',
+        policy,
+        maxBytes: PREVIEW_LIMITS.imageBytes,
+        timeoutMs: PREVIEW_LIMITS.timeoutMs,
+        maxRedirects: PREVIEW_LIMITS.redirects,
+        accept: (t) => t.startsWith('image/') || t === 'application/octet-stream',
       });
       const received = await images.receive(Readable.from([fetched.body]), PREVIEW_LIMITS.imageBytes);
       if (!isRasterImage((await sniff(received.head)).mime)) {
@@ -76,69 +100,107 @@ export function linkPreviewRoutes(deps: ChatDeps) {
     }
   };
 
-  app.openapi(createRoute({
-    method: 'post', path: '/api/link-preview', tags, summary: 'Preview a web page (Open Graph, then <title>)',
-    description: `http or https, at most ${PREVIEW_LIMITS.urlMax} characters, ports 80 and 443. Private, loopback, link-local and other non-public destinations are refused, `
-      + `also after a redirect (at most ${PREVIEW_LIMITS.redirects}). ${PREVIEW_LIMITS.perMinute} a minute per user; answers are cached for an hour.`,
-    middleware: [auth] as const,
-    request: { body: jsonBody(z.strictObject({ url: z.string().min(1).max(PREVIEW_LIMITS.urlMax) }).openapi('LinkPreviewRequest')) },
-    responses: {
-      200: ok(Preview, 'the preview'),
-      ...chatErrors({
-        ...AUTH_ERRORS, 400: 'not a URL', 413: 'body too large',
-        422: '`destination_not_allowed`, `fetch_failed`, `timeout`, `too_large` or `unsupported_content` (in `code`)', 429: '30 previews a minute per user (Retry-After)',
-      }),
-    },
-  }), async (c) => {
-    const decision = await deps.limiter.consume(`chat:link-preview:${c.get('chatUser').user_id}`, { limit: PREVIEW_LIMITS.perMinute, windowMs: 60_000 });
-    if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'too many link previews');
-    let url: URL;
-    try {
-      url = new URL(c.req.valid('json').url);
-    } catch {
-      throw coded(400, 'validation_failed', 'url: not a URL');
-    }
-    url.hash = '';
-    const key = url.toString();
-    const cached = cache.get(key);
-    if (cached) {
-      const sha256 = cached.image?.match(IMAGE_PATH)?.[1];
-      if (sha256) await images.touch(sha256, deps.clock.now(), USE_RECORDED_EVERY_MS);
-      return c.json(cached, 200);
-    }
-    try {
-      const page = await guardedFetch(key, {
-        policy, maxBytes: PREVIEW_LIMITS.pageBytes, timeoutMs: PREVIEW_LIMITS.timeoutMs, maxRedirects: PREVIEW_LIMITS.redirects, accept: (t) => HTML.has(t),
-        headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1' },
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/link-preview',
+      tags,
+      summary: 'Preview a web page (Open Graph, then <title>)',
+      description:
+        `http or https, at most ${PREVIEW_LIMITS.urlMax} characters, ports 80 and 443. Private, loopback, link-local and other non-public destinations are refused, ` +
+        `also after a redirect (at most ${PREVIEW_LIMITS.redirects}). ${PREVIEW_LIMITS.perMinute} a minute per user; answers are cached for an hour.`,
+      middleware: [auth] as const,
+      request: {
+        body: jsonBody(
+          z.strictObject({ url: z.string().min(1).max(PREVIEW_LIMITS.urlMax) }).openapi('LinkPreviewRequest'),
+        ),
+      },
+      responses: {
+        200: ok(Preview, 'the preview'),
+        ...chatErrors({
+          ...AUTH_ERRORS,
+          400: 'not a URL',
+          413: 'body too large',
+          422: '`destination_not_allowed`, `fetch_failed`, `timeout`, `too_large` or `unsupported_content` (in `code`)',
+          429: '30 previews a minute per user (Retry-After)',
+        }),
+      },
+    }),
+    async (c) => {
+      const decision = await deps.limiter.consume(`chat:link-preview:${c.get('chatUser').user_id}`, {
+        limit: PREVIEW_LIMITS.perMinute,
+        windowMs: 60_000,
       });
-      const summary = summarise(decodeHtml(page.body, page.contentType));
-      const preview: PreviewBody = {
-        url: key, final_url: page.finalUrl, title: summary.title, description: summary.description, site_name: summary.site_name,
-        image: summary.image ? await fetchImage(summary.image, page.finalUrl) : null,
-      };
-      cache.set(key, preview);
-      return c.json(preview, 200);
-    } catch (error) {
-      if (error instanceof OutboundError) throw coded(422, error.code, error.message);
-      throw error;
-    }
-  });
-
-  app.openapi(createRoute({
-    method: 'get', path: '/api/link-preview/images/{sha256}', tags, summary: 'A preview\'s image, served from here', middleware: [auth] as const,
-    request: { params: z.object({ sha256: z.string().openapi({ param: { name: 'sha256', in: 'path' } }) }) },
-    responses: {
-      ...blobResponses('the image', ['image/*']),
-      ...chatErrors({ ...AUTH_ERRORS, 404: 'no such image' }),
+      if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'too many link previews');
+      let url: URL;
+      try {
+        url = new URL(c.req.valid('json').url);
+      } catch {
+        throw coded(400, 'validation_failed', 'url: not a URL');
+      }
+      url.hash = '';
+      const key = url.toString();
+      const cached = cache.get(key);
+      if (cached) {
+        const sha256 = cached.image?.match(IMAGE_PATH)?.[1];
+        if (sha256) await images.touch(sha256, deps.clock.now(), USE_RECORDED_EVERY_MS);
+        return c.json(cached, 200);
+      }
+      try {
+        const page = await guardedFetch(key, {
+          policy,
+          maxBytes: PREVIEW_LIMITS.pageBytes,
+          timeoutMs: PREVIEW_LIMITS.timeoutMs,
+          maxRedirects: PREVIEW_LIMITS.redirects,
+          accept: (t) => HTML.has(t),
+          headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1' },
+        });
+        const summary = summarise(decodeHtml(page.body, page.contentType));
+        const preview: PreviewBody = {
+          url: key,
+          final_url: page.finalUrl,
+          title: summary.title,
+          description: summary.description,
+          site_name: summary.site_name,
+          image: summary.image ? await fetchImage(summary.image, page.finalUrl) : null,
+        };
+        cache.set(key, preview);
+        return c.json(preview, 200);
+      } catch (error) {
+        if (error instanceof OutboundError) throw coded(422, error.code, error.message);
+        throw error;
+      }
     },
-  }), async (c) => {
-    const { sha256 } = c.req.valid('param');
-    const found = /^[0-9a-f]{64}$/.test(sha256) ? await images.head(sha256) : null;
-    if (!found) throw coded(404, 'not_found', 'no such image');
-    const now = deps.clock.now();
-    if (now.getTime() - found.modified.getTime() >= USE_RECORDED_EVERY_MS) await images.touch(sha256, now);
-    return serveBlob(c, images, { sha256, size: found.size, mime_type: (await sniff(found.head)).mime, name: null, inline: true }) as never;
-  });
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/link-preview/images/{sha256}',
+      tags,
+      summary: "A preview's image, served from here",
+      middleware: [auth] as const,
+      request: { params: z.object({ sha256: z.string().openapi({ param: { name: 'sha256', in: 'path' } }) }) },
+      responses: {
+        ...blobResponses('the image', ['image/*']),
+        ...chatErrors({ ...AUTH_ERRORS, 404: 'no such image' }),
+      },
+    }),
+    async (c) => {
+      const { sha256 } = c.req.valid('param');
+      const found = /^[0-9a-f]{64}$/.test(sha256) ? await images.head(sha256) : null;
+      if (!found) throw coded(404, 'not_found', 'no such image');
+      const now = deps.clock.now();
+      if (now.getTime() - found.modified.getTime() >= USE_RECORDED_EVERY_MS) await images.touch(sha256, now);
+      return serveBlob(c, images, {
+        sha256,
+        size: found.size,
+        mime_type: (await sniff(found.head)).mime,
+        name: null,
+        inline: true,
+      }) as never;
+    },
+  );
 
   return app;
 }

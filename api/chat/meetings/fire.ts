@@ -26,25 +26,58 @@ export function meetingReminderHandler(deps: FireDeps) {
     const stream = meetingStream(job.subject_id);
     const history = await deps.commands.store.readStream(stream);
     if (!history.length) return;
-    const state = history.map((e) => asDomainEvent<MeetingEvent>(e)).reduce(meetingDecider.evolve, meetingDecider.initialState());
+    const state = history
+      .map((e) => asDomainEvent<MeetingEvent>(e))
+      .reduce(meetingDecider.evolve, meetingDecider.initialState());
     if (!state.id || state.cancelled || !state.reminders.includes(due.offset_minutes)) return; // the job is behind the log; the projection moves it
     const occ = occurrenceById(state, due.occurrence_id);
     if (occ.cancelled || occ.start.epochMilliseconds !== Date.parse(due.start)) return;
     const at = context.now.toISOString();
     const known = { state, revision: history.at(-1)!.revision };
-    const skip = (reason: 'started' | 'already_fired') => deps.commands.run(stream, meetingDecider,
-      { type: 'SkipReminder', occurrence_id: due.occurrence_id, start: due.start, offset_minutes: due.offset_minutes, reason, at }, SCHEDULER_ACTOR, { awaitProjections: false, known });
+    const skip = (reason: 'started' | 'already_fired') =>
+      deps.commands.run(
+        stream,
+        meetingDecider,
+        {
+          type: 'SkipReminder',
+          occurrence_id: due.occurrence_id,
+          start: due.start,
+          offset_minutes: due.offset_minutes,
+          reason,
+          at,
+        },
+        SCHEDULER_ACTOR,
+        { awaitProjections: false, known },
+      );
     if (context.now.getTime() >= occ.start.epochMilliseconds) {
       await skip('started');
       return;
     }
     const members = await context.memo(`members:${state.channel_id}`, () => channelMembers(deps.db, state.channel_id));
-    const recipient_ids = members.map((m) => m.user_id).filter((id) => rsvpFor(state, due.occurrence_id, id) !== 'declined');
+    const recipient_ids = members
+      .map((m) => m.user_id)
+      .filter((id) => rsvpFor(state, due.occurrence_id, id) !== 'declined');
     const id = reminderId(state.id, due.occurrence_id, due.offset_minutes);
     try {
-      await deps.commands.run(reminderStream(id), reminderDecider, {
-        type: 'Fire', data: { meeting_id: state.id, occurrence_id: due.occurrence_id, channel_id: state.channel_id, title: occ.title, start: due.start, offset_minutes: due.offset_minutes, recipient_ids, at },
-      }, SCHEDULER_ACTOR, { awaitProjections: false, known: { state: reminderDecider.initialState(), revision: 'no_stream' } });
+      await deps.commands.run(
+        reminderStream(id),
+        reminderDecider,
+        {
+          type: 'Fire',
+          data: {
+            meeting_id: state.id,
+            occurrence_id: due.occurrence_id,
+            channel_id: state.channel_id,
+            title: occ.title,
+            start: due.start,
+            offset_minutes: due.offset_minutes,
+            recipient_ids,
+            at,
+          },
+        },
+        SCHEDULER_ACTOR,
+        { awaitProjections: false, known: { state: reminderDecider.initialState(), revision: 'no_stream' } },
+      );
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'reminder_fired')) throw error;
       // Fired already: by another instance for this very start (the projection moves the job on

@@ -14,7 +14,8 @@ import type { MeetingRow } from '../../../projections/chat/meetings.ts';
 
 export const ICS_TYPE = 'text/calendar; charset=utf-8';
 
-const icsLocal = (z: Temporal.ZonedDateTime) => z.toPlainDateTime().toString({ smallestUnit: 'second' }).replace(/[-:]/g, '');
+const icsLocal = (z: Temporal.ZonedDateTime) =>
+  z.toPlainDateTime().toString({ smallestUnit: 'second' }).replace(/[-:]/g, '');
 const icsUtc = (z: Temporal.ZonedDateTime) => z.toInstant().toString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 const isUtc = (zone: string) => zone === 'UTC' || zone === 'Etc/UTC';
 
@@ -29,19 +30,39 @@ const DAY_MS = 86_400_000;
  * (BYHOUR/BYMINUTE are refused), so the nominal time is the occurrence's date at that time.
  * Looked for from a year before `now` to five years after.
  */
-function dstShifted(s: Schedule, first: Temporal.ZonedDateTime, now: Date): { id: string; nominal: string; utc: string }[] {
+function dstShifted(
+  s: Schedule,
+  first: Temporal.ZonedDateTime,
+  now: Date,
+): { id: string; nominal: string; utc: string }[] {
   const time = first.toPlainTime();
   const out = [];
-  for (const z of occurrencesBetween(s, new Date(now.getTime() - 366 * DAY_MS), new Date(now.getTime() + 5 * 366 * DAY_MS))) {
+  for (const z of occurrencesBetween(
+    s,
+    new Date(now.getTime() - 366 * DAY_MS),
+    new Date(now.getTime() + 5 * 366 * DAY_MS),
+  )) {
     const nominal = z.toPlainDate().toPlainDateTime(time);
     const gap = !nominal.equals(z.toPlainDateTime());
-    const overlap = !gap && nominal.toZonedDateTime(s.time_zone, { disambiguation: 'earlier' }).epochMilliseconds !== nominal.toZonedDateTime(s.time_zone, { disambiguation: 'later' }).epochMilliseconds;
-    if (gap || overlap) out.push({ id: occurrenceId(z), nominal: nominal.toString({ smallestUnit: 'second' }).replace(/[-:]/g, ''), utc: icsUtc(z) });
+    const overlap =
+      !gap &&
+      nominal.toZonedDateTime(s.time_zone, { disambiguation: 'earlier' }).epochMilliseconds !==
+        nominal.toZonedDateTime(s.time_zone, { disambiguation: 'later' }).epochMilliseconds;
+    if (gap || overlap)
+      out.push({
+        id: occurrenceId(z),
+        nominal: nominal.toString({ smallestUnit: 'second' }).replace(/[-:]/g, ''),
+        utc: icsUtc(z),
+      });
   }
   return out;
 }
 
-export function meetingsCalendar(name: string, meetings: { row: MeetingRow; schedule: Schedule }[], stamp: Date): string {
+export function meetingsCalendar(
+  name: string,
+  meetings: { row: MeetingRow; schedule: Schedule }[],
+  stamp: Date,
+): string {
   const cal = new ICalCalendar({ prodId: '//orchard//chatsvc meetings//EN', name });
   // An empty name: VTIMEZONEs are generated for each event's zone, and DTSTAMP stays UTC.
   cal.timezone({ name: '', generator: getVtimezoneComponent } as unknown as string);
@@ -49,32 +70,63 @@ export function meetingsCalendar(name: string, meetings: { row: MeetingRow; sche
     const uid = `${row.id}@chatsvc`;
     const first = zonedStart(s.start, s.time_zone);
     const zone = isUtc(s.time_zone) ? null : s.time_zone;
-    const common = { id: uid, sequence: row.sequence, stamp, timezone: zone, created: row.created_at, lastModified: row.updated_at };
+    const common = {
+      id: uid,
+      sequence: row.sequence,
+      stamp,
+      timezone: zone,
+      created: row.created_at,
+      lastModified: row.updated_at,
+    };
     const alarms = s.reminders.map((m) => ({ type: ICalAlarmType.display, trigger: m * 60, description: row.title }));
     // A single meeting carries its one occurrence's changes itself; its cancellation cancels it.
     const single = s.rrule === null ? occurrenceById(s, icsUtc(first)) : null;
-    const master = single ?? { start: first, end: first.add({ minutes: s.duration_minutes }), title: s.title, description: s.description, location: s.location, cancelled: false };
+    const master = single ?? {
+      start: first,
+      end: first.add({ minutes: s.duration_minutes }),
+      title: s.title,
+      description: s.description,
+      location: s.location,
+      cancelled: false,
+    };
     let repeating: string | null = null;
     if (s.rrule) {
       const exdates = [...s.cancelled_occurrences].map((id) => occurrenceById(s, id).original);
       repeating = `RRULE:${s.rrule}`;
       const shifted = zone ? dstShifted(s, first, stamp) : [];
       const exLocal = [...exdates.map(icsLocal), ...shifted.map((x) => x.nominal)];
-      if (exLocal.length) repeating += zone ? `\r\nEXDATE;TZID=${zone}:${exLocal.join(',')}` : `\r\nEXDATE:${exdates.map(icsUtc).join(',')}`;
+      if (exLocal.length)
+        repeating += zone
+          ? `\r\nEXDATE;TZID=${zone}:${exLocal.join(',')}`
+          : `\r\nEXDATE:${exdates.map(icsUtc).join(',')}`;
       const rdates = shifted.filter((x) => !s.cancelled_occurrences.has(x.id)).map((x) => x.utc);
       if (rdates.length) repeating += `\r\nRDATE:${rdates.join(',')}`;
     }
     const cancelled = row.cancelled_at !== null || master.cancelled;
     cal.createEvent({
-      ...common, start: master.start as never, end: master.end as never, summary: master.title, description: master.description || null, location: master.location,
-      repeating, status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED, alarms: cancelled ? [] : alarms,
+      ...common,
+      start: master.start as never,
+      end: master.end as never,
+      summary: master.title,
+      description: master.description || null,
+      location: master.location,
+      repeating,
+      status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+      alarms: cancelled ? [] : alarms,
     });
     if (!s.rrule) continue;
     for (const id of s.overrides.keys()) {
       const o = occurrenceById(s, id);
       cal.createEvent({
-        ...common, start: o.start as never, end: o.end as never, recurrenceId: o.original as never, summary: o.title, description: o.description || null, location: o.location,
-        status: row.cancelled_at ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED, alarms: row.cancelled_at ? [] : alarms,
+        ...common,
+        start: o.start as never,
+        end: o.end as never,
+        recurrenceId: o.original as never,
+        summary: o.title,
+        description: o.description || null,
+        location: o.location,
+        status: row.cancelled_at ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+        alarms: row.cancelled_at ? [] : alarms,
       });
     }
   }

@@ -17,7 +17,10 @@ import type { ChatDeps } from '../deps.ts';
 
 export type Deps = Pick<ChatDeps, 'commands' | 'db' | 'clock'>;
 
-export interface PollWithVotes { poll: PollRow; votes: PollVoteRow[] }
+export interface PollWithVotes {
+  poll: PollRow;
+  votes: PollVoteRow[];
+}
 
 /** A poll by id (404 `poll_not_found` otherwise); the reads use it too. */
 export async function pollOf(db: Pool, id: string): Promise<PollRow> {
@@ -33,7 +36,13 @@ export async function pollWithVotes(db: Pool, id: string): Promise<PollWithVotes
 }
 
 export interface CreatePoll {
-  channel_id: string; user_id: string; question: string; options: string[]; multiple_choice: boolean; anonymous: boolean; closes_at?: string | null;
+  channel_id: string;
+  user_id: string;
+  question: string;
+  options: string[];
+  multiple_choice: boolean;
+  anonymous: boolean;
+  closes_at?: string | null;
 }
 
 /** Creates a poll: the caller must be able to post in the channel (without slow mode). */
@@ -41,26 +50,57 @@ export async function createPoll(deps: Deps, input: CreatePoll, context: Command
   const now = deps.clock.now();
   const access = await postableChannel(deps.db, input.channel_id, input.user_id, now);
   const id = randomUUID();
-  await deps.commands.run(pollStream(id), pollDecider, {
-    type: 'Create', id, channel_id: access.channel.id, creator_id: input.user_id, question: input.question, options: input.options.map((text) => ({ option_id: randomUUID(), text })),
-    multiple_choice: input.multiple_choice, anonymous: input.anonymous, closes_at: input.closes_at ? new Date(input.closes_at).toISOString() : null, at: now.toISOString(),
-  }, context);
+  await deps.commands.run(
+    pollStream(id),
+    pollDecider,
+    {
+      type: 'Create',
+      id,
+      channel_id: access.channel.id,
+      creator_id: input.user_id,
+      question: input.question,
+      options: input.options.map((text) => ({ option_id: randomUUID(), text })),
+      multiple_choice: input.multiple_choice,
+      anonymous: input.anonymous,
+      closes_at: input.closes_at ? new Date(input.closes_at).toISOString() : null,
+      at: now.toISOString(),
+    },
+    context,
+  );
   return pollWithVotes(deps.db, id);
 }
 
 /** Votes (members of the poll's channel): the whole choice, replacing the last. */
-export async function votePoll(deps: Deps, input: { poll_id: string; user_id: string; option_ids: string[] }, context: CommandContext): Promise<PollWithVotes> {
+export async function votePoll(
+  deps: Deps,
+  input: { poll_id: string; user_id: string; option_ids: string[] },
+  context: CommandContext,
+): Promise<PollWithVotes> {
   const row = await pollOf(deps.db, input.poll_id);
   await memberChannel(deps.db, row.channel_id, input.user_id);
-  await deps.commands.run(pollStream(row.id), pollDecider, { type: 'Vote', user_id: input.user_id, option_ids: input.option_ids, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    pollStream(row.id),
+    pollDecider,
+    { type: 'Vote', user_id: input.user_id, option_ids: input.option_ids, at: deps.clock.now().toISOString() },
+    context,
+  );
   return pollWithVotes(deps.db, row.id);
 }
 
 /** Closes a poll: its creator, a channel moderator and above, or an instance admin (`instance_admin`). */
-export async function closePoll(deps: Deps, input: { poll_id: string; user_id: string; instance_admin: boolean }, context: CommandContext): Promise<PollWithVotes> {
+export async function closePoll(
+  deps: Deps,
+  input: { poll_id: string; user_id: string; instance_admin: boolean },
+  context: CommandContext,
+): Promise<PollWithVotes> {
   const row = await pollOf(deps.db, input.poll_id);
   const access = await channelFor(deps.db, row.channel_id, input.user_id);
   const allowed = input.instance_admin || row.creator_id === input.user_id || access.rank >= MANAGER;
-  await deps.commands.run(pollStream(row.id), pollDecider, { type: 'Close', actor_id: input.user_id, allowed, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    pollStream(row.id),
+    pollDecider,
+    { type: 'Close', actor_id: input.user_id, allowed, at: deps.clock.now().toISOString() },
+    context,
+  );
   return pollWithVotes(deps.db, row.id);
 }

@@ -12,18 +12,45 @@ export function pollFrame(type: string, data: Record<string, any>): Record<strin
     case 'PollCreated': {
       const d = data as Data<'PollCreated'>;
       return {
-        type: 'PollCreated', channel_id: d.channel_id,
-        poll: { id: d.poll_id, channel_id: d.channel_id, creator_id: d.creator_id, question: d.question, options: d.options, multiple_choice: d.multiple_choice,
-          anonymous: d.anonymous, encrypted: false, closes_at: d.closes_at, created_at: d.at },
+        type: 'PollCreated',
+        channel_id: d.channel_id,
+        poll: {
+          id: d.poll_id,
+          channel_id: d.channel_id,
+          creator_id: d.creator_id,
+          question: d.question,
+          options: d.options,
+          multiple_choice: d.multiple_choice,
+          anonymous: d.anonymous,
+          encrypted: false,
+          closes_at: d.closes_at,
+          created_at: d.at,
+        },
       };
     }
     case 'PollVoted': {
       const d = data as Data<'PollVoted'>;
-      return { type: 'PollUpdated', channel_id: d.channel_id, poll_id: d.poll_id, results: d.results, voters: d.voters, ...(d.anonymous ? {} : { user_id: d.user_id, option_ids: d.option_ids }) };
+      return {
+        type: 'PollUpdated',
+        channel_id: d.channel_id,
+        poll_id: d.poll_id,
+        results: d.results,
+        voters: d.voters,
+        ...(d.anonymous ? {} : { user_id: d.user_id, option_ids: d.option_ids }),
+      };
     }
     case 'PollClosed': {
       const d = data as Data<'PollClosed'>;
-      return { type: 'PollClosed', channel_id: d.channel_id, poll_id: d.poll_id, reason: d.reason, closed_by: d.closed_by, results: d.results, voters: d.voters, closed_at: d.at };
+      return {
+        type: 'PollClosed',
+        channel_id: d.channel_id,
+        poll_id: d.poll_id,
+        reason: d.reason,
+        closed_by: d.closed_by,
+        results: d.results,
+        voters: d.voters,
+        closed_at: d.at,
+      };
     }
   }
   return null;

@@ -5,7 +5,12 @@
 
 import { createHash, ECDH } from 'node:crypto';
 import { sealSecret } from '../../../crypto/seal.ts';
-import { endpointSealContext, keysSealContext, pushSubscriptionDecider, pushSubscriptionId } from '../../../domain/chat/push/decider.ts';
+import {
+  endpointSealContext,
+  keysSealContext,
+  pushSubscriptionDecider,
+  pushSubscriptionId,
+} from '../../../domain/chat/push/decider.ts';
 import { pushSubscriptionStream } from '../../../domain/chat/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
 import { checkDestination, OutboundError } from '../../../infra/outbound/guard.ts';
@@ -48,30 +53,53 @@ async function checkEndpoint(deps: Deps, raw: string): Promise<URL> {
   try {
     await checkDestination(url, deps.config.outbound);
   } catch (error) {
-    if (error instanceof OutboundError) throw coded(422, error.code === 'destination_not_allowed' ? error.code : 'fetch_failed', error.message);
+    if (error instanceof OutboundError)
+      throw coded(422, error.code === 'destination_not_allowed' ? error.code : 'fetch_failed', error.message);
     throw error;
   }
   return url;
 }
 
-export interface Subscribe { user_id: string; endpoint: string; keys: { p256dh: string; auth: string } }
+export interface Subscribe {
+  user_id: string;
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+}
 
 /** Subscribes a browser: the subscription as the read model has it, and whether it is new (the same browser again: new keys replace the old). */
-export async function subscribe(deps: Deps, input: Subscribe, context: CommandContext): Promise<{ row: PushSubscriptionRow; created: boolean }> {
+export async function subscribe(
+  deps: Deps,
+  input: Subscribe,
+  context: CommandContext,
+): Promise<{ row: PushSubscriptionRow; created: boolean }> {
   const keys = checkKeys(input.keys);
   const url = await checkEndpoint(deps, input.endpoint);
   const endpoint = url.toString();
   const id = pushSubscriptionId(endpoint);
   const mine = await pushSubscriptionsOf(deps.db, input.user_id);
   if (!mine.some((s) => s.id === id) && mine.length >= PUSH_LIMITS.perUser) {
-    throw coded(409, 'subscription_limit_reached', `at most ${PUSH_LIMITS.perUser} push subscriptions per user: remove one first`);
+    throw coded(
+      409,
+      'subscription_limit_reached',
+      `at most ${PUSH_LIMITS.perUser} push subscriptions per user: remove one first`,
+    );
   }
   const keysJson = JSON.stringify(keys);
-  const result = await deps.commands.run(pushSubscriptionStream(id), pushSubscriptionDecider, {
-    type: 'Subscribe', subscription_id: id, user_id: input.user_id, origin: url.origin,
-    endpoint_sealed: sealSecret(deps.sealKey, endpoint, endpointSealContext(id)), keys_sealed: sealSecret(deps.sealKey, keysJson, keysSealContext(id)),
-    keys_hash: createHash('sha256').update(`push_keys:${keysJson}`).digest('hex'), at: deps.clock.now().toISOString(),
-  }, context);
+  const result = await deps.commands.run(
+    pushSubscriptionStream(id),
+    pushSubscriptionDecider,
+    {
+      type: 'Subscribe',
+      subscription_id: id,
+      user_id: input.user_id,
+      origin: url.origin,
+      endpoint_sealed: sealSecret(deps.sealKey, endpoint, endpointSealContext(id)),
+      keys_sealed: sealSecret(deps.sealKey, keysJson, keysSealContext(id)),
+      keys_hash: createHash('sha256').update(`push_keys:${keysJson}`).digest('hex'),
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   const row = (await pushSubscriptionsOf(deps.db, input.user_id)).find((s) => s.id === id);
   if (!row) throw new ApiError(409, 'conflict', 'the subscription changed meanwhile: try again');
   const created = result.events.some((e) => e.type === 'PushSubscriptionAdded' && mine.every((s) => s.id !== id));
@@ -79,8 +107,20 @@ export async function subscribe(deps: Deps, input: Subscribe, context: CommandCo
 }
 
 /** Unsubscribes one of the caller's subscriptions (404 `push_subscription_not_found` otherwise, the decider's). */
-export async function unsubscribe(deps: Deps, input: { subscription_id: string; user_id: string }, context: CommandContext): Promise<void> {
-  await deps.commands.run(pushSubscriptionStream(input.subscription_id), pushSubscriptionDecider, {
-    type: 'Unsubscribe', subscription_id: input.subscription_id, user_id: input.user_id, at: deps.clock.now().toISOString(),
-  }, context);
+export async function unsubscribe(
+  deps: Deps,
+  input: { subscription_id: string; user_id: string },
+  context: CommandContext,
+): Promise<void> {
+  await deps.commands.run(
+    pushSubscriptionStream(input.subscription_id),
+    pushSubscriptionDecider,
+    {
+      type: 'Unsubscribe',
+      subscription_id: input.subscription_id,
+      user_id: input.user_id,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
 }

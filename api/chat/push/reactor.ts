@@ -63,23 +63,39 @@ export function pushSender(deps: PushSenderDeps): Reactor {
     const subscriptions = await pushSubscriptionsFor(deps.db, [...new Set(userIds)]);
     if (!subscriptions.length) return;
     const online = await usersWithSockets(deps.db, [...new Set(subscriptions.map((s) => s.user_id))]);
-    await mapLimit(subscriptions.filter((s) => !online.has(s.user_id)), 8, (s) => sendOne(s, message, causationId));
+    await mapLimit(
+      subscriptions.filter((s) => !online.has(s.user_id)),
+      8,
+      (s) => sendOne(s, message, causationId),
+    );
   }
 
   async function sendOne(s: PushSubscriptionRow, message: PushMessage, causationId: string): Promise<void> {
     let status: number;
     try {
       const endpoint = openSecret(deps.sealKey, s.endpoint_sealed, endpointSealContext(s.id));
-      const keys = JSON.parse(openSecret(deps.sealKey, s.keys_sealed, keysSealContext(s.id))) as { p256dh: string; auth: string };
+      const keys = JSON.parse(openSecret(deps.sealKey, s.keys_sealed, keysSealContext(s.id))) as {
+        p256dh: string;
+        auth: string;
+      };
       status = await sendWebPush({ endpoint, keys }, message, deps.vapid, deps.policy);
     } catch (error) {
       const code = error instanceof OutboundError ? error.code : 'error';
-      deps.log.warn('push_failed', { subscription_id: s.id, code, ...(code === 'error' ? { error: (error as Error).name } : {}) });
+      deps.log.warn('push_failed', {
+        subscription_id: s.id,
+        code,
+        ...(code === 'error' ? { error: (error as Error).name } : {}),
+      });
       return;
     }
     if (status === 404 || status === 410) {
-      await deps.commands.run(pushSubscriptionStream(s.id), pushSubscriptionDecider, { type: 'Drop', subscription_id: s.id, status, at: deps.clock.now().toISOString() },
-        { ...PUSH_ACTOR, causationId }, { awaitProjections: false });
+      await deps.commands.run(
+        pushSubscriptionStream(s.id),
+        pushSubscriptionDecider,
+        { type: 'Drop', subscription_id: s.id, status, at: deps.clock.now().toISOString() },
+        { ...PUSH_ACTOR, causationId },
+        { awaitProjections: false },
+      );
       deps.log.info('push_subscription_gone', { subscription_id: s.id, status });
     } else if (status < 200 || status >= 300) {
       deps.log.warn('push_rejected', { subscription_id: s.id, status });
@@ -90,8 +106,25 @@ export function pushSender(deps: PushSenderDeps): Reactor {
     const d = asDomainEvent<MeetingReminderFiredEvent>(event).data;
     const ttl = Math.floor((Date.parse(d.start) - deps.clock.now().getTime()) / 1000);
     if (!(ttl > 0)) return; // the meeting has started: a reminder is no use now
-    const payload = { type: 'meeting_reminder', meeting_id: d.meeting_id, occurrence_id: d.occurrence_id, channel_id: d.channel_id, title: d.title, start: d.start, offset_minutes: d.offset_minutes };
-    await deliver(d.recipient_ids, { payload: JSON.stringify(payload), ttlSeconds: ttl, topic: pushTopic(`reminder:${d.reminder_id}`), urgency: 'high' }, event.id);
+    const payload = {
+      type: 'meeting_reminder',
+      meeting_id: d.meeting_id,
+      occurrence_id: d.occurrence_id,
+      channel_id: d.channel_id,
+      title: d.title,
+      start: d.start,
+      offset_minutes: d.offset_minutes,
+    };
+    await deliver(
+      d.recipient_ids,
+      {
+        payload: JSON.stringify(payload),
+        ttlSeconds: ttl,
+        topic: pushTopic(`reminder:${d.reminder_id}`),
+        urgency: 'high',
+      },
+      event.id,
+    );
   }
 
   async function mention(event: RecordedEvent): Promise<void> {
@@ -99,12 +132,26 @@ export function pushSender(deps: PushSenderDeps): Reactor {
     const recipients = (d.mentions ?? []).filter((id) => id !== d.sender_id);
     if (!recipients.length) return;
     const { rows } = await deps.db.query<{ channel_name: string | null; sender_name: string | null }>(
-      `SELECT (SELECT name FROM chat_channels WHERE id = $1) AS channel_name, (SELECT username FROM chat_users WHERE id = $2) AS sender_name`, [d.channel_id, d.sender_id]);
+      `SELECT (SELECT name FROM chat_channels WHERE id = $1) AS channel_name, (SELECT username FROM chat_users WHERE id = $2) AS sender_name`,
+      [d.channel_id, d.sender_id],
+    );
     const payload = {
-      type: 'mention', channel_id: d.channel_id, channel_name: rows[0]?.channel_name ?? null, sender_id: d.sender_id,
+      type: 'mention',
+      channel_id: d.channel_id,
+      channel_name: rows[0]?.channel_name ?? null,
+      sender_id: d.sender_id,
       sender_name: d.webhook?.username ?? rows[0]?.sender_name ?? null,
     };
-    await deliver(recipients, { payload: JSON.stringify(payload), ttlSeconds: MENTION_TTL_SECONDS, topic: pushTopic(`mention:${d.channel_id}`), urgency: 'normal' }, event.id);
+    await deliver(
+      recipients,
+      {
+        payload: JSON.stringify(payload),
+        ttlSeconds: MENTION_TTL_SECONDS,
+        topic: pushTopic(`mention:${d.channel_id}`),
+        urgency: 'normal',
+      },
+      event.id,
+    );
   }
 
   return defineReactor<MessageEvent | MeetingReminderFiredEvent>({

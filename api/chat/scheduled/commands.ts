@@ -39,39 +39,82 @@ async function threadRoot(db: Pool, channelId: string, id: string | null | undef
 /** One of the user's scheduled messages, not cancelled (404 otherwise). */
 async function own(db: Pool, id: string, userId: string): Promise<ScheduledRow> {
   const row = isUuid(id) ? await scheduledById(db, id) : null;
-  if (!row || row.sender_id !== userId || row.status === 'cancelled') throw coded(404, 'scheduled_message_not_found', 'no such scheduled message');
+  if (!row || row.sender_id !== userId || row.status === 'cancelled')
+    throw coded(404, 'scheduled_message_not_found', 'no such scheduled message');
   return row;
 }
 
-export interface Content { ciphertext: string; send_at: string; thread_root_id?: string | null; mentions?: string[]; file_ids?: string[] }
+export interface Content {
+  ciphertext: string;
+  send_at: string;
+  thread_root_id?: string | null;
+  mentions?: string[];
+  file_ids?: string[];
+}
 
 /** Schedules a message: the caller must be able to post in the channel now (without slow mode). */
-export async function scheduleMessage(deps: Deps, input: Content & { channel_id: string; user_id: string }, context: CommandContext): Promise<ScheduledRow> {
+export async function scheduleMessage(
+  deps: Deps,
+  input: Content & { channel_id: string; user_id: string },
+  context: CommandContext,
+): Promise<ScheduledRow> {
   const send_at = checkSendAt(deps, input.send_at);
   const now = deps.clock.now();
   const access = await postableChannel(deps.db, input.channel_id, input.user_id, now);
   const id = randomUUID();
-  await deps.commands.run(scheduledStream(id), scheduledDecider, {
-    type: 'Schedule', id, channel_id: access.channel.id, sender_id: input.user_id, ciphertext: input.ciphertext, send_at,
-    thread_root_id: await threadRoot(deps.db, access.channel.id, input.thread_root_id), mentions: [...new Set(input.mentions ?? [])], file_ids: [...new Set(input.file_ids ?? [])], at: now.toISOString(),
-  }, context);
+  await deps.commands.run(
+    scheduledStream(id),
+    scheduledDecider,
+    {
+      type: 'Schedule',
+      id,
+      channel_id: access.channel.id,
+      sender_id: input.user_id,
+      ciphertext: input.ciphertext,
+      send_at,
+      thread_root_id: await threadRoot(deps.db, access.channel.id, input.thread_root_id),
+      mentions: [...new Set(input.mentions ?? [])],
+      file_ids: [...new Set(input.file_ids ?? [])],
+      at: now.toISOString(),
+    },
+    context,
+  );
   return (await scheduledById(deps.db, id))!;
 }
 
 /** Changes one of the caller's pending (or held) scheduled messages. */
-export async function editScheduled(deps: Deps, input: Partial<Content> & { id: string; user_id: string }, context: CommandContext): Promise<ScheduledRow> {
+export async function editScheduled(
+  deps: Deps,
+  input: Partial<Content> & { id: string; user_id: string },
+  context: CommandContext,
+): Promise<ScheduledRow> {
   const row = await own(deps.db, input.id, input.user_id);
   const changes: Partial<ScheduledContent> = {};
   if (input.ciphertext !== undefined) changes.ciphertext = input.ciphertext;
   if (input.send_at !== undefined) changes.send_at = checkSendAt(deps, input.send_at);
-  if (input.thread_root_id !== undefined) changes.thread_root_id = await threadRoot(deps.db, row.channel_id, input.thread_root_id);
+  if (input.thread_root_id !== undefined)
+    changes.thread_root_id = await threadRoot(deps.db, row.channel_id, input.thread_root_id);
   if (input.mentions !== undefined) changes.mentions = [...new Set(input.mentions)];
   if (input.file_ids !== undefined) changes.file_ids = [...new Set(input.file_ids)];
-  await deps.commands.run(scheduledStream(row.id), scheduledDecider, { type: 'Edit', actor_id: input.user_id, changes, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    scheduledStream(row.id),
+    scheduledDecider,
+    { type: 'Edit', actor_id: input.user_id, changes, at: deps.clock.now().toISOString() },
+    context,
+  );
   return (await scheduledById(deps.db, row.id))!;
 }
 
-export async function cancelScheduled(deps: Deps, input: { id: string; user_id: string }, context: CommandContext): Promise<void> {
+export async function cancelScheduled(
+  deps: Deps,
+  input: { id: string; user_id: string },
+  context: CommandContext,
+): Promise<void> {
   const row = await own(deps.db, input.id, input.user_id);
-  await deps.commands.run(scheduledStream(row.id), scheduledDecider, { type: 'Cancel', actor_id: input.user_id, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    scheduledStream(row.id),
+    scheduledDecider,
+    { type: 'Cancel', actor_id: input.user_id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }

@@ -20,7 +20,13 @@ import { comparePositions, type Position } from '../../../infra/eventstore/posit
 import { mapLimit, type BatchJobHandler, type FireContext, type Job } from '../../../infra/scheduler/scheduler.ts';
 import { scheduledDecider, type ScheduledState } from '../../../domain/chat/scheduled/decider.ts';
 import type { ScheduledEvent } from '../../../domain/chat/scheduled/events.ts';
-import { scheduledStream, messageStream, pollStream, channelStream, senderKeyStream } from '../../../domain/chat/streams.ts';
+import {
+  scheduledStream,
+  messageStream,
+  pollStream,
+  channelStream,
+  senderKeyStream,
+} from '../../../domain/chat/streams.ts';
 import { messageDecider } from '../../../domain/chat/messages/decider.ts';
 import { pollDecider } from '../../../domain/chat/polls/decider.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
@@ -28,7 +34,11 @@ import { channelMemberIds } from '../../../projections/chat/channels.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { postableChannel } from '../access.ts';
 
-export interface FireDeps { db: Pool; commands: CommandRunner; log: Logger }
+export interface FireDeps {
+  db: Pool;
+  commands: CommandRunner;
+  log: Logger;
+}
 
 export const SCHEDULER_ACTOR: CommandContext = { actor: { kind: 'system', id: 'scheduler' }, correlationId: null };
 
@@ -47,16 +57,30 @@ export async function postRefusal(db: Pool, channelId: string, senderId: string,
 function contentPosition(history: RecordedEvent[]): Position {
   let at = history[0]!.position;
   for (const e of history) {
-    if (e.type === 'ScheduledMessageCreated' || (e.type === 'ScheduledMessageEdited' && (e.data.changed as string[]).includes('ciphertext'))) at = e.position;
+    if (
+      e.type === 'ScheduledMessageCreated' ||
+      (e.type === 'ScheduledMessageEdited' && (e.data.changed as string[]).includes('ciphertext'))
+    )
+      at = e.position;
   }
   return at;
 }
 
 /** Whether the channel's sender keys turned over after `since`: a member departed, or the sender distributed a new chain. */
-async function rotatedSince(deps: FireDeps, context: FireContext, channelId: string, senderId: string, since: Position): Promise<boolean> {
-  const channel = await context.memo(`stream:${channelStream(channelId)}`, () => deps.commands.store.readStream(channelStream(channelId)));
+async function rotatedSince(
+  deps: FireDeps,
+  context: FireContext,
+  channelId: string,
+  senderId: string,
+  since: Position,
+): Promise<boolean> {
+  const channel = await context.memo(`stream:${channelStream(channelId)}`, () =>
+    deps.commands.store.readStream(channelStream(channelId)),
+  );
   if (channel.some((e) => e.type === 'ChannelMemberDeparted' && comparePositions(e.position, since) > 0)) return true;
-  const keys = await context.memo(`stream:${senderKeyStream(channelId, senderId)}`, () => deps.commands.store.readStream(senderKeyStream(channelId, senderId)));
+  const keys = await context.memo(`stream:${senderKeyStream(channelId, senderId)}`, () =>
+    deps.commands.store.readStream(senderKeyStream(channelId, senderId)),
+  );
   const known = new Set(keys.filter((e) => comparePositions(e.position, since) <= 0).map((e) => e.data.chain_id));
   return keys.some((e) => comparePositions(e.position, since) > 0 && !known.has(e.data.chain_id));
 }
@@ -64,17 +88,27 @@ async function rotatedSince(deps: FireDeps, context: FireContext, channelId: str
 type ScheduledCommand = Parameters<typeof scheduledDecider.decide>[0];
 
 /** What firing this job decides (Fail, Hold or Deliver on the scheduled message's stream, with the revision read), or null when there is nothing to do. */
-async function firingOf(deps: FireDeps, stream: string, history: RecordedEvent[], context: FireContext): Promise<RunManyItem<ScheduledState, ScheduledCommand> | null> {
+async function firingOf(
+  deps: FireDeps,
+  stream: string,
+  history: RecordedEvent[],
+  context: FireContext,
+): Promise<RunManyItem<ScheduledState, ScheduledCommand> | null> {
   if (!history.length) return null;
-  const state = history.map((e) => asDomainEvent<ScheduledEvent>(e)).reduce(scheduledDecider.evolve, scheduledDecider.initialState());
+  const state = history
+    .map((e) => asDomainEvent<ScheduledEvent>(e))
+    .reduce(scheduledDecider.evolve, scheduledDecider.initialState());
   if (state.status !== 'pending' || Date.parse(state.send_at) > context.now.getTime()) return null;
   const known = { state, revision: history.at(-1)!.revision };
   const at = context.now.toISOString();
   const item = (command: ScheduledCommand) => ({ stream, command, context: SCHEDULER_ACTOR, known });
 
-  const refusal = await context.memo(`post:${state.channel_id}:${state.sender_id}`, () => postRefusal(deps.db, state.channel_id, state.sender_id, context.now));
+  const refusal = await context.memo(`post:${state.channel_id}:${state.sender_id}`, () =>
+    postRefusal(deps.db, state.channel_id, state.sender_id, context.now),
+  );
   if (refusal) return item({ type: 'Fail', reason: refusal, at });
-  if (await rotatedSince(deps, context, state.channel_id, state.sender_id, contentPosition(history))) return item({ type: 'Hold', at });
+  if (await rotatedSince(deps, context, state.channel_id, state.sender_id, contentPosition(history)))
+    return item({ type: 'Hold', at });
   return item({ type: 'Deliver', mentions: await deliveredMentions(deps, state), at });
 }
 
@@ -100,7 +134,11 @@ export function scheduledMessageHandler(deps: FireDeps): BatchJobHandler {
           failures.set(job.id, error as Error);
         }
       });
-      const outcomes = await deps.commands.runMany(scheduledDecider, firings.map((f) => f.item), { awaitProjections: false });
+      const outcomes = await deps.commands.runMany(
+        scheduledDecider,
+        firings.map((f) => f.item),
+        { awaitProjections: false },
+      );
       outcomes.forEach((o, i) => {
         if (!o.ok) failures.set(firings[i]!.job.id, o.error as Error);
       });
@@ -120,7 +158,13 @@ async function deliveredMentions(deps: FireDeps, state: ScheduledState): Promise
 export function pollCloseHandler(deps: FireDeps) {
   return async (job: Job, context: FireContext): Promise<void> => {
     try {
-      await deps.commands.run(pollStream(job.subject_id), pollDecider, { type: 'Expire', at: context.now.toISOString() }, SCHEDULER_ACTOR, { awaitProjections: false });
+      await deps.commands.run(
+        pollStream(job.subject_id),
+        pollDecider,
+        { type: 'Expire', at: context.now.toISOString() },
+        SCHEDULER_ACTOR,
+        { awaitProjections: false },
+      );
     } catch (error) {
       if (error instanceof DomainError && error.code === 'poll_not_found') return;
       throw error;

@@ -27,19 +27,33 @@ export function scheduledMessagePoster(deps: Pick<FireDeps, 'commands'>): Reacto
         const d = event.data;
         if (seen.has(d.scheduled_message_id)) return []; // one message per id, whatever the log holds
         seen.add(d.scheduled_message_id);
-        return [{
-          stream: messageStream(d.scheduled_message_id),
-          command: {
-            type: 'Post' as const, message_id: d.scheduled_message_id, channel_id: d.channel_id, sender_id: d.sender_id, ciphertext: d.ciphertext, kind: 'text' as const,
-            thread_root_id: d.thread_root_id, mentions: d.mentions, via_webhook: false, has_file: d.file_ids.length > 0, file_ids: d.file_ids, scheduled_for: d.scheduled_for, at: d.at,
+        return [
+          {
+            stream: messageStream(d.scheduled_message_id),
+            command: {
+              type: 'Post' as const,
+              message_id: d.scheduled_message_id,
+              channel_id: d.channel_id,
+              sender_id: d.sender_id,
+              ciphertext: d.ciphertext,
+              kind: 'text' as const,
+              thread_root_id: d.thread_root_id,
+              mentions: d.mentions,
+              via_webhook: false,
+              has_file: d.file_ids.length > 0,
+              file_ids: d.file_ids,
+              scheduled_for: d.scheduled_for,
+              at: d.at,
+            },
+            context: { ...SCHEDULER_ACTOR, causationId: event.id },
+            known: { state: messageDecider.initialState(), revision: 'no_stream' as const },
           },
-          context: { ...SCHEDULER_ACTOR, causationId: event.id },
-          known: { state: messageDecider.initialState(), revision: 'no_stream' as const },
-        }];
+        ];
       });
       for (const outcome of await deps.commands.runMany(messageDecider, items, { awaitProjections: false })) {
         // Posted already (the batch was handed over again): once is enough.
-        if (!outcome.ok && !(outcome.error instanceof DomainError && outcome.error.code === 'message_exists')) throw outcome.error;
+        if (!outcome.ok && !(outcome.error instanceof DomainError && outcome.error.code === 'message_exists'))
+          throw outcome.error;
       }
     },
   });

@@ -32,11 +32,26 @@ export async function startSession(
 ): Promise<TokenPair & { session_id: string }> {
   const sessionId = randomUUID();
   const refreshToken = `${sessionId}.${randomId(32)}`;
-  await deps.commands.run(chatSessionStream(sessionId), chatSessionDecider, {
-    type: 'Start', session_id: sessionId, user_id: user.id, refresh_hash: hashToken(refreshToken), origin,
-    user_agent: userAgent ? userAgent.slice(0, 256) : null, at: iso(deps),
-  }, context);
-  const access = await issueAccessToken(deps, { user_id: user.id, is_admin: user.is_admin, is_owner: user.is_owner, session_id: sessionId });
+  await deps.commands.run(
+    chatSessionStream(sessionId),
+    chatSessionDecider,
+    {
+      type: 'Start',
+      session_id: sessionId,
+      user_id: user.id,
+      refresh_hash: hashToken(refreshToken),
+      origin,
+      user_agent: userAgent ? userAgent.slice(0, 256) : null,
+      at: iso(deps),
+    },
+    context,
+  );
+  const access = await issueAccessToken(deps, {
+    user_id: user.id,
+    is_admin: user.is_admin,
+    is_owner: user.is_owner,
+    session_id: sessionId,
+  });
   return { access_token: access, refresh_token: refreshToken, session_id: sessionId };
 }
 
@@ -47,13 +62,25 @@ export class RefreshReuseError extends Error {
 }
 
 /** A new pair for a live refresh token; a reused one revokes its session (RefreshReuseError). */
-export async function rotateRefreshToken(deps: SessionDeps, presented: string, context: CommandContext): Promise<TokenPair> {
+export async function rotateRefreshToken(
+  deps: SessionDeps,
+  presented: string,
+  context: CommandContext,
+): Promise<TokenPair> {
   const sessionId = presented.split('.')[0] ?? '';
   if (!isUuid(sessionId)) throw invalidRefreshToken();
   const next = `${sessionId}.${randomId(32)}`;
-  const { events, state } = await deps.commands.run(chatSessionStream(sessionId), chatSessionDecider, {
-    type: 'Refresh', presented_hash: hashToken(presented), new_hash: hashToken(next), at: iso(deps),
-  }, context);
+  const { events, state } = await deps.commands.run(
+    chatSessionStream(sessionId),
+    chatSessionDecider,
+    {
+      type: 'Refresh',
+      presented_hash: hashToken(presented),
+      new_hash: hashToken(next),
+      at: iso(deps),
+    },
+    context,
+  );
   if (events.some((e) => e.type === 'SessionRevoked')) throw new RefreshReuseError();
   const principal = await sessionPrincipal(deps.db, sessionId, state.user_id!);
   if (!principal) throw invalidRefreshToken(); // the account was deleted meanwhile
@@ -61,12 +88,28 @@ export async function rotateRefreshToken(deps: SessionDeps, presented: string, c
   return { access_token: access, refresh_token: next };
 }
 
-export async function revokeSession(deps: SessionDeps, sessionId: string, reason: RevokeReason, context: CommandContext): Promise<void> {
-  await deps.commands.run(chatSessionStream(sessionId), chatSessionDecider, { type: 'Revoke', reason, at: iso(deps) }, context);
+export async function revokeSession(
+  deps: SessionDeps,
+  sessionId: string,
+  reason: RevokeReason,
+  context: CommandContext,
+): Promise<void> {
+  await deps.commands.run(
+    chatSessionStream(sessionId),
+    chatSessionDecider,
+    { type: 'Revoke', reason, at: iso(deps) },
+    context,
+  );
 }
 
 /** Revoke every live session of the user except `keep`; returns how many were revoked. */
-export async function revokeSessionsOf(deps: SessionDeps, userId: string, reason: RevokeReason, context: CommandContext, keep: string | null = null): Promise<number> {
+export async function revokeSessionsOf(
+  deps: SessionDeps,
+  userId: string,
+  reason: RevokeReason,
+  context: CommandContext,
+  keep: string | null = null,
+): Promise<number> {
   const sessions = (await liveSessionsOf(deps.db, userId)).filter((s) => s.id !== keep);
   for (const s of sessions) await revokeSession(deps, s.id, reason, context);
   return sessions.length;

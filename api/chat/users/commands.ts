@@ -25,27 +25,50 @@ async function liveUser(db: Pool, id: string): Promise<ChatUserRow> {
 }
 
 /** Blocks a live user (repeating is harmless). */
-export async function blockUser(deps: Deps, input: { user_id: string; blocked_user_id: string }, context: CommandContext): Promise<void> {
+export async function blockUser(
+  deps: Deps,
+  input: { user_id: string; blocked_user_id: string },
+  context: CommandContext,
+): Promise<void> {
   const target = await liveUser(deps.db, input.blocked_user_id);
-  await deps.commands.run(blocksStream(input.user_id), blockDecider, { type: 'Block', user_id: input.user_id, blocked_user_id: target.id, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    blocksStream(input.user_id),
+    blockDecider,
+    { type: 'Block', user_id: input.user_id, blocked_user_id: target.id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }
 
 /** Unblocks a user, deleted or not (repeating is harmless). */
-export async function unblockUser(deps: Deps, input: { user_id: string; blocked_user_id: string }, context: CommandContext): Promise<void> {
+export async function unblockUser(
+  deps: Deps,
+  input: { user_id: string; blocked_user_id: string },
+  context: CommandContext,
+): Promise<void> {
   const target = await chatUserById(deps.db, input.blocked_user_id);
   if (!target) throw userNotFound();
-  await deps.commands.run(blocksStream(input.user_id), blockDecider, { type: 'Unblock', user_id: input.user_id, blocked_user_id: target.id, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    blocksStream(input.user_id),
+    blockDecider,
+    { type: 'Unblock', user_id: input.user_id, blocked_user_id: target.id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }
 
 /** Files a report of a user (who must exist) or a message; returns its id. */
 export async function fileReport(
-  deps: Deps, input: { user_id: string; target_type: 'user' | 'message'; target_id: string; reason: string }, context: CommandContext,
+  deps: Deps,
+  input: { user_id: string; target_type: 'user' | 'message'; target_id: string; reason: string },
+  context: CommandContext,
 ): Promise<string> {
   const { user_id, ...body } = input;
   // A message report is kept as filed: the reporter may no longer see the message (deleted, or a channel left).
   if (body.target_type === 'user') await liveUser(deps.db, body.target_id);
   const id = randomUUID();
-  const event: ReportEvent = { type: 'ReportFiled', data: { report_id: id, reporter_id: user_id, ...body, at: deps.clock.now().toISOString() } };
+  const event: ReportEvent = {
+    type: 'ReportFiled',
+    data: { report_id: id, reporter_id: user_id, ...body, at: deps.clock.now().toISOString() },
+  };
   await deps.commands.record(reportStream(id), event, context, { expected: 'no_stream' });
   return id;
 }

@@ -46,9 +46,21 @@ export interface HubSocket {
 export const SUBSCRIPTIONS_PER_SOCKET = 500;
 
 const DELIVERED = [
-  'PrekeyConsumed', 'SessionRevoked', 'AccountDeleted', 'UserSuspended', 'BotTokenRevoked',
-  'MessagePosted', 'MessageEdited', 'MessageDeleted', 'SenderKeyDistributed', 'ChannelMemberJoined', 'ChannelMemberDeparted', 'ChannelDeleted',
-  'PollCreated', 'PollVoted', 'PollClosed',
+  'PrekeyConsumed',
+  'SessionRevoked',
+  'AccountDeleted',
+  'UserSuspended',
+  'BotTokenRevoked',
+  'MessagePosted',
+  'MessageEdited',
+  'MessageDeleted',
+  'SenderKeyDistributed',
+  'ChannelMemberJoined',
+  'ChannelMemberDeparted',
+  'ChannelDeleted',
+  'PollCreated',
+  'PollVoted',
+  'PollClosed',
   'ChannelCreated',
   'MeetingReminderFired',
 ];
@@ -71,11 +83,15 @@ export class SocketHub {
     private readonly openDistribution: (channelId: string, userId: string, sealed: string) => unknown,
     private readonly presence: Presence | null = null,
   ) {
-    this.tail = new LiveTail(events, {
-      deliver: (event) => this.deliverSafely(event),
-      failed: (error) => this.interrupted(error),
-      idle: () => this.size === 0,
-    }, { eventTypes: DELIVERED });
+    this.tail = new LiveTail(
+      events,
+      {
+        deliver: (event) => this.deliverSafely(event),
+        failed: (error) => this.interrupted(error),
+        idle: () => this.size === 0,
+      },
+      { eventTypes: DELIVERED },
+    );
   }
 
   get connections(): number {
@@ -137,7 +153,8 @@ export class SocketHub {
 
   /** A client's Typing frame, relayed to the channel's other subscribers. */
   typing(socket: HubSocket, channelId: string): void {
-    for (const s of this.byChannel.get(channelId) ?? []) if (s !== socket) s.send({ type: 'Typing', channel_id: channelId, user_id: socket.user_id });
+    for (const s of this.byChannel.get(channelId) ?? [])
+      if (s !== socket) s.send({ type: 'Typing', channel_id: channelId, user_id: socket.user_id });
   }
 
   private async stop(): Promise<void> {
@@ -167,10 +184,12 @@ export class SocketHub {
     const data = event.data as Data;
     switch (event.type) {
       case 'PrekeyConsumed':
-        if ((data.remaining ?? 0) < LOW_PREKEY_THRESHOLD) for (const s of this.byUser.get(data.user_id) ?? []) s.send({ type: 'KeysLow', remaining: data.remaining });
+        if ((data.remaining ?? 0) < LOW_PREKEY_THRESHOLD)
+          for (const s of this.byUser.get(data.user_id) ?? []) s.send({ type: 'KeysLow', remaining: data.remaining });
         return;
       case 'SessionRevoked':
-        for (const s of [...(this.byUser.get(data.user_id) ?? [])]) if (s.session_id === data.session_id) s.close(4401, 'session revoked');
+        for (const s of [...(this.byUser.get(data.user_id) ?? [])])
+          if (s.session_id === data.session_id) s.close(4401, 'session revoked');
         return;
       case 'AccountDeleted':
         for (const s of [...(this.byUser.get(data.user_id) ?? [])]) s.close(4401, 'account deleted');
@@ -179,37 +198,73 @@ export class SocketHub {
         for (const s of [...(this.byUser.get(data.user_id) ?? [])]) s.close(4401, 'account suspended');
         return;
       case 'BotTokenRevoked':
-        for (const s of [...(this.byUser.get(data.bot_id) ?? [])]) if (s.session_id === data.token_id) s.close(4401, 'bot token revoked');
+        for (const s of [...(this.byUser.get(data.bot_id) ?? [])])
+          if (s.session_id === data.token_id) s.close(4401, 'bot token revoked');
         return;
       case 'MessagePosted':
         this.toChannel(data.channel_id, {
-          type: 'MessageCreated', channel_id: data.channel_id,
-          message: { id: data.message_id, channel_id: data.channel_id, sender_id: data.sender_id, ciphertext: data.ciphertext, thread_root_id: data.thread_root_id, created_at: data.at, edited_at: null, via_webhook: data.via_webhook,
-            webhook: data.webhook ? { username: data.webhook.username, avatar_url: data.webhook.avatar_url } : null, ...(data.scheduled_for ? { scheduled_for: data.scheduled_for } : {}) },
+          type: 'MessageCreated',
+          channel_id: data.channel_id,
+          message: {
+            id: data.message_id,
+            channel_id: data.channel_id,
+            sender_id: data.sender_id,
+            ciphertext: data.ciphertext,
+            thread_root_id: data.thread_root_id,
+            created_at: data.at,
+            edited_at: null,
+            via_webhook: data.via_webhook,
+            webhook: data.webhook ? { username: data.webhook.username, avatar_url: data.webhook.avatar_url } : null,
+            ...(data.scheduled_for ? { scheduled_for: data.scheduled_for } : {}),
+          },
         });
         for (const userId of data.mentions as string[]) {
-          for (const s of this.byUser.get(userId) ?? []) s.send({ type: 'Mentioned', channel_id: data.channel_id, message_id: data.message_id, sender_id: data.sender_id });
+          for (const s of this.byUser.get(userId) ?? [])
+            s.send({
+              type: 'Mentioned',
+              channel_id: data.channel_id,
+              message_id: data.message_id,
+              sender_id: data.sender_id,
+            });
         }
         return;
       case 'MessageEdited':
-        this.toChannel(data.channel_id, { type: 'MessageEdited', channel_id: data.channel_id, message_id: data.message_id, ciphertext: data.ciphertext, edited_at: data.at });
+        this.toChannel(data.channel_id, {
+          type: 'MessageEdited',
+          channel_id: data.channel_id,
+          message_id: data.message_id,
+          ciphertext: data.ciphertext,
+          edited_at: data.at,
+        });
         return;
       case 'MessageDeleted':
-        this.toChannel(data.channel_id, { type: 'MessageDeleted', channel_id: data.channel_id, message_id: data.message_id });
+        this.toChannel(data.channel_id, {
+          type: 'MessageDeleted',
+          channel_id: data.channel_id,
+          message_id: data.message_id,
+        });
         return;
       case 'SenderKeyDistributed': {
         if (!this.byChannel.has(data.channel_id)) return;
         const distribution = this.openDistribution(data.channel_id, data.user_id, data.distribution_sealed);
-        this.toChannel(data.channel_id, { type: 'SenderKeyUpdated', channel_id: data.channel_id, user_id: data.user_id, chain_id: data.chain_id, distribution });
+        this.toChannel(data.channel_id, {
+          type: 'SenderKeyUpdated',
+          channel_id: data.channel_id,
+          user_id: data.user_id,
+          chain_id: data.chain_id,
+          distribution,
+        });
         return;
       }
       case 'ChannelCreated':
         for (const userId of data.member_ids as string[]) {
-          for (const s of this.byUser.get(userId) ?? []) s.send({ type: 'ChannelJoined', channel_id: data.channel_id, scope: data.scope });
+          for (const s of this.byUser.get(userId) ?? [])
+            s.send({ type: 'ChannelJoined', channel_id: data.channel_id, scope: data.scope });
         }
         return;
       case 'ChannelMemberJoined':
-        for (const s of this.byUser.get(data.user_id) ?? []) s.send({ type: 'ChannelJoined', channel_id: data.channel_id, scope: 'group' });
+        for (const s of this.byUser.get(data.user_id) ?? [])
+          s.send({ type: 'ChannelJoined', channel_id: data.channel_id, scope: 'group' });
         this.removed.delete(`${data.channel_id}:${data.user_id}`);
         this.toChannel(data.channel_id, { type: 'MemberJoined', channel_id: data.channel_id, user_id: data.user_id });
         return;
@@ -220,7 +275,12 @@ export class SocketHub {
           this.unsubscribe(s, data.channel_id);
           s.send({ type: 'Unsubscribed', channel_id: data.channel_id, reason: data.reason });
         }
-        this.toChannel(data.channel_id, { type: 'MemberLeft', channel_id: data.channel_id, user_id: data.user_id, reason: data.reason });
+        this.toChannel(data.channel_id, {
+          type: 'MemberLeft',
+          channel_id: data.channel_id,
+          user_id: data.user_id,
+          reason: data.reason,
+        });
         this.toChannel(data.channel_id, { type: 'SenderKeyRotationRequired', channel_id: data.channel_id });
         return;
       }
@@ -233,7 +293,16 @@ export class SocketHub {
         // To every recipient's sockets, subscribed to the channel or not (web push covers those with none).
         for (const userId of data.recipient_ids as string[]) {
           for (const s of this.byUser.get(userId) ?? []) {
-            s.send({ type: 'MeetingReminder', meeting_id: data.meeting_id, occurrence_id: data.occurrence_id, channel_id: data.channel_id, title: data.title, start: data.start, offset_minutes: data.offset_minutes, reminder_id: data.reminder_id });
+            s.send({
+              type: 'MeetingReminder',
+              meeting_id: data.meeting_id,
+              occurrence_id: data.occurrence_id,
+              channel_id: data.channel_id,
+              title: data.title,
+              start: data.start,
+              offset_minutes: data.offset_minutes,
+              reminder_id: data.reminder_id,
+            });
           }
         }
         return;

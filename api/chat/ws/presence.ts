@@ -30,23 +30,32 @@ export class PresenceTracker implements Presence {
   private readonly heartbeats: Ticker;
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Pool, private readonly log: Logger, heartbeatMs = PRESENCE.heartbeatMs) {
+  constructor(
+    private readonly db: Pool,
+    private readonly log: Logger,
+    heartbeatMs = PRESENCE.heartbeatMs,
+  ) {
     this.heartbeats = new Ticker(heartbeatMs, () => void this.heartbeat());
   }
 
   /** A user's first socket here: counted online once this resolves. */
   connected(userId: string): Promise<void> {
     if (!this.users.has(userId)) this.users.set(userId, this.heartbeats.hold());
-    return this.write('presence_connect_failed', (db) => db.query(
-      `INSERT INTO chat_presence (instance_id, user_id, seen_at) VALUES ($1, $2, now()) ON CONFLICT (instance_id, user_id) DO UPDATE SET seen_at = now()`,
-      [this.instanceId, userId]));
+    return this.write('presence_connect_failed', (db) =>
+      db.query(
+        `INSERT INTO chat_presence (instance_id, user_id, seen_at) VALUES ($1, $2, now()) ON CONFLICT (instance_id, user_id) DO UPDATE SET seen_at = now()`,
+        [this.instanceId, userId],
+      ),
+    );
   }
 
   /** A user's last socket here closed. */
   disconnected(userId: string): void {
     this.users.get(userId)?.();
     this.users.delete(userId);
-    void this.write('presence_disconnect_failed', (db) => db.query('DELETE FROM chat_presence WHERE instance_id = $1 AND user_id = $2', [this.instanceId, userId]));
+    void this.write('presence_disconnect_failed', (db) =>
+      db.query('DELETE FROM chat_presence WHERE instance_id = $1 AND user_id = $2', [this.instanceId, userId]),
+    );
   }
 
   private heartbeat(): Promise<void> {
@@ -55,15 +64,24 @@ export class PresenceTracker implements Presence {
       if (users.length) {
         await db.query(
           `INSERT INTO chat_presence (instance_id, user_id, seen_at) SELECT $1, u, now() FROM unnest($2::uuid[]) AS u
-           ON CONFLICT (instance_id, user_id) DO UPDATE SET seen_at = now()`, [this.instanceId, users]);
+           ON CONFLICT (instance_id, user_id) DO UPDATE SET seen_at = now()`,
+          [this.instanceId, users],
+        );
       }
       // Rows of instances that died without cleaning up: long past counting, swept by anyone.
-      await db.query(`DELETE FROM chat_presence WHERE seen_at < now() - make_interval(secs => $1)`, [PRESENCE.ttlSeconds * 10]);
+      await db.query(`DELETE FROM chat_presence WHERE seen_at < now() - make_interval(secs => $1)`, [
+        PRESENCE.ttlSeconds * 10,
+      ]);
     });
   }
 
   private write(failure: string, op: (db: Pool) => Promise<unknown>): Promise<void> {
-    const next = this.queue.then(() => op(this.db)).then(() => {}, (error: Error) => this.log.warn(failure, { error: error.message }));
+    const next = this.queue
+      .then(() => op(this.db))
+      .then(
+        () => {},
+        (error: Error) => this.log.warn(failure, { error: error.message }),
+      );
     this.queue = next;
     return next;
   }
@@ -73,6 +91,8 @@ export class PresenceTracker implements Presence {
 export async function usersWithSockets(db: Pool, userIds: string[]): Promise<Set<string>> {
   if (!userIds.length) return new Set();
   const { rows } = await db.query<{ user_id: string }>(
-    `SELECT DISTINCT user_id FROM chat_presence WHERE user_id = ANY($1::uuid[]) AND seen_at > now() - make_interval(secs => $2)`, [userIds, PRESENCE.ttlSeconds]);
+    `SELECT DISTINCT user_id FROM chat_presence WHERE user_id = ANY($1::uuid[]) AND seen_at > now() - make_interval(secs => $2)`,
+    [userIds, PRESENCE.ttlSeconds],
+  );
   return new Set(rows.map((r) => r.user_id));
 }

@@ -49,13 +49,19 @@ export function readFrame(text: string): Frame | null {
   if (typeof record.type === 'string') return record as Frame;
   const keys = Object.keys(record);
   const inner = keys.length === 1 ? record[keys[0]!] : undefined;
-  if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) return { ...(inner as Record<string, unknown>), type: keys[0]! };
+  if (typeof inner === 'object' && inner !== null && !Array.isArray(inner))
+    return { ...(inner as Record<string, unknown>), type: keys[0]! };
   return null;
 }
 
 export function wsRoutes(deps: ChatDeps) {
   const app = chatRouter();
-  const hub = new SocketHub(deps.events, deps.log, (channelId, userId, sealed) => openDistribution(deps.sealKey, channelId, userId, sealed), new PresenceTracker(deps.db, deps.log));
+  const hub = new SocketHub(
+    deps.events,
+    deps.log,
+    (channelId, userId, sealed) => openDistribution(deps.sealKey, channelId, userId, sealed),
+    new PresenceTracker(deps.db, deps.log),
+  );
 
   /**
    * Membership at subscribe (isMemberNow: the read model for a live channel, the channel's own
@@ -64,107 +70,150 @@ export function wsRoutes(deps: ChatDeps) {
    * subscription.
    */
   async function subscribe(member: HubSocket, channelId: unknown): Promise<Record<string, unknown>> {
-    if (typeof channelId !== 'string' || !isUuid(channelId)) return { type: 'Error', error: 'channel_id must be a channel UUID', code: 'not_found', channel_id: channelId ?? null };
+    if (typeof channelId !== 'string' || !isUuid(channelId))
+      return {
+        type: 'Error',
+        error: 'channel_id must be a channel UUID',
+        code: 'not_found',
+        channel_id: channelId ?? null,
+      };
     try {
-      if (!(await isMemberNow(deps, channelId, member.user_id))) return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
+      if (!(await isMemberNow(deps, channelId, member.user_id)))
+        return {
+          type: 'Error',
+          error: 'you are not a member of this channel',
+          code: 'forbidden',
+          channel_id: channelId,
+        };
     } catch (error) {
-      if (error instanceof ApiError || error instanceof DomainError) return { type: 'Error', error: 'no such channel', code: 'not_found', channel_id: channelId };
+      if (error instanceof ApiError || error instanceof DomainError)
+        return { type: 'Error', error: 'no such channel', code: 'not_found', channel_id: channelId };
       throw error;
     }
     const result = hub.subscribe(member, channelId);
-    if (result === 'full') return { type: 'Error', error: 'too many subscriptions on this connection', code: 'too_many_subscriptions', channel_id: channelId };
-    if (!result) return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
+    if (result === 'full')
+      return {
+        type: 'Error',
+        error: 'too many subscriptions on this connection',
+        code: 'too_many_subscriptions',
+        channel_id: channelId,
+      };
+    if (!result)
+      return { type: 'Error', error: 'you are not a member of this channel', code: 'forbidden', channel_id: channelId };
     return { type: 'Subscribed', channel_id: channelId };
   }
 
-  app.openapi(createRoute({
-    method: 'get', path: '/api/ws', tags: ['websocket'], summary: 'The chat WebSocket (authenticate with an Authenticate frame)',
-    // Anyone opens the socket; it authenticates in-band (the Authenticate frame).
-    middleware: anyone(),
-    description: 'Client frames: Authenticate {token} (answered Authenticated {user_id, client_version}), Ping, Subscribe {channel_id}, Unsubscribe {channel_id}, Typing {channel_id}. '
-      + 'Server frames: Authenticated, KeysLow {remaining}, Pong, Subscribed, Unsubscribed {channel_id, reason}, MessageCreated {channel_id, message}, MessageEdited, MessageDeleted, '
-      + 'SenderKeyUpdated {channel_id, user_id, chain_id, distribution}, SenderKeyRotationRequired {channel_id}, MemberJoined, MemberLeft, ChannelJoined {channel_id, scope} (to the joiner), Typing, Mentioned, Error {error, code?}. '
-      + 'Rate limit per connection: 10-frame burst, 5 per second sustained.',
-    responses: { 101: { description: 'switching protocols' }, ...chatErrors({ 426: 'not a WebSocket upgrade request' }) },
-  }), async (c) => {
-    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw new ApiError(426, 'upgrade_required', 'this route takes a WebSocket upgrade');
-    const id = randomUUID();
-    let member: HubSocket | null = null;
-    let refusedInARow = 0;
-    let queue = Promise.resolve();
-    let timer: NodeJS.Timeout | null = null;
-    let closed = false;
-    let handle: ((text: string) => Promise<void>) | null = null;
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/ws',
+      tags: ['websocket'],
+      summary: 'The chat WebSocket (authenticate with an Authenticate frame)',
+      // Anyone opens the socket; it authenticates in-band (the Authenticate frame).
+      middleware: anyone(),
+      description:
+        'Client frames: Authenticate {token} (answered Authenticated {user_id, client_version}), Ping, Subscribe {channel_id}, Unsubscribe {channel_id}, Typing {channel_id}. ' +
+        'Server frames: Authenticated, KeysLow {remaining}, Pong, Subscribed, Unsubscribed {channel_id, reason}, MessageCreated {channel_id, message}, MessageEdited, MessageDeleted, ' +
+        'SenderKeyUpdated {channel_id, user_id, chain_id, distribution}, SenderKeyRotationRequired {channel_id}, MemberJoined, MemberLeft, ChannelJoined {channel_id, scope} (to the joiner), Typing, Mentioned, Error {error, code?}. ' +
+        'Rate limit per connection: 10-frame burst, 5 per second sustained.',
+      responses: {
+        101: { description: 'switching protocols' },
+        ...chatErrors({ 426: 'not a WebSocket upgrade request' }),
+      },
+    }),
+    async (c) => {
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+        throw new ApiError(426, 'upgrade_required', 'this route takes a WebSocket upgrade');
+      const id = randomUUID();
+      let member: HubSocket | null = null;
+      let refusedInARow = 0;
+      let queue = Promise.resolve();
+      let timer: NodeJS.Timeout | null = null;
+      let closed = false;
+      let handle: ((text: string) => Promise<void>) | null = null;
 
-    const response = await upgradeWebSocket(c, {
-      onOpen(_event, ws) {
-        const send = (frame: Record<string, unknown>) => {
-          if (!closed) ws.send(JSON.stringify(frame));
-        };
-        const close = (code: number, reason: string) => {
-          if (closed) return;
-          closed = true;
-          ws.close(code, reason);
-        };
-        timer = setTimeout(() => {
-          if (!member) {
-            send({ type: 'Error', error: 'authentication timeout' });
-            close(4401, 'authentication timeout');
-          }
-        }, WS_AUTH_TIMEOUT_MS);
-        handle = async (text: string) => {
-          const decision = await deps.limiter.consume(`chat:ws:${id}`, WS_FRAME_RULE);
-          if (!decision.allowed) {
-            refusedInARow += 1;
-            send({ type: 'Error', error: 'too many frames', code: 'rate_limited', retry_after: decision.retryAfterSeconds });
-            if (refusedInARow >= WS_ABUSE_REFUSALS) close(1008, 'rate limit abuse');
-            return;
-          }
-          refusedInARow = 0;
-          const frame = readFrame(text);
-          if (!frame) return send({ type: 'Error', error: 'frames are JSON objects with a type' });
-          if (frame.type === 'Ping') return send({ type: 'Pong' });
-          if (frame.type === 'Authenticate') {
-            if (member) return send({ type: 'Error', error: 'already authenticated' });
-            const principal = typeof frame.token === 'string' ? await principalOfAnyToken(deps, frame.token) : null;
-            if (!principal) {
-              send({ type: 'Error', error: 'invalid or expired token' });
-              return close(4401, 'invalid token');
-            }
-            if (closed) return;
-            member = { user_id: principal.user_id, session_id: principal.session_id, send, close };
-            await hub.join(member);
+      const response = await upgradeWebSocket(
+        c,
+        {
+          onOpen(_event, ws) {
+            const send = (frame: Record<string, unknown>) => {
+              if (!closed) ws.send(JSON.stringify(frame));
+            };
+            const close = (code: number, reason: string) => {
+              if (closed) return;
+              closed = true;
+              ws.close(code, reason);
+            };
+            timer = setTimeout(() => {
+              if (!member) {
+                send({ type: 'Error', error: 'authentication timeout' });
+                close(4401, 'authentication timeout');
+              }
+            }, WS_AUTH_TIMEOUT_MS);
+            handle = async (text: string) => {
+              const decision = await deps.limiter.consume(`chat:ws:${id}`, WS_FRAME_RULE);
+              if (!decision.allowed) {
+                refusedInARow += 1;
+                send({
+                  type: 'Error',
+                  error: 'too many frames',
+                  code: 'rate_limited',
+                  retry_after: decision.retryAfterSeconds,
+                });
+                if (refusedInARow >= WS_ABUSE_REFUSALS) close(1008, 'rate limit abuse');
+                return;
+              }
+              refusedInARow = 0;
+              const frame = readFrame(text);
+              if (!frame) return send({ type: 'Error', error: 'frames are JSON objects with a type' });
+              if (frame.type === 'Ping') return send({ type: 'Pong' });
+              if (frame.type === 'Authenticate') {
+                if (member) return send({ type: 'Error', error: 'already authenticated' });
+                const principal = typeof frame.token === 'string' ? await principalOfAnyToken(deps, frame.token) : null;
+                if (!principal) {
+                  send({ type: 'Error', error: 'invalid or expired token' });
+                  return close(4401, 'invalid token');
+                }
+                if (closed) return;
+                member = { user_id: principal.user_id, session_id: principal.session_id, send, close };
+                await hub.join(member);
+                if (timer) clearTimeout(timer);
+                return send({ type: 'Authenticated', user_id: principal.user_id, client_version: deps.version });
+              }
+              if (!member) return send({ type: 'Error', error: 'authenticate first' });
+              if (frame.type === 'Subscribe') return send(await subscribe(member, frame.channel_id));
+              if (frame.type === 'Unsubscribe') {
+                if (typeof frame.channel_id === 'string') hub.unsubscribe(member, frame.channel_id);
+                return send({ type: 'Unsubscribed', channel_id: frame.channel_id ?? null, reason: 'requested' });
+              }
+              if (frame.type === 'Typing') {
+                if (typeof frame.channel_id === 'string' && hub.isSubscribed(member, frame.channel_id))
+                  hub.typing(member, frame.channel_id);
+                return;
+              }
+              return send({ type: 'Error', error: `unknown frame type ${JSON.stringify(frame.type.slice(0, 32))}` });
+            };
+          },
+          onMessage(event) {
+            const text = typeof event.data === 'string' ? event.data : '';
+            const next = handle;
+            if (!next) return;
+            // One frame at a time, in order.
+            queue = queue
+              .then(() => next(text))
+              .catch((error) => deps.log.error('chat_ws_frame_failed', { error: (error as Error).message }));
+          },
+          onClose() {
+            closed = true;
             if (timer) clearTimeout(timer);
-            return send({ type: 'Authenticated', user_id: principal.user_id, client_version: deps.version });
-          }
-          if (!member) return send({ type: 'Error', error: 'authenticate first' });
-          if (frame.type === 'Subscribe') return send(await subscribe(member, frame.channel_id));
-          if (frame.type === 'Unsubscribe') {
-            if (typeof frame.channel_id === 'string') hub.unsubscribe(member, frame.channel_id);
-            return send({ type: 'Unsubscribed', channel_id: frame.channel_id ?? null, reason: 'requested' });
-          }
-          if (frame.type === 'Typing') {
-            if (typeof frame.channel_id === 'string' && hub.isSubscribed(member, frame.channel_id)) hub.typing(member, frame.channel_id);
-            return;
-          }
-          return send({ type: 'Error', error: `unknown frame type ${JSON.stringify(frame.type.slice(0, 32))}` });
-        };
-      },
-      onMessage(event) {
-        const text = typeof event.data === 'string' ? event.data : '';
-        const next = handle;
-        if (!next) return;
-        // One frame at a time, in order.
-        queue = queue.then(() => next(text)).catch((error) => deps.log.error('chat_ws_frame_failed', { error: (error as Error).message }));
-      },
-      onClose() {
-        closed = true;
-        if (timer) clearTimeout(timer);
-        if (member) hub.leave(member);
-      },
-    }, { onError: (error) => deps.log.warn('chat_ws_error', { error: (error as Error).message }) });
-    return response as never;
-  });
+            if (member) hub.leave(member);
+          },
+        },
+        { onError: (error) => deps.log.warn('chat_ws_error', { error: (error as Error).message }) },
+      );
+      return response as never;
+    },
+  );
 
   return app;
 }

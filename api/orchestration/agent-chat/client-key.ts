@@ -39,8 +39,12 @@ export function ipv6Prefix64(address: string): string {
   const [head, tail] = text.split('::') as [string, string | undefined];
   const left = head ? head.split(':') : [];
   const right = tail === undefined ? [] : tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  const groups =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** The limiter's key of one address: IPv4 as is, IPv4-mapped as IPv4, IPv6 by /64. */
@@ -50,7 +54,11 @@ export function addressKey(address: string): string {
   return isIP(address) === 6 ? ipv6Prefix64(address) : address;
 }
 
-export function clientKey(peer: string | undefined, header: string | undefined, config: Pick<PublicChatConfig, 'trustedProxyHeader' | 'trustedProxyHops'>): string {
+export function clientKey(
+  peer: string | undefined,
+  header: string | undefined,
+  config: Pick<PublicChatConfig, 'trustedProxyHeader' | 'trustedProxyHops'>,
+): string {
   const fromPeer = () => {
     const address = peer ? parseAddress(peer) : null;
     return address ? addressKey(address) : 'unknown-peer';
@@ -62,7 +70,10 @@ export function clientKey(peer: string | undefined, header: string | undefined, 
     return address ? addressKey(address) : fromPeer();
   }
   if (config.trustedProxyHops === 0) return SHARED_BUCKET;
-  const entries = (header ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = (header ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.length === 0) return fromPeer();
   const read = entries.slice(-config.trustedProxyHops);
   const addresses = read.map(parseAddress);

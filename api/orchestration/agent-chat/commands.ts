@@ -16,7 +16,15 @@
 import { randomUUID } from 'node:crypto';
 import { canaryFor } from '../../../crypto/canary.ts';
 import { conversationDecider, type ConversationState } from '../../../domain/orchestration/agent-chat/decider.ts';
-import { EXCERPT_CHARS, type ConversationKind, type ConversationOwner, type TurnTokens, type ChatLimit, type ChatSecurityEvent, type ChatSurface } from '../../../domain/orchestration/agent-chat/events.ts';
+import {
+  EXCERPT_CHARS,
+  type ConversationKind,
+  type ConversationOwner,
+  type TurnTokens,
+  type ChatLimit,
+  type ChatSecurityEvent,
+  type ChatSurface,
+} from '../../../domain/orchestration/agent-chat/events.ts';
 import { conversationStream, auditStream } from '../../../domain/orchestration/streams.ts';
 import { detectInjection } from '../../../domain/orchestration/agent-chat/injection.ts';
 import { detectLeak, LEAK_REFUSAL, PromptFingerprint } from '../../../domain/orchestration/agent-chat/leak.ts';
@@ -25,9 +33,20 @@ import { systemPrompt, type Grounding } from '../../../domain/orchestration/agen
 import { charCount } from '../../../domain/orchestration/knowledge/decisions.ts';
 import type { ChatsvcAuditEvent } from '../../../domain/orchestration/chatsvc/events.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
-import { ModelError, type ChatMessage, type ModelCall, type ToolCall, type ToolSpec } from '../../../infra/llm/index.ts';
+import {
+  ModelError,
+  type ChatMessage,
+  type ModelCall,
+  type ToolCall,
+  type ToolSpec,
+} from '../../../infra/llm/index.ts';
 import type { RateRule } from '../../../infra/rate-limit/index.ts';
-import { conversationState, conversationWithContext, costOnDay, ownerCostOnDay } from '../../../projections/orchestration/agent-chat.ts';
+import {
+  conversationState,
+  conversationWithContext,
+  costOnDay,
+  ownerCostOnDay,
+} from '../../../projections/orchestration/agent-chat.ts';
 import { GROUNDING_HITS, searchKnowledge } from '../../../projections/orchestration/knowledge.ts';
 import { PERSONAL_ASSISTANT_SLUG } from '../../../domain/orchestration/profiles/decider.ts';
 import type { ProfileRow } from '../../../projections/orchestration/profiles.ts';
@@ -102,25 +121,50 @@ function fingerprintOf(profile: ProfileRow): PromptFingerprint {
 
 const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
-async function audit(deps: PipelineDeps, event: ChatSecurityEvent | ChatsvcAuditEvent, context: CommandContext): Promise<void> {
+async function audit(
+  deps: PipelineDeps,
+  event: ChatSecurityEvent | ChatsvcAuditEvent,
+  context: CommandContext,
+): Promise<void> {
   await deps.commands.record(auditStream(randomUUID()), event, context);
 }
 
 /** Count a hit against one limit; a refusal is a 429 and (coalesced) a `rate_limit_hit` audit entry. */
-async function limit(deps: PipelineDeps, request: TurnRequest, profile: ProfileRow | null, which: ChatLimit, key: string, rule: RateRule): Promise<void> {
+async function limit(
+  deps: PipelineDeps,
+  request: TurnRequest,
+  profile: ProfileRow | null,
+  which: ChatLimit,
+  key: string,
+  rule: RateRule,
+): Promise<void> {
   const decision = await deps.limiter.consume(key, rule);
   if (decision.allowed) return;
   // At most one audit entry per limiter key a minute: the limiter itself keeps that count.
   if ((await deps.limiter.consume(`audit:${key}`, { limit: 1, windowMs: MINUTE_MS })).allowed) {
-    await audit(deps, {
-      type: 'ChatRateLimitExceeded',
-      data: {
-        profile_id: profile?.id ?? null, profile_slug: profile?.slug ?? null, surface: request.surface, client: request.caller, limit: which,
-        retry_after: decision.retryAfterSeconds, at: deps.clock.now().toISOString(),
+    await audit(
+      deps,
+      {
+        type: 'ChatRateLimitExceeded',
+        data: {
+          profile_id: profile?.id ?? null,
+          profile_slug: profile?.slug ?? null,
+          surface: request.surface,
+          client: request.caller,
+          limit: which,
+          retry_after: decision.retryAfterSeconds,
+          at: deps.clock.now().toISOString(),
+        },
       },
-    }, request.context);
+      request.context,
+    );
   }
-  throw rateLimited(decision.retryAfterSeconds, which === 'client_rpm' ? 'too many chat requests from this client' : 'this profile\'s rate limit is reached for this caller');
+  throw rateLimited(
+    decision.retryAfterSeconds,
+    which === 'client_rpm'
+      ? 'too many chat requests from this client'
+      : "this profile's rate limit is reached for this caller",
+  );
 }
 
 interface ConversationPlan {
@@ -136,19 +180,37 @@ interface ConversationPlan {
  * is this profile's, this surface's, this owner's (and this visitor_id's); anything else is
  * silently ignored and a new one starts. Past its expiry, a new one starts that follows it.
  */
-async function planConversation(deps: PipelineDeps, request: TurnRequest, profile: ProfileRow, now: Date): Promise<ConversationPlan> {
+async function planConversation(
+  deps: PipelineDeps,
+  request: TurnRequest,
+  profile: ProfileRow,
+  now: Date,
+): Promise<ConversationPlan> {
   // The row and its context in one read; the context is used only when the conversation is the caller's.
-  const named = request.conversationId ? await conversationWithContext(deps.db, request.conversationId, CONTEXT_MESSAGES) : null;
-  const mine = named && named.profile_id === profile.id && named.kind === request.kind && named.owner_kind === request.owner.kind
-    && named.owner_id === request.owner.id && (named.visitor_id ?? null) === request.visitorId;
+  const named = request.conversationId
+    ? await conversationWithContext(deps.db, request.conversationId, CONTEXT_MESSAGES)
+    : null;
+  const mine =
+    named &&
+    named.profile_id === profile.id &&
+    named.kind === request.kind &&
+    named.owner_kind === request.owner.kind &&
+    named.owner_id === request.owner.id &&
+    (named.visitor_id ?? null) === request.visitorId;
   const fresh = { state: conversationDecider.initialState(), revision: 'no_stream' as const };
   if (!mine) {
     // A derived id (the chat-service bot's) that is already taken by someone else's conversation starts a random one.
     const id = !named && request.newConversationId ? request.newConversationId() : randomUUID();
     return { id, start: { follows: null }, history: [], known: fresh };
   }
-  if (named.expires_at.getTime() < now.getTime()) return { id: randomUUID(), start: { follows: named.id }, history: [], known: fresh };
-  return { id: named.id, start: null, history: named.context.map((m) => ({ role: m.role, content: m.content })), known: conversationState(named) };
+  if (named.expires_at.getTime() < now.getTime())
+    return { id: randomUUID(), start: { follows: named.id }, history: [], known: fresh };
+  return {
+    id: named.id,
+    start: null,
+    history: named.context.map((m) => ({ role: m.role, content: m.content })),
+    known: conversationState(named),
+  };
 }
 
 /** Up to GROUNDING_HITS snippets above the floor; a retrieval error degrades to no grounding. */
@@ -156,7 +218,9 @@ async function ground(deps: PipelineDeps, profile: ProfileRow, message: string):
   if (!profile.knowledge_search_enabled) return { kind: 'off' };
   try {
     const hits = await searchKnowledge(deps.db, profile.id, message, GROUNDING_HITS);
-    return hits.length ? { kind: 'snippets', snippets: hits.map((h) => ({ title: h.title, content: h.content })) } : { kind: 'none_found' };
+    return hits.length
+      ? { kind: 'snippets', snippets: hits.map((h) => ({ title: h.title, content: h.content })) }
+      : { kind: 'none_found' };
   } catch (error) {
     deps.log.warn('grounding_failed', { profile: profile.slug, error: (error as Error).message });
     return { kind: 'off' };
@@ -167,22 +231,37 @@ async function ground(deps: PipelineDeps, profile: ProfileRow, message: string):
 export function modelFailure(error: ModelError): ApiError {
   if (error.kind === 'overloaded') {
     const seconds = Math.max(1, error.retryAfterSeconds);
-    return new ApiError(503, 'model_overloaded', `the model is overloaded right now; retry in ${seconds} seconds`, { retry_after: seconds }, { 'Retry-After': String(seconds) });
+    return new ApiError(
+      503,
+      'model_overloaded',
+      `the model is overloaded right now; retry in ${seconds} seconds`,
+      { retry_after: seconds },
+      { 'Retry-After': String(seconds) },
+    );
   }
   return new ApiError(503, 'model_unavailable', 'the model provider is unavailable; try again later');
 }
 
 export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise<TurnResult> {
   // 1. Rate limits: the per-client one, then the profile's per-minute and per-day, per caller.
-  if (request.clientLimit) await limit(deps, request, null, 'client_rpm', request.clientLimit.key, request.clientLimit.rule);
+  if (request.clientLimit)
+    await limit(deps, request, null, 'client_rpm', request.clientLimit.key, request.clientLimit.rule);
   const profile = await request.profile();
   const counter = `chat:${profile.id}:${request.caller}`;
-  await limit(deps, request, profile, 'profile_rpm', `${counter}:rpm`, { limit: profile.rate_limit_rpm, windowMs: MINUTE_MS });
-  await limit(deps, request, profile, 'profile_rpd', `${counter}:rpd`, { limit: profile.rate_limit_rpd, windowMs: DAY_MS });
+  await limit(deps, request, profile, 'profile_rpm', `${counter}:rpm`, {
+    limit: profile.rate_limit_rpm,
+    windowMs: MINUTE_MS,
+  });
+  await limit(deps, request, profile, 'profile_rpd', `${counter}:rpd`, {
+    limit: profile.rate_limit_rpd,
+    windowMs: DAY_MS,
+  });
 
   // 2. Input cap.
   if (charCount(request.message) > request.maxChars) {
-    throw new ApiError(400, 'message_too_long', `message must be at most ${request.maxChars} characters`, { max_chars: request.maxChars });
+    throw new ApiError(400, 'message_too_long', `message must be at most ${request.maxChars} characters`, {
+      max_chars: request.maxChars,
+    });
   }
   const now = deps.clock.now();
   const base = { profile_id: profile.id, profile_slug: profile.slug, surface: request.surface, client: request.caller };
@@ -190,8 +269,19 @@ export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise
   // 3. Prompt injection: refused before anything reaches the model.
   const patterns = detectInjection(request.message);
   if (patterns.length > 0) {
-    await audit(deps, { type: 'PromptInjectionDetected', data: { ...base, patterns, excerpt: auditExcerpt(request.message, EXCERPT_CHARS), at: now.toISOString() } }, request.context);
-    throw new ApiError(400, 'prompt_injection_detected', 'the message looks like a prompt injection and was not sent to the model');
+    await audit(
+      deps,
+      {
+        type: 'PromptInjectionDetected',
+        data: { ...base, patterns, excerpt: auditExcerpt(request.message, EXCERPT_CHARS), at: now.toISOString() },
+      },
+      request.context,
+    );
+    throw new ApiError(
+      400,
+      'prompt_injection_detected',
+      'the message looks like a prompt injection and was not sent to the model',
+    );
   }
 
   // 4. PII scrub on input: the model, the log and the read models see only the scrubbed text.
@@ -201,20 +291,45 @@ export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise
   if (deps.models.canSpend(profile.model)) {
     const spent = await costOnDay(deps.db, profile.id, utcDay(now));
     if (spent >= profile.cost_cap_daily_cents) {
-      await audit(deps, { type: 'CostCapBlocked', data: { ...base, cost_today_cents: spent, cap_cents: profile.cost_cap_daily_cents, at: now.toISOString() } }, request.context);
-      throw new ApiError(503, 'cost_cap_reached', 'this profile has reached its daily cost cap; try again tomorrow (UTC)');
+      await audit(
+        deps,
+        {
+          type: 'CostCapBlocked',
+          data: { ...base, cost_today_cents: spent, cap_cents: profile.cost_cap_daily_cents, at: now.toISOString() },
+        },
+        request.context,
+      );
+      throw new ApiError(
+        503,
+        'cost_cap_reached',
+        'this profile has reached its daily cost cap; try again tomorrow (UTC)',
+      );
     }
     if (request.ownerCostCap !== undefined) {
       const mine = await ownerCostOnDay(deps.db, profile.id, request.owner.kind, request.owner.id, utcDay(now));
       if (mine >= request.ownerCostCap) {
-        await audit(deps, { type: 'CostCapBlocked', data: { ...base, cost_today_cents: mine, cap_cents: request.ownerCostCap, at: now.toISOString() } }, request.context);
-        throw new ApiError(503, 'cost_cap_reached', 'this caller has reached the profile\'s daily cost cap; try again tomorrow (UTC)');
+        await audit(
+          deps,
+          {
+            type: 'CostCapBlocked',
+            data: { ...base, cost_today_cents: mine, cap_cents: request.ownerCostCap, at: now.toISOString() },
+          },
+          request.context,
+        );
+        throw new ApiError(
+          503,
+          'cost_cap_reached',
+          "this caller has reached the profile's daily cost cap; try again tomorrow (UTC)",
+        );
       }
     }
   }
 
   // 6. The conversation and its context, and grounding (independent reads, side by side).
-  const [conversation, grounding] = await Promise.all([planConversation(deps, request, profile, now), ground(deps, profile, userMessage)]);
+  const [conversation, grounding] = await Promise.all([
+    planConversation(deps, request, profile, now),
+    ground(deps, profile, userMessage),
+  ]);
   const canary = canaryFor(deps.sealKey, profile.id);
 
   // 7. The model call; with tools, the tool loop: model and tools alternate, at most
@@ -222,9 +337,14 @@ export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise
   const system = systemPrompt(profile.system_prompt, grounding, canary);
   const hints = {
     persona: profile.name,
-    grounding: grounding.kind === 'snippets' ? grounding.snippets : grounding.kind === 'none_found' ? 'none_found' as const : undefined,
+    grounding:
+      grounding.kind === 'snippets'
+        ? grounding.snippets
+        : grounding.kind === 'none_found'
+          ? ('none_found' as const)
+          : undefined,
   };
-  const tools = typeof request.tools === 'function' ? await request.tools(profile) : request.tools ?? null;
+  const tools = typeof request.tools === 'function' ? await request.tools(profile) : (request.tools ?? null);
   const messages: ChatMessage[] = [...conversation.history, { role: 'user', content: userMessage }];
   const loop = { model_calls: 0, tool_calls: 0, hit_cap: false, hit_max_iterations: false };
   const usage = { input: 0, output: 0, cache_read: 0 };
@@ -244,12 +364,22 @@ export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise
     }
     try {
       call = await deps.models.complete({
-        model: profile.model, system, messages, max_tokens: profile.max_tokens, temperature: profile.temperature, hints,
+        model: profile.model,
+        system,
+        messages,
+        max_tokens: profile.max_tokens,
+        temperature: profile.temperature,
+        hints,
         ...(tools ? { tools: tools.specs } : {}),
       });
     } catch (error) {
       if (!(error instanceof ModelError)) throw error;
-      deps.log.warn('model_call_failed', { profile: profile.slug, model: profile.model, kind: error.kind, error: error.message });
+      deps.log.warn('model_call_failed', {
+        profile: profile.slug,
+        model: profile.model,
+        kind: error.kind,
+        error: error.message,
+      });
       if (loop.model_calls > 0 && tools) await toolLoopAudit(deps, request, profile, loop, cost);
       throw modelFailure(error);
     }
@@ -272,8 +402,13 @@ export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise
     }
   }
   if (tools) await toolLoopAudit(deps, request, profile, loop, cost);
-  const finalText = call && call.tool_calls.length === 0 ? call.text
-    : call?.text || (loop.hit_cap ? 'I stopped: this profile reached its daily cost cap while using tools.' : 'I stopped after using my tools as many times as I may in one turn.');
+  const finalText =
+    call && call.tool_calls.length === 0
+      ? call.text
+      : call?.text ||
+        (loop.hit_cap
+          ? 'I stopped: this profile reached its daily cost cap while using tools.'
+          : 'I stopped after using my tools as many times as I may in one turn.');
 
   // 8. Leak detection, then PII scrub on output.
   const leak = detectLeak(finalText, fingerprintOf(profile), canary);
@@ -283,32 +418,87 @@ export async function runTurn(deps: PipelineDeps, request: TurnRequest): Promise
   // 9. The turn, recorded (read-your-writes: the next turn sees it as context).
   const at = deps.clock.now();
   const tokens = usage;
-  await deps.commands.run(conversationStream(conversation.id), conversationDecider, {
-    type: 'RecordTurn', conversation_id: conversation.id, profile_id: profile.id, profile_slug: profile.slug,
-    start: conversation.start && { kind: request.kind, owner: request.owner, visitor_id: request.visitorId, follows: conversation.start.follows },
-    turn: {
-      user_message_id: randomUUID(), reply_message_id: randomUUID(), user_message: userMessage, reply, model: profile.model, tokens,
-      cost_cents: cost, grounding_hits: grounding.kind === 'snippets' ? grounding.snippets.length : 0, leak_blocked: leak !== null,
-      expires_at: new Date(at.getTime() + profile.conversation_ttl_hours * HOUR_MS).toISOString(), at: at.toISOString(),
+  await deps.commands.run(
+    conversationStream(conversation.id),
+    conversationDecider,
+    {
+      type: 'RecordTurn',
+      conversation_id: conversation.id,
+      profile_id: profile.id,
+      profile_slug: profile.slug,
+      start: conversation.start && {
+        kind: request.kind,
+        owner: request.owner,
+        visitor_id: request.visitorId,
+        follows: conversation.start.follows,
+      },
+      turn: {
+        user_message_id: randomUUID(),
+        reply_message_id: randomUUID(),
+        user_message: userMessage,
+        reply,
+        model: profile.model,
+        tokens,
+        cost_cents: cost,
+        grounding_hits: grounding.kind === 'snippets' ? grounding.snippets.length : 0,
+        leak_blocked: leak !== null,
+        expires_at: new Date(at.getTime() + profile.conversation_ttl_hours * HOUR_MS).toISOString(),
+        at: at.toISOString(),
+      },
     },
-  }, request.context, { known: conversation.known });
+    request.context,
+    { known: conversation.known },
+  );
   if (leak) {
-    await audit(deps, {
-      type: 'PromptLeakDetected',
-      data: { ...base, conversation_id: conversation.id, detector: leak, excerpt: auditExcerpt(request.message, EXCERPT_CHARS), at: at.toISOString() },
-    }, request.context);
+    await audit(
+      deps,
+      {
+        type: 'PromptLeakDetected',
+        data: {
+          ...base,
+          conversation_id: conversation.id,
+          detector: leak,
+          excerpt: auditExcerpt(request.message, EXCERPT_CHARS),
+          at: at.toISOString(),
+        },
+      },
+      request.context,
+    );
   }
-  return { conversation_id: conversation.id, message: reply, tokens, cost_cents: cost, started: conversation.start !== null };
+  return {
+    conversation_id: conversation.id,
+    message: reply,
+    tokens,
+    cost_cents: cost,
+    started: conversation.start !== null,
+  };
 }
 
-async function toolLoopAudit(deps: PipelineDeps, request: TurnRequest, profile: ProfileRow, loop: { model_calls: number; tool_calls: number; hit_cap: boolean; hit_max_iterations: boolean }, cost: number): Promise<void> {
-  await audit(deps, {
-    type: 'ToolLoopCompleted',
-    data: {
-      profile_id: profile.id, profile_slug: profile.slug, surface: request.surface, tool_calls: loop.tool_calls, model_calls: loop.model_calls,
-      cost_cents: cost, hit_cap: loop.hit_cap, hit_max_iterations: loop.hit_max_iterations, at: deps.clock.now().toISOString(),
+async function toolLoopAudit(
+  deps: PipelineDeps,
+  request: TurnRequest,
+  profile: ProfileRow,
+  loop: { model_calls: number; tool_calls: number; hit_cap: boolean; hit_max_iterations: boolean },
+  cost: number,
+): Promise<void> {
+  await audit(
+    deps,
+    {
+      type: 'ToolLoopCompleted',
+      data: {
+        profile_id: profile.id,
+        profile_slug: profile.slug,
+        surface: request.surface,
+        tool_calls: loop.tool_calls,
+        model_calls: loop.model_calls,
+        cost_cents: cost,
+        hit_cap: loop.hit_cap,
+        hit_max_iterations: loop.hit_max_iterations,
+        at: deps.clock.now().toISOString(),
+      },
     },
-  }, request.context);
+    request.context,
+  );
 }
 
 /** A route's turn: the request without its surface, kind and profile, which the surface decides. */
@@ -325,7 +515,9 @@ async function enabledProfile(deps: ChatDeps, slug: string): Promise<ProfileRow>
 /** The public surface: enabled tier-1 profiles only; unknown, disabled and tier 2-3 answer alike (the tier is not revealed). */
 export function publicTurn(deps: ChatDeps, slug: string, request: SurfaceTurn): Promise<TurnResult> {
   return runTurn(deps, {
-    ...request, surface: 'public', kind: 'public',
+    ...request,
+    surface: 'public',
+    kind: 'public',
     profile: async () => {
       const profile = await deps.profiles.bySlug(slug);
       if (!profile || !profile.enabled || profile.security_tier !== 1) throw profileNotFound();
@@ -337,9 +529,16 @@ export function publicTurn(deps: ChatDeps, slug: string, request: SurfaceTurn): 
 /** The private surface (key or session): any enabled profile but the personal assistant (403 `personal_assistant_forbidden`). */
 export function privateTurn(deps: ChatDeps, slug: string, request: SurfaceTurn): Promise<TurnResult> {
   return runTurn(deps, {
-    ...request, surface: 'private', kind: 'private',
+    ...request,
+    surface: 'private',
+    kind: 'private',
     profile: async () => {
-      if (slug === PERSONAL_ASSISTANT_SLUG) throw new ApiError(403, 'personal_assistant_forbidden', 'the personal assistant is reached through POST /api/assistant-user/chat with a browser session');
+      if (slug === PERSONAL_ASSISTANT_SLUG)
+        throw new ApiError(
+          403,
+          'personal_assistant_forbidden',
+          'the personal assistant is reached through POST /api/assistant-user/chat with a browser session',
+        );
       return enabledProfile(deps, slug);
     },
   });
@@ -347,5 +546,10 @@ export function privateTurn(deps: ChatDeps, slug: string, request: SurfaceTurn):
 
 /** The personal assistant's surface (browser session). */
 export function assistantTurn(deps: ChatDeps, request: SurfaceTurn): Promise<TurnResult> {
-  return runTurn(deps, { ...request, surface: 'assistant', kind: 'assistant', profile: () => enabledProfile(deps, PERSONAL_ASSISTANT_SLUG) });
+  return runTurn(deps, {
+    ...request,
+    surface: 'assistant',
+    kind: 'assistant',
+    profile: () => enabledProfile(deps, PERSONAL_ASSISTANT_SLUG),
+  });
 }

@@ -9,7 +9,8 @@ import type { OrchDeps } from '../deps.ts';
 import { requireAdmin } from './guards.ts';
 
 /** `require_admin` as the admin area applies it (off only under ORCH_ENFORCE_ADMIN_ROLE=false). */
-export const adminArea = (deps: Pick<OrchDeps, 'config'>): MiddlewareHandler<OrchEnv> => requireAdmin(deps.config.enforceAdminRole);
+export const adminArea = (deps: Pick<OrchDeps, 'config'>): MiddlewareHandler<OrchEnv> =>
+  requireAdmin(deps.config.enforceAdminRole);
 
 export function adminAreaRoutes(deps: Pick<OrchDeps, 'config'>) {
   const app = new Hono<OrchEnv>();

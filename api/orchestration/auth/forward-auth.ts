@@ -28,13 +28,25 @@ export function forwardAuth(deps: OrchDeps) {
       return fa.enabled && trusted(peerAddress(c)) ? c.req.header(fa.userHeader)?.trim() || undefined : undefined;
     },
     async signIn(c: Context, username: string): Promise<{ user: UserRow; sessionId: string } | null> {
-      const groups = (c.req.header(fa.groupsHeader) ?? '').split(fa.groupsDelim).map((g) => g.trim()).filter(Boolean);
+      const groups = (c.req.header(fa.groupsHeader) ?? '')
+        .split(fa.groupsDelim)
+        .map((g) => g.trim())
+        .filter(Boolean);
       const correlationId = c.get('requestId') as string;
-      const user = await forwardAuthSignIn(deps, {
-        username, email: c.req.header(fa.emailHeader)?.trim() ?? '', role: roleFromGroups(deps.config, groups),
-      }, { actor: { kind: 'user', id: null }, correlationId });
+      const user = await forwardAuthSignIn(
+        deps,
+        {
+          username,
+          email: c.req.header(fa.emailHeader)?.trim() ?? '',
+          role: roleFromGroups(deps.config, groups),
+        },
+        { actor: { kind: 'user', id: null }, correlationId },
+      );
       if (!user.is_active) return null;
-      const sessionId = await startSession(deps, user, 'forward_auth', { actor: { kind: 'user', id: user.id }, correlationId });
+      const sessionId = await startSession(deps, user, 'forward_auth', {
+        actor: { kind: 'user', id: user.id },
+        correlationId,
+      });
       setSessionCookies(c, deps, sessionId);
       return { user, sessionId };
     },

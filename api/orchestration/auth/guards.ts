@@ -52,7 +52,9 @@ export function requireRole(min: Exclude<Role, 'admin'>): MiddlewareHandler<Orch
 
 /** `require_admin`: 403 `admin role required` for any other principal, unless enforcement is opted out. */
 export function requireAdmin(enforce: boolean): MiddlewareHandler<OrchEnv> {
-  const access = enforce ? { rule: 'admin', refusals: { 401: UNAUTHENTICATED, 403: 'forbidden: admin role required' } } : { rule: 'signed-in', refusals: { 401: UNAUTHENTICATED } };
+  const access = enforce
+    ? { rule: 'admin', refusals: { 401: UNAUTHENTICATED, 403: 'forbidden: admin role required' } }
+    : { rule: 'signed-in', refusals: { 401: UNAUTHENTICATED } };
   return guard(access, async (c, next) => {
     const principal = c.get('principal');
     if (principal.kind === 'anonymous') throw unauthenticated(c);
@@ -66,14 +68,21 @@ export function requireAdmin(enforce: boolean): MiddlewareHandler<OrchEnv> {
  * `requireCsrfForSessions`); keyed clients use the `/api/v1/...` form.
  */
 export function requireSession(): MiddlewareHandler<OrchEnv> {
-  return guard({ rule: 'session', refusals: { 401: UNAUTHENTICATED, 403: 'session_required: a keyed caller' } }, async (c, next) => {
-    const principal = c.get('principal');
-    if (principal.kind === 'anonymous') throw unauthenticated(c);
-    if (principal.kind !== 'account' || principal.via !== 'session') {
-      throw new ApiError(403, 'session_required', 'this route serves the web UI\'s browser sessions; keyed clients use /api/v1/');
-    }
-    await next();
-  });
+  return guard(
+    { rule: 'session', refusals: { 401: UNAUTHENTICATED, 403: 'session_required: a keyed caller' } },
+    async (c, next) => {
+      const principal = c.get('principal');
+      if (principal.kind === 'anonymous') throw unauthenticated(c);
+      if (principal.kind !== 'account' || principal.via !== 'session') {
+        throw new ApiError(
+          403,
+          'session_required',
+          "this route serves the web UI's browser sessions; keyed clients use /api/v1/",
+        );
+      }
+      await next();
+    },
+  );
 }
 
 export type SignedIn = Exclude<Principal, { kind: 'anonymous' }>;
@@ -95,5 +104,8 @@ export function principalUser(c: Context<OrchEnv>): UserRow {
 export function actorOf(c: Context<OrchEnv>): CommandContext {
   const principal = c.get('principal');
   const kind = principal.kind === 'anonymous' ? 'visitor' : principal.kind === 'account' ? 'user' : principal.kind;
-  return { actor: { kind, id: principal.kind === 'anonymous' ? null : principal.user.id }, correlationId: c.get('requestId') };
+  return {
+    actor: { kind, id: principal.kind === 'anonymous' ? null : principal.user.id },
+    correlationId: c.get('requestId'),
+  };
 }

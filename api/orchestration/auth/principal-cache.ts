@@ -7,7 +7,12 @@ import type { Clock } from '../../../infra/clock.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import type { ProcessorEngine } from '../../../infra/processors/engine.ts';
 import { ReadModelCache } from '../../../infra/processors/read-model-cache.ts';
-import { userByKeyHash, userBySession, type SessionUserRow, type UserRow } from '../../../projections/orchestration/users.ts';
+import {
+  userByKeyHash,
+  userBySession,
+  type SessionUserRow,
+  type UserRow,
+} from '../../../projections/orchestration/users.ts';
 
 export interface PrincipalLookup {
   byKeyHash(hash: string): Promise<UserRow | null>;
@@ -19,7 +24,11 @@ const MAX_AGE_MS = 30_000;
 export class PrincipalCache implements PrincipalLookup {
   private readonly cache: ReadModelCache<UserRow>;
 
-  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool, private readonly clock: Clock) {
+  constructor(
+    engine: Pick<ProcessorEngine, 'committed' | 'isActive'>,
+    private readonly db: Pool,
+    private readonly clock: Clock,
+  ) {
     this.cache = new ReadModelCache(engine, ['users', 'sessions'], { clock, maxAgeMs: MAX_AGE_MS });
   }
 
@@ -28,7 +37,10 @@ export class PrincipalCache implements PrincipalLookup {
   }
 
   bySessionHash(hash: string): Promise<SessionUserRow | null> {
-    return this.cache.get(`session:${hash}`, () => userBySession(this.db, hash, this.clock.now()),
-      (row) => (row as SessionUserRow).session_expires_at.getTime()) as Promise<SessionUserRow | null>;
+    return this.cache.get(
+      `session:${hash}`,
+      () => userBySession(this.db, hash, this.clock.now()),
+      (row) => (row as SessionUserRow).session_expires_at.getTime(),
+    ) as Promise<SessionUserRow | null>;
   }
 }

@@ -55,7 +55,14 @@ export function authenticate(deps: OrchDeps): MiddlewareHandler<OrchEnv> {
       c.set('principal', { kind: 'account', user: sessionUser, via: 'session', sessionHash, sessionId });
     } else if (asserted) {
       const signedIn = await signIn.signIn(c, asserted);
-      if (signedIn) c.set('principal', { kind: 'account', user: signedIn.user, via: 'session', sessionHash: hashToken(signedIn.sessionId), sessionId: signedIn.sessionId });
+      if (signedIn)
+        c.set('principal', {
+          kind: 'account',
+          user: signedIn.user,
+          via: 'session',
+          sessionHash: hashToken(signedIn.sessionId),
+          sessionId: signedIn.sessionId,
+        });
     }
     return next();
   };

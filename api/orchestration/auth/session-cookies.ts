@@ -19,7 +19,13 @@ export function setSessionCookies(c: Context, deps: Pick<OrchDeps, 'config' | 's
   const secure = deps.config.cookieSecure || overTls(c);
   const maxAge = Math.floor(SESSION_TTL_MS / 1000);
   setCookie(c, SESSION_COOKIE, sessionId, { httpOnly: true, sameSite: 'Strict', secure, path: '/', maxAge });
-  setCookie(c, CSRF_COOKIE, csrfTokenFor(deps.sealKey, sessionId), { httpOnly: false, sameSite: 'Strict', secure, path: '/', maxAge });
+  setCookie(c, CSRF_COOKIE, csrfTokenFor(deps.sealKey, sessionId), {
+    httpOnly: false,
+    sameSite: 'Strict',
+    secure,
+    path: '/',
+    maxAge,
+  });
 }
 
 export function clearSessionCookies(c: Context): void {
@@ -56,8 +62,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function requireCsrfForSessions(sealKey: Uint8Array): MiddlewareHandler<OrchEnv> {
   return async (c, next) => {
     const principal = c.get('principal');
-    if (!SAFE_METHODS.has(c.req.method) && principal.kind === 'account' && principal.via === 'session'
-      && !sessionRequestTrusted(c, sealKey, principal.sessionId)) {
+    if (
+      !SAFE_METHODS.has(c.req.method) &&
+      principal.kind === 'account' &&
+      principal.via === 'session' &&
+      !sessionRequestTrusted(c, sealKey, principal.sessionId)
+    ) {
       throw new ApiError(403, 'csrf_failed', 'same-origin or CSRF check failed');
     }
     await next();

@@ -8,13 +8,22 @@ export function normalisePeer(address: string): string {
   return mapped ? mapped[1]! : address;
 }
 
-export function trustedNets(cidrs: string[], variable = 'ORCH_FORWARD_AUTH_TRUSTED_NETS'): (peer: string | undefined) => boolean {
+export function trustedNets(
+  cidrs: string[],
+  variable = 'ORCH_FORWARD_AUTH_TRUSTED_NETS',
+): (peer: string | undefined) => boolean {
   const list = new BlockList();
   for (const cidr of cidrs) {
     const [net, bits, extra] = cidr.split('/');
     const family = isIP(net ?? '');
     const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
-    if (!family || extra !== undefined || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
+    if (
+      !family ||
+      extra !== undefined ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > (family === 6 ? 128 : 32)
+    ) {
       throw new Error(`${variable}: not a CIDR: ${cidr}`);
     }
     list.addSubnet(normalisePeer(net!), prefix, family === 6 && !/^::ffff:\d/i.test(net!) ? 'ipv6' : 'ipv4');

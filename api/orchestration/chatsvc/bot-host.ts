@@ -26,10 +26,16 @@ export interface BotHost {
   /** The chat service answered 401 to the bot token. */
   revoked(integration: IntegrationRow, discoveredBy: 'socket' | 'reply'): Promise<void>;
   /** A peer's identity key changed since its last session (audited). */
-  identityChanged(integration: IntegrationRow, peerUserId: string, oldFingerprint: string, newFingerprint: string): Promise<void>;
+  identityChanged(
+    integration: IntegrationRow,
+    peerUserId: string,
+    oldFingerprint: string,
+    newFingerprint: string,
+  ): Promise<void>;
   /** The chatsvc tools the profile's model may call in a turn, or null. */
   modelTools(profile: ProfileRow, context: CommandContext): Promise<TurnTools | null>;
 }
 
 /** The integration's REST client, waiting out the chat's per-token limit (429) a few times. */
-export const restOf = (host: BotHost, integration: IntegrationRow): ChatsvcClient => host.client(integration).patient(3);
+export const restOf = (host: BotHost, integration: IntegrationRow): ChatsvcClient =>
+  host.client(integration).patient(3);

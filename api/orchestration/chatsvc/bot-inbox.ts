@@ -5,8 +5,16 @@
 // a SenderKeyUpdated decrypts it. The catch-up reads what was posted after a channel's cursor.
 
 import {
-  createResponderSession, createSenderKeyReceiver, decryptDm, decryptGroup, E2eeError, fingerprint,
-  type DmMessage, type SenderKeyDistribution, type SenderKeyMessage, type SenderKeyReceiver,
+  createResponderSession,
+  createSenderKeyReceiver,
+  decryptDm,
+  decryptGroup,
+  E2eeError,
+  fingerprint,
+  type DmMessage,
+  type SenderKeyDistribution,
+  type SenderKeyMessage,
+  type SenderKeyReceiver,
 } from '../../../crypto/e2ee/index.ts';
 import type { DecryptCommit } from '../../../infra/chatsvc/device-store.ts';
 import type { IntegrationRow } from '../../../projections/orchestration/chatsvc.ts';
@@ -28,12 +36,21 @@ export interface ChatMessage {
 }
 
 /** What the inbox hands on: a decrypted message to answer (or not). */
-export type Answer = (message: ChatMessage, text: string, surface: 'dm' | 'channel', session?: DecryptCommit['session']) => Promise<void>;
+export type Answer = (
+  message: ChatMessage,
+  text: string,
+  surface: 'dm' | 'channel',
+  session?: DecryptCommit['session'],
+) => Promise<void>;
 
 type Decrypted = { plaintext: string; commit: DecryptCommit; surface: 'dm' | 'channel' } | 'held' | 'dropped';
 
 export class BotInbox {
-  constructor(private readonly host: BotHost, private readonly integration: IntegrationRow, private readonly answer: Answer) {}
+  constructor(
+    private readonly host: BotHost,
+    private readonly integration: IntegrationRow,
+    private readonly answer: Answer,
+  ) {}
 
   private get deps() {
     return this.host.deps;
@@ -54,7 +71,10 @@ export class BotInbox {
     const found: ChatMessage[] = [];
     let before: string | null = null;
     pages: for (let page = 0; page < CATCHUP_PAGES; page++) {
-      const r = await restOf(this.host, this.integration).call('GET', `/api/channels/${channelId}/messages?limit=100${before ? `&before=${before}` : ''}`);
+      const r = await restOf(this.host, this.integration).call(
+        'GET',
+        `/api/channels/${channelId}/messages?limit=100${before ? `&before=${before}` : ''}`,
+      );
       if (r.status === 401) return this.host.revoked(this.integration, 'socket');
       if (r.status !== 200) return;
       const messages = (r.body?.messages ?? []) as ChatMessage[];
@@ -80,7 +100,11 @@ export class BotInbox {
     const decrypted = await this.decrypt(message);
     if (decrypted === 'held') return;
     if (decrypted === 'dropped') {
-      await this.store.commit(this.id, { message_id: message.id, cursor: { channel_id: message.channel_id, message_id: message.id, at } }, this.deps.clock.now());
+      await this.store.commit(
+        this.id,
+        { message_id: message.id, cursor: { channel_id: message.channel_id, message_id: message.id, at } },
+        this.deps.clock.now(),
+      );
       return;
     }
     decrypted.commit.cursor = { channel_id: message.channel_id, message_id: message.id, at };
@@ -96,22 +120,44 @@ export class BotInbox {
    */
   async handleMany(messages: ChatMessage[]): Promise<void> {
     if (messages.length === 1) return this.handle(messages[0]!, true);
-    const seen = await this.store.handledAmong(this.id, messages.map((m) => m.id));
+    const seen = await this.store.handledAmong(
+      this.id,
+      messages.map((m) => m.id),
+    );
     const horizon = this.deps.clock.now().getTime() - this.deps.config.chatsvc.catchupSecs * 1000;
-    let run: { ids: string[]; receivers: Map<string, { channel_id: string; receiver: SenderKeyReceiver }>; cursors: Map<string, { channel_id: string; message_id: string; at: string }>; answers: { message: ChatMessage; text: string }[] } | null = null;
+    let run: {
+      ids: string[];
+      receivers: Map<string, { channel_id: string; receiver: SenderKeyReceiver }>;
+      cursors: Map<string, { channel_id: string; message_id: string; at: string }>;
+      answers: { message: ChatMessage; text: string }[];
+    } | null = null;
     const cache = new Map<string, SenderKeyReceiver | null>();
     const flush = async () => {
       if (!run) return;
       const current = run;
       run = null;
-      const marked = await this.store.commitBatch(this.id, { message_ids: current.ids, receivers: [...current.receivers.values()], cursors: [...current.cursors.values()] }, this.deps.clock.now());
-      for (const a of current.answers) if (marked.has(a.message.id) && Date.parse(a.message.created_at) >= horizon) await this.answer(a.message, a.text, 'channel');
+      const marked = await this.store.commitBatch(
+        this.id,
+        {
+          message_ids: current.ids,
+          receivers: [...current.receivers.values()],
+          cursors: [...current.cursors.values()],
+        },
+        this.deps.clock.now(),
+      );
+      for (const a of current.answers)
+        if (marked.has(a.message.id) && Date.parse(a.message.created_at) >= horizon)
+          await this.answer(a.message, a.text, 'channel');
     };
     for (const message of messages) {
       if (seen.has(message.id)) continue;
       run ??= { ids: [], receivers: new Map(), cursors: new Map(), answers: [] };
       if (message.sender_id === this.integration.bot_user_id || message.via_webhook) {
-        run.cursors.set(message.channel_id, { channel_id: message.channel_id, message_id: message.id, at: message.created_at });
+        run.cursors.set(message.channel_id, {
+          channel_id: message.channel_id,
+          message_id: message.id,
+          at: message.created_at,
+        });
         continue;
       }
       let wire: Record<string, any> | null = null;
@@ -122,7 +168,8 @@ export class BotInbox {
       }
       const chainId = wire?.sk === true ? Number(wire.message?.chain_id) : NaN;
       const key = `${message.channel_id}:${message.sender_id}:${chainId}`;
-      if (!cache.has(key) && Number.isFinite(chainId)) cache.set(key, await this.store.receiver(this.id, message.channel_id, message.sender_id, chainId));
+      if (!cache.has(key) && Number.isFinite(chainId))
+        cache.set(key, await this.store.receiver(this.id, message.channel_id, message.sender_id, chainId));
       const receiver = cache.get(key);
       if (!receiver) {
         // A DM, an unknown chain (fetch, maybe hold) or something unreadable: on its own, in order.
@@ -132,23 +179,42 @@ export class BotInbox {
         continue;
       }
       run.ids.push(message.id);
-      run.cursors.set(message.channel_id, { channel_id: message.channel_id, message_id: message.id, at: message.created_at });
+      run.cursors.set(message.channel_id, {
+        channel_id: message.channel_id,
+        message_id: message.id,
+        at: message.created_at,
+      });
       try {
         const text = new TextDecoder().decode(decryptGroup(receiver, wire as SenderKeyMessage));
         run.receivers.set(key, { channel_id: message.channel_id, receiver });
         run.answers.push({ message, text });
       } catch (error) {
         if (!(error instanceof E2eeError)) throw error;
-        this.deps.log.warn('chatsvc_decrypt_failed', { profile_id: this.integration.profile_id, channel_id: message.channel_id, code: error.code });
+        this.deps.log.warn('chatsvc_decrypt_failed', {
+          profile_id: this.integration.profile_id,
+          channel_id: message.channel_id,
+          code: error.code,
+        });
       }
     }
     await flush();
   }
 
   /** A peer's new sender key (SenderKeyUpdated): stored, then the messages held for it are released. */
-  async senderKeyUpdated(channelId: string, userId: string, distribution: SenderKeyDistribution | undefined): Promise<void> {
+  async senderKeyUpdated(
+    channelId: string,
+    userId: string,
+    distribution: SenderKeyDistribution | undefined,
+  ): Promise<void> {
     if (userId === this.integration.bot_user_id || !distribution) return;
-    await this.store.saveReceiver(this.id, channelId, createSenderKeyReceiver(distribution), this.deps.clock.now(), undefined, true);
+    await this.store.saveReceiver(
+      this.id,
+      channelId,
+      createSenderKeyReceiver(distribution),
+      this.deps.clock.now(),
+      undefined,
+      true,
+    );
     return this.releaseHeld(channelId);
   }
 
@@ -165,7 +231,11 @@ export class BotInbox {
       return 'dropped';
     } catch (error) {
       if (!(error instanceof E2eeError)) throw error;
-      this.deps.log.warn('chatsvc_decrypt_failed', { profile_id: this.integration.profile_id, channel_id: message.channel_id, code: error.code });
+      this.deps.log.warn('chatsvc_decrypt_failed', {
+        profile_id: this.integration.profile_id,
+        channel_id: message.channel_id,
+        code: error.code,
+      });
       return 'dropped';
     }
   }
@@ -176,7 +246,14 @@ export class BotInbox {
     if (existing) {
       try {
         const plaintext = decryptDm(existing.session, wire);
-        return { plaintext: new TextDecoder().decode(plaintext), surface: 'dm', commit: { message_id: message.id, session: { peer_user_id: peer, peer_fingerprint: existing.peer_fingerprint, session: existing.session } } };
+        return {
+          plaintext: new TextDecoder().decode(plaintext),
+          surface: 'dm',
+          commit: {
+            message_id: message.id,
+            session: { peer_user_id: peer, peer_fingerprint: existing.peer_fingerprint, session: existing.session },
+          },
+        };
       } catch (error) {
         if (!wire.x3dh) throw error;
       }
@@ -191,10 +268,16 @@ export class BotInbox {
     if (otpId != null && !oneTime) return 'dropped';
     const { session, plaintext } = createResponderSession(keys.identity, signed, oneTime, wire);
     const peerFingerprint = fingerprint(session.remoteIdentityKey);
-    if (existing && existing.peer_fingerprint !== peerFingerprint) await this.host.identityChanged(this.integration, peer, existing.peer_fingerprint, peerFingerprint);
+    if (existing && existing.peer_fingerprint !== peerFingerprint)
+      await this.host.identityChanged(this.integration, peer, existing.peer_fingerprint, peerFingerprint);
     return {
-      plaintext: new TextDecoder().decode(plaintext), surface: 'dm',
-      commit: { message_id: message.id, session: { peer_user_id: peer, peer_fingerprint: peerFingerprint, session }, used_prekey_id: otpId ?? null },
+      plaintext: new TextDecoder().decode(plaintext),
+      surface: 'dm',
+      commit: {
+        message_id: message.id,
+        session: { peer_user_id: peer, peer_fingerprint: peerFingerprint, session },
+        used_prekey_id: otpId ?? null,
+      },
     };
   }
 
@@ -207,11 +290,26 @@ export class BotInbox {
       receiver = await this.store.receiver(this.id, message.channel_id, message.sender_id, chainId);
     }
     if (!receiver) {
-      await this.store.hold(this.id, message.channel_id, message.id, message as unknown as Record<string, unknown>, this.deps.clock.now(), HOLD_MAX, HOLD_TTL_MS);
+      await this.store.hold(
+        this.id,
+        message.channel_id,
+        message.id,
+        message as unknown as Record<string, unknown>,
+        this.deps.clock.now(),
+        HOLD_MAX,
+        HOLD_TTL_MS,
+      );
       return 'held';
     }
     const plaintext = decryptGroup(receiver, wire);
-    return { plaintext: new TextDecoder().decode(plaintext), surface: 'channel', commit: { message_id: message.id, receiver: { channel_id: message.channel_id, sender_id: message.sender_id, receiver } } };
+    return {
+      plaintext: new TextDecoder().decode(plaintext),
+      surface: 'channel',
+      commit: {
+        message_id: message.id,
+        receiver: { channel_id: message.channel_id, sender_id: message.sender_id, receiver },
+      },
+    };
   }
 
   private async refreshSenderKeys(channelId: string): Promise<void> {
@@ -221,7 +319,14 @@ export class BotInbox {
     for (const entry of (r.body?.sender_keys ?? []) as { user_id: string; distribution: any }[]) {
       if (entry.user_id === this.integration.bot_user_id) continue;
       try {
-        await this.store.saveReceiver(this.id, channelId, createSenderKeyReceiver(entry.distribution), now, undefined, true);
+        await this.store.saveReceiver(
+          this.id,
+          channelId,
+          createSenderKeyReceiver(entry.distribution),
+          now,
+          undefined,
+          true,
+        );
       } catch (error) {
         if (!(error instanceof E2eeError)) throw error;
       }
@@ -231,7 +336,10 @@ export class BotInbox {
   private async releaseHeld(channelId: string): Promise<void> {
     const now = this.deps.clock.now();
     for (const held of await this.store.held(this.id, channelId, now, HOLD_TTL_MS)) {
-      await this.handle(held.message as ChatMessage, now.getTime() - Date.parse(held.message.created_at) <= this.deps.config.chatsvc.catchupSecs * 1000);
+      await this.handle(
+        held.message as ChatMessage,
+        now.getTime() - Date.parse(held.message.created_at) <= this.deps.config.chatsvc.catchupSecs * 1000,
+      );
     }
   }
 }

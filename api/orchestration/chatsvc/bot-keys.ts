@@ -20,17 +20,28 @@ export function newDevice(botUserId: string, now: Date) {
   const prekeys = generateOneTimePrekeys(1, PREKEY_TARGET);
   const registration = {
     identity_key: Array.from(identity.publicKey),
-    signed_prekey: { key_id: signed.keyId, public_key: Array.from(signed.publicKey), signature: Array.from(signed.signature) },
+    signed_prekey: {
+      key_id: signed.keyId,
+      public_key: Array.from(signed.publicKey),
+      signature: Array.from(signed.signature),
+    },
     one_time_prekeys: prekeys.map((p) => ({ key_id: p.keyId, public_key: Array.from(p.publicKey) })),
   };
   const keys: DeviceKeys = {
-    bot_user_id: botUserId, identity, signed: [{ ...signed, created_at: now.toISOString(), retired_at: null }], next_prekey_id: PREKEY_TARGET + 1, next_signed_id: 2,
+    bot_user_id: botUserId,
+    identity,
+    signed: [{ ...signed, created_at: now.toISOString(), retired_at: null }],
+    next_prekey_id: PREKEY_TARGET + 1,
+    next_signed_id: 2,
   };
   return { keys, prekeys, registration };
 }
 
 export class BotKeys {
-  constructor(private readonly host: BotHost, private readonly integration: IntegrationRow) {}
+  constructor(
+    private readonly host: BotHost,
+    private readonly integration: IntegrationRow,
+  ) {}
 
   /**
    * One-time prekeys back to 100; the signed prekey rotated weekly (the old kept 30 days, so a
@@ -49,7 +60,9 @@ export class BotKeys {
       keys.next_prekey_id += fresh.length;
       await store.saveKeys(id, keys, now);
       await store.addPrekeys(id, fresh);
-      await client.call('POST', '/api/keys/prekeys/one-time', { prekeys: fresh.map((p) => ({ key_id: p.keyId, public_key: Array.from(p.publicKey) })) });
+      await client.call('POST', '/api/keys/prekeys/one-time', {
+        prekeys: fresh.map((p) => ({ key_id: p.keyId, public_key: Array.from(p.publicKey) })),
+      });
     }
     const current = keys.signed[0]!;
     if (now.getTime() - Date.parse(current.created_at) >= SIGNED_PREKEY_ROTATE_MS) {
@@ -58,18 +71,28 @@ export class BotKeys {
       keys.signed = [
         { ...next, created_at: now.toISOString(), retired_at: null },
         { ...current, retired_at: now.toISOString() },
-        ...keys.signed.slice(1).filter((s) => s.retired_at && now.getTime() - Date.parse(s.retired_at) < SIGNED_PREKEY_KEEP_MS),
+        ...keys.signed
+          .slice(1)
+          .filter((s) => s.retired_at && now.getTime() - Date.parse(s.retired_at) < SIGNED_PREKEY_KEEP_MS),
       ];
       const before = await store.keys(id);
       // Stored before it is published: the chat never hands out a signed prekey the bot lacks.
       await store.saveKeys(id, keys, now);
-      const posted = await client.call('POST', '/api/keys/prekeys/signed', { key_id: next.keyId, public_key: Array.from(next.publicKey), signature: Array.from(next.signature) });
+      const posted = await client.call('POST', '/api/keys/prekeys/signed', {
+        key_id: next.keyId,
+        public_key: Array.from(next.publicKey),
+        signature: Array.from(next.signature),
+      });
       if (posted.status === 401) return this.host.revoked(this.integration, 'socket');
-      if (posted.status === 200 || posted.status === 201) deps.log.info('chatsvc_signed_prekey_rotated', { profile_id: this.integration.profile_id, key_id: next.keyId });
+      if (posted.status === 200 || posted.status === 201)
+        deps.log.info('chatsvc_signed_prekey_rotated', { profile_id: this.integration.profile_id, key_id: next.keyId });
       else {
         // Not published: keep the old one current, so the next pass tries again.
         if (before) await store.saveKeys(id, { ...keys, signed: before.signed }, now);
-        deps.log.warn('chatsvc_signed_prekey_rotation_failed', { profile_id: this.integration.profile_id, status: posted.status });
+        deps.log.warn('chatsvc_signed_prekey_rotation_failed', {
+          profile_id: this.integration.profile_id,
+          status: posted.status,
+        });
       }
     }
   }

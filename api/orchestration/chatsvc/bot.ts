@@ -53,9 +53,14 @@ export class BotSocket {
   readonly inbox: BotInbox;
   private readonly keys: BotKeys;
 
-  constructor(private readonly host: BotHost, readonly integration: IntegrationRow) {
+  constructor(
+    private readonly host: BotHost,
+    readonly integration: IntegrationRow,
+  ) {
     const reply = new BotReply(host, integration);
-    this.inbox = new BotInbox(host, integration, (message, text, surface, session) => reply.answer(message, text, surface, session));
+    this.inbox = new BotInbox(host, integration, (message, text, surface, session) =>
+      reply.answer(message, text, surface, session),
+    );
     this.keys = new BotKeys(host, integration);
   }
 
@@ -163,7 +168,9 @@ export class BotSocket {
       let refused = false;
       const socket = new WebSocket(url, { ...(ca ? { ca } : {}), rejectUnauthorized: true, handshakeTimeout: 10_000 });
       this.socket = socket;
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'Authenticate', token: this.host.botToken(this.integration) })));
+      socket.on('open', () =>
+        socket.send(JSON.stringify({ type: 'Authenticate', token: this.host.botToken(this.integration) })),
+      );
       socket.on('message', (data) => {
         let frame: Record<string, any>;
         try {
@@ -211,7 +218,10 @@ export class BotSocket {
         if (!authenticated && (code === 4401 || refused)) {
           this.lastError = 'the chat service refused the bot token (Authenticate)';
           this.enqueue(() => this.host.revoked(this.integration, 'socket'));
-          this.queue.then(() => resolve('revoked'), () => resolve('revoked'));
+          this.queue.then(
+            () => resolve('revoked'),
+            () => resolve('revoked'),
+          );
           return;
         }
         resolve('closed');
@@ -223,10 +233,16 @@ export class BotSocket {
   }
 
   private enqueue(work: () => Promise<unknown>): void {
-    this.queue = this.queue.then(work).then(() => {}, (error) => {
-      this.deps.log.error('chatsvc_frame_failed', { profile_id: this.integration.profile_id, error: (error as Error).message });
-      this.deps.metrics.countChatsvcFailure('frame');
-    });
+    this.queue = this.queue.then(work).then(
+      () => {},
+      (error) => {
+        this.deps.log.error('chatsvc_frame_failed', {
+          profile_id: this.integration.profile_id,
+          error: (error as Error).message,
+        });
+        this.deps.metrics.countChatsvcFailure('frame');
+      },
+    );
   }
 
   private send(socket: WebSocket, frame: Record<string, unknown>): void {
@@ -259,7 +275,12 @@ export class BotSocket {
   }
 
   private async onFrame(socket: WebSocket, frame: Record<string, any>): Promise<void> {
-    this.deps.log.debug('chatsvc_frame', { profile_id: this.integration.profile_id, type: frame.type, channel_id: frame.channel_id ?? null, code: frame.code ?? null });
+    this.deps.log.debug('chatsvc_frame', {
+      profile_id: this.integration.profile_id,
+      type: frame.type,
+      channel_id: frame.channel_id ?? null,
+      code: frame.code ?? null,
+    });
     switch (frame.type) {
       case 'MessageCreated':
         return this.inbox.handle(frame.message as ChatMessage, true);
@@ -282,7 +303,8 @@ export class BotSocket {
       case 'Error': {
         // A ChannelJoined can arrive before the chat's read model shows the channel: try again shortly.
         const channelId = frame.channel_id as string | undefined;
-        if (!channelId || !this.kinds.has(channelId) || (frame.code !== 'not_found' && frame.code !== 'forbidden')) return;
+        if (!channelId || !this.kinds.has(channelId) || (frame.code !== 'not_found' && frame.code !== 'forbidden'))
+          return;
         const attempt = (this.subscribeRetries.get(channelId) ?? 0) + 1;
         if (attempt > SUBSCRIBE_RETRIES) {
           this.subscribeRetries.delete(channelId);

@@ -17,12 +17,19 @@ export type ClientsDeps = Pick<OrchDeps, 'db' | 'config' | 'log'>;
 
 /** 503 of every connector route (and use case) while the integration key is absent. */
 export const integrationKeyMissing = () =>
-  new ApiError(503, 'integration_key_missing', 'the chat-service connector needs ORCH_INTEGRATION_ENCRYPTION_KEY (or ORCH_INTEGRATION_ENCRYPTION_KEY_FILE)');
+  new ApiError(
+    503,
+    'integration_key_missing',
+    'the chat-service connector needs ORCH_INTEGRATION_ENCRYPTION_KEY (or ORCH_INTEGRATION_ENCRYPTION_KEY_FILE)',
+  );
 
 export class ChatsvcClients {
   readonly key: Uint8Array | null;
   readonly store: DeviceStore | null;
-  private readonly dispatchers = new Map<string, { verifyTls: boolean; dispatcher: ReturnType<typeof createDispatcher> }>();
+  private readonly dispatchers = new Map<
+    string,
+    { verifyTls: boolean; dispatcher: ReturnType<typeof createDispatcher> }
+  >();
 
   constructor(private readonly deps: ClientsDeps) {
     const hex = deps.config.chatsvc.integrationKeyHex;
@@ -42,15 +49,28 @@ export class ChatsvcClients {
   /** A REST client for an instance with this TLS setting (the connect and communities calls). */
   transient(instanceUrl: string, verifyTls: boolean): ChatsvcClient {
     if (!verifyTls) this.deps.log.warn('chatsvc_tls_verification_off', { instance_url: instanceUrl });
-    return new ChatsvcClient(normaliseInstanceUrl(instanceUrl), createDispatcher({ verifyTls, caBundlePem: this.deps.config.chatsvc.caBundle?.pem ?? null }));
+    return new ChatsvcClient(
+      normaliseInstanceUrl(instanceUrl),
+      createDispatcher({ verifyTls, caBundlePem: this.deps.config.chatsvc.caBundle?.pem ?? null }),
+    );
   }
 
   /** The integration's own client: its undici Agent, its bot token. */
   client(integration: IntegrationRow): ChatsvcClient {
     let entry = this.dispatchers.get(integration.integration_id);
     if (!entry || entry.verifyTls !== integration.verify_tls) {
-      if (!integration.verify_tls) this.deps.log.warn('chatsvc_tls_verification_off', { profile_id: integration.profile_id, instance_url: integration.instance_url });
-      entry = { verifyTls: integration.verify_tls, dispatcher: createDispatcher({ verifyTls: integration.verify_tls, caBundlePem: this.deps.config.chatsvc.caBundle?.pem ?? null }) };
+      if (!integration.verify_tls)
+        this.deps.log.warn('chatsvc_tls_verification_off', {
+          profile_id: integration.profile_id,
+          instance_url: integration.instance_url,
+        });
+      entry = {
+        verifyTls: integration.verify_tls,
+        dispatcher: createDispatcher({
+          verifyTls: integration.verify_tls,
+          caBundlePem: this.deps.config.chatsvc.caBundle?.pem ?? null,
+        }),
+      };
       this.dispatchers.set(integration.integration_id, entry);
     }
     return new ChatsvcClient(integration.instance_url, entry.dispatcher, { botToken: this.botToken(integration) });
@@ -58,7 +78,11 @@ export class ChatsvcClients {
 
   botToken(integration: IntegrationRow): string {
     const { key } = this.requireKey();
-    return openSecret(key, integration.token_sealed, botTokenSealContext(integration.profile_id, integration.integration_id));
+    return openSecret(
+      key,
+      integration.token_sealed,
+      botTokenSealContext(integration.profile_id, integration.integration_id),
+    );
   }
 
   /** An integration that is gone (deleted, or replaced by a new identity): its Agent goes with it. */
@@ -67,7 +91,8 @@ export class ChatsvcClients {
   }
 
   async close(): Promise<void> {
-    for (const { dispatcher } of this.dispatchers.values()) await (dispatcher as { close?: () => Promise<void> }).close?.().catch(() => {});
+    for (const { dispatcher } of this.dispatchers.values())
+      await (dispatcher as { close?: () => Promise<void> }).close?.().catch(() => {});
     this.dispatchers.clear();
   }
 }

@@ -44,15 +44,27 @@ export interface BotSockets {
 }
 
 export const integrationDisabled = (status: number | null = null) =>
-  new ApiError(409, 'integration_disabled', 'the chat service refused this integration\'s bot token; connect again with a fresh provision token', status === null ? {} : { chatsvc_status: status });
+  new ApiError(
+    409,
+    'integration_disabled',
+    "the chat service refused this integration's bot token; connect again with a fresh provision token",
+    status === null ? {} : { chatsvc_status: status },
+  );
 
 export const mintFailed = (detail: string, status: number | null) =>
-  new ApiError(502, 'chatsvc_mint_bot_failed', 'provisioning the bot on the chat service failed', { detail, chatsvc_status: status });
+  new ApiError(502, 'chatsvc_mint_bot_failed', 'provisioning the bot on the chat service failed', {
+    detail,
+    chatsvc_status: status,
+  });
 
-const notConfigured = (message = 'this profile has no chat-service integration') => new ApiError(404, 'not_configured', message);
+const notConfigured = (message = 'this profile has no chat-service integration') =>
+  new ApiError(404, 'not_configured', message);
 
 /** The facts the connector finds out by itself (a socket, a reply) are the system's. */
-const systemContext = (): CommandContext => ({ actor: { kind: 'system', id: 'chatsvc-connector' }, correlationId: randomUUID() });
+const systemContext = (): CommandContext => ({
+  actor: { kind: 'system', id: 'chatsvc-connector' },
+  correlationId: randomUUID(),
+});
 
 export interface IntegrationStatusView {
   instance_url: string;
@@ -89,9 +101,15 @@ export class ChatsvcCommands {
 
   private view(row: IntegrationRow): IntegrationStatusView {
     return {
-      instance_url: row.instance_url, bot_user_id: row.bot_user_id, bot_username: row.bot_username, token_prefix: row.token_prefix,
-      token_expires_at: row.token_expires_at?.toISOString() ?? null, status: row.status, verify_tls: row.verify_tls,
-      identity_fingerprint: row.identity_fingerprint, connected_at: row.connected_at.toISOString(),
+      instance_url: row.instance_url,
+      bot_user_id: row.bot_user_id,
+      bot_username: row.bot_username,
+      token_prefix: row.token_prefix,
+      token_expires_at: row.token_expires_at?.toISOString() ?? null,
+      status: row.status,
+      verify_tls: row.verify_tls,
+      identity_fingerprint: row.identity_fingerprint,
+      connected_at: row.connected_at.toISOString(),
       socket: this.sockets.view(row),
     };
   }
@@ -99,7 +117,10 @@ export class ChatsvcCommands {
   // --- connect -------------------------------------------------------------------------------
 
   /** Lists the communities the provision token may join a bot to; nothing is stored. */
-  async communities(profileId: string, body: { instance_url: string; provision_token: string; verify_tls?: boolean | undefined }): Promise<unknown> {
+  async communities(
+    profileId: string,
+    body: { instance_url: string; provision_token: string; verify_tls?: boolean | undefined },
+  ): Promise<unknown> {
     await this.profileOf(profileId);
     this.clients.requireKey();
     const client = this.clients.transient(body.instance_url, body.verify_tls ?? true);
@@ -121,16 +142,28 @@ export class ChatsvcCommands {
   async connect(profileId: string, body: ConnectRequest, context: CommandContext): Promise<IntegrationStatusView> {
     const profile = await this.profileOf(profileId);
     const { store, key } = this.clients.requireKey();
-    if (!BOT_TOKEN.test(body.provision_token)) throw new ApiError(400, 'validation_failed', 'provision_token must be cb_ followed by 64 lowercase hex characters');
+    if (!BOT_TOKEN.test(body.provision_token))
+      throw new ApiError(
+        400,
+        'validation_failed',
+        'provision_token must be cb_ followed by 64 lowercase hex characters',
+      );
     const existing = await integrationOf(this.deps.db, profile.id);
-    if (existing?.status === 'active') throw new ApiError(409, 'already_connected', 'this profile already has an active chat-service integration; delete it first');
+    if (existing?.status === 'active')
+      throw new ApiError(
+        409,
+        'already_connected',
+        'this profile already has an active chat-service integration; delete it first',
+      );
     const verifyTls = body.verify_tls ?? true;
     const base = this.clients.transient(body.instance_url, verifyTls);
     const provision = base.withProvisionToken(body.provision_token);
     const now = this.deps.clock.now();
     // A revoked integration keeps its device: the same bot on the same instance comes back with it.
-    const keptKeys = existing && existing.instance_url === base.baseUrl && existing.bot_username === body.bot_username
-      ? await store.keys(existing.integration_id) : null;
+    const keptKeys =
+      existing && existing.instance_url === base.baseUrl && existing.bot_username === body.bot_username
+        ? await store.keys(existing.integration_id)
+        : null;
     const reusable = existing && keptKeys ? { botId: existing.bot_user_id, keys: keptKeys } : null;
     let plan;
     try {
@@ -144,20 +177,35 @@ export class ChatsvcCommands {
     try {
       if (!plan.reused) {
         await store.create(integrationId, profile.id, plan.keys, plan.prekeys, at);
-        for (const [channelId, state] of plan.senderKeys) await store.saveOwnSenderKey(integrationId, channelId, state, at);
+        for (const [channelId, state] of plan.senderKeys)
+          await store.saveOwnSenderKey(integrationId, channelId, state, at);
       }
-      await this.deps.commands.run(integrationStream(profile.id), integrationDecider(profile.id), {
-        type: 'Connect',
-        data: {
-          profile_id: profile.id, integration_id: integrationId, instance_url: base.baseUrl, bot_user_id: plan.botId, bot_username: body.bot_username,
-          token_prefix: plan.token.slice(0, TOKEN_PREFIX_CHARS), token_sealed: sealSecret(key, plan.token, botTokenSealContext(profile.id, integrationId)),
-          token_expires_at: plan.expiresAt, verify_tls: verifyTls, identity_fingerprint: fingerprint(plan.keys.identity.publicKey),
-          default_community_id: body.default_community_id ?? (plan.reused ? existing!.default_community_id : null), at: at.toISOString(),
+      await this.deps.commands.run(
+        integrationStream(profile.id),
+        integrationDecider(profile.id),
+        {
+          type: 'Connect',
+          data: {
+            profile_id: profile.id,
+            integration_id: integrationId,
+            instance_url: base.baseUrl,
+            bot_user_id: plan.botId,
+            bot_username: body.bot_username,
+            token_prefix: plan.token.slice(0, TOKEN_PREFIX_CHARS),
+            token_sealed: sealSecret(key, plan.token, botTokenSealContext(profile.id, integrationId)),
+            token_expires_at: plan.expiresAt,
+            verify_tls: verifyTls,
+            identity_fingerprint: fingerprint(plan.keys.identity.publicKey),
+            default_community_id: body.default_community_id ?? (plan.reused ? existing!.default_community_id : null),
+            at: at.toISOString(),
+          },
         },
-      }, context);
+        context,
+      );
     } catch (error) {
       if (!plan.reused) await store.destroy(integrationId);
-      if (error instanceof DomainError && error.code === 'already_connected') throw new ApiError(409, 'already_connected', error.message);
+      if (error instanceof DomainError && error.code === 'already_connected')
+        throw new ApiError(409, 'already_connected', error.message);
       throw error;
     }
     if (existing) {
@@ -181,7 +229,10 @@ export class ChatsvcCommands {
     return this.view(await this.configured(profileId));
   }
 
-  async test(profileId: string, context: CommandContext): Promise<{ ok: boolean; chatsvc_status: number; latency_ms: number; status: string }> {
+  async test(
+    profileId: string,
+    context: CommandContext,
+  ): Promise<{ ok: boolean; chatsvc_status: number; latency_ms: number; status: string }> {
     await this.profileOf(profileId);
     this.clients.requireKey();
     const row = await this.configured(profileId);
@@ -207,7 +258,12 @@ export class ChatsvcCommands {
     const { store } = this.clients.requireKey();
     const row = await this.configured(profileId);
     try {
-      await this.deps.commands.run(integrationStream(profileId), integrationDecider(profileId), { type: 'Delete', at: this.deps.clock.now().toISOString() }, context);
+      await this.deps.commands.run(
+        integrationStream(profileId),
+        integrationDecider(profileId),
+        { type: 'Delete', at: this.deps.clock.now().toISOString() },
+        context,
+      );
     } catch (error) {
       if (error instanceof DomainError && error.code === 'not_configured') throw notConfigured(error.message);
       throw error;
@@ -221,22 +277,46 @@ export class ChatsvcCommands {
   // --- what the sockets find out ---------------------------------------------------------------
 
   /** The first 401 to the bot token: the integration is revoked externally (once). A socket that found it stops itself. */
-  async markRevoked(row: IntegrationRow, discoveredBy: 'test' | 'tool' | 'socket' | 'reply', context?: CommandContext): Promise<void> {
-    await this.deps.commands.run(integrationStream(row.profile_id), integrationDecider(row.profile_id), {
-      type: 'MarkRevoked', integration_id: row.integration_id, token_prefix: row.token_prefix, discovered_by: discoveredBy, chatsvc_status: 401, at: this.deps.clock.now().toISOString(),
-    }, context ?? systemContext());
+  async markRevoked(
+    row: IntegrationRow,
+    discoveredBy: 'test' | 'tool' | 'socket' | 'reply',
+    context?: CommandContext,
+  ): Promise<void> {
+    await this.deps.commands.run(
+      integrationStream(row.profile_id),
+      integrationDecider(row.profile_id),
+      {
+        type: 'MarkRevoked',
+        integration_id: row.integration_id,
+        token_prefix: row.token_prefix,
+        discovered_by: discoveredBy,
+        chatsvc_status: 401,
+        at: this.deps.clock.now().toISOString(),
+      },
+      context ?? systemContext(),
+    );
     this.deps.log.warn('chatsvc_integration_revoked', { profile_id: row.profile_id, discovered_by: discoveredBy });
     if (discoveredBy !== 'socket') void this.sockets.stopBot(row.profile_id);
   }
 
   /** A DM peer's identity key is not the one its session began with (audited). */
-  async identityChanged(row: IntegrationRow, peerUserId: string, oldFingerprint: string, newFingerprint: string): Promise<void> {
+  async identityChanged(
+    row: IntegrationRow,
+    peerUserId: string,
+    oldFingerprint: string,
+    newFingerprint: string,
+  ): Promise<void> {
     const profile = await profileById(this.deps.db, row.profile_id);
     const event: ChatsvcAuditEvent = {
       type: 'ChatsvcIdentityKeyChanged',
       data: {
-        profile_id: row.profile_id, profile_slug: profile?.slug ?? '', integration_id: row.integration_id, peer_user_id: peerUserId,
-        old_fingerprint: oldFingerprint, new_fingerprint: newFingerprint, at: this.deps.clock.now().toISOString(),
+        profile_id: row.profile_id,
+        profile_slug: profile?.slug ?? '',
+        integration_id: row.integration_id,
+        peer_user_id: peerUserId,
+        old_fingerprint: oldFingerprint,
+        new_fingerprint: newFingerprint,
+        at: this.deps.clock.now().toISOString(),
       },
     };
     await this.deps.commands.record(auditStream(randomUUID()), event, systemContext());
@@ -245,13 +325,24 @@ export class ChatsvcCommands {
   // --- tools -----------------------------------------------------------------------------------
 
   /** The tool route's call (inputs validated by the route). */
-  async tool(profileId: string, name: ToolName, input: Record<string, unknown>, context: CommandContext): Promise<{ status: number; result: ToolResult; retryAfter?: number }> {
+  async tool(
+    profileId: string,
+    name: ToolName,
+    input: Record<string, unknown>,
+    context: CommandContext,
+  ): Promise<{ status: number; result: ToolResult; retryAfter?: number }> {
     const profile = await this.profileOf(profileId);
     return this.runTool(profile, name, input, 'api', context);
   }
 
   /** Every call writes an audit row; a 401 revokes the integration and answers 409. */
-  private async runTool(profile: ProfileRow, name: ToolName, input: Record<string, unknown>, source: ToolSource, context: CommandContext): Promise<{ status: number; result: ToolResult; retryAfter?: number }> {
+  private async runTool(
+    profile: ProfileRow,
+    name: ToolName,
+    input: Record<string, unknown>,
+    source: ToolSource,
+    context: CommandContext,
+  ): Promise<{ status: number; result: ToolResult; retryAfter?: number }> {
     this.clients.requireKey();
     const row = await this.configured(profile.id);
     if (row.status !== 'active') throw integrationDisabled();
@@ -262,12 +353,27 @@ export class ChatsvcCommands {
     return { status: result.ok ? 200 : result.status, result, ...(retryAfter !== undefined ? { retryAfter } : {}) };
   }
 
-  private async recordToolCall(profile: ProfileRow, row: IntegrationRow, tool: string, source: ToolSource, result: ToolResult, context: CommandContext): Promise<void> {
+  private async recordToolCall(
+    profile: ProfileRow,
+    row: IntegrationRow,
+    tool: string,
+    source: ToolSource,
+    result: ToolResult,
+    context: CommandContext,
+  ): Promise<void> {
     const event: ChatsvcAuditEvent = {
       type: 'ChatsvcToolCalled',
       data: {
-        profile_id: profile.id, profile_slug: profile.slug, integration_id: row.integration_id, tool, source, target_id: result.target_id,
-        ok: result.ok, status: result.status, error_msg: result.error_msg, at: this.deps.clock.now().toISOString(),
+        profile_id: profile.id,
+        profile_slug: profile.slug,
+        integration_id: row.integration_id,
+        tool,
+        source,
+        target_id: result.target_id,
+        ok: result.ok,
+        status: result.status,
+        error_msg: result.error_msg,
+        at: this.deps.clock.now().toISOString(),
       },
     };
     await this.deps.commands.record(auditStream(randomUUID()), event, context);
@@ -281,11 +387,20 @@ export class ChatsvcCommands {
   }
 
   /** The model's side of a tool: validated with the same zod; errors and invalid arguments go back as results. */
-  private async modelTool(profile: ProfileRow, fullName: string, args: Record<string, unknown>, context: CommandContext): Promise<string> {
+  private async modelTool(
+    profile: ProfileRow,
+    fullName: string,
+    args: Record<string, unknown>,
+    context: CommandContext,
+  ): Promise<string> {
     const name = fullName.replace(/^chatsvc_/, '') as ToolName;
     if (!(name in TOOL_INPUTS)) return JSON.stringify({ ok: false, error: `unknown tool ${fullName}` });
     const parsed = TOOL_INPUTS[name].safeParse(args);
-    if (!parsed.success) return JSON.stringify({ ok: false, error: `invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` });
+    if (!parsed.success)
+      return JSON.stringify({
+        ok: false,
+        error: `invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      });
     try {
       const { result } = await this.runTool(profile, name, parsed.data as Record<string, unknown>, 'model', context);
       return JSON.stringify(result);

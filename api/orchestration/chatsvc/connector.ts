@@ -23,7 +23,10 @@ import { ChatsvcCommands } from './commands.ts';
 import { BotSupervisor } from './supervisor.ts';
 import { ToolCalls } from './tool-calls.ts';
 
-export type ConnectorDeps = Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'config' | 'log' | 'limiter' | 'models' | 'sealKey' | 'metrics'>;
+export type ConnectorDeps = Pick<
+  OrchDeps,
+  'commands' | 'db' | 'clock' | 'config' | 'log' | 'limiter' | 'models' | 'sealKey' | 'metrics'
+>;
 
 export class ChatsvcConnector implements BotHost {
   readonly clients: ChatsvcClients;
@@ -88,7 +91,12 @@ export class ChatsvcConnector implements BotHost {
     return this.commands.markRevoked(integration, discoveredBy);
   }
 
-  identityChanged(integration: IntegrationRow, peerUserId: string, oldFingerprint: string, newFingerprint: string): Promise<void> {
+  identityChanged(
+    integration: IntegrationRow,
+    peerUserId: string,
+    oldFingerprint: string,
+    newFingerprint: string,
+  ): Promise<void> {
     return this.commands.identityChanged(integration, peerUserId, oldFingerprint, newFingerprint);
   }
 

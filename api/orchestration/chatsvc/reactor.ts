@@ -15,12 +15,13 @@ import type { BotSupervisor } from './supervisor.ts';
 
 export const BOT_SUPERVISOR = 'chatsvc_bot_supervisor';
 
-export const botSupervisorProcessor = (supervisor: BotSupervisor, passSecs: number) => defineReactor<IntegrationEvent>({
-  name: BOT_SUPERVISOR,
-  handles: INTEGRATION_EVENT_TYPES,
-  scope: 'each',
-  afterProjections: true,
-  reconcile: () => supervisor.pass(true),
-  react: () => supervisor.pass(false),
-  every: { ms: passSecs * 1000, run: () => supervisor.pass(true) },
-});
+export const botSupervisorProcessor = (supervisor: BotSupervisor, passSecs: number) =>
+  defineReactor<IntegrationEvent>({
+    name: BOT_SUPERVISOR,
+    handles: INTEGRATION_EVENT_TYPES,
+    scope: 'each',
+    afterProjections: true,
+    reconcile: () => supervisor.pass(true),
+    react: () => supervisor.pass(false),
+    every: { ms: passSecs * 1000, run: () => supervisor.pass(true) },
+  });

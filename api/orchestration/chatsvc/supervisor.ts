@@ -17,7 +17,8 @@ import type { OrchDeps } from '../deps.ts';
 import type { BotHost } from './bot-host.ts';
 import { BotSocket, type SocketView } from './bot.ts';
 
-const sameIntegration = (a: IntegrationRow, b: IntegrationRow) => a.integration_id === b.integration_id && a.token_sealed === b.token_sealed;
+const sameIntegration = (a: IntegrationRow, b: IntegrationRow) =>
+  a.integration_id === b.integration_id && a.token_sealed === b.token_sealed;
 
 export type SupervisorDeps = Pick<OrchDeps, 'db' | 'config' | 'log'>;
 
@@ -35,7 +36,10 @@ export class BotSupervisor {
   private changes = 0;
   private readonly changedAt = new Map<string, number>();
 
-  constructor(private readonly deps: SupervisorDeps, private readonly host: BotHost) {}
+  constructor(
+    private readonly deps: SupervisorDeps,
+    private readonly host: BotHost,
+  ) {}
 
   /** This process runs the bot sockets from now on; its processor (./reactor.ts) makes the passes. */
   start(): void {
@@ -44,11 +48,13 @@ export class BotSupervisor {
 
   /** One full pass now, its failure logged (tests; the processor calls `pass`). */
   tick(): Promise<void> {
-    this.ticking ??= this.pass(true).catch((error: Error) => {
-      this.deps.log.error('chatsvc_supervisor_failed', { error: error.message });
-    }).finally(() => {
-      this.ticking = null;
-    });
+    this.ticking ??= this.pass(true)
+      .catch((error: Error) => {
+        this.deps.log.error('chatsvc_supervisor_failed', { error: error.message });
+      })
+      .finally(() => {
+        this.ticking = null;
+      });
     return this.ticking;
   }
 
@@ -117,7 +123,13 @@ export class BotSupervisor {
 
   /** The integration's socket as the status shows it (one this process does not run: stopped, or disconnected while the supervisor runs). */
   view(row: IntegrationRow): SocketView {
-    return this.bots.get(row.profile_id)?.view() ?? { state: row.status === 'active' ? (this.running ? 'disconnected' : 'stopped') : 'stopped', since: null, last_error: null };
+    return (
+      this.bots.get(row.profile_id)?.view() ?? {
+        state: row.status === 'active' ? (this.running ? 'disconnected' : 'stopped') : 'stopped',
+        since: null,
+        last_error: null,
+      }
+    );
   }
 
   /** `integrations.chatsvc_bot_ws` of the health route. */
@@ -156,11 +168,20 @@ export class BotSupervisor {
   }
 
   async lock(integrationId: string): Promise<boolean> {
-    return this.withLockClient(async (c) => (await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended('chatsvc:' || $1, 0)) AS ok`, [integrationId])).rows[0]!.ok);
+    return this.withLockClient(
+      async (c) =>
+        (
+          await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended('chatsvc:' || $1, 0)) AS ok`, [
+            integrationId,
+          ])
+        ).rows[0]!.ok,
+    );
   }
 
   async unlock(integrationId: string): Promise<void> {
     if (!this.lockClient) return;
-    await this.withLockClient((c) => c.query(`SELECT pg_advisory_unlock(hashtextextended('chatsvc:' || $1, 0))`, [integrationId])).catch(() => {});
+    await this.withLockClient((c) =>
+      c.query(`SELECT pg_advisory_unlock(hashtextextended('chatsvc:' || $1, 0))`, [integrationId]),
+    ).catch(() => {});
   }
 }

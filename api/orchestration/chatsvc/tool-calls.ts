@@ -16,7 +16,8 @@ const WEBHOOK_INTERVAL_MS = 1050;
 const WEBHOOK_MAX_WAIT_MS = 5000;
 
 /** The seconds a chat 429 asks to wait (its Retry-After, 1 to 5). */
-const chatRetryAfter = (reply: ChatsvcReply) => Math.min(5, Math.max(1, Math.ceil(Number(reply.headers.get('retry-after')) || 1)));
+const chatRetryAfter = (reply: ChatsvcReply) =>
+  Math.min(5, Math.max(1, Math.ceil(Number(reply.headers.get('retry-after')) || 1)));
 
 /** One tool call's outcome: `refused` when the chat service answered 401 to the bot token. */
 export interface ToolCallOutcome {
@@ -30,7 +31,12 @@ export class ToolCalls {
 
   constructor(private readonly clients: ChatsvcClients) {}
 
-  async call(profile: ProfileRow, row: IntegrationRow, name: ToolName, input: Record<string, unknown>): Promise<ToolCallOutcome> {
+  async call(
+    profile: ProfileRow,
+    row: IntegrationRow,
+    name: ToolName,
+    input: Record<string, unknown>,
+  ): Promise<ToolCallOutcome> {
     const { store } = this.clients.requireKey();
     const client = this.clients.client(row);
     let reply: ChatsvcReply | null = null;
@@ -42,7 +48,14 @@ export class ToolCalls {
         targetId = String(input.channel_id);
         const paced = await this.paceWebhook(row.integration_id, targetId);
         if (paced !== null) {
-          const result: ToolResult = { ok: false, tool: name, target_id: targetId, status: 429, payload: null, error_msg: `one message per second per webhook; retry in ${paced} s` };
+          const result: ToolResult = {
+            ok: false,
+            tool: name,
+            target_id: targetId,
+            status: 429,
+            payload: null,
+            error_msg: `one message per second per webhook; retry in ${paced} s`,
+          };
           return { result, retryAfter: paced, refused: false };
         }
         reply = await this.sendViaWebhook(client, store, row, targetId, String(input.content), profile);
@@ -54,11 +67,18 @@ export class ToolCalls {
         }
       } else if (name === 'create_channel') {
         targetId = String(input.group_id);
-        reply = await client.call('POST', `/api/groups/${targetId}/channels`, { name: input.name, kind: input.kind ?? 'text', description: input.description ?? '' });
+        reply = await client.call('POST', `/api/groups/${targetId}/channels`, {
+          name: input.name,
+          kind: input.kind ?? 'text',
+          description: input.description ?? '',
+        });
       } else {
         targetId = String(input.community_id);
         const role = input.role && input.role !== 'member' ? input.role : null;
-        reply = await client.call('POST', `/api/communities/${targetId}/invites`, { grants_role: role, ...(input.expires_at ? { expires_at: input.expires_at } : {}) });
+        reply = await client.call('POST', `/api/communities/${targetId}/invites`, {
+          grants_role: role,
+          ...(input.expires_at ? { expires_at: input.expires_at } : {}),
+        });
       }
       status = reply.status;
     } catch (error) {
@@ -66,11 +86,32 @@ export class ToolCalls {
       errorMsg = error.detail;
     }
     if (reply?.status === 401) {
-      return { result: { ok: false, tool: name, target_id: targetId, status: 401, payload: null, error_msg: 'the chat service refused the bot token' }, refused: true };
+      return {
+        result: {
+          ok: false,
+          tool: name,
+          target_id: targetId,
+          status: 401,
+          payload: null,
+          error_msg: 'the chat service refused the bot token',
+        },
+        refused: true,
+      };
     }
     const ok = !!reply && reply.status >= 200 && reply.status < 300;
-    if (reply && !ok) errorMsg = typeof reply.body?.error === 'string' ? String(reply.body.error).slice(0, 500) : `the chat service answered ${reply.status}`;
-    const result: ToolResult = { ok, tool: name, target_id: targetId, status, payload: reply?.body ?? null, error_msg: errorMsg };
+    if (reply && !ok)
+      errorMsg =
+        typeof reply.body?.error === 'string'
+          ? String(reply.body.error).slice(0, 500)
+          : `the chat service answered ${reply.status}`;
+    const result: ToolResult = {
+      ok,
+      tool: name,
+      target_id: targetId,
+      status,
+      payload: reply?.body ?? null,
+      error_msg: errorMsg,
+    };
     // A chat 429 mirrored as ours carries the chat's Retry-After (at least 1 s), like our own pacing's.
     return { result, refused: false, ...(reply?.status === 429 ? { retryAfter: chatRetryAfter(reply) } : {}) };
   }
@@ -87,11 +128,20 @@ export class ToolCalls {
     return null;
   }
 
-  private async sendViaWebhook(client: ChatsvcClient, store: DeviceStore, row: IntegrationRow, channelId: string, content: string, profile: ProfileRow): Promise<ChatsvcReply> {
+  private async sendViaWebhook(
+    client: ChatsvcClient,
+    store: DeviceStore,
+    row: IntegrationRow,
+    channelId: string,
+    content: string,
+    profile: ProfileRow,
+  ): Promise<ChatsvcReply> {
     for (let attempt = 0; attempt < 2; attempt++) {
       let hook = await store.webhook(row.integration_id, channelId);
       if (!hook) {
-        const created = await client.call('POST', `/api/channels/${channelId}/webhooks`, { name: profile.name.slice(0, 64) || row.bot_username });
+        const created = await client.call('POST', `/api/channels/${channelId}/webhooks`, {
+          name: profile.name.slice(0, 64) || row.bot_username,
+        });
         if (created.status !== 201 && created.status !== 200) return created;
         const token = created.body?.token;
         const id = created.body?.id ?? created.body?.webhook?.id;

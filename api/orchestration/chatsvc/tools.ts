@@ -10,8 +10,16 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 
 export const TOOL_INPUTS = {
   send_message: z.strictObject({
-    channel_id: z.uuid().openapi({ description: 'a channel the bot can post to through a webhook (the bot must be community owner or admin)' }),
-    content: z.string().min(1).max(4000).openapi({ description: 'Markdown; posted as plaintext (webhook messages are not end-to-end encrypted)' }),
+    channel_id: z
+      .uuid()
+      .openapi({
+        description: 'a channel the bot can post to through a webhook (the bot must be community owner or admin)',
+      }),
+    content: z
+      .string()
+      .min(1)
+      .max(4000)
+      .openapi({ description: 'Markdown; posted as plaintext (webhook messages are not end-to-end encrypted)' }),
   }),
   create_channel: z.strictObject({
     group_id: z.uuid(),
@@ -21,8 +29,14 @@ export const TOOL_INPUTS = {
   }),
   invite_member: z.strictObject({
     community_id: z.uuid(),
-    email: z.email().optional().openapi({ description: 'recorded in the audit row only: the chat service mints generic invite codes' }),
-    role: z.enum(['member', 'moderator', 'admin']).optional().openapi({ description: 'the role the invite grants (default member)' }),
+    email: z
+      .email()
+      .optional()
+      .openapi({ description: 'recorded in the audit row only: the chat service mints generic invite codes' }),
+    role: z
+      .enum(['member', 'moderator', 'admin'])
+      .optional()
+      .openapi({ description: 'the role the invite grants (default member)' }),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   }),
 } as const;
@@ -34,9 +48,13 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 };
 
 /** The route's body: the inputs plus `tool`, which must equal the path's tool name. */
-export const toolBody = (name: ToolName) => (TOOL_INPUTS[name] as z.ZodObject<any>).extend({ tool: z.string() }).strict();
+export const toolBody = (name: ToolName) =>
+  (TOOL_INPUTS[name] as z.ZodObject<any>).extend({ tool: z.string() }).strict();
 
-export const ToolRequest = z.object({ tool: z.string().optional().openapi({ description: 'must equal the path\'s tool_name' }) }).passthrough().openapi('ChatsvcToolRequest');
+export const ToolRequest = z
+  .object({ tool: z.string().optional().openapi({ description: "must equal the path's tool_name" }) })
+  .passthrough()
+  .openapi('ChatsvcToolRequest');
 
 /** The functions offered to a model (`chatsvc_<tool>`), their schemas from the same zod. */
 export function modelToolSpecs(): ToolSpec[] {
@@ -47,13 +65,15 @@ export function modelToolSpecs(): ToolSpec[] {
   });
 }
 
-export const ToolResponse = z.object({
-  ok: z.boolean(),
-  tool: z.enum(TOOL_NAMES),
-  target_id: z.string().nullable().openapi({ description: 'the channel, group or community acted on' }),
-  status: z.number().int().openapi({ description: 'the chat service\'s status' }),
-  payload: z.unknown().openapi({ description: 'the chat service\'s response' }),
-  error_msg: z.string().nullable(),
-}).openapi('ChatsvcToolResult');
+export const ToolResponse = z
+  .object({
+    ok: z.boolean(),
+    tool: z.enum(TOOL_NAMES),
+    target_id: z.string().nullable().openapi({ description: 'the channel, group or community acted on' }),
+    status: z.number().int().openapi({ description: "the chat service's status" }),
+    payload: z.unknown().openapi({ description: "the chat service's response" }),
+    error_msg: z.string().nullable(),
+  })
+  .openapi('ChatsvcToolResult');
 
 export type ToolResult = z.infer<typeof ToolResponse>;

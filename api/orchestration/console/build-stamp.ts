@@ -33,7 +33,12 @@ export function sourceStamp(consoleDir = CONSOLE_DIR, lockfile = path.join(ROOT,
   const files = sourceFiles(consoleDir);
   if (files.length === 0) return null;
   const hash = createHash('sha256');
-  for (const file of files) hash.update(file).update('\0').update(readFileSync(path.join(consoleDir, file))).update('\0');
+  for (const file of files)
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(path.join(consoleDir, file)))
+      .update('\0');
   hash.update('package-lock.json\0');
   if (existsSync(lockfile)) hash.update(readFileSync(lockfile));
   return hash.digest('hex');
@@ -62,10 +67,19 @@ export type ConsoleBuildDecision =
  * (null: no console sources, as in an image that ships only the build); `built`: the stamp of
  * the build (null: none).
  */
-export function consoleBuildDecision(input: { sources: string | null; built: string | null; vite: boolean }): ConsoleBuildDecision {
+export function consoleBuildDecision(input: {
+  sources: string | null;
+  built: string | null;
+  vite: boolean;
+}): ConsoleBuildDecision {
   const { sources, built, vite } = input;
-  if (sources === null) return built === null ? { action: 'how_to_build', reason: 'missing_without_vite' } : { action: 'serve', reason: 'no_sources' };
+  if (sources === null)
+    return built === null
+      ? { action: 'how_to_build', reason: 'missing_without_vite' }
+      : { action: 'serve', reason: 'no_sources' };
   if (built === sources) return { action: 'serve', reason: 'fresh' };
   if (vite) return { action: 'rebuild', reason: built === null ? 'missing' : 'stale' };
-  return built === null ? { action: 'how_to_build', reason: 'missing_without_vite' } : { action: 'serve_as_is', reason: 'stale_without_vite' };
+  return built === null
+    ? { action: 'how_to_build', reason: 'missing_without_vite' }
+    : { action: 'serve_as_is', reason: 'stale_without_vite' };
 }

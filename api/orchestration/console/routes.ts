@@ -50,7 +50,10 @@ const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 /** Whether `Accept-Encoding` admits `coding` (a q of 0 refuses it). */
 export function acceptsEncoding(header: string | undefined, coding: 'br' | 'gzip'): boolean {
   for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().split(';').map((s) => s.trim());
+    const [name, ...params] = part
+      .trim()
+      .split(';')
+      .map((s) => s.trim());
     if (name?.toLowerCase() !== coding && name !== '*') continue;
     const q = params.find((p) => p.startsWith('q='));
     return !q || Number(q.slice(2)) > 0;
@@ -99,9 +102,16 @@ export function consoleRoutes(options: { dist?: string } = {}): MiddlewareHandle
     const file = await fileIfAny(path.join(assets, name));
     if (!file) return null;
     const type = TYPES[path.extname(name)] ?? 'application/octet-stream';
-    const headers: Record<string, string> = { 'Content-Type': type, 'Cache-Control': 'public, max-age=31536000, immutable', Vary: 'Accept-Encoding' };
+    const headers: Record<string, string> = {
+      'Content-Type': type,
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      Vary: 'Accept-Encoding',
+    };
     const accept = c.req.header('accept-encoding');
-    for (const [coding, suffix] of [['br', '.br'], ['gzip', '.gz']] as const) {
+    for (const [coding, suffix] of [
+      ['br', '.br'],
+      ['gzip', '.gz'],
+    ] as const) {
       if (acceptsEncoding(accept, coding) && existsSync(file + suffix)) {
         return respond(c, await readFile(file + suffix), 200, { ...headers, 'Content-Encoding': coding });
       }
@@ -111,10 +121,20 @@ export function consoleRoutes(options: { dist?: string } = {}): MiddlewareHandle
 
   async function index(c: Context): Promise<Response> {
     const file = await fileIfAny(path.join(dist, 'index.html'));
-    if (!file) return respond(c, howToBuild, 503, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', Vary: 'Accept' });
+    if (!file)
+      return respond(c, howToBuild, 503, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Vary: 'Accept',
+      });
     const body = await readFile(file);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', ETag: etag, Vary: 'Accept' };
+    const headers = {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      ETag: etag,
+      Vary: 'Accept',
+    };
     if (c.req.header('if-none-match') === etag) return respond(c, null, 304, headers);
     return respond(c, body, 200, headers);
   }
@@ -129,7 +149,11 @@ export function consoleRoutes(options: { dist?: string } = {}): MiddlewareHandle
     const name = p.slice(1);
     if (FILE_NAME.test(name) && name !== 'index.html' && !name.startsWith('.')) {
       const file = await fileIfAny(path.join(dist, name));
-      if (file) return respond(c, await readFile(file), 200, { 'Content-Type': TYPES[path.extname(name)] ?? 'application/octet-stream', 'Cache-Control': 'no-cache' });
+      if (file)
+        return respond(c, await readFile(file), 200, {
+          'Content-Type': TYPES[path.extname(name)] ?? 'application/octet-stream',
+          'Cache-Control': 'no-cache',
+        });
     }
     if (acceptsHtml(c)) return index(c);
     return next();

@@ -15,9 +15,7 @@
 
 import { ApiError } from '../../shared/http-errors.ts';
 
-export type BatchElement =
-  | { index: number; value: unknown }
-  | { index: number; oversized: true; path: string | null };
+export type BatchElement = { index: number; value: unknown } | { index: number; oversized: true; path: string | null };
 
 export interface BatchLimits {
   key: string;
@@ -31,7 +29,18 @@ const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 8 * 1024;
 
 const enum S {
-  Start, KeyOrEnd, Key, Colon, Value, ElementOrEnd, ElementAfterComma, Element, ElementEnd, AfterValue, KeyAfterComma, End,
+  Start,
+  KeyOrEnd,
+  Key,
+  Colon,
+  Value,
+  ElementOrEnd,
+  ElementAfterComma,
+  Element,
+  ElementEnd,
+  AfterValue,
+  KeyAfterComma,
+  End,
 }
 
 const WS = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -117,7 +126,10 @@ class ElementScanner {
 }
 
 function concat(parts: Uint8Array[], max = Infinity): Uint8Array {
-  const total = Math.min(max, parts.reduce((n, p) => n + p.length, 0));
+  const total = Math.min(
+    max,
+    parts.reduce((n, p) => n + p.length, 0),
+  );
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {
@@ -146,7 +158,11 @@ function pathOf(head: Uint8Array, tail: Uint8Array): string | null {
  * A body that does not start as an object: 400 validation_failed when it is JSON after all (an
  * array, a string...), invalid_json when it is not JSON.
  */
-async function notAnObject(reader: ReadableStreamDefaultReader<Uint8Array>, first: Uint8Array, key: string): Promise<ApiError> {
+async function notAnObject(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  first: Uint8Array,
+  key: string,
+): Promise<ApiError> {
   const parts = [first];
   let size = first.length;
   while (size <= HEAD_BYTES) {
@@ -166,7 +182,10 @@ async function notAnObject(reader: ReadableStreamDefaultReader<Uint8Array>, firs
 }
 
 /** The elements of `body[limits.key]`, in order, as they arrive. */
-export async function* batchElements(body: ReadableStream<Uint8Array> | null, limits: BatchLimits): AsyncGenerator<BatchElement> {
+export async function* batchElements(
+  body: ReadableStream<Uint8Array> | null,
+  limits: BatchLimits,
+): AsyncGenerator<BatchElement> {
   if (!body) throw new ApiError(400, 'validation_failed', `a JSON body with "${limits.key}" is required`);
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -183,7 +202,12 @@ export async function* batchElements(body: ReadableStream<Uint8Array> | null, li
       if (done) break;
       total += value.length;
       if (total > limits.maxBytes) {
-        throw new ApiError(413, 'payload_too_large', `request body exceeds this route's limit of ${limits.maxBytes} bytes`, { limit_bytes: limits.maxBytes });
+        throw new ApiError(
+          413,
+          'payload_too_large',
+          `request body exceeds this route's limit of ${limits.maxBytes} bytes`,
+          { limit_bytes: limits.maxBytes },
+        );
       }
       const chunk = value;
       let i = 0;
@@ -225,7 +249,8 @@ export async function* batchElements(body: ReadableStream<Uint8Array> | null, li
               } catch {
                 throw invalid('bad object key');
               }
-              if (key !== limits.key) throw new ApiError(400, 'validation_failed', `unrecognized field: ${key.slice(0, 100)}`);
+              if (key !== limits.key)
+                throw new ApiError(400, 'validation_failed', `unrecognized field: ${key.slice(0, 100)}`);
               if (seenArray) throw new ApiError(400, 'validation_failed', `"${limits.key}" appears twice`);
               state = S.Colon;
               i++;

@@ -18,7 +18,18 @@
 import { randomUUID } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
 import {
-  documentIdOf, documentNotFound, estateDocumentDecider, ingestRunDecider, isReservedRepo, MAX_CONTENT_CHARS, MAX_METADATA_CHARS, pathProblem, runStatus, sourceRepoProblem, VAULT_REPO, type EstateDocumentState,
+  documentIdOf,
+  documentNotFound,
+  estateDocumentDecider,
+  ingestRunDecider,
+  isReservedRepo,
+  MAX_CONTENT_CHARS,
+  MAX_METADATA_CHARS,
+  pathProblem,
+  runStatus,
+  sourceRepoProblem,
+  VAULT_REPO,
+  type EstateDocumentState,
 } from '../../../domain/orchestration/estate/decider.ts';
 import type { EstateDocumentEvent, RunFailure, RunKind } from '../../../domain/orchestration/estate/events.ts';
 import { estateDocumentStream, ingestRunStream } from '../../../domain/orchestration/streams.ts';
@@ -28,7 +39,11 @@ import { blobKey, putBlobs } from '../../../infra/blobs.ts';
 import type { CommandContext, RunManyOutcome } from '../../../infra/commands.ts';
 import { comparePositions, type Position } from '../../../infra/eventstore/position.ts';
 import { ProjectionTimeoutError, readCheckpoint } from '../../../infra/processors/projection.ts';
-import { documentById, estateDocumentsProjection, type DocumentRow } from '../../../projections/orchestration/estate.ts';
+import {
+  documentById,
+  estateDocumentsProjection,
+  type DocumentRow,
+} from '../../../projections/orchestration/estate.ts';
 import { zodMessage } from '../../shared/base.ts';
 import type { OrchDeps } from '../deps.ts';
 import type { BatchElement } from './batch-body.ts';
@@ -92,7 +107,10 @@ const APPEND_CONCURRENCY = 2;
 const WAIT_CHUNKS = 20_000;
 
 class DocumentFailure extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -113,12 +131,24 @@ const shortPath = (path: unknown): string | null => (typeof path === 'string' ? 
 const storable = (text: string): string => text.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
 
 /** Check one element of the batch: the document to store, or why it cannot be stored. */
-function check(kind: RunKind, element: BatchElement, seen: Set<string>): Omit<Checked, 'content_sha256'> & { content: string } {
+function check(
+  kind: RunKind,
+  element: BatchElement,
+  seen: Set<string>,
+): Omit<Checked, 'content_sha256'> & { content: string } {
   if ('oversized' in element) {
-    throw new DocumentFailure('document_too_large', `the document is larger than any valid one (content is at most ${MAX_CONTENT_CHARS} characters)`);
+    throw new DocumentFailure(
+      'document_too_large',
+      `the document is larger than any valid one (content is at most ${MAX_CONTENT_CHARS} characters)`,
+    );
   }
-  const schema: z.ZodType<{ source_repo?: string; path: string; content: string; commit_sha?: string | null; metadata?: Record<string, unknown> | null }> =
-    kind === 'vault' ? VaultDocument : IngestDocument;
+  const schema: z.ZodType<{
+    source_repo?: string;
+    path: string;
+    content: string;
+    commit_sha?: string | null;
+    metadata?: Record<string, unknown> | null;
+  }> = kind === 'vault' ? VaultDocument : IngestDocument;
   const parsed = schema.safeParse(element.value);
   if (!parsed.success) throw new DocumentFailure('validation_failed', zodMessage(parsed.error));
   const doc = parsed.data;
@@ -126,36 +156,64 @@ function check(kind: RunKind, element: BatchElement, seen: Set<string>): Omit<Ch
   if (kind === 'ingest') {
     const problem = sourceRepoProblem(sourceRepo);
     if (problem) throw new DocumentFailure('invalid_source_repo', problem);
-    if (isReservedRepo(sourceRepo)) throw new DocumentFailure('reserved_source_repo', 'source_repo `vault` is reserved for the customer vault (POST /api/v1/knowledge/vault)');
+    if (isReservedRepo(sourceRepo))
+      throw new DocumentFailure(
+        'reserved_source_repo',
+        'source_repo `vault` is reserved for the customer vault (POST /api/v1/knowledge/vault)',
+      );
   }
   const pathIssue = pathProblem(doc.path);
   if (pathIssue) throw new DocumentFailure('invalid_path', pathIssue);
   if (doc.content.length > MAX_CONTENT_CHARS) {
-    throw new DocumentFailure('content_too_long', `content has ${doc.content.length} characters; at most ${MAX_CONTENT_CHARS}`);
+    throw new DocumentFailure(
+      'content_too_long',
+      `content has ${doc.content.length} characters; at most ${MAX_CONTENT_CHARS}`,
+    );
   }
   if (doc.content.trim().length === 0) throw new DocumentFailure('empty_content', 'content is empty');
   const metadataText = doc.metadata == null ? null : JSON.stringify(doc.metadata);
   if (metadataText !== null && metadataText.length > MAX_METADATA_CHARS) {
-    throw new DocumentFailure('metadata_too_large', `metadata is longer than ${MAX_METADATA_CHARS} characters serialized`);
+    throw new DocumentFailure(
+      'metadata_too_large',
+      `metadata is longer than ${MAX_METADATA_CHARS} characters serialized`,
+    );
   }
   // PostgreSQL stores no NUL character in text or jsonb, and jsonb no lone surrogate: the fields
   // that go into the document's event are refused with them (the content's lone surrogates
   // become U+FFFD below).
   const fields = [sourceRepo, doc.path, doc.commit_sha ?? ''];
-  if (doc.content.includes('\u0000') || NUL_ESCAPE.test(metadataText ?? '') || fields.some((f) => f.includes('\u0000'))) {
+  if (
+    doc.content.includes('\u0000') ||
+    NUL_ESCAPE.test(metadataText ?? '') ||
+    fields.some((f) => f.includes('\u0000'))
+  ) {
     throw new DocumentFailure('validation_failed', 'strings must not contain NUL (\\u0000) characters');
   }
   if (SURROGATE_ESCAPE.test(metadataText ?? '') || fields.some((f) => f.search(LONE_SURROGATE) !== -1)) {
-    throw new DocumentFailure('validation_failed', 'strings must be well-formed Unicode (no lone surrogates such as \\ud800)');
+    throw new DocumentFailure(
+      'validation_failed',
+      'strings must be well-formed Unicode (no lone surrogates such as \\ud800)',
+    );
   }
   const key = `${sourceRepo}\n${doc.path}`;
-  if (seen.has(key)) throw new DocumentFailure('duplicate_in_batch', 'an earlier document of this batch has the same source_repo and path');
+  if (seen.has(key))
+    throw new DocumentFailure(
+      'duplicate_in_batch',
+      'an earlier document of this batch has the same source_repo and path',
+    );
   seen.add(key);
   const content = doc.content.replace(LONE_SURROGATE, '\uFFFD');
   const chunks = chunkBounds(content).flat();
   return {
-    index: element.index, document_id: documentIdOf(sourceRepo, doc.path), source_repo: sourceRepo, path: doc.path,
-    commit_sha: doc.commit_sha ?? null, metadata: doc.metadata ?? null, content, content_chars: content.length, chunks,
+    index: element.index,
+    document_id: documentIdOf(sourceRepo, doc.path),
+    source_repo: sourceRepo,
+    path: doc.path,
+    commit_sha: doc.commit_sha ?? null,
+    metadata: doc.metadata ?? null,
+    content,
+    content_chars: content.length,
+    chunks,
   };
 }
 
@@ -163,12 +221,14 @@ function check(kind: RunKind, element: BatchElement, seen: Set<string>): Omit<Ch
 async function pooled<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!);
+      }
+    }),
+  );
   return out;
 }
 
@@ -198,12 +258,14 @@ export async function ingestBatch(
     const stored = group;
     group = [];
     groupChars = 0;
-    const task: Promise<void> = storeGroup(deps, stored, runId).then((failed) => {
-      for (const { entry } of stored) {
-        if (failed.has(entry)) fail(entry.index, entry.path, 'store_failed', 'the content could not be stored');
-        else checked.push(entry);
-      }
-    }).finally(() => storing.delete(task));
+    const task: Promise<void> = storeGroup(deps, stored, runId)
+      .then((failed) => {
+        for (const { entry } of stored) {
+          if (failed.has(entry)) fail(entry.index, entry.path, 'store_failed', 'the content could not be stored');
+          else checked.push(entry);
+        }
+      })
+      .finally(() => storing.delete(task));
     storing.add(task);
   };
   let submitted = 0;
@@ -243,14 +305,24 @@ export async function ingestBatch(
       if (!outcome.ok) {
         if (outcome.error instanceof DomainError) fail(doc.index, doc.path, outcome.error.code, outcome.error.message);
         else {
-          deps.log.error('estate_ingest_write_failed', { run_id: runId, document_id: doc.document_id, error: (outcome.error as Error).message });
+          deps.log.error('estate_ingest_write_failed', {
+            run_id: runId,
+            document_id: doc.document_id,
+            error: (outcome.error as Error).message,
+          });
           fail(doc.index, doc.path, 'store_failed', 'the document could not be stored');
         }
         continue;
       }
       const { events, appended } = outcome.result;
       const chunks = doc.chunks.length / 2;
-      results[doc.index] = { index: doc.index, path: doc.path, status: statusOf(events), document_id: doc.document_id, chunks };
+      results[doc.index] = {
+        index: doc.index,
+        path: doc.path,
+        status: statusOf(events),
+        document_id: doc.document_id,
+        chunks,
+      };
       if (appended) {
         if (!lastPosition || comparePositions(appended.position, lastPosition) > 0) lastPosition = appended.position;
         unsettled += chunks;
@@ -277,13 +349,32 @@ export async function ingestBatch(
     results,
   };
   try {
-    await deps.commands.run(ingestRunStream(runId), ingestRunDecider, {
-      type: 'RecordIngestRun', run_id: runId, kind, documents_submitted: submitted, documents_succeeded: stored.length,
-      documents_failed: failures.length,
-      chunks_written: stored.filter((r) => r.status === 'created' || r.status === 'updated').reduce((n, r) => n + r.chunks, 0),
-      status: outcome.status, errors: failures.map(({ path, error, message }) => ({ path: path === null ? null : storable(path), error, message: storable(message) })),
-      started_at: startedAt.toISOString(), ended_at: deps.clock.now().toISOString(), actor: actor.username, actor_id: actor.id,
-    }, context);
+    await deps.commands.run(
+      ingestRunStream(runId),
+      ingestRunDecider,
+      {
+        type: 'RecordIngestRun',
+        run_id: runId,
+        kind,
+        documents_submitted: submitted,
+        documents_succeeded: stored.length,
+        documents_failed: failures.length,
+        chunks_written: stored
+          .filter((r) => r.status === 'created' || r.status === 'updated')
+          .reduce((n, r) => n + r.chunks, 0),
+        status: outcome.status,
+        errors: failures.map(({ path, error, message }) => ({
+          path: path === null ? null : storable(path),
+          error,
+          message: storable(message),
+        })),
+        started_at: startedAt.toISOString(),
+        ended_at: deps.clock.now().toISOString(),
+        actor: actor.username,
+        actor_id: actor.id,
+      },
+      context,
+    );
     outcome.run_recorded = true;
   } catch (error) {
     deps.log.error('estate_run_record_failed', { run_id: runId, error: (error as Error).message });
@@ -300,13 +391,28 @@ type Appended = RunManyOutcome<EstateDocumentState, EstateDocumentEvent>;
  * group), `runMany` settles each document on its own stream: the ones written say so, the others
  * are tried alone, so a failure is its own document's only and none is written twice.
  */
-async function appendDocuments(deps: EstateDeps, kind: RunKind, runId: string, group: Checked[], context: CommandContext): Promise<[Checked, Appended][]> {
+async function appendDocuments(
+  deps: EstateDeps,
+  kind: RunKind,
+  runId: string,
+  group: Checked[],
+  context: CommandContext,
+): Promise<[Checked, Appended][]> {
   const item = (doc: Checked) => ({
     stream: estateDocumentStream(doc.document_id),
     command: {
-      type: 'IngestDocument', document_id: doc.document_id, run_id: runId, source_repo: doc.source_repo, path: doc.path,
-      is_vault: kind === 'vault', commit_sha: doc.commit_sha, metadata: doc.metadata, content_sha256: doc.content_sha256,
-      content_chars: doc.content_chars, chunks: doc.chunks, at: deps.clock.now().toISOString(),
+      type: 'IngestDocument',
+      document_id: doc.document_id,
+      run_id: runId,
+      source_repo: doc.source_repo,
+      path: doc.path,
+      is_vault: kind === 'vault',
+      commit_sha: doc.commit_sha,
+      metadata: doc.metadata,
+      content_sha256: doc.content_sha256,
+      content_chars: doc.content_chars,
+      chunks: doc.chunks,
+      at: deps.clock.now().toISOString(),
     } as const,
     context,
   });
@@ -348,10 +454,17 @@ async function settle(deps: EstateDeps, position: Position, runId: string): Prom
  * the group's statement fails, each is tried alone, so one content the database refuses fails
  * only its own document.
  */
-async function storeGroup(deps: EstateDeps, group: { entry: Checked; content: string }[], runId: string): Promise<Set<Checked>> {
+async function storeGroup(
+  deps: EstateDeps,
+  group: { entry: Checked; content: string }[],
+  runId: string,
+): Promise<Set<Checked>> {
   const failed = new Set<Checked>();
   try {
-    await putBlobs(deps.db, group.map((g) => ({ key: g.entry.content_sha256, text: g.content })));
+    await putBlobs(
+      deps.db,
+      group.map((g) => ({ key: g.entry.content_sha256, text: g.content })),
+    );
     return failed;
   } catch {
     // Each alone, below (their errors are logged there).
@@ -360,7 +473,11 @@ async function storeGroup(deps: EstateDeps, group: { entry: Checked; content: st
     try {
       await putBlobs(deps.db, [{ key: entry.content_sha256, text: content }]);
     } catch (error) {
-      deps.log.error('estate_blob_write_failed', { run_id: runId, document_id: entry.document_id, error: (error as Error).message });
+      deps.log.error('estate_blob_write_failed', {
+        run_id: runId,
+        document_id: entry.document_id,
+        error: (error as Error).message,
+      });
       failed.add(entry);
     }
   }
@@ -382,5 +499,10 @@ export async function documentOf(deps: Pick<EstateDeps, 'db'>, id: string): Prom
 
 /** Delete a document and its chunks (a UUID: its route checks the shape): 404 for an unknown one from the decider. */
 export async function deleteDocument(deps: EstateDeps, id: string, context: CommandContext): Promise<void> {
-  await deps.commands.run(estateDocumentStream(id.toLowerCase()), estateDocumentDecider, { type: 'DeleteDocument', at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    estateDocumentStream(id.toLowerCase()),
+    estateDocumentDecider,
+    { type: 'DeleteDocument', at: deps.clock.now().toISOString() },
+    context,
+  );
 }

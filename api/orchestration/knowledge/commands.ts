@@ -29,27 +29,62 @@ export async function snippetIn(deps: Pick<OrchDeps, 'db'>, profile: ProfileRow,
 const run = (deps: KnowledgeDeps, profile: ProfileRow, command: KnowledgeCommand, context: CommandContext) =>
   deps.commands.run(profileStream(profile.slug), profileDecider, command, context);
 
-export async function addSnippet(deps: KnowledgeDeps, profileId: string, body: NewSnippet, context: CommandContext): Promise<SnippetRow> {
+export async function addSnippet(
+  deps: KnowledgeDeps,
+  profileId: string,
+  body: NewSnippet,
+  context: CommandContext,
+): Promise<SnippetRow> {
   const profile = await profileWithId(deps, profileId);
   const id = randomUUID();
-  await run(deps, profile, {
-    type: 'AddSnippet', snippet_id: id, title: body.title, content: body.content, source: body.source ?? null, metadata: body.metadata ?? null,
-    by: context.actor.id, at: deps.clock.now().toISOString(),
-  }, context);
+  await run(
+    deps,
+    profile,
+    {
+      type: 'AddSnippet',
+      snippet_id: id,
+      title: body.title,
+      content: body.content,
+      source: body.source ?? null,
+      metadata: body.metadata ?? null,
+      by: context.actor.id,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   return snippetIn(deps, profile, id);
 }
 
 export async function updateSnippet(
-  deps: KnowledgeDeps, profileId: string, id: string, changes: Partial<SnippetFields>, context: CommandContext,
+  deps: KnowledgeDeps,
+  profileId: string,
+  id: string,
+  changes: Partial<SnippetFields>,
+  context: CommandContext,
 ): Promise<SnippetRow> {
   const profile = await profileWithId(deps, profileId);
   await snippetIn(deps, profile, id);
-  await run(deps, profile, { type: 'UpdateSnippet', snippet_id: id, changes, by: context.actor.id, at: deps.clock.now().toISOString() }, context);
+  await run(
+    deps,
+    profile,
+    { type: 'UpdateSnippet', snippet_id: id, changes, by: context.actor.id, at: deps.clock.now().toISOString() },
+    context,
+  );
   return snippetIn(deps, profile, id);
 }
 
-export async function deleteSnippet(deps: KnowledgeDeps, profileId: string, id: string, context: CommandContext): Promise<void> {
+export async function deleteSnippet(
+  deps: KnowledgeDeps,
+  profileId: string,
+  id: string,
+  context: CommandContext,
+): Promise<void> {
   const profile = await profileWithId(deps, profileId);
   await snippetIn(deps, profile, id);
-  await run(deps, profile, { type: 'DeleteSnippet', snippet_id: id, by: context.actor.id, at: deps.clock.now().toISOString() }, context);
+  await run(
+    deps,
+    profile,
+    { type: 'DeleteSnippet', snippet_id: id, by: context.actor.id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }

@@ -55,10 +55,14 @@ export function frameOf(event: RecordedEvent, viewer: Viewer): string {
   let cached = frames.get(event);
   if (!cached) frames.set(event, (cached = {}));
   const variant = viewer.kind === 'admin' ? 'admin' : 'other';
-  return cached[variant] ??= JSON.stringify({
-    position: formatPosition(event.position), stream: event.stream, type: event.type,
-    data: visibleData(event, viewer), metadata: event.metadata, at: event.created_at.toISOString(),
-  });
+  return (cached[variant] ??= JSON.stringify({
+    position: formatPosition(event.position),
+    stream: event.stream,
+    type: event.type,
+    data: visibleData(event, viewer),
+    metadata: event.metadata,
+    at: event.created_at.toISOString(),
+  }));
 }
 
 export class LogFeed {
@@ -135,13 +139,15 @@ export class LogFeed {
     member.seen = event.position;
     if (!mayView(event, member.socket.viewer)) return;
     member.socket.send(frameOf(event, member.socket.viewer));
-    if (member.socket.bufferedAmount() > this.limits.maxBufferedBytes) this.drop(member, 'too slow: send buffer over limit');
+    if (member.socket.bufferedAmount() > this.limits.maxBufferedBytes)
+      this.drop(member, 'too slow: send buffer over limit');
   }
 
   private deliver(event: RecordedEvent): void {
     for (const member of this.members) {
       if (member.live) this.send(member, event);
-      else if (member.pending.push(event) > this.limits.maxPending) this.drop(member, 'too slow: catch-up fell behind the live log');
+      else if (member.pending.push(event) > this.limits.maxPending)
+        this.drop(member, 'too slow: catch-up fell behind the live log');
     }
   }
 

@@ -21,23 +21,31 @@ export type { StatusFrame };
 
 type StatusDeps = Pick<OrchDeps, 'db' | 'events' | 'version' | 'clock'>;
 
-
 export async function statusSnapshot(deps: StatusDeps): Promise<StatusFrame> {
   const frame: StatusFrame = {
-    type: 'status', at: deps.clock.now().toISOString(),
+    type: 'status',
+    at: deps.clock.now().toISOString(),
     service: { status: 'ok', version: deps.version, database: 'ok' },
-    projections: {}, agents_by_status: {}, tasks_by_status: {}, chat_turns_per_minute: 0,
+    projections: {},
+    agents_by_status: {},
+    tasks_by_status: {},
+    chat_turns_per_minute: 0,
   };
   try {
     const checkpoints = await readCheckpoints(deps.db);
     // Several counts at once: each is a round trip or two to the log (a subscription on EventStoreDB).
     const lags = new Map<string, number>();
     await mapLimit(allProjections, LAG_CONCURRENCY, async (p) => {
-      lags.set(p.name, await deps.events.countAfter(checkpoints.get(p.name) ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP));
+      lags.set(
+        p.name,
+        await deps.events.countAfter(checkpoints.get(p.name) ?? 'start', { eventTypes: [...p.handles] }, LAG_CAP),
+      );
     });
     for (const p of allProjections) frame.projections[p.name] = { lag_events: lags.get(p.name)! };
     [frame.agents_by_status, frame.tasks_by_status, frame.chat_turns_per_minute] = await Promise.all([
-      agentCountsByStatus(deps.db), taskCountsByStatus(deps.db), chatTurnsSince(deps.db, new Date(deps.clock.now().getTime() - 60_000)),
+      agentCountsByStatus(deps.db),
+      taskCountsByStatus(deps.db),
+      chatTurnsSince(deps.db, new Date(deps.clock.now().getTime() - 60_000)),
     ]);
   } catch {
     frame.service = { ...frame.service, status: 'degraded', database: 'unreachable' };
@@ -51,7 +59,10 @@ export class LiveStatus {
   private readonly ticker: Ticker;
   private last: string | null = null;
 
-  constructor(private readonly deps: StatusDeps, intervalMs: number) {
+  constructor(
+    private readonly deps: StatusDeps,
+    intervalMs: number,
+  ) {
     this.ticker = new Ticker(intervalMs, () => void this.tick());
   }
 

@@ -48,9 +48,11 @@ const BY_CATEGORY: Record<string, Folder> = {
   [REGISTRY_STREAMS.token.category]: folder(tokenDecider),
   [REGISTRY_STREAMS.session.category]: folder(registrySessionDecider),
   // Reservations: every declared category carrying the reservation events.
-  ...Object.fromEntries(ALL_STREAM_CATEGORIES
-    .filter((c) => c.events.some((type) => (RESERVATION_EVENT_TYPES as readonly string[]).includes(type)))
-    .map((c) => [c.category, folder(reservationDecider)])),
+  ...Object.fromEntries(
+    ALL_STREAM_CATEGORIES.filter((c) =>
+      c.events.some((type) => (RESERVATION_EVENT_TYPES as readonly string[]).includes(type)),
+    ).map((c) => [c.category, folder(reservationDecider)]),
+  ),
 };
 
 export { categoryOf };
@@ -62,10 +64,12 @@ export function folderFor(stream: string): Folder | null {
 
 /** State as JSON: Maps become objects, Sets arrays, bigints strings. */
 export function stateJson(state: unknown): unknown {
-  return JSON.parse(JSON.stringify(state, (_key, value) => {
-    if (value instanceof Map) return Object.fromEntries(value);
-    if (value instanceof Set) return [...value];
-    if (typeof value === 'bigint') return value.toString();
-    return value;
-  }));
+  return JSON.parse(
+    JSON.stringify(state, (_key, value) => {
+      if (value instanceof Map) return Object.fromEntries(value);
+      if (value instanceof Set) return [...value];
+      if (typeof value === 'bigint') return value.toString();
+      return value;
+    }),
+  );
 }

@@ -52,7 +52,8 @@ export const CATEGORY_RULES: Readonly<Record<string, Rule>> = {
   // One's own account: its stream, its sessions, and the security audit facts about it.
   [ORCH_STREAMS.user.category]: (e, v) => isAccount(v) && v.userId !== null && e.stream === userStream(v.userId),
   [ORCH_STREAMS.session.category]: (e, v) => isAccount(v) && field(e, 'user_id') === v.userId,
-  [ORCH_STREAMS.audit.category]: (e, v) => isAccount(v) && [field(e, 'user_id'), field(e, 'target_user_id'), field(e, 'actor_id')].includes(v.userId),
+  [ORCH_STREAMS.audit.category]: (e, v) =>
+    isAccount(v) && [field(e, 'user_id'), field(e, 'target_user_id'), field(e, 'actor_id')].includes(v.userId),
   // The estate is readable by every account through the API (GET /api/v1/knowledge/*).
   [ORCH_STREAMS.estate_document.category]: (_e, v) => isAccount(v),
   [ORCH_STREAMS.estate_run.category]: (_e, v) => isAccount(v),
@@ -74,11 +75,24 @@ export function mayView(event: RecordedEvent, viewer: Viewer): boolean {
 
 /** Fields holding personal data, or shown to admins only by the API (`repo_path`): admins only. */
 export const PERSONAL_FIELDS: ReadonlySet<string> = new Set([
-  'repo_path', 'email', 'text', 'body', 'content', 'message', 'message_text', 'display_name', 'bio', 'pronouns', 'avatar_url', 'phone', 'name_on_card',
+  'repo_path',
+  'email',
+  'text',
+  'body',
+  'content',
+  'message',
+  'message_text',
+  'display_name',
+  'bio',
+  'pronouns',
+  'avatar_url',
+  'phone',
+  'name_on_card',
 ]);
 
 /** Credential material: never sent on a socket. */
-const isCredential = (key: string) => key === 'password_hash' || key === 'api_key_hash' || key.endsWith('_sealed') || key.endsWith('_secret');
+const isCredential = (key: string) =>
+  key === 'password_hash' || key === 'api_key_hash' || key.endsWith('_sealed') || key.endsWith('_secret');
 
 function strip(value: unknown, personal: boolean, depth: number): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;

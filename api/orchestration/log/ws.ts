@@ -35,11 +35,14 @@ type RawSocket = { bufferedAmount?: number };
 
 async function viewerOf(principal: Principal, deps: OrchDeps): Promise<Viewer> {
   if (principal.kind === 'anonymous') return { kind: 'anonymous', userId: null };
-  if (principal.kind === 'account') return { kind: roleOf(principal) === 'admin' ? 'admin' : 'account', userId: principal.user.id };
+  if (principal.kind === 'account')
+    return { kind: roleOf(principal) === 'admin' ? 'admin' : 'account', userId: principal.user.id };
   if (principal.kind !== 'agent') return { kind: principal.kind, userId: principal.user.id };
   // An agent credential's id is its agent's.
   const agent = await agentById(deps.db, principal.user.id);
-  const project = agent ? { id: agent.project_id, streams: new Set(await projectStreams(deps.db, agent.project_id)) } : undefined;
+  const project = agent
+    ? { id: agent.project_id, streams: new Set(await projectStreams(deps.db, agent.project_id)) }
+    : undefined;
   return { kind: 'agent', userId: principal.user.id, project };
 }
 
@@ -51,7 +54,9 @@ async function socketPrincipal(c: Context<OrchEnv>, deps: OrchDeps): Promise<Pri
   if (principal.kind !== 'anonymous' || !key) return principal;
   const user = await deps.principals.byKeyHash(hashToken(key));
   if (!user?.is_active || user.principal_type === 'service') throw new ApiError(401, 'unauthorized', INVALID_KEY);
-  return user.principal_type === 'agent' ? { kind: 'agent', user, via: 'api_key' } : { kind: 'account', user, via: 'api_key' };
+  return user.principal_type === 'agent'
+    ? { kind: 'agent', user, via: 'api_key' }
+    : { kind: 'account', user, via: 'api_key' };
 }
 
 /** A socket authenticated by the session cookie must come from this origin (cross-site WebSocket hijacking). */
@@ -68,11 +73,18 @@ function checkOrigin(c: Context<OrchEnv>, principal: Principal): void {
 }
 
 const requireUpgrade = (c: Context<OrchEnv>) => {
-  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') throw new ApiError(426, 'upgrade_required', 'this route takes a WebSocket upgrade');
+  if (c.req.header('upgrade')?.toLowerCase() !== 'websocket')
+    throw new ApiError(426, 'upgrade_required', 'this route takes a WebSocket upgrade');
 };
 
 const FromQuery = z.object({
-  from: z.string().optional().openapi({ description: 'resume after this log position (`commit/prepare`, exclusive); `0/0` replays the whole log; absent: from now on' }),
+  from: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'resume after this log position (`commit/prepare`, exclusive); `0/0` replays the whole log; absent: from now on',
+    }),
   key: z.string().optional().openapi({ description: 'an API key, for browsers that cannot set X-API-Key on a socket' }),
 });
 
@@ -82,91 +94,125 @@ export function socketRoutes(deps: OrchDeps, limits: FeedLimits = DEFAULT_FEED_L
   const status = new LiveStatus(deps, STATUS_INTERVAL_MS);
   const onError = (error: unknown) => deps.log.warn('ws_error', { error: (error as Error).message });
 
-  app.openapi(createRoute({
-    method: 'get', path: '/ws', tags: ['websocket'], summary: 'The log as it happens, filtered by what the principal may see',
-    middleware: anyone(),
-    description: 'Frames: `{control: "ready", from}` first, then `{position, stream, type, data, metadata, at}` per event. '
-      + 'Admins see every event; accounts their own account\'s events and the estate; anonymous sockets only public events. '
-      + 'Personal fields reach admins only. Close 4008: the socket fell too far behind.',
-    request: { query: FromQuery },
-    responses: {
-      101: { description: 'switching protocols' },
-      ...orchErrors({ 400: 'validation_failed (from is not a log position)', 401: 'invalid or inactive API key', 403: 'cross-origin socket with a session cookie', 426: 'not a WebSocket upgrade request' }),
-    },
-  }), async (c) => {
-    requireUpgrade(c);
-    const principal = await socketPrincipal(c, deps);
-    checkOrigin(c, principal);
-    const fromText = c.req.query('from');
-    let from: Position | null = null;
-    if (fromText !== undefined) {
-      try {
-        from = parsePosition(fromText);
-      } catch {
-        throw new ApiError(400, 'validation_failed', 'from must be a log position (commit/prepare)');
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/ws',
+      tags: ['websocket'],
+      summary: 'The log as it happens, filtered by what the principal may see',
+      middleware: anyone(),
+      description:
+        'Frames: `{control: "ready", from}` first, then `{position, stream, type, data, metadata, at}` per event. ' +
+        "Admins see every event; accounts their own account's events and the estate; anonymous sockets only public events. " +
+        'Personal fields reach admins only. Close 4008: the socket fell too far behind.',
+      request: { query: FromQuery },
+      responses: {
+        101: { description: 'switching protocols' },
+        ...orchErrors({
+          400: 'validation_failed (from is not a log position)',
+          401: 'invalid or inactive API key',
+          403: 'cross-origin socket with a session cookie',
+          426: 'not a WebSocket upgrade request',
+        }),
+      },
+    }),
+    async (c) => {
+      requireUpgrade(c);
+      const principal = await socketPrincipal(c, deps);
+      checkOrigin(c, principal);
+      const fromText = c.req.query('from');
+      let from: Position | null = null;
+      if (fromText !== undefined) {
+        try {
+          from = parsePosition(fromText);
+        } catch {
+          throw new ApiError(400, 'validation_failed', 'from must be a log position (commit/prepare)');
+        }
       }
-    }
-    const viewer = await viewerOf(principal, deps);
-    let leave: (() => void) | null = null;
-    let closed = false;
-    const response = await upgradeWebSocket(c, {
-      onOpen(_event, ws) {
-        const raw = ws.raw as RawSocket | undefined;
-        const socket = {
-          viewer,
-          send: (text: string) => {
-            if (!closed) ws.send(text);
+      const viewer = await viewerOf(principal, deps);
+      let leave: (() => void) | null = null;
+      let closed = false;
+      const response = await upgradeWebSocket(
+        c,
+        {
+          onOpen(_event, ws) {
+            const raw = ws.raw as RawSocket | undefined;
+            const socket = {
+              viewer,
+              send: (text: string) => {
+                if (!closed) ws.send(text);
+              },
+              bufferedAmount: () => raw?.bufferedAmount ?? 0,
+              close: (code: number, reason: string) => {
+                if (closed) return;
+                closed = true;
+                ws.close(code, reason);
+              },
+            };
+            socket.send(JSON.stringify({ control: 'ready', from: fromText ?? null }));
+            feed.open(socket, from).then(
+              (remove) => {
+                if (closed) remove();
+                else leave = remove;
+              },
+              (error) => {
+                deps.log.error('ws_feed_open_failed', { error: (error as Error).message });
+                socket.close(1011, 'live delivery unavailable');
+              },
+            );
           },
-          bufferedAmount: () => raw?.bufferedAmount ?? 0,
-          close: (code: number, reason: string) => {
-            if (closed) return;
+          onClose() {
             closed = true;
-            ws.close(code, reason);
+            leave?.();
           },
-        };
-        socket.send(JSON.stringify({ control: 'ready', from: fromText ?? null }));
-        feed.open(socket, from).then((remove) => {
-          if (closed) remove();
-          else leave = remove;
-        }, (error) => {
-          deps.log.error('ws_feed_open_failed', { error: (error as Error).message });
-          socket.close(1011, 'live delivery unavailable');
-        });
-      },
-      onClose() {
-        closed = true;
-        leave?.();
-      },
-    }, { onError });
-    return response as never;
-  });
-
-  app.openapi(createRoute({
-    method: 'get', path: '/ws/live', tags: ['websocket'], summary: 'Status frames: health, projection lag, agent and task counts, chat turns per minute',
-    middleware: deps.config.gateWsLive ? checkedByHandler({ rule: 'signed-in' }) : anyone(),
-    description: `Frames \`{type: "status", at, service, projections, agents_by_status, tasks_by_status, chat_turns_per_minute}\` every ${STATUS_INTERVAL_MS / 1000} s; no message bodies, no user data. `
-      + 'Needs a key, session or forward-auth identity unless ORCH_GATE_WS_LIVE is an explicit falsy value.',
-    request: { query: FromQuery.pick({ key: true }) },
-    responses: {
-      101: { description: 'switching protocols' },
-      ...orchErrors({ 401: 'gated and no identity (missing X-API-Key header), or an invalid key', 403: 'cross-origin socket with a session cookie', 426: 'not a WebSocket upgrade request' }),
+        },
+        { onError },
+      );
+      return response as never;
     },
-  }), async (c) => {
-    requireUpgrade(c);
-    const principal = await socketPrincipal(c, deps);
-    if (principal.kind === 'anonymous' && deps.config.gateWsLive) throw unauthenticated(c);
-    checkOrigin(c, principal);
-    let stop: (() => void) | null = null;
-    const response = await upgradeWebSocket(c, {
-      onOpen(_event, ws) {
-        stop = status.listen((frame) => ws.send(frame));
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/ws/live',
+      tags: ['websocket'],
+      summary: 'Status frames: health, projection lag, agent and task counts, chat turns per minute',
+      middleware: deps.config.gateWsLive ? checkedByHandler({ rule: 'signed-in' }) : anyone(),
+      description:
+        `Frames \`{type: "status", at, service, projections, agents_by_status, tasks_by_status, chat_turns_per_minute}\` every ${STATUS_INTERVAL_MS / 1000} s; no message bodies, no user data. ` +
+        'Needs a key, session or forward-auth identity unless ORCH_GATE_WS_LIVE is an explicit falsy value.',
+      request: { query: FromQuery.pick({ key: true }) },
+      responses: {
+        101: { description: 'switching protocols' },
+        ...orchErrors({
+          401: 'gated and no identity (missing X-API-Key header), or an invalid key',
+          403: 'cross-origin socket with a session cookie',
+          426: 'not a WebSocket upgrade request',
+        }),
       },
-      onClose() {
-        stop?.();
-      },
-    }, { onError });
-    return response as never;
-  });
+    }),
+    async (c) => {
+      requireUpgrade(c);
+      const principal = await socketPrincipal(c, deps);
+      if (principal.kind === 'anonymous' && deps.config.gateWsLive) throw unauthenticated(c);
+      checkOrigin(c, principal);
+      let stop: (() => void) | null = null;
+      const response = await upgradeWebSocket(
+        c,
+        {
+          onOpen(_event, ws) {
+            stop = status.listen((frame) => ws.send(frame));
+          },
+          onClose() {
+            stop?.();
+          },
+        },
+        { onError },
+      );
+      return response as never;
+    },
+  );
 
   return app;
 }

@@ -18,12 +18,23 @@ export interface McpServerInput {
 
 /** Replace the whole set with `input` (`[]` removes all); answers the stored set. */
 export async function replaceMcpServers(
-  deps: Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'sealKey'>, input: McpServerInput[], context: CommandContext,
+  deps: Pick<OrchDeps, 'commands' | 'db' | 'clock' | 'sealKey'>,
+  input: McpServerInput[],
+  context: CommandContext,
 ): Promise<McpServerRow[]> {
   const servers = input.map((s) => ({
-    name: s.name, command: s.command, args: s.args, env_keys: Object.keys(s.env),
-    env_sealed: sealEnv(deps.sealKey, s.name, s.env), description: s.description ?? null,
+    name: s.name,
+    command: s.command,
+    args: s.args,
+    env_keys: Object.keys(s.env),
+    env_sealed: sealEnv(deps.sealKey, s.name, s.env),
+    description: s.description ?? null,
   }));
-  await deps.commands.run(MCP_SERVERS_STREAM, mcpServersDecider, { type: 'ReplaceMcpServers', servers, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    MCP_SERVERS_STREAM,
+    mcpServersDecider,
+    { type: 'ReplaceMcpServers', servers, at: deps.clock.now().toISOString() },
+    context,
+  );
   return listMcpServers(deps.db);
 }

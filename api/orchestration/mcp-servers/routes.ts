@@ -15,48 +15,78 @@ import { replaceMcpServers } from './commands.ts';
 const tags = ['agents'];
 export const REDACTED = '[redacted]';
 
-const McpServerInput = z.object({
-  name: z.string().trim().min(1).max(200),
-  command: z.string().trim().min(1).max(4096),
-  args: z.array(z.string().max(4096)).max(256).default([]),
-  env: z.record(z.string().min(1).max(256), z.string().max(65_536)).default({}),
-  description: z.string().max(2000).nullable().optional(),
-}).openapi('McpServerRegistration');
-const McpServerSet = z.array(McpServerInput).max(100).superRefine((servers, ctx) => {
-  const seen = new Set<string>();
-  servers.forEach((s, i) => {
-    if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${s.name}" appears more than once` });
-    seen.add(s.name);
+const McpServerInput = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    command: z.string().trim().min(1).max(4096),
+    args: z.array(z.string().max(4096)).max(256).default([]),
+    env: z.record(z.string().min(1).max(256), z.string().max(65_536)).default({}),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .openapi('McpServerRegistration');
+const McpServerSet = z
+  .array(McpServerInput)
+  .max(100)
+  .superRefine((servers, ctx) => {
+    const seen = new Set<string>();
+    servers.forEach((s, i) => {
+      if (seen.has(s.name))
+        ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${s.name}" appears more than once` });
+      seen.add(s.name);
+    });
   });
-});
-const McpServer = z.object({
-  name: z.string(), command: z.string(), args: z.array(z.string()),
-  env: z.record(z.string(), z.string()).openapi({ description: 'values redacted' }), description: z.string().nullable(),
-}).openapi('McpServer');
+const McpServer = z
+  .object({
+    name: z.string(),
+    command: z.string(),
+    args: z.array(z.string()),
+    env: z.record(z.string(), z.string()).openapi({ description: 'values redacted' }),
+    description: z.string().nullable(),
+  })
+  .openapi('McpServer');
 
 const redactedView = (row: McpServerRow) => ({
-  name: row.name, command: row.command, args: row.args, env: Object.fromEntries(row.env_keys.map((k) => [k, REDACTED])), description: row.description,
+  name: row.name,
+  command: row.command,
+  args: row.args,
+  env: Object.fromEntries(row.env_keys.map((k) => [k, REDACTED])),
+  description: row.description,
 });
 
 export function mcpServerRoutes(deps: OrchDeps) {
   const app = orchRouter();
   const ADMIN_ERRORS = { ...AUTH_ERRORS, 403: 'admin role required' };
 
-  app.openapi(createRoute({
-    method: 'put', path: '/api/v1/agents/mcp-servers', tags, summary: 'Replace the stored MCP server set (admin)',
-    middleware: [requireAdmin(true)] as const,
-    request: { body: jsonBody(McpServerSet) },
-    responses: { 200: ok(z.array(McpServer), 'the stored set, env values redacted'), ...orchErrors({ ...ADMIN_ERRORS, 400: 'validation_failed', 413: 'payload_too_large' }) },
-  }), async (c) => {
-    const stored = await replaceMcpServers(deps, c.req.valid('json'), actorOf(c));
-    return c.json(stored.map(redactedView), 200);
-  });
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/v1/agents/mcp-servers',
+      tags,
+      summary: 'Replace the stored MCP server set (admin)',
+      middleware: [requireAdmin(true)] as const,
+      request: { body: jsonBody(McpServerSet) },
+      responses: {
+        200: ok(z.array(McpServer), 'the stored set, env values redacted'),
+        ...orchErrors({ ...ADMIN_ERRORS, 400: 'validation_failed', 413: 'payload_too_large' }),
+      },
+    }),
+    async (c) => {
+      const stored = await replaceMcpServers(deps, c.req.valid('json'), actorOf(c));
+      return c.json(stored.map(redactedView), 200);
+    },
+  );
 
-  app.openapi(createRoute({
-    method: 'get', path: '/api/v1/agents/mcp-servers', tags, summary: 'The stored MCP server set, env values redacted (admin)',
-    middleware: [requireAdmin(true)] as const,
-    responses: { 200: ok(z.array(McpServer), 'the stored set'), ...orchErrors(ADMIN_ERRORS) },
-  }), async (c) => c.json((await listMcpServers(deps.db)).map(redactedView), 200));
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/agents/mcp-servers',
+      tags,
+      summary: 'The stored MCP server set, env values redacted (admin)',
+      middleware: [requireAdmin(true)] as const,
+      responses: { 200: ok(z.array(McpServer), 'the stored set'), ...orchErrors(ADMIN_ERRORS) },
+    }),
+    async (c) => c.json((await listMcpServers(deps.db)).map(redactedView), 200),
+  );
 
   return app;
 }

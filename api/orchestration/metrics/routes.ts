@@ -16,7 +16,9 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 /** Equal-length digests, so neither the token's length nor its prefix leaks through timing. */
 function metricsToken(token: string | null): MiddlewareHandler<OrchEnv> {
   const expected = token ? digest(token) : null;
-  const access = token ? { rule: 'metrics token', refusals: { 401: 'the bearer token is missing or wrong' } } : { rule: 'anyone' };
+  const access = token
+    ? { rule: 'metrics token', refusals: { 401: 'the bearer token is missing or wrong' } }
+    : { rule: 'anyone' };
   return guard(access, async (c, next) => {
     if (expected) {
       const presented = /^Bearer\s+(.+)$/i.exec(c.req.header('authorization') ?? '')?.[1]?.trim() ?? '';
@@ -31,13 +33,19 @@ function metricsToken(token: string | null): MiddlewareHandler<OrchEnv> {
 
 export function metricsRoutes(deps: Pick<OrchDeps, 'metrics' | 'config'>) {
   const app = orchRouter();
-  app.openapi(createRoute({
-    method: 'get', path: '/metrics', tags: ['health'], summary: 'Prometheus metrics (Bearer ORCH_METRICS_TOKEN when set)',
-    middleware: [metricsToken(deps.config.metricsToken)] as const,
-    responses: {
-      200: { content: { 'text/plain': { schema: z.string() } }, description: 'Prometheus text exposition format' },
-      ...orchErrors({ 401: 'ORCH_METRICS_TOKEN is set and the bearer token is missing or wrong' }),
-    },
-  }), async (c) => c.text(await deps.metrics.text(), 200, { 'Content-Type': deps.metrics.contentType }));
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/metrics',
+      tags: ['health'],
+      summary: 'Prometheus metrics (Bearer ORCH_METRICS_TOKEN when set)',
+      middleware: [metricsToken(deps.config.metricsToken)] as const,
+      responses: {
+        200: { content: { 'text/plain': { schema: z.string() } }, description: 'Prometheus text exposition format' },
+        ...orchErrors({ 401: 'ORCH_METRICS_TOKEN is set and the bearer token is missing or wrong' }),
+      },
+    }),
+    async (c) => c.text(await deps.metrics.text(), 200, { 'Content-Type': deps.metrics.contentType }),
+  );
   return app;
 }

@@ -6,12 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import type { SnippetSeed } from '../../../domain/orchestration/knowledge/decisions.ts';
 import {
-  DEFAULT_MODEL, PERSONAL_ASSISTANT_ID, PERSONAL_ASSISTANT_SLUG, PROFILE_DEFAULTS, profileDecider, profileNotFound,
+  DEFAULT_MODEL,
+  PERSONAL_ASSISTANT_ID,
+  PERSONAL_ASSISTANT_SLUG,
+  PROFILE_DEFAULTS,
+  profileDecider,
+  profileNotFound,
 } from '../../../domain/orchestration/profiles/decider.ts';
 import type { Profile, ProfileSettings, ReplyMode } from '../../../domain/orchestration/profiles/events.ts';
 import { profileStream } from '../../../domain/orchestration/streams.ts';
 import type { CommandContext } from '../../../infra/commands.ts';
-import { PROFILE_COLUMNS, profileById, profileBySlug, type ProfileRow } from '../../../projections/orchestration/profiles.ts';
+import {
+  PROFILE_COLUMNS,
+  profileById,
+  profileBySlug,
+  type ProfileRow,
+} from '../../../projections/orchestration/profiles.ts';
 import type { OrchDeps } from '../deps.ts';
 
 /** 404 `profile_not_found`: the one not-found of a profile, for every route of the service that names one. */
@@ -30,7 +40,10 @@ export function profileView(profile: ProfileRow | Profile): Profile {
 }
 
 /** The full settings of a new profile: what was sent over the documented defaults. */
-export function newSettings(deps: Pick<ProfileDeps, 'config'>, sent: Partial<ProfileSettings> & { name: string }): ProfileSettings {
+export function newSettings(
+  deps: Pick<ProfileDeps, 'config'>,
+  sent: Partial<ProfileSettings> & { name: string },
+): ProfileSettings {
   const defined = Object.fromEntries(Object.entries(sent).filter(([, v]) => v !== undefined));
   return { ...PROFILE_DEFAULTS, model: deps.config.llmModel ?? DEFAULT_MODEL, ...defined } as ProfileSettings;
 }
@@ -42,13 +55,31 @@ export function newSettings(deps: Pick<ProfileDeps, 'config'>, sent: Partial<Pro
  */
 export async function createProfile(
   deps: ProfileDeps,
-  input: { slug: string; settings: ProfileSettings; template?: { slug: string; seed: Omit<SnippetSeed, 'snippet_id'>[] } },
+  input: {
+    slug: string;
+    settings: ProfileSettings;
+    template?: { slug: string; seed: Omit<SnippetSeed, 'snippet_id'>[] };
+  },
   context: CommandContext,
 ): Promise<ProfileRow> {
-  const template = input.template && { slug: input.template.slug, seed: input.template.seed.map((s) => ({ snippet_id: randomUUID(), ...s })) };
-  await deps.commands.run(profileStream(input.slug), profileDecider, {
-    type: 'CreateProfile', profile_id: randomUUID(), slug: input.slug, settings: input.settings, template, by: context.actor.id, at: iso(deps),
-  }, context);
+  const template = input.template && {
+    slug: input.template.slug,
+    seed: input.template.seed.map((s) => ({ snippet_id: randomUUID(), ...s })),
+  };
+  await deps.commands.run(
+    profileStream(input.slug),
+    profileDecider,
+    {
+      type: 'CreateProfile',
+      profile_id: randomUUID(),
+      slug: input.slug,
+      settings: input.settings,
+      template,
+      by: context.actor.id,
+      at: iso(deps),
+    },
+    context,
+  );
   return (await profileBySlug(deps.db, input.slug))!;
 }
 
@@ -67,15 +98,35 @@ export async function profileWithId(deps: Pick<ProfileDeps, 'db'>, id: string): 
 }
 
 /** Change only the fields sent (a change of nothing appends nothing); 404 before the decider sees an unknown slug. */
-export async function updateProfile(deps: ProfileDeps, slug: string, changes: Partial<ProfileSettings>, context: CommandContext): Promise<ProfileRow> {
+export async function updateProfile(
+  deps: ProfileDeps,
+  slug: string,
+  changes: Partial<ProfileSettings>,
+  context: CommandContext,
+): Promise<ProfileRow> {
   await profileOf(deps, slug);
-  await deps.commands.run(profileStream(slug), profileDecider, { type: 'UpdateProfile', changes, by: context.actor.id, at: iso(deps) }, context);
+  await deps.commands.run(
+    profileStream(slug),
+    profileDecider,
+    { type: 'UpdateProfile', changes, by: context.actor.id, at: iso(deps) },
+    context,
+  );
   return (await profileBySlug(deps.db, slug))!;
 }
 
 /** The operator's change of `channel_reply_mode` (no API sets it); false when it already was. */
-export async function setReplyMode(deps: ProfileDeps, slug: string, mode: ReplyMode, context: CommandContext): Promise<boolean> {
-  const { events } = await deps.commands.run(profileStream(slug), profileDecider, { type: 'SetReplyMode', mode, by: context.actor.id, at: iso(deps) }, context);
+export async function setReplyMode(
+  deps: ProfileDeps,
+  slug: string,
+  mode: ReplyMode,
+  context: CommandContext,
+): Promise<boolean> {
+  const { events } = await deps.commands.run(
+    profileStream(slug),
+    profileDecider,
+    { type: 'SetReplyMode', mode, by: context.actor.id, at: iso(deps) },
+    context,
+  );
   return events.length > 0;
 }
 
@@ -86,10 +137,27 @@ const PERSONAL_ASSISTANT_PROMPT = [
 ].join(' ');
 
 /** The built-in personal assistant (tier 3): created once, at the first start, by an event; later starts change nothing. */
-export async function ensurePersonalAssistant(deps: ProfileDeps, context: CommandContext): Promise<'created' | 'unchanged'> {
-  const settings = newSettings(deps, { name: 'Personal assistant', security_tier: 3, system_prompt: PERSONAL_ASSISTANT_PROMPT });
-  const { events } = await deps.commands.run(profileStream(PERSONAL_ASSISTANT_SLUG), profileDecider, {
-    type: 'EnsureProfile', profile_id: PERSONAL_ASSISTANT_ID, slug: PERSONAL_ASSISTANT_SLUG, settings, by: null, at: iso(deps),
-  }, context);
+export async function ensurePersonalAssistant(
+  deps: ProfileDeps,
+  context: CommandContext,
+): Promise<'created' | 'unchanged'> {
+  const settings = newSettings(deps, {
+    name: 'Personal assistant',
+    security_tier: 3,
+    system_prompt: PERSONAL_ASSISTANT_PROMPT,
+  });
+  const { events } = await deps.commands.run(
+    profileStream(PERSONAL_ASSISTANT_SLUG),
+    profileDecider,
+    {
+      type: 'EnsureProfile',
+      profile_id: PERSONAL_ASSISTANT_ID,
+      slug: PERSONAL_ASSISTANT_SLUG,
+      settings,
+      by: null,
+      at: iso(deps),
+    },
+    context,
+  );
   return events.length > 0 ? 'created' : 'unchanged';
 }

@@ -1,7 +1,12 @@
 // The auditors' views of a profile, read from its own stream in the log rather than from a read
 // model: its change history, and the profile as it was at an instant.
 
-import { SLUG_PATTERN, changedFields, profileDecider, profileNotFound } from '../../../domain/orchestration/profiles/decider.ts';
+import {
+  SLUG_PATTERN,
+  changedFields,
+  profileDecider,
+  profileNotFound,
+} from '../../../domain/orchestration/profiles/decider.ts';
 import type { AgentProfileStreamEvent, Profile } from '../../../domain/orchestration/profiles/events.ts';
 import { profileStream } from '../../../domain/orchestration/streams.ts';
 import { asDomainEvent } from '../../../infra/commands.ts';
@@ -9,7 +14,6 @@ import type { OrchDeps } from '../deps.ts';
 import { profileView } from './commands.ts';
 
 type HistoryDeps = Pick<OrchDeps, 'commands'>;
-
 
 async function streamOf(deps: HistoryDeps, slug: string) {
   if (!SLUG_PATTERN.test(slug)) return []; // no profile can have it: no stream to read
@@ -33,11 +37,16 @@ export async function profileHistory(deps: HistoryDeps, slug: string): Promise<H
   return events.flatMap(({ recorded, event }) => {
     const changed = changedFields(event);
     if (!changed) return [];
-    return [{
-      revision: Number(recorded.revision), event_type: event.type, changed_fields: changed,
-      actor: { kind: recorded.metadata.actor.kind, id: recorded.metadata.actor.id }, correlation_id: recorded.metadata.correlation_id ?? null,
-      at: new Date((event.data as { at: string }).at).toISOString(),
-    }];
+    return [
+      {
+        revision: Number(recorded.revision),
+        event_type: event.type,
+        changed_fields: changed,
+        actor: { kind: recorded.metadata.actor.kind, id: recorded.metadata.actor.id },
+        correlation_id: recorded.metadata.correlation_id ?? null,
+        at: new Date((event.data as { at: string }).at).toISOString(),
+      },
+    ];
   });
 }
 

@@ -15,7 +15,10 @@ export interface ProfileLookup {
 export class ProfileCache implements ProfileLookup {
   private readonly cache: ReadModelCache<ProfileRow>;
 
-  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(
+    engine: Pick<ProcessorEngine, 'committed' | 'isActive'>,
+    private readonly db: Pool,
+  ) {
     this.cache = new ReadModelCache(engine, ['profiles']);
   }
 

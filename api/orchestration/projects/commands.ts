@@ -21,23 +21,48 @@ export async function projectOf(deps: Pick<OrchDeps, 'db'>, id: string): Promise
 }
 
 export async function createProject(
-  deps: Deps, principal: SignedIn, body: { name: string; repo_path?: string | null; max_concurrent_agents?: number }, context: CommandContext,
+  deps: Deps,
+  principal: SignedIn,
+  body: { name: string; repo_path?: string | null; max_concurrent_agents?: number },
+  context: CommandContext,
 ): Promise<ProjectRow> {
   const id = randomUUID();
-  await deps.commands.run(projectStream(id), projectDecider, {
-    type: 'CreateProject', project_id: id, owner_id: principal.user.id,
-    fields: { name: body.name, repo_path: body.repo_path ?? null, max_concurrent_agents: body.max_concurrent_agents ?? MAX_CONCURRENT.default },
-    at: deps.clock.now().toISOString(),
-  }, context);
+  await deps.commands.run(
+    projectStream(id),
+    projectDecider,
+    {
+      type: 'CreateProject',
+      project_id: id,
+      owner_id: principal.user.id,
+      fields: {
+        name: body.name,
+        repo_path: body.repo_path ?? null,
+        max_concurrent_agents: body.max_concurrent_agents ?? MAX_CONCURRENT.default,
+      },
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   return (await projectById(deps.db, id))!;
 }
 
 /** Change a project: 404 when there is none, then 403 `project_owner_required` unless the caller owns it or is an admin. */
-export async function updateProject(deps: Deps, principal: SignedIn, id: string, changes: Partial<ProjectFields>, context: CommandContext): Promise<ProjectRow> {
+export async function updateProject(
+  deps: Deps,
+  principal: SignedIn,
+  id: string,
+  changes: Partial<ProjectFields>,
+  context: CommandContext,
+): Promise<ProjectRow> {
   const project = await projectOf(deps, id);
   if (roleOf(principal) !== 'admin' && project.owner_id !== principal.user.id) {
-    throw new ApiError(403, 'project_owner_required', 'only the project\'s owner or an admin can change it');
+    throw new ApiError(403, 'project_owner_required', "only the project's owner or an admin can change it");
   }
-  await deps.commands.run(projectStream(project.id), projectDecider, { type: 'UpdateProject', changes, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    projectStream(project.id),
+    projectDecider,
+    { type: 'UpdateProject', changes, at: deps.clock.now().toISOString() },
+    context,
+  );
   return (await projectById(deps.db, project.id))!;
 }

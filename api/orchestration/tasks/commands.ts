@@ -23,10 +23,22 @@ export const badReference = (column: string, what: string) =>
 
 export function taskView(t: TaskRow) {
   return {
-    id: t.id, project_id: t.project_id, title: t.title, description: t.description, priority: t.priority as TaskPriority, status: t.status,
-    directive_id: t.directive_id, parent_task_id: t.parent_task_id, branch_name: t.branch_name, created_by: t.created_by,
-    created_by_user: t.created_by_user, assigned_agent_id: t.assigned_agent_id, metadata: t.metadata, depends_on: t.depends_on,
-    created_at: t.created_at.toISOString(), updated_at: t.updated_at.toISOString(),
+    id: t.id,
+    project_id: t.project_id,
+    title: t.title,
+    description: t.description,
+    priority: t.priority as TaskPriority,
+    status: t.status,
+    directive_id: t.directive_id,
+    parent_task_id: t.parent_task_id,
+    branch_name: t.branch_name,
+    created_by: t.created_by,
+    created_by_user: t.created_by_user,
+    assigned_agent_id: t.assigned_agent_id,
+    metadata: t.metadata,
+    depends_on: t.depends_on,
+    created_at: t.created_at.toISOString(),
+    updated_at: t.updated_at.toISOString(),
   };
 }
 
@@ -45,9 +57,15 @@ export async function taskOf(deps: Pick<OrchDeps, 'db'>, id: string): Promise<Ta
   return task;
 }
 
-export async function createTask(deps: Deps, principal: SignedIn, input: NewTask, context: CommandContext): Promise<TaskRow> {
+export async function createTask(
+  deps: Deps,
+  principal: SignedIn,
+  input: NewTask,
+  context: CommandContext,
+): Promise<TaskRow> {
   if (!(await projectById(deps.db, input.project_id))) throw badReference('project_id', 'project');
-  if (input.parent_task_id && !(await taskById(deps.db, input.parent_task_id))) throw badReference('parent_task_id', 'task');
+  if (input.parent_task_id && !(await taskById(deps.db, input.parent_task_id)))
+    throw badReference('parent_task_id', 'task');
   // The creating agent: from the body only for an admin; otherwise the calling agent credential's agent, or none.
   let createdBy: string | null = null;
   if (roleOf(principal) === 'admin') {
@@ -57,15 +75,30 @@ export async function createTask(deps: Deps, principal: SignedIn, input: NewTask
     createdBy = principal.user.id;
   }
   const id = randomUUID();
-  await deps.commands.run(taskStream(id), taskDecider, {
-    type: 'CreateTask',
-    data: {
-      task_id: id, project_id: input.project_id, title: input.title, description: input.description ?? null, priority: input.priority,
-      status: input.status ?? 'backlog', directive_id: input.directive_id ?? null, parent_task_id: input.parent_task_id ?? null,
-      branch_name: input.branch_name ?? null, created_by: createdBy, created_by_user: principal.user.id, metadata: input.metadata ?? {}, depends_on: [],
+  await deps.commands.run(
+    taskStream(id),
+    taskDecider,
+    {
+      type: 'CreateTask',
+      data: {
+        task_id: id,
+        project_id: input.project_id,
+        title: input.title,
+        description: input.description ?? null,
+        priority: input.priority,
+        status: input.status ?? 'backlog',
+        directive_id: input.directive_id ?? null,
+        parent_task_id: input.parent_task_id ?? null,
+        branch_name: input.branch_name ?? null,
+        created_by: createdBy,
+        created_by_user: principal.user.id,
+        metadata: input.metadata ?? {},
+        depends_on: [],
+      },
+      at: deps.clock.now().toISOString(),
     },
-    at: deps.clock.now().toISOString(),
-  }, context);
+    context,
+  );
   return (await taskById(deps.db, id))!;
 }
 
@@ -95,26 +128,51 @@ async function governed(deps: Pick<OrchDeps, 'db'>, principal: SignedIn, id: str
 }
 
 export async function updateTask(
-  deps: Deps, principal: SignedIn, id: string, changes: Partial<TaskEditable> & { status?: TaskStatus }, context: CommandContext,
+  deps: Deps,
+  principal: SignedIn,
+  id: string,
+  changes: Partial<TaskEditable> & { status?: TaskStatus },
+  context: CommandContext,
 ): Promise<TaskRow> {
   const task = await governed(deps, principal, id);
   if (changes.parent_task_id) {
-    if (changes.parent_task_id === task.id || !(await taskById(deps.db, changes.parent_task_id))) throw badReference('parent_task_id', 'task');
+    if (changes.parent_task_id === task.id || !(await taskById(deps.db, changes.parent_task_id)))
+      throw badReference('parent_task_id', 'task');
   }
   const dependency_statuses = changes.status === 'in_progress' ? await taskStatuses(deps.db, task.depends_on) : {};
-  await deps.commands.run(taskStream(task.id), taskDecider, { type: 'UpdateTask', changes, dependency_statuses, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    taskStream(task.id),
+    taskDecider,
+    { type: 'UpdateTask', changes, dependency_statuses, at: deps.clock.now().toISOString() },
+    context,
+  );
   return (await taskById(deps.db, task.id))!;
 }
 
-export async function assignTask(deps: Deps, principal: SignedIn, id: string, agentId: string, context: CommandContext): Promise<TaskRow> {
+export async function assignTask(
+  deps: Deps,
+  principal: SignedIn,
+  id: string,
+  agentId: string,
+  context: CommandContext,
+): Promise<TaskRow> {
   const task = await governed(deps, principal, id);
   if (!(await agentById(deps.db, agentId))) throw badReference('agent_id', 'agent');
-  await deps.commands.run(taskStream(task.id), taskDecider, { type: 'AssignTask', agent_id: agentId, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    taskStream(task.id),
+    taskDecider,
+    { type: 'AssignTask', agent_id: agentId, at: deps.clock.now().toISOString() },
+    context,
+  );
   return (await taskById(deps.db, task.id))!;
 }
 
 export async function deleteTask(deps: Deps, principal: SignedIn, id: string, context: CommandContext): Promise<void> {
   const task = await governed(deps, principal, id);
-  await deps.commands.run(taskStream(task.id), taskDecider, { type: 'DeleteTask', at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    taskStream(task.id),
+    taskDecider,
+    { type: 'DeleteTask', at: deps.clock.now().toISOString() },
+    context,
+  );
 }
-

@@ -22,12 +22,20 @@ export interface Instantiation {
 
 /** The new profile and how many starter memories were seeded; 404 `template_not_found`, 409 `slug_taken`. */
 export async function instantiateTemplate(
-  deps: ProfileDeps, templateSlug: string, body: Instantiation, context: CommandContext,
+  deps: ProfileDeps,
+  templateSlug: string,
+  body: Instantiation,
+  context: CommandContext,
 ): Promise<{ profile: ProfileRow; seeded: number }> {
   const chosen = templateOf(templateSlug);
-  const overrides = Object.fromEntries(Object.entries({
-    security_tier: body.security_tier, cost_cap_daily_cents: body.cost_cap_daily_cents, rate_limit_rpm: body.rate_limit_rpm, rate_limit_rpd: body.rate_limit_rpd,
-  }).filter(([, v]) => v !== undefined));
+  const overrides = Object.fromEntries(
+    Object.entries({
+      security_tier: body.security_tier,
+      cost_cap_daily_cents: body.cost_cap_daily_cents,
+      rate_limit_rpm: body.rate_limit_rpm,
+      rate_limit_rpd: body.rate_limit_rpd,
+    }).filter(([, v]) => v !== undefined),
+  );
   const settings = newSettings(deps, {
     ...chosen.default_security,
     ...overrides,
@@ -35,7 +43,13 @@ export async function instantiateTemplate(
     description: body.description ?? chosen.description,
     system_prompt: body.system_prompt_override ?? chosen.default_system_prompt,
   });
-  const seed = body.seed_memories ? chosen.starter_memories.map((m) => ({ ...m, source: `template:${chosen.slug}`, metadata: null })) : [];
-  const profile = await createProfile(deps, { slug: body.slug, settings, template: { slug: chosen.slug, seed } }, context);
+  const seed = body.seed_memories
+    ? chosen.starter_memories.map((m) => ({ ...m, source: `template:${chosen.slug}`, metadata: null }))
+    : [];
+  const profile = await createProfile(
+    deps,
+    { slug: body.slug, settings, template: { slug: chosen.slug, seed } },
+    context,
+  );
   return { profile, seeded: seed.length };
 }

@@ -18,8 +18,10 @@ import { Rotation } from './schemas.ts';
 
 const tags = ['accounts and keys'];
 const errors = orchErrors({
-  401: 'no session', 403: 'api_key_rotation_requires_interactive_session, api_key_rotation_csrf, api_key_rotation_requires_admin',
-  404: 'api_key_rotation_not_found', 409: 'api_key_rotation_service_principal, api_key_rotation_agent_credential',
+  401: 'no session',
+  403: 'api_key_rotation_requires_interactive_session, api_key_rotation_csrf, api_key_rotation_requires_admin',
+  404: 'api_key_rotation_not_found',
+  409: 'api_key_rotation_service_principal, api_key_rotation_agent_credential',
 });
 
 /**
@@ -29,11 +31,19 @@ const errors = orchErrors({
  * CSRF check, and (admin route) no admin role. This route checks the role itself, whatever
  * ORCH_ENFORCE_ADMIN_ROLE says: it hands out keys.
  */
-export function rotationAttempt(c: Context<OrchEnv>, deps: Pick<OrchDeps, 'sealKey'>, route: 'self' | 'admin', requested: string | null): RotationAttempt {
+export function rotationAttempt(
+  c: Context<OrchEnv>,
+  deps: Pick<OrchDeps, 'sealKey'>,
+  route: 'self' | 'admin',
+  requested: string | null,
+): RotationAttempt {
   const principal = c.get('principal');
   const caller = principal.kind === 'anonymous' ? null : principal.user.id;
   const targetId = route === 'admin' ? (requested && isUuid(requested) ? requested : null) : caller;
-  const bearer = c.get('apiKeyPresented') || !!c.req.header('authorization') || (principal.kind !== 'anonymous' && principal.via === 'api_key');
+  const bearer =
+    c.get('apiKeyPresented') ||
+    !!c.req.header('authorization') ||
+    (principal.kind !== 'anonymous' && principal.via === 'api_key');
   let refused: RotationRefusalReason | null = null;
   if (bearer) refused = 'api_key_rotation_requires_interactive_session';
   else if (principal.kind !== 'account' || principal.via !== 'session') refused = 'unauthenticated';
@@ -46,30 +56,48 @@ export function keyRotationRoutes(deps: OrchDeps) {
   async function rotate(c: Context<OrchEnv>, route: 'self' | 'admin', requested: string | null) {
     const principal = c.get('principal');
     const self = route === 'self' && principal.kind !== 'anonymous' ? principal.user : null;
-    const { user, apiKey, rotatedAt } = await rotateAccountKey(deps, rotationAttempt(c, deps, route, requested), self, actorOf(c));
+    const { user, apiKey, rotatedAt } = await rotateAccountKey(
+      deps,
+      rotationAttempt(c, deps, route, requested),
+      self,
+      actorOf(c),
+    );
     c.header('Cache-Control', 'no-store');
-    return c.json({
-      user_id: user.id,
-      username: user.username,
-      api_key: apiKey,
-      rotated_at: rotatedAt,
-      message: 'API key rotated; the previous key no longer works',
-    }, 200);
+    return c.json(
+      {
+        user_id: user.id,
+        username: user.username,
+        api_key: apiKey,
+        rotated_at: rotatedAt,
+        message: 'API key rotated; the previous key no longer works',
+      },
+      200,
+    );
   }
 
   const app = orchRouter();
   const selfRoute = createRoute({
-    method: 'post', path: '/api/v1/me/api-key/rotate', tags, summary: 'Rotate the caller\'s API key (interactive session only)',
+    method: 'post',
+    path: '/api/v1/me/api-key/rotate',
+    tags,
+    summary: "Rotate the caller's API key (interactive session only)",
     // rotateAccountKey refuses, and records, every caller but a browser session.
     middleware: [checkedByHandler({ rule: 'session' })],
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },
   });
   const adminRoute = createRoute({
-    method: 'post', path: '/api/v1/admin/users/{user_id}/api-key/rotate', tags, summary: 'Rotate another account\'s API key (admin, interactive session only)',
+    method: 'post',
+    path: '/api/v1/admin/users/{user_id}/api-key/rotate',
+    tags,
+    summary: "Rotate another account's API key (admin, interactive session only)",
     // The attempt's admin check holds whatever ORCH_ENFORCE_ADMIN_ROLE says: it hands out keys.
     middleware: [checkedByHandler({ rule: 'session' }), checkedByHandler({ rule: 'admin' })],
     // Any value: every refusal is recorded in its order, an id that is not a UUID too (404 api_key_rotation_not_found).
-    request: { params: z.object({ user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, description: 'the account id' }) }) },
+    request: {
+      params: z.object({
+        user_id: z.string().openapi({ param: { name: 'user_id', in: 'path' }, description: 'the account id' }),
+      }),
+    },
     responses: { 200: ok(Rotation, 'the new key, shown once (Cache-Control: no-store)'), ...errors },
   });
   const rotateSelf = async (c: Context<OrchEnv>) => rotate(c, 'self', null);
@@ -83,10 +111,15 @@ export function keyRotationRoutes(deps: OrchDeps) {
   // on /api/v1/.
   for (const route of [selfRoute, adminRoute]) {
     const path = `/api/${route.path.slice('/api/v1/'.length)}`;
-    app.openapi({
-      ...route, path, tags: [...tags, 'web UI'],
-      description: `${route.summary} (web UI mirror of ${route.path}: browser sessions only; every refusal recorded as there)`,
-    }, route === selfRoute ? rotateSelf : rotateOther);
+    app.openapi(
+      {
+        ...route,
+        path,
+        tags: [...tags, 'web UI'],
+        description: `${route.summary} (web UI mirror of ${route.path}: browser sessions only; every refusal recorded as there)`,
+      },
+      route === selfRoute ? rotateSelf : rotateOther,
+    );
   }
   return app;
 }

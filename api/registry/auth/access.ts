@@ -36,7 +36,10 @@ function csrfSubject(p: Extract<RegistryPrincipal, { kind: 'session' | 'forward_
   return p.kind === 'session' ? `registry_session:${p.sessionId}` : `registry_forward_auth:${p.name}`;
 }
 
-export function csrfTokenOf(deps: Pick<RegistryDeps, 'sealKey'>, p: Extract<RegistryPrincipal, { kind: 'session' | 'forward_auth' }>): string {
+export function csrfTokenOf(
+  deps: Pick<RegistryDeps, 'sealKey'>,
+  p: Extract<RegistryPrincipal, { kind: 'session' | 'forward_auth' }>,
+): string {
   return csrfTokenFor(deps.sealKey, csrfSubject(p));
 }
 
@@ -45,9 +48,18 @@ export function setCsrfCookie(c: Context, deps: Pick<RegistryDeps, 'sealKey' | '
   setCookie(c, CSRF_COOKIE, token, { httpOnly: false, sameSite: 'Lax', secure, path: '/' });
 }
 
-function csrfPasses(c: Context, deps: Pick<RegistryDeps, 'sealKey'>, p: Extract<RegistryPrincipal, { kind: 'session' | 'forward_auth' }>): boolean {
+function csrfPasses(
+  c: Context,
+  deps: Pick<RegistryDeps, 'sealKey'>,
+  p: Extract<RegistryPrincipal, { kind: 'session' | 'forward_auth' }>,
+): boolean {
   const presented = c.req.header('x-csrf-token');
-  return sameOrigin(c) && presented !== undefined && presented === getCookie(c, CSRF_COOKIE) && csrfTokenValid(deps.sealKey, csrfSubject(p), presented);
+  return (
+    sameOrigin(c) &&
+    presented !== undefined &&
+    presented === getCookie(c, CSRF_COOKIE) &&
+    csrfTokenValid(deps.sealKey, csrfSubject(p), presented)
+  );
 }
 
 export function unauthenticated(p: Extract<RegistryPrincipal, { kind: 'anonymous' }>): ApiError {
@@ -55,24 +67,37 @@ export function unauthenticated(p: Extract<RegistryPrincipal, { kind: 'anonymous
 }
 
 /** The rule's name in the route's document (`x-access`): `signed-in`, `admin`, `session` or `scope:<scope>`. */
-const ruleName = (rule: AccessRule) => (rule === 'any' ? 'signed-in' : typeof rule === 'object' ? `scope:${rule.scope}` : rule);
+const ruleName = (rule: AccessRule) =>
+  rule === 'any' ? 'signed-in' : typeof rule === 'object' ? `scope:${rule.scope}` : rule;
 
-export function access(deps: Pick<RegistryDeps, 'sealKey' | 'config'>, rule: AccessRule): MiddlewareHandler<RegistryEnv> {
+export function access(
+  deps: Pick<RegistryDeps, 'sealKey' | 'config'>,
+  rule: AccessRule,
+): MiddlewareHandler<RegistryEnv> {
   return guard({ rule: ruleName(rule) }, async (c, next) => {
     const p = c.get('principal');
     if (p.kind === 'anonymous') throw unauthenticated(p);
     if (p.kind === 'token') {
-      if (rule === 'admin') throw new ApiError(403, 'interactive_admin_only', 'this route is for interactive admins only; machine tokens never reach it');
+      if (rule === 'admin')
+        throw new ApiError(
+          403,
+          'interactive_admin_only',
+          'this route is for interactive admins only; machine tokens never reach it',
+        );
       if (rule === 'session') throw new ApiError(403, 'session_required', 'this route is for interactive sessions');
       if (rule !== 'any' && !p.token.scopes.includes(rule.scope)) {
-        throw new ApiError(403, 'insufficient_scope', `this route needs the scope ${rule.scope}`, { required_scope: rule.scope });
+        throw new ApiError(403, 'insufficient_scope', `this route needs the scope ${rule.scope}`, {
+          required_scope: rule.scope,
+        });
       }
       return next();
     }
     if (!isInteractive(p)) throw unauthenticated({ kind: 'anonymous', problem: 'none' });
     const write = !SAFE_METHODS.has(c.req.method);
-    if (rule === 'admin' && p.role !== 'admin') throw new ApiError(403, 'admin_required', 'this route is for interactive admins only');
-    if (write && p.role !== 'admin' && rule !== 'session') throw new ApiError(403, 'read_only', 'read-only users may not write');
+    if (rule === 'admin' && p.role !== 'admin')
+      throw new ApiError(403, 'admin_required', 'this route is for interactive admins only');
+    if (write && p.role !== 'admin' && rule !== 'session')
+      throw new ApiError(403, 'read_only', 'read-only users may not write');
     if (write && !csrfPasses(c, deps, p)) throw new ApiError(403, 'csrf_failed', 'same-origin or CSRF check failed');
     // A forward-auth browser gets its CSRF token as a cookie on its first read (no sign-in step hands it out).
     if (!write && p.kind === 'forward_auth') {

@@ -25,14 +25,24 @@ export const SESSION_COOKIE = 'registry_sess';
 
 export type RegistryPrincipal =
   | { kind: 'token'; token: TokenRow }
-  | { kind: 'session'; role: InteractiveRole; subject: string; name: string; email: string | null; sessionId: string; sessionHash: string }
+  | {
+      kind: 'session';
+      role: InteractiveRole;
+      subject: string;
+      name: string;
+      email: string | null;
+      sessionId: string;
+      sessionHash: string;
+    }
   | { kind: 'forward_auth'; role: InteractiveRole; name: string; email: string | null }
   | { kind: 'anonymous'; problem: 'none' | 'invalid_token' | 'revoked_token' | 'expired_token' };
 
 export type RegistryVars = { principal: RegistryPrincipal };
 export type RegistryEnv = { Variables: RegistryVars & { requestId: string } };
 
-export const isInteractive = (p: RegistryPrincipal): p is Extract<RegistryPrincipal, { kind: 'session' | 'forward_auth' }> =>
+export const isInteractive = (
+  p: RegistryPrincipal,
+): p is Extract<RegistryPrincipal, { kind: 'session' | 'forward_auth' }> =>
   p.kind === 'session' || p.kind === 'forward_auth';
 
 function bearer(c: Context): string | undefined {
@@ -44,7 +54,9 @@ function bearer(c: Context): string | undefined {
 export function authenticate(deps: RegistryDeps): MiddlewareHandler<RegistryEnv> {
   const fa = deps.config.registry.forwardAuth;
   // Forward-auth is the fallback surface: only when OIDC is not configured.
-  const trusted = deps.config.registry.oidc ? () => false : trustedNets(fa.trustedNets, 'REGISTRY_FORWARD_AUTH_TRUSTED_NETS');
+  const trusted = deps.config.registry.oidc
+    ? () => false
+    : trustedNets(fa.trustedNets, 'REGISTRY_FORWARD_AUTH_TRUSTED_NETS');
   const rule = { limit: deps.config.registry.tokenRatePerMin, windowMs: 60_000 };
 
   return async (c, next) => {
@@ -55,10 +67,11 @@ export function authenticate(deps: RegistryDeps): MiddlewareHandler<RegistryEnv>
       const now = deps.clock.now();
       if (!token) c.set('principal', { kind: 'anonymous', problem: 'invalid_token' });
       else if (token.revoked_at) c.set('principal', { kind: 'anonymous', problem: 'revoked_token' });
-      else if (Date.parse(token.expires_at) <= now.getTime()) c.set('principal', { kind: 'anonymous', problem: 'expired_token' });
+      else if (Date.parse(token.expires_at) <= now.getTime())
+        c.set('principal', { kind: 'anonymous', problem: 'expired_token' });
       else {
         const decision = await deps.limiter.consume(`registry_token:${token.id}`, rule);
-        if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, 'this token\'s rate limit is exceeded');
+        if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds, "this token's rate limit is exceeded");
         await noteTokenUse(deps, token.id, now, c.get('requestId'));
         c.set('principal', { kind: 'token', token });
       }
@@ -70,16 +83,29 @@ export function authenticate(deps: RegistryDeps): MiddlewareHandler<RegistryEnv>
       const sessionHash = hashToken(sessionId);
       const session = await liveSession(deps.db, sessionHash, deps.clock.now());
       if (session) {
-        c.set('principal', { kind: 'session', role: session.role, subject: session.subject, name: session.name, email: session.email, sessionId, sessionHash });
+        c.set('principal', {
+          kind: 'session',
+          role: session.role,
+          subject: session.subject,
+          name: session.name,
+          email: session.email,
+          sessionId,
+          sessionHash,
+        });
         return next();
       }
     }
 
     const user = trusted(peerAddress(c)) ? c.req.header(fa.userHeader)?.trim() : undefined;
     if (user) {
-      const groups = (c.req.header(fa.groupsHeader) ?? '').split(fa.groupsDelim).map((g) => g.trim()).filter(Boolean);
+      const groups = (c.req.header(fa.groupsHeader) ?? '')
+        .split(fa.groupsDelim)
+        .map((g) => g.trim())
+        .filter(Boolean);
       c.set('principal', {
-        kind: 'forward_auth', name: user, email: c.req.header(fa.emailHeader)?.trim() || null,
+        kind: 'forward_auth',
+        name: user,
+        email: c.req.header(fa.emailHeader)?.trim() || null,
         role: groups.includes(fa.adminGroup) ? 'admin' : 'readonly',
       });
     }
@@ -92,9 +118,13 @@ export function actorOf(c: Context<RegistryEnv>): CommandContext {
   const p = c.get('principal');
   const correlationId = c.get('requestId');
   switch (p.kind) {
-    case 'token': return { actor: { kind: 'service', id: `token:${p.token.id}` }, correlationId };
-    case 'session': return { actor: { kind: 'user', id: `oidc:${p.email ?? p.subject}` }, correlationId };
-    case 'forward_auth': return { actor: { kind: 'user', id: `forward_auth:${p.name}` }, correlationId };
-    case 'anonymous': return { actor: { kind: 'visitor', id: null }, correlationId };
+    case 'token':
+      return { actor: { kind: 'service', id: `token:${p.token.id}` }, correlationId };
+    case 'session':
+      return { actor: { kind: 'user', id: `oidc:${p.email ?? p.subject}` }, correlationId };
+    case 'forward_auth':
+      return { actor: { kind: 'user', id: `forward_auth:${p.name}` }, correlationId };
+    case 'anonymous':
+      return { actor: { kind: 'visitor', id: null }, correlationId };
   }
 }

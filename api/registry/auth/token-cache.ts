@@ -14,7 +14,10 @@ export interface TokenLookup {
 export class TokenCache implements TokenLookup {
   private readonly cache: ReadModelCache<TokenRow>;
 
-  constructor(engine: Pick<ProcessorEngine, 'committed' | 'isActive'>, private readonly db: Pool) {
+  constructor(
+    engine: Pick<ProcessorEngine, 'committed' | 'isActive'>,
+    private readonly db: Pool,
+  ) {
     this.cache = new ReadModelCache(engine, ['registry_tokens']);
   }
 

@@ -9,7 +9,12 @@ import type { RegistryDeps } from '../deps.ts';
 export const TOKEN_USE_COALESCE_MS = 60_000;
 const lastNoted = new WeakMap<object, Map<string, number>>();
 
-export async function noteTokenUse(deps: Pick<RegistryDeps, 'commands' | 'log'>, tokenId: string, now: Date, requestId: string): Promise<void> {
+export async function noteTokenUse(
+  deps: Pick<RegistryDeps, 'commands' | 'log'>,
+  tokenId: string,
+  now: Date,
+  requestId: string,
+): Promise<void> {
   let noted = lastNoted.get(deps.commands);
   if (!noted) lastNoted.set(deps.commands, (noted = new Map()));
   const last = noted.get(tokenId);
@@ -17,8 +22,11 @@ export async function noteTokenUse(deps: Pick<RegistryDeps, 'commands' | 'log'>,
   noted.set(tokenId, now.getTime());
   if (noted.size > 10_000) noted.clear();
   try {
-    await deps.commands.record(tokenUseStream(tokenId), { type: 'RegistryTokenUsed', data: { token_id: tokenId, at: now.toISOString() } },
-      { actor: { kind: 'service', id: `token:${tokenId}` }, correlationId: requestId });
+    await deps.commands.record(
+      tokenUseStream(tokenId),
+      { type: 'RegistryTokenUsed', data: { token_id: tokenId, at: now.toISOString() } },
+      { actor: { kind: 'service', id: `token:${tokenId}` }, correlationId: requestId },
+    );
   } catch (error) {
     deps.log.warn('registry_token_use_not_recorded', { token_id: tokenId, error: (error as Error).message });
   }

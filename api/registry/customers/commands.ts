@@ -6,14 +6,26 @@
 
 import { randomUUID } from 'node:crypto';
 import { hashToken } from '../../../crypto/tokens.ts';
-import { customerDecider, LEAD_EMAIL_RESERVATION, SLUG_RESERVATION, type CustomerCommand } from '../../../domain/registry/customers/decider.ts';
+import {
+  customerDecider,
+  LEAD_EMAIL_RESERVATION,
+  SLUG_RESERVATION,
+  type CustomerCommand,
+} from '../../../domain/registry/customers/decider.ts';
 import type { CustomerFields } from '../../../domain/registry/customers/events.ts';
 import { customerStream, REGISTRY_RESERVATIONS } from '../../../domain/registry/streams.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 import { reservationDecider, reservationStream } from '../../../domain/shared/reservation.ts';
 import { part, type CommandContext } from '../../../infra/commands.ts';
 import {
-  agreementById, contactById, customerByEmail, customerById, customerBySlug, touchpointById, usageById, type CustomerRow,
+  agreementById,
+  contactById,
+  customerByEmail,
+  customerById,
+  customerBySlug,
+  touchpointById,
+  usageById,
+  type CustomerRow,
 } from '../../../projections/registry/customers.ts';
 import { ApiError } from '../../shared/http-errors.ts';
 import { reserveOrResume, takenError } from '../../shared/reservations.ts';
@@ -37,16 +49,30 @@ export async function liveCustomer(deps: Pick<RegistryDeps, 'db'>, slug: string)
  * completes it under that id, the reservation then its own). Either way the slug's refusal comes
  * first, as `customer_slug_taken`, and nothing is appended for the customer.
  */
-async function reserveSlugAndCreate(deps: Deps, slug: string, customerId: string, create: CustomerCommand, context: CommandContext): Promise<void> {
+async function reserveSlugAndCreate(
+  deps: Deps,
+  slug: string,
+  customerId: string,
+  create: CustomerCommand,
+  context: CommandContext,
+): Promise<void> {
   const reserve = { type: 'Reserve' as const, kind: SLUG_RESERVATION, owner_id: customerId };
   if (deps.commands.canRunTogether) {
-    await deps.commands.runTogether([
-      part(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, reserve),
-      part(customerStream(customerId), customerDecider, create),
-    ], context);
+    await deps.commands.runTogether(
+      [
+        part(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, reserve),
+        part(customerStream(customerId), customerDecider, create),
+      ],
+      context,
+    );
     return;
   }
-  await deps.commands.run(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, reserve, context);
+  await deps.commands.run(
+    reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug),
+    reservationDecider,
+    reserve,
+    context,
+  );
   await deps.commands.run(customerStream(customerId), customerDecider, create, context);
 }
 
@@ -64,21 +90,51 @@ async function reserveSlugAndCreate(deps: Deps, slug: string, customerId: string
  * taken over: the customer is created under that reservation's id (api/shared/reservations.ts),
  * so retrying a failed creation completes it.
  */
-export async function createCustomer(deps: Deps, slug: string, fields: CustomerFields, via: 'api' | 'lead', context: CommandContext): Promise<CustomerRow> {
-  const create = (customerId: string) => ({ type: 'CreateCustomer' as const, customer_id: customerId, slug, fields, via, at: deps.clock.now().toISOString() });
+export async function createCustomer(
+  deps: Deps,
+  slug: string,
+  fields: CustomerFields,
+  via: 'api' | 'lead',
+  context: CommandContext,
+): Promise<CustomerRow> {
+  const create = (customerId: string) => ({
+    type: 'CreateCustomer' as const,
+    customer_id: customerId,
+    slug,
+    fields,
+    via,
+    at: deps.clock.now().toISOString(),
+  });
   if (deps.commands.canRunTogether) {
     const customerId = randomUUID();
     try {
-      await deps.commands.runTogether([
-        part(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, { type: 'Reserve', kind: SLUG_RESERVATION, owner_id: customerId }),
-        part(customerStream(customerId), customerDecider, create(customerId)),
-      ], context);
+      await deps.commands.runTogether(
+        [
+          part(reservationStream(REGISTRY_RESERVATIONS[SLUG_RESERVATION], slug), reservationDecider, {
+            type: 'Reserve',
+            kind: SLUG_RESERVATION,
+            owner_id: customerId,
+          }),
+          part(customerStream(customerId), customerDecider, create(customerId)),
+        ],
+        context,
+      );
       return (await customerById(deps.db, customerId))!;
     } catch (error) {
       if (!(error instanceof DomainError && error.code === takenError(SLUG_RESERVATION).code)) throw error;
     }
   }
-  const customerId = await reserveOrResume(deps.commands, { kind: SLUG_RESERVATION, category: REGISTRY_RESERVATIONS[SLUG_RESERVATION], key: slug, ownerId: randomUUID(), ownerStream: customerStream }, context);
+  const customerId = await reserveOrResume(
+    deps.commands,
+    {
+      kind: SLUG_RESERVATION,
+      category: REGISTRY_RESERVATIONS[SLUG_RESERVATION],
+      key: slug,
+      ownerId: randomUUID(),
+      ownerStream: customerStream,
+    },
+    context,
+  );
   try {
     await deps.commands.run(customerStream(customerId), customerDecider, create(customerId), context);
   } catch (error) {
@@ -91,12 +147,19 @@ export async function createCustomer(deps: Deps, slug: string, fields: CustomerF
 
 /** A slug from free text: lowercase ASCII letters and digits, runs of anything else as one dash. */
 export function slugify(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, MAX_SLUG - 4).replace(/-+$/, '');
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG - 4)
+    .replace(/-+$/, '');
 }
 
 /** The slug a lead gets before de-duplication: from the name, else the e-mail's local part, else `lead`. */
-export const leadSlugBase = (name: string, email: string) => slugify(name) || slugify(email.split('@')[0] ?? '') || 'lead';
+export const leadSlugBase = (name: string, email: string) =>
+  slugify(name) || slugify(email.split('@')[0] ?? '') || 'lead';
 
 const MAX_SLUG_ATTEMPTS = 1000;
 const IN_FLIGHT_WAIT_MS = 5000;
@@ -120,7 +183,11 @@ async function ownerOf(deps: Deps, customerId: string): Promise<CustomerRow | nu
  * one customer), the slug derived and taken with `-2`, `-3`, ... when needed, and the customer
  * created with status `lead`.
  */
-export async function captureLead(deps: Deps, input: { name?: string | null; email: string; source?: string | null }, context: CommandContext): Promise<{ customer: CustomerRow; created: boolean }> {
+export async function captureLead(
+  deps: Deps,
+  input: { name?: string | null; email: string; source?: string | null },
+  context: CommandContext,
+): Promise<{ customer: CustomerRow; created: boolean }> {
   const email = input.email.trim();
   const name = input.name?.trim() || null;
   const existing = await customerByEmail(deps.db, email);
@@ -128,7 +195,12 @@ export async function captureLead(deps: Deps, input: { name?: string | null; ema
   let customerId: string = randomUUID();
   const emailStream = reservationStream(REGISTRY_RESERVATIONS[LEAD_EMAIL_RESERVATION], hashToken(email.toLowerCase()));
   try {
-    await deps.commands.run(emailStream, reservationDecider, { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId }, context);
+    await deps.commands.run(
+      emailStream,
+      reservationDecider,
+      { type: 'Reserve', kind: LEAD_EMAIL_RESERVATION, owner_id: customerId },
+      context,
+    );
   } catch (error) {
     if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
     // Someone captured this e-mail before: answer their customer while it lives (waiting for a
@@ -139,22 +211,42 @@ export async function captureLead(deps: Deps, input: { name?: string | null; ema
     if (owner) return { customer: owner, created: false };
     // A capture that failed before creating its customer: complete it, under its id (its slug
     // reservation, if it made one, is then its own; see api/shared/reservations.ts).
-    if (ownerId && (await deps.commands.store.readStream(customerStream(ownerId), { limit: 1 })).length === 0) customerId = ownerId;
+    if (ownerId && (await deps.commands.store.readStream(customerStream(ownerId), { limit: 1 })).length === 0)
+      customerId = ownerId;
   }
   const base = leadSlugBase(name ?? '', email);
   const fields: CustomerFields = {
-    name: name ?? email, primary_email: email, status: 'lead', notes: null, pipeline_stage: null, next_action: null, next_action_date: null, source: input.source ?? null,
+    name: name ?? email,
+    primary_email: email,
+    status: 'lead',
+    notes: null,
+    pipeline_stage: null,
+    next_action: null,
+    next_action_date: null,
+    source: input.source ?? null,
   };
   for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n++) {
     const slug = n === 1 ? base : `${base}-${n}`;
     try {
-      await reserveSlugAndCreate(deps, slug, customerId, {
-        type: 'CreateCustomer', customer_id: customerId, slug, fields, via: 'lead', at: deps.clock.now().toISOString(),
-      }, context);
+      await reserveSlugAndCreate(
+        deps,
+        slug,
+        customerId,
+        {
+          type: 'CreateCustomer',
+          customer_id: customerId,
+          slug,
+          fields,
+          via: 'lead',
+          at: deps.clock.now().toISOString(),
+        },
+        context,
+      );
     } catch (error) {
       if (error instanceof DomainError && error.code === takenError(SLUG_RESERVATION).code) continue;
       // The capture this one completes finished first after all: answer its customer.
-      const first = error instanceof DomainError && error.code === 'customer_exists' ? await ownerOf(deps, customerId) : null;
+      const first =
+        error instanceof DomainError && error.code === 'customer_exists' ? await ownerOf(deps, customerId) : null;
       if (first) return { customer: first, created: false };
       throw error;
     }
@@ -164,19 +256,37 @@ export async function captureLead(deps: Deps, input: { name?: string | null; ema
 }
 
 /** Update any field but the slug of the live customer `slug`; the customer as changed. */
-export async function updateCustomer(deps: Deps, slug: string, patch: Extract<CustomerCommand, { type: 'UpdateCustomer' }>['patch'], context: CommandContext): Promise<CustomerRow> {
+export async function updateCustomer(
+  deps: Deps,
+  slug: string,
+  patch: Extract<CustomerCommand, { type: 'UpdateCustomer' }>['patch'],
+  context: CommandContext,
+): Promise<CustomerRow> {
   const customer = await liveCustomer(deps, slug);
-  await deps.commands.run(customerStream(customer.id), customerDecider, { type: 'UpdateCustomer', patch, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    customerStream(customer.id),
+    customerDecider,
+    { type: 'UpdateCustomer', patch, at: deps.clock.now().toISOString() },
+    context,
+  );
   return (await customerById(deps.db, customer.id))!;
 }
 
 /** Delete the live customer `slug` (an event: the history stays). */
 export async function deleteCustomer(deps: Deps, slug: string, context: CommandContext): Promise<void> {
   const customer = await liveCustomer(deps, slug);
-  await deps.commands.run(customerStream(customer.id), customerDecider, { type: 'DeleteCustomer', at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    customerStream(customer.id),
+    customerDecider,
+    { type: 'DeleteCustomer', at: deps.clock.now().toISOString() },
+    context,
+  );
 }
 
-type Filed<T extends CustomerCommand['type'], K extends keyof Extract<CustomerCommand, { type: T }>> = Extract<CustomerCommand, { type: T }>[K];
+type Filed<T extends CustomerCommand['type'], K extends keyof Extract<CustomerCommand, { type: T }>> = Extract<
+  CustomerCommand,
+  { type: T }
+>[K];
 
 /** Run a command on the live customer named by `slug`. */
 async function file(deps: Deps, slug: string, command: CustomerCommand, context: CommandContext): Promise<void> {
@@ -184,25 +294,55 @@ async function file(deps: Deps, slug: string, command: CustomerCommand, context:
   await deps.commands.run(customerStream(customer.id), customerDecider, command, context);
 }
 
-export async function addContact(deps: Deps, slug: string, contact: Filed<'AddContact', 'contact'>, context: CommandContext) {
+export async function addContact(
+  deps: Deps,
+  slug: string,
+  contact: Filed<'AddContact', 'contact'>,
+  context: CommandContext,
+) {
   const id = randomUUID();
   await file(deps, slug, { type: 'AddContact', contact_id: id, at: deps.clock.now().toISOString(), contact }, context);
   return (await contactById(deps.db, id))!;
 }
 
-export async function logTouchpoint(deps: Deps, slug: string, touchpoint: Filed<'LogTouchpoint', 'touchpoint'>, context: CommandContext) {
+export async function logTouchpoint(
+  deps: Deps,
+  slug: string,
+  touchpoint: Filed<'LogTouchpoint', 'touchpoint'>,
+  context: CommandContext,
+) {
   const id = randomUUID();
-  await file(deps, slug, { type: 'LogTouchpoint', touchpoint_id: id, at: deps.clock.now().toISOString(), touchpoint }, context);
+  await file(
+    deps,
+    slug,
+    { type: 'LogTouchpoint', touchpoint_id: id, at: deps.clock.now().toISOString(), touchpoint },
+    context,
+  );
   return (await touchpointById(deps.db, id))!;
 }
 
-export async function recordAgreement(deps: Deps, slug: string, agreement: Filed<'RecordAgreement', 'agreement'>, context: CommandContext) {
+export async function recordAgreement(
+  deps: Deps,
+  slug: string,
+  agreement: Filed<'RecordAgreement', 'agreement'>,
+  context: CommandContext,
+) {
   const id = randomUUID();
-  await file(deps, slug, { type: 'RecordAgreement', agreement_id: id, at: deps.clock.now().toISOString(), agreement }, context);
+  await file(
+    deps,
+    slug,
+    { type: 'RecordAgreement', agreement_id: id, at: deps.clock.now().toISOString(), agreement },
+    context,
+  );
   return (await agreementById(deps.db, id))!;
 }
 
-export async function recordUsage(deps: Deps, slug: string, usage: Filed<'RecordUsage', 'usage'>, context: CommandContext) {
+export async function recordUsage(
+  deps: Deps,
+  slug: string,
+  usage: Filed<'RecordUsage', 'usage'>,
+  context: CommandContext,
+) {
   const id = randomUUID();
   await file(deps, slug, { type: 'RecordUsage', usage_id: id, at: deps.clock.now().toISOString(), usage }, context);
   return (await usageById(deps.db, id))!;

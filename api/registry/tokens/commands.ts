@@ -26,19 +26,38 @@ export async function existingToken(deps: Pick<RegistryDeps, 'db'>, id: string):
 
 /** Mint a token; its row and its plaintext, which nothing keeps (the log holds its hash). */
 export async function createToken(
-  deps: Deps, input: { name: string; scopes: Scope[]; expires_in_days?: number }, context: CommandContext,
+  deps: Deps,
+  input: { name: string; scopes: Scope[]; expires_in_days?: number },
+  context: CommandContext,
 ): Promise<{ row: TokenRow; token: string }> {
   const id = randomUUID();
   const token = generateToken(TOKEN_PREFIX);
-  await deps.commands.run(tokenStream(id), tokenDecider, {
-    type: 'CreateToken', token_id: id, name: input.name, token_hash: hashToken(token), token_prefix: token.slice(0, DISPLAY_CHARS),
-    scopes: input.scopes, days: input.expires_in_days ?? TOKEN_DAYS.default, by: context.actor.id, at: deps.clock.now().toISOString(),
-  }, context);
+  await deps.commands.run(
+    tokenStream(id),
+    tokenDecider,
+    {
+      type: 'CreateToken',
+      token_id: id,
+      name: input.name,
+      token_hash: hashToken(token),
+      token_prefix: token.slice(0, DISPLAY_CHARS),
+      scopes: input.scopes,
+      days: input.expires_in_days ?? TOKEN_DAYS.default,
+      by: context.actor.id,
+      at: deps.clock.now().toISOString(),
+    },
+    context,
+  );
   return { row: (await tokenById(deps.db, id))!, token };
 }
 
 /** Revoke a token (again: nothing changes). */
 export async function revokeToken(deps: Deps, id: string, context: CommandContext): Promise<void> {
   const row = await existingToken(deps, id);
-  await deps.commands.run(tokenStream(row.id), tokenDecider, { type: 'RevokeToken', by: context.actor.id, at: deps.clock.now().toISOString() }, context);
+  await deps.commands.run(
+    tokenStream(row.id),
+    tokenDecider,
+    { type: 'RevokeToken', by: context.actor.id, at: deps.clock.now().toISOString() },
+    context,
+  );
 }

@@ -49,39 +49,82 @@ export async function checkNow(deps: UpdateDeps, correlationId: string | null) {
  * version. The audit entry `update_applied` is written before the sidecar is asked (maintenance
  * closes the write gate right after), and `UpdateApplyRejected` follows when it refuses.
  */
-export async function startApply(deps: UpdateDeps, target: string, requestedBy: string, context: CommandContext): Promise<{ apply_id: string; state: string }> {
+export async function startApply(
+  deps: UpdateDeps,
+  target: string,
+  requestedBy: string,
+  context: CommandContext,
+): Promise<{ apply_id: string; state: string }> {
   const { service, sidecar } = deps.updates;
   const head = await channelHead(deps.db, service);
   const latest = head?.latest_version ?? null;
   if (!latest || !head?.envelope || target !== latest) {
-    throw new ApiError(409, 'target_not_channel_head', latest ? `the channel head is ${latest}` : 'no verified release is cached for this channel; check for updates first', { head: latest });
+    throw new ApiError(
+      409,
+      'target_not_channel_head',
+      latest
+        ? `the channel head is ${latest}`
+        : 'no verified release is cached for this channel; check for updates first',
+      { head: latest },
+    );
   }
   if (target === deps.version) throw new ApiError(409, 'already_current', `version ${target} already runs`);
   let state;
   try {
     state = await sidecar.status();
   } catch (error) {
-    if (error instanceof SidecarUnavailable) throw new ApiError(503, 'updater_unavailable', 'the updater sidecar cannot be reached');
+    if (error instanceof SidecarUnavailable)
+      throw new ApiError(503, 'updater_unavailable', 'the updater sidecar cannot be reached');
     throw error;
   }
-  if (state.frozen) throw new ApiError(409, 'apply_frozen', `apply ${String(state.frozen)} is frozen until an operator unfreezes it`, { apply_id: state.frozen });
-  if (state.apply_in_progress) throw new ApiError(409, 'apply_in_progress', `apply ${String(state.apply_in_progress)} is in progress`, { apply_id: state.apply_in_progress });
+  if (state.frozen)
+    throw new ApiError(409, 'apply_frozen', `apply ${String(state.frozen)} is frozen until an operator unfreezes it`, {
+      apply_id: state.frozen,
+    });
+  if (state.apply_in_progress)
+    throw new ApiError(409, 'apply_in_progress', `apply ${String(state.apply_in_progress)} is in progress`, {
+      apply_id: state.apply_in_progress,
+    });
 
   const applyId = randomUUID();
   const at = deps.clock.now().toISOString();
-  await deps.commands.record(updateApplyStream(applyId), {
-    type: 'UpdateApplyRequested',
-    data: { action: 'update_applied', apply_id: applyId, service, target_version: target, from_version: deps.version, requested_by: requestedBy, at },
-  }, context);
+  await deps.commands.record(
+    updateApplyStream(applyId),
+    {
+      type: 'UpdateApplyRequested',
+      data: {
+        action: 'update_applied',
+        apply_id: applyId,
+        service,
+        target_version: target,
+        from_version: deps.version,
+        requested_by: requestedBy,
+        at,
+      },
+    },
+    context,
+  );
   const reject = async (code: string) => {
-    await deps.commands.record(updateApplyStream(applyId), { type: 'UpdateApplyRejected', data: { apply_id: applyId, code, at: deps.clock.now().toISOString() } }, context).catch(() => {});
+    await deps.commands
+      .record(
+        updateApplyStream(applyId),
+        { type: 'UpdateApplyRejected', data: { apply_id: applyId, code, at: deps.clock.now().toISOString() } },
+        context,
+      )
+      .catch(() => {});
   };
   let reply;
   try {
-    reply = await sidecar.startApply({ apply_id: applyId, manifest: head.envelope, requested_by: requestedBy, source: service });
+    reply = await sidecar.startApply({
+      apply_id: applyId,
+      manifest: head.envelope,
+      requested_by: requestedBy,
+      source: service,
+    });
   } catch (error) {
     await reject('updater_unavailable');
-    if (error instanceof SidecarUnavailable) throw new ApiError(503, 'updater_unavailable', 'the updater sidecar cannot be reached');
+    if (error instanceof SidecarUnavailable)
+      throw new ApiError(503, 'updater_unavailable', 'the updater sidecar cannot be reached');
     throw error;
   }
   if (reply.status === 409) {

@@ -19,12 +19,14 @@ export async function updateStatus(deps: UpdateDeps) {
     update_available: latest !== null && isNewer(latest, deps.version),
     checked_at: head?.checked_at.toISOString() ?? null,
     last_error: checker.enabled
-      ? (head?.result === 'failed' ? head.last_error : null)
+      ? head?.result === 'failed'
+        ? head.last_error
+        : null
       : { code: 'update_checks_off', message: 'no manifest host is configured, so no update check runs' },
     checks_enabled: checker.enabled,
     background_check: checker.background,
     check_interval_secs: checker.background ? checker.intervalSecs : null,
-    next_check_at: checker.background ? checker.nextCheckAt?.toISOString() ?? null : null,
+    next_check_at: checker.background ? (checker.nextCheckAt?.toISOString() ?? null) : null,
   };
 }
 
@@ -32,9 +34,23 @@ export async function updateStatus(deps: UpdateDeps) {
 export async function sidecarState(deps: UpdateDeps) {
   try {
     const s = await deps.updates.sidecar.status();
-    return { url: deps.updates.sidecar.baseUrl, reachable: true, version: (s.version as string) ?? null, apply_in_progress: (s.apply_in_progress as string) ?? null, frozen: (s.frozen as string) ?? null, error: null };
+    return {
+      url: deps.updates.sidecar.baseUrl,
+      reachable: true,
+      version: (s.version as string) ?? null,
+      apply_in_progress: (s.apply_in_progress as string) ?? null,
+      frozen: (s.frozen as string) ?? null,
+      error: null,
+    };
   } catch (error) {
-    return { url: deps.updates.sidecar.baseUrl, reachable: false, version: null, apply_in_progress: null, frozen: null, error: (error as Error).message };
+    return {
+      url: deps.updates.sidecar.baseUrl,
+      reachable: false,
+      version: null,
+      apply_in_progress: null,
+      frozen: null,
+      error: (error as Error).message,
+    };
   }
 }
 
@@ -42,21 +58,37 @@ export async function deliveryState(db: Pool) {
   const d = await lastDelivery(db);
   if (!d) return { status: 'unknown' as const, checked_at: null, apply_id: null, requirements: [] };
   return {
-    status: d.requirements.every((r) => r.status === 'present') ? 'complete' as const : 'incomplete' as const,
-    checked_at: d.checked_at.toISOString(), apply_id: d.apply_id, requirements: d.requirements,
+    status: d.requirements.every((r) => r.status === 'present') ? ('complete' as const) : ('incomplete' as const),
+    checked_at: d.checked_at.toISOString(),
+    apply_id: d.apply_id,
+    requirements: d.requirements,
   };
 }
 
 export interface ApplyDetail extends ApplyProgress {
   requested_by: string | null;
-  events: { seq: number; step: string; state: string; phase: string | null; at: string; detail?: Record<string, unknown> }[];
+  events: {
+    seq: number;
+    step: string;
+    state: string;
+    phase: string | null;
+    at: string;
+    detail?: Record<string, unknown>;
+  }[];
 }
 
 function fromRow(row: ApplyRow): ApplyDetail {
   return {
-    apply_id: row.apply_id, state: row.state, phase: phaseOf(row.state), outcome: row.outcome, error: row.error,
-    from_version: row.from_version, to_version: row.to_version, requested_by: row.requested_by,
-    started_at: row.started_at.toISOString(), ended_at: row.ended_at?.toISOString() ?? null,
+    apply_id: row.apply_id,
+    state: row.state,
+    phase: phaseOf(row.state),
+    outcome: row.outcome,
+    error: row.error,
+    from_version: row.from_version,
+    to_version: row.to_version,
+    requested_by: row.requested_by,
+    started_at: row.started_at.toISOString(),
+    ended_at: row.ended_at?.toISOString() ?? null,
     events: row.steps.map((s) => ({ ...s, phase: phaseOf(s.state) })),
   };
 }
@@ -72,12 +104,33 @@ export async function applyDetail(deps: UpdateDeps, applyId: string): Promise<Ap
   try {
     const live = await deps.updates.sidecar.apply(applyId);
     if (live) {
-      const events = (await deps.updates.sidecar.events(applyId))?.events as { seq: number; type: string; state: string; at: string; data: Record<string, unknown> }[] ?? [];
+      const events =
+        ((await deps.updates.sidecar.events(applyId))?.events as {
+          seq: number;
+          type: string;
+          state: string;
+          at: string;
+          data: Record<string, unknown>;
+        }[]) ?? [];
       return {
-        apply_id: live.apply_id, state: live.state, phase: phaseOf(live.state), outcome: live.outcome, error: live.error,
-        from_version: live.from_version, to_version: live.to_version, requested_by: (live.requested_by as string) ?? row?.requested_by ?? null,
-        started_at: live.started_at, ended_at: live.ended_at,
-        events: events.map((e) => ({ seq: e.seq, step: e.type, state: e.state, phase: phaseOf(e.state), at: e.at, ...(Object.keys(e.data ?? {}).length ? { detail: e.data } : {}) })),
+        apply_id: live.apply_id,
+        state: live.state,
+        phase: phaseOf(live.state),
+        outcome: live.outcome,
+        error: live.error,
+        from_version: live.from_version,
+        to_version: live.to_version,
+        requested_by: (live.requested_by as string) ?? row?.requested_by ?? null,
+        started_at: live.started_at,
+        ended_at: live.ended_at,
+        events: events.map((e) => ({
+          seq: e.seq,
+          step: e.type,
+          state: e.state,
+          phase: phaseOf(e.state),
+          at: e.at,
+          ...(Object.keys(e.data ?? {}).length ? { detail: e.data } : {}),
+        })),
       };
     }
   } catch (error) {

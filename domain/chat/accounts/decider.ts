@@ -7,15 +7,31 @@ import type { Profile, AccountEvent } from './events.ts';
 
 export type AccountCommand =
   | {
-    type: 'Register'; user_id: string; username: string; display_name: string; email: string; password_hash: string; recovery_code_hash: string;
-    is_owner: boolean; invite_id: string | null; at: string;
-  }
+      type: 'Register';
+      user_id: string;
+      username: string;
+      display_name: string;
+      email: string;
+      password_hash: string;
+      recovery_code_hash: string;
+      is_owner: boolean;
+      invite_id: string | null;
+      at: string;
+    }
   | { type: 'ChangePassword'; password_hash: string; at: string }
   /** The presented code's hash must match; the new one replaces it. */
   | { type: 'Recover'; presented_code_hash: string; password_hash: string; new_recovery_code_hash: string; at: string }
   | { type: 'UpdateProfile'; changes: Partial<Profile>; at: string }
   | { type: 'Delete'; at: string }
-  | { type: 'RegisterBot'; user_id: string; username: string; display_name: string; created_by: string | null; integration: string | null; at: string }
+  | {
+      type: 'RegisterBot';
+      user_id: string;
+      username: string;
+      display_name: string;
+      created_by: string | null;
+      integration: string | null;
+      at: string;
+    }
   | { type: 'Suspend'; reason: string; by: string; at: string }
   | { type: 'Unsuspend'; by: string; at: string }
   | { type: 'SetAdmin'; is_admin: boolean; by: string; at: string }
@@ -33,19 +49,34 @@ export interface AccountState {
 }
 
 const initialState = (): AccountState => ({
-  user_id: null, deleted: false, recovery_code_hash: null, profile: { display_name: '', avatar_url: null, bio: null, pronouns: null },
-  is_bot: false, is_owner: false, is_admin: false, suspended: false,
+  user_id: null,
+  deleted: false,
+  recovery_code_hash: null,
+  profile: { display_name: '', avatar_url: null, bio: null, pronouns: null },
+  is_bot: false,
+  is_owner: false,
+  is_admin: false,
+  suspended: false,
 });
 
 function evolve(state: AccountState, event: AccountEvent): AccountState {
   switch (event.type) {
     case 'UserRegistered':
       return {
-        ...state, user_id: event.data.user_id, recovery_code_hash: event.data.recovery_code_hash, profile: { ...state.profile, display_name: event.data.display_name },
-        is_owner: event.data.is_owner, is_admin: event.data.is_admin,
+        ...state,
+        user_id: event.data.user_id,
+        recovery_code_hash: event.data.recovery_code_hash,
+        profile: { ...state.profile, display_name: event.data.display_name },
+        is_owner: event.data.is_owner,
+        is_admin: event.data.is_admin,
       };
     case 'BotRegistered':
-      return { ...state, user_id: event.data.user_id, is_bot: true, profile: { ...state.profile, display_name: event.data.display_name } };
+      return {
+        ...state,
+        user_id: event.data.user_id,
+        is_bot: true,
+        profile: { ...state.profile, display_name: event.data.display_name },
+      };
     case 'UserSuspended':
       return { ...state, suspended: true };
     case 'UserUnsuspended':
@@ -81,13 +112,28 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
       return [{ type: 'UserRegistered', data: { ...data, is_admin: command.is_owner } }];
     }
     case 'ChangePassword':
-      return [{ type: 'PasswordChanged', data: { user_id: live(state), password_hash: command.password_hash, at: command.at } }];
+      return [
+        {
+          type: 'PasswordChanged',
+          data: { user_id: live(state), password_hash: command.password_hash, at: command.at },
+        },
+      ];
     case 'Recover': {
       // Wrong code, unknown and deleted accounts answer alike.
       if (!state.user_id || state.deleted || state.recovery_code_hash !== command.presented_code_hash) {
         throw new DomainError('unauthorized', 'invalid_recovery', 'invalid username or recovery code');
       }
-      return [{ type: 'AccountRecovered', data: { user_id: state.user_id, password_hash: command.password_hash, recovery_code_hash: command.new_recovery_code_hash, at: command.at } }];
+      return [
+        {
+          type: 'AccountRecovered',
+          data: {
+            user_id: state.user_id,
+            password_hash: command.password_hash,
+            recovery_code_hash: command.new_recovery_code_hash,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'UpdateProfile': {
       const user_id = live(state);
@@ -104,8 +150,10 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
     }
     case 'Suspend': {
       const user_id = live(state);
-      if (state.is_owner) throw new DomainError('forbidden', 'owner_protected', 'the instance owner cannot be suspended');
-      if (user_id === command.by) throw new DomainError('invalid', 'cannot_suspend_self', 'you cannot suspend yourself');
+      if (state.is_owner)
+        throw new DomainError('forbidden', 'owner_protected', 'the instance owner cannot be suspended');
+      if (user_id === command.by)
+        throw new DomainError('invalid', 'cannot_suspend_self', 'you cannot suspend yourself');
       if (state.suspended) return [];
       return [{ type: 'UserSuspended', data: { user_id, reason: command.reason, by: command.by, at: command.at } }];
     }
@@ -116,14 +164,22 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
     case 'SetAdmin': {
       const user_id = live(state);
       if (state.is_bot) throw new DomainError('invalid', 'bot_account', 'a bot cannot be an instance admin');
-      if (state.is_owner && !command.is_admin) throw new DomainError('forbidden', 'owner_protected', 'the instance owner stays an admin');
+      if (state.is_owner && !command.is_admin)
+        throw new DomainError('forbidden', 'owner_protected', 'the instance owner stays an admin');
       if (state.is_admin === command.is_admin) return [];
-      return [{ type: 'AdminRoleChanged', data: { user_id, is_admin: command.is_admin, by: command.by, at: command.at } }];
+      return [
+        { type: 'AdminRoleChanged', data: { user_id, is_admin: command.is_admin, by: command.by, at: command.at } },
+      ];
     }
     case 'ResetPassword': {
       const user_id = live(state);
       if (state.is_bot) throw new DomainError('invalid', 'bot_account', 'a bot has no password');
-      return [{ type: 'PasswordReplaced', data: { user_id, password_hash: command.password_hash, by: command.by, at: command.at } }];
+      return [
+        {
+          type: 'PasswordReplaced',
+          data: { user_id, password_hash: command.password_hash, by: command.by, at: command.at },
+        },
+      ];
     }
   }
 }

@@ -12,16 +12,37 @@ export type Profile = {
 };
 
 export type AccountEvent =
-  | DomainEvent<'UserRegistered', {
-    user_id: string; username: string; display_name: string; email: string; password_hash: string; recovery_code_hash: string;
-    is_owner: boolean; is_admin: boolean; invite_id: string | null; at: string;
-  }>
+  | DomainEvent<
+      'UserRegistered',
+      {
+        user_id: string;
+        username: string;
+        display_name: string;
+        email: string;
+        password_hash: string;
+        recovery_code_hash: string;
+        is_owner: boolean;
+        is_admin: boolean;
+        invite_id: string | null;
+        at: string;
+      }
+    >
   | DomainEvent<'PasswordChanged', { user_id: string; password_hash: string; at: string }>
   | DomainEvent<'AccountRecovered', { user_id: string; password_hash: string; recovery_code_hash: string; at: string }>
   | DomainEvent<'AccountProfileUpdated', { user_id: string } & Profile & { at: string }>
   | DomainEvent<'AccountDeleted', { user_id: string; at: string }>
   // Bots (issue 16): an account with no password, no email and no keys until it registers them.
-  | DomainEvent<'BotRegistered', { user_id: string; username: string; display_name: string; created_by: string | null; integration: string | null; at: string }>
+  | DomainEvent<
+      'BotRegistered',
+      {
+        user_id: string;
+        username: string;
+        display_name: string;
+        created_by: string | null;
+        integration: string | null;
+        at: string;
+      }
+    >
   // Instance administration.
   | DomainEvent<'UserSuspended', { user_id: string; reason: string; by: string; at: string }>
   | DomainEvent<'UserUnsuspended', { user_id: string; by: string; at: string }>
@@ -29,6 +50,14 @@ export type AccountEvent =
   | DomainEvent<'PasswordReplaced', { user_id: string; password_hash: string; by: string; at: string }>;
 
 export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent>()([
-  'UserRegistered', 'PasswordChanged', 'AccountRecovered', 'AccountProfileUpdated', 'AccountDeleted',
-  'BotRegistered', 'UserSuspended', 'UserUnsuspended', 'AdminRoleChanged', 'PasswordReplaced',
+  'UserRegistered',
+  'PasswordChanged',
+  'AccountRecovered',
+  'AccountProfileUpdated',
+  'AccountDeleted',
+  'BotRegistered',
+  'UserSuspended',
+  'UserUnsuspended',
+  'AdminRoleChanged',
+  'PasswordReplaced',
 ]);

@@ -13,7 +13,19 @@ export type AssetScope = 'community' | 'group';
 export type Image = { sha256: string; mime_type: string; size: number };
 
 export type AssetEvent =
-  | DomainEvent<'SpaceAssetUploaded', Image & { scope: AssetScope; space_id: string; community_id: string; kind: AssetKind; filename: string; replaces: string | null; by: string; at: string }>
+  | DomainEvent<
+      'SpaceAssetUploaded',
+      Image & {
+        scope: AssetScope;
+        space_id: string;
+        community_id: string;
+        kind: AssetKind;
+        filename: string;
+        replaces: string | null;
+        by: string;
+        at: string;
+      }
+    >
   | DomainEvent<'EmojiAdded', Image & { emoji_id: string; community_id: string; name: string; by: string; at: string }>
   | DomainEvent<'EmojiRemoved', { emoji_id: string; community_id: string; name: string; by: string; at: string }>;
 

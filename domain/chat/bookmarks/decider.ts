@@ -10,14 +10,21 @@ export type BookmarkCommand =
   | { type: 'Add'; user_id: string; message_id: string; channel_id: string; at: string }
   | { type: 'Remove'; user_id: string; message_id: string; at: string };
 
-export interface BookmarkState { bookmarked: boolean }
+export interface BookmarkState {
+  bookmarked: boolean;
+}
 
 export const bookmarkDecider: Decider<BookmarkState, BookmarkCommand, BookmarkEvent> = {
   initialState: () => ({ bookmarked: false }),
   evolve: (_state, event) => ({ bookmarked: event.type === 'BookmarkAdded' }),
   decide(command, state) {
     const { type, ...data } = command;
-    if (type === 'Add') return state.bookmarked ? [] : [{ type: 'BookmarkAdded', data: data as BookmarkEvent['data'] & { channel_id: string } }];
-    return state.bookmarked ? [{ type: 'BookmarkRemoved', data: { user_id: data.user_id, message_id: data.message_id, at: data.at } }] : [];
+    if (type === 'Add')
+      return state.bookmarked
+        ? []
+        : [{ type: 'BookmarkAdded', data: data as BookmarkEvent['data'] & { channel_id: string } }];
+    return state.bookmarked
+      ? [{ type: 'BookmarkRemoved', data: { user_id: data.user_id, message_id: data.message_id, at: data.at } }]
+      : [];
   },
 };

@@ -7,7 +7,6 @@ import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 type Base = { user_id: string; message_id: string; at: string };
 
 export type BookmarkEvent =
-  | DomainEvent<'BookmarkAdded', Base & { channel_id: string }>
-  | DomainEvent<'BookmarkRemoved', Base>;
+  DomainEvent<'BookmarkAdded', Base & { channel_id: string }> | DomainEvent<'BookmarkRemoved', Base>;
 
 export const BOOKMARK_EVENT_TYPES = eventTypes<BookmarkEvent>()(['BookmarkAdded', 'BookmarkRemoved']);

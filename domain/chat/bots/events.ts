@@ -9,10 +9,21 @@ export const BOT_SCOPES = ['default', 'metrics', 'bot:provision'] as const;
 export type BotScope = (typeof BOT_SCOPES)[number];
 
 export type BotTokenEvent =
-  | DomainEvent<'BotTokenMinted', {
-    token_id: string; bot_id: string; token_hash: string; prefix: string; scope: BotScope; label: string | null; expires_at: string | null;
-    rate_limit_per_window: number | null; created_by: string | null; at: string;
-  }>
+  | DomainEvent<
+      'BotTokenMinted',
+      {
+        token_id: string;
+        bot_id: string;
+        token_hash: string;
+        prefix: string;
+        scope: BotScope;
+        label: string | null;
+        expires_at: string | null;
+        rate_limit_per_window: number | null;
+        created_by: string | null;
+        at: string;
+      }
+    >
   | DomainEvent<'BotTokenRevoked', { token_id: string; bot_id: string; by: string; at: string }>;
 
 export type BotTokenUseEvent = DomainEvent<'BotTokenUsed', { token_id: string; at: string }>;

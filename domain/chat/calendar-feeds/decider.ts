@@ -11,12 +11,26 @@ export const LABEL_MAX = 100;
 export const FEED_TOKENS_MAX = 20;
 
 export type CalendarFeedCommand =
-  | { type: 'Create'; token_id: string; user_id: string; token_hash: string; channel_id: string | null; label: string | null; live_tokens: number; at: string }
+  | {
+      type: 'Create';
+      token_id: string;
+      user_id: string;
+      token_hash: string;
+      channel_id: string | null;
+      label: string | null;
+      live_tokens: number;
+      at: string;
+    }
   | { type: 'Revoke'; user_id: string; at: string };
 
-export interface CalendarFeedState { id: string | null; user_id: string; revoked: boolean }
+export interface CalendarFeedState {
+  id: string | null;
+  user_id: string;
+  revoked: boolean;
+}
 
-const notFound = () => new DomainError('not_found', 'feed_token_not_found', 'no such feed token', { code: 'feed_token_not_found' });
+const notFound = () =>
+  new DomainError('not_found', 'feed_token_not_found', 'no such feed token', { code: 'feed_token_not_found' });
 
 export const calendarFeedDecider: Decider<CalendarFeedState, CalendarFeedCommand, CalendarFeedEvent> = {
   initialState: () => ({ id: null, user_id: '', revoked: false }),
@@ -30,9 +44,16 @@ export const calendarFeedDecider: Decider<CalendarFeedState, CalendarFeedCommand
   },
   decide(command, state) {
     if (command.type === 'Create') {
-      if (state.id) throw new DomainError('conflict', 'feed_token_exists', 'feed token exists', { code: 'feed_token_exists' });
-      if (command.live_tokens >= FEED_TOKENS_MAX) throw new DomainError('conflict', 'feed_token_limit_reached', `at most ${FEED_TOKENS_MAX} feed tokens`, { code: 'feed_token_limit_reached' });
-      if (command.label !== null && command.label.length > LABEL_MAX) throw new DomainError('invalid', 'validation_failed', `label is at most ${LABEL_MAX} characters`, { code: 'validation_failed' });
+      if (state.id)
+        throw new DomainError('conflict', 'feed_token_exists', 'feed token exists', { code: 'feed_token_exists' });
+      if (command.live_tokens >= FEED_TOKENS_MAX)
+        throw new DomainError('conflict', 'feed_token_limit_reached', `at most ${FEED_TOKENS_MAX} feed tokens`, {
+          code: 'feed_token_limit_reached',
+        });
+      if (command.label !== null && command.label.length > LABEL_MAX)
+        throw new DomainError('invalid', 'validation_failed', `label is at most ${LABEL_MAX} characters`, {
+          code: 'validation_failed',
+        });
       const { type: _t, live_tokens: _n, ...data } = command;
       return [{ type: 'CalendarFeedTokenCreated', data }];
     }

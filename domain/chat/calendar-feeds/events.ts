@@ -7,7 +7,13 @@ import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 type Base = { token_id: string; user_id: string; at: string };
 
 export type CalendarFeedEvent =
-  | DomainEvent<'CalendarFeedTokenCreated', Base & { token_hash: string; channel_id: string | null; label: string | null }>
+  | DomainEvent<
+      'CalendarFeedTokenCreated',
+      Base & { token_hash: string; channel_id: string | null; label: string | null }
+    >
   | DomainEvent<'CalendarFeedTokenRevoked', Base>;
 
-export const CALENDAR_FEED_EVENT_TYPES = eventTypes<CalendarFeedEvent>()(['CalendarFeedTokenCreated', 'CalendarFeedTokenRevoked']);
+export const CALENDAR_FEED_EVENT_TYPES = eventTypes<CalendarFeedEvent>()([
+  'CalendarFeedTokenCreated',
+  'CalendarFeedTokenRevoked',
+]);

@@ -11,7 +11,14 @@ export type ChannelScope = 'standalone' | 'group' | 'dm';
 
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-export type ChannelSettings = { name: string; description: string; topic: string | null; slow_mode_secs: number; read_only: boolean; archived: boolean };
+export type ChannelSettings = {
+  name: string;
+  description: string;
+  topic: string | null;
+  slow_mode_secs: number;
+  read_only: boolean;
+  archived: boolean;
+};
 
 export type ChannelChanges = Partial<ChannelSettings>;
 
@@ -20,7 +27,20 @@ export type RemovalReason = 'left' | 'kicked' | 'banned' | 'removed';
 type Base = { channel_id: string; at: string };
 
 export type ChannelEvent =
-  | DomainEvent<'ChannelCreated', Base & { scope: ChannelScope; kind: ChannelKind; group_id: string | null; community_id: string | null; name: string; description: string; owner_id: string | null; created_by: string; member_ids: string[] }>
+  | DomainEvent<
+      'ChannelCreated',
+      Base & {
+        scope: ChannelScope;
+        kind: ChannelKind;
+        group_id: string | null;
+        community_id: string | null;
+        name: string;
+        description: string;
+        owner_id: string | null;
+        created_by: string;
+        member_ids: string[];
+      }
+    >
   | DomainEvent<'ChannelUpdated', Base & { changes: ChannelChanges; by: string }>
   | DomainEvent<'ChannelDeleted', Base & { by: string }>
   | DomainEvent<'ChannelMemberJoined', Base & { user_id: string; role: ChannelRole }>
@@ -33,6 +53,15 @@ export type ChannelEvent =
   | DomainEvent<'MessageUnpinned', Base & { message_id: string; by: string }>;
 
 export const CHANNEL_EVENT_TYPES = eventTypes<ChannelEvent>()([
-  'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelMemberJoined', 'ChannelMemberDeparted', 'ChannelMemberRoleChanged',
-  'ChannelOwnershipTransferred', 'ChannelMemberBanned', 'ChannelMemberUnbanned', 'MessagePinned', 'MessageUnpinned',
+  'ChannelCreated',
+  'ChannelUpdated',
+  'ChannelDeleted',
+  'ChannelMemberJoined',
+  'ChannelMemberDeparted',
+  'ChannelMemberRoleChanged',
+  'ChannelOwnershipTransferred',
+  'ChannelMemberBanned',
+  'ChannelMemberUnbanned',
+  'MessagePinned',
+  'MessageUnpinned',
 ]);

@@ -12,7 +12,10 @@ export const MANAGER = 1;
 export const OWNER = 2;
 
 /** The effective rank of someone with `channelRole` (null: not a member) and `communityRole` in the channel's community. */
-export function channelRank(channelRole: ChannelRole | null | undefined, communityRole: CommunityRole | null | undefined): number {
+export function channelRank(
+  channelRole: ChannelRole | null | undefined,
+  communityRole: CommunityRole | null | undefined,
+): number {
   const own = channelRole ? CHANNEL_ROLES.indexOf(channelRole) : -1;
   const community = rankOf(communityRole) >= rankOf('admin') ? OWNER : communityRole === 'moderator' ? MANAGER : -1;
   return Math.max(own, community);

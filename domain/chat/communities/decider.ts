@@ -19,7 +19,15 @@ export type CommunityCommand =
   | (Acting & { type: 'Kick'; user_id: string })
   | (Acting & { type: 'Ban'; user_id: string; reason: string | null })
   | (Acting & { type: 'Unban'; user_id: string })
-  | (Acting & { type: 'CreateInvite'; invite_id: string; code_hash: string; code_sealed: string; grants_role: GrantableRole | null; max_uses: number | null; expires_at: string | null })
+  | (Acting & {
+      type: 'CreateInvite';
+      invite_id: string;
+      code_hash: string;
+      code_sealed: string;
+      grants_role: GrantableRole | null;
+      max_uses: number | null;
+      expires_at: string | null;
+    })
   | (Acting & { type: 'RevokeInvite'; invite_id: string })
   | (Acting & { type: 'AcceptInvite'; invite_id: string })
   | (Acting & { type: 'Timeout'; channel_id: string; user_id: string; duration_secs: number; reason: string | null })
@@ -29,7 +37,13 @@ export type CommunityCommand =
   | (Acting & { type: 'AdminAddMember'; user_id: string; role: Exclude<CommunityRole, 'owner'> })
   | (Acting & { type: 'AdminRemoveMember'; user_id: string });
 
-export interface InviteState { grants_role: GrantableRole | null; max_uses: number | null; uses: number; expires_at: string | null; revoked: boolean }
+export interface InviteState {
+  grants_role: GrantableRole | null;
+  max_uses: number | null;
+  uses: number;
+  expires_at: string | null;
+  revoked: boolean;
+}
 
 export interface CommunityState {
   id: string | null;
@@ -40,7 +54,14 @@ export interface CommunityState {
   invites: Map<string, InviteState>;
 }
 
-const initialState = (): CommunityState => ({ id: null, deleted: false, owner_id: null, members: new Map(), banned: new Set(), invites: new Map() });
+const initialState = (): CommunityState => ({
+  id: null,
+  deleted: false,
+  owner_id: null,
+  members: new Map(),
+  banned: new Set(),
+  invites: new Map(),
+});
 
 function evolve(state: CommunityState, event: CommunityEvent): CommunityState {
   const d = event.data;
@@ -79,10 +100,21 @@ function evolve(state: CommunityState, event: CommunityEvent): CommunityState {
       return { ...state, banned };
     }
     case 'CommunityInviteCreated':
-      return { ...state, invites: new Map(state.invites).set(event.data.invite_id, { grants_role: event.data.grants_role, max_uses: event.data.max_uses, uses: 0, expires_at: event.data.expires_at, revoked: false }) };
+      return {
+        ...state,
+        invites: new Map(state.invites).set(event.data.invite_id, {
+          grants_role: event.data.grants_role,
+          max_uses: event.data.max_uses,
+          uses: 0,
+          expires_at: event.data.expires_at,
+          revoked: false,
+        }),
+      };
     case 'CommunityInviteRevoked': {
       const invite = state.invites.get(event.data.invite_id);
-      return invite ? { ...state, invites: new Map(state.invites).set(event.data.invite_id, { ...invite, revoked: true }) } : state;
+      return invite
+        ? { ...state, invites: new Map(state.invites).set(event.data.invite_id, { ...invite, revoked: true }) }
+        : state;
     }
     default:
       return state;
@@ -91,7 +123,8 @@ function evolve(state: CommunityState, event: CommunityEvent): CommunityState {
 
 export const communityNotFound = () => new DomainError('not_found', 'community_not_found', 'no such community');
 export const notAMember = () => new DomainError('forbidden', 'not_a_member', 'you are not a member of this community');
-export const inviteNotFound = () => new DomainError('not_found', 'invite_not_found', 'no such invite, or it expired or was used up');
+export const inviteNotFound = () =>
+  new DomainError('not_found', 'invite_not_found', 'no such invite, or it expired or was used up');
 
 /** An invite that can still be used at `at`. */
 export function inviteUsable(invite: InviteState | undefined, at: string): invite is InviteState {
@@ -106,7 +139,19 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
     if (state.id) throw new DomainError('conflict', 'community_exists', 'community already exists');
     const community_id = command.community_id;
     return [
-      { type: 'CommunityCreated', data: { community_id, name: command.name, description: command.description, theme: null, welcome_message: null, discoverable: false, owner_id: actor_id, at } },
+      {
+        type: 'CommunityCreated',
+        data: {
+          community_id,
+          name: command.name,
+          description: command.description,
+          theme: null,
+          welcome_message: null,
+          discoverable: false,
+          owner_id: actor_id,
+          at,
+        },
+      },
       { type: 'CommunityMemberJoined', data: { community_id, user_id: actor_id, role: 'owner', invite_id: null, at } },
     ];
   }
@@ -119,20 +164,49 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
     if (!inviteUsable(invite, at)) throw inviteNotFound();
     if (state.banned.has(actor_id)) throw new DomainError('forbidden', 'banned', 'you are banned from this community');
     if (actorRole) return [];
-    return [{ type: 'CommunityMemberJoined', data: { community_id, user_id: actor_id, role: invite.grants_role ?? 'member', invite_id: command.invite_id, at } }];
+    return [
+      {
+        type: 'CommunityMemberJoined',
+        data: {
+          community_id,
+          user_id: actor_id,
+          role: invite.grants_role ?? 'member',
+          invite_id: command.invite_id,
+          at,
+        },
+      },
+    ];
   }
   if (command.type === 'AdminAddMember') {
-    if (state.banned.has(command.user_id)) throw new DomainError('forbidden', 'banned', 'that user is banned from this community');
+    if (state.banned.has(command.user_id))
+      throw new DomainError('forbidden', 'banned', 'that user is banned from this community');
     const current = state.members.get(command.user_id);
     if (current === command.role || current === 'owner') return [];
-    if (current) return [{ type: 'CommunityMemberRoleChanged', data: { community_id, user_id: command.user_id, role: command.role, by: actor_id, at } }];
-    return [{ type: 'CommunityMemberJoined', data: { community_id, user_id: command.user_id, role: command.role, invite_id: null, added_by: actor_id, at } }];
+    if (current)
+      return [
+        {
+          type: 'CommunityMemberRoleChanged',
+          data: { community_id, user_id: command.user_id, role: command.role, by: actor_id, at },
+        },
+      ];
+    return [
+      {
+        type: 'CommunityMemberJoined',
+        data: { community_id, user_id: command.user_id, role: command.role, invite_id: null, added_by: actor_id, at },
+      },
+    ];
   }
   if (command.type === 'AdminRemoveMember') {
     const current = state.members.get(command.user_id);
     if (!current) throw new DomainError('not_found', 'member_not_found', 'that user is not a member of this community');
-    if (current === 'owner') throw new DomainError('conflict', 'owner_must_transfer', 'the owner must transfer ownership first');
-    return [{ type: 'CommunityMemberDeparted', data: { community_id, user_id: command.user_id, reason: 'kicked', by: actor_id, at } }];
+    if (current === 'owner')
+      throw new DomainError('conflict', 'owner_must_transfer', 'the owner must transfer ownership first');
+    return [
+      {
+        type: 'CommunityMemberDeparted',
+        data: { community_id, user_id: command.user_id, reason: 'kicked', by: actor_id, at },
+      },
+    ];
   }
   if (!actorRole) throw notAMember();
   const target = (userId: string) => {
@@ -144,7 +218,9 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
   switch (command.type) {
     case 'Update': {
       requireRole(actorRole, 'admin', 'changing the community');
-      const changes = Object.fromEntries(Object.entries(command.changes).filter(([, v]) => v !== undefined)) as CommunityChanges;
+      const changes = Object.fromEntries(
+        Object.entries(command.changes).filter(([, v]) => v !== undefined),
+      ) as CommunityChanges;
       if (!Object.keys(changes).length) return [];
       return [{ type: 'CommunityUpdated', data: { community_id, changes, by: actor_id, at } }];
     }
@@ -157,28 +233,51 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
       if (command.to === actor_id) return [];
       return [{ type: 'CommunityOwnershipTransferred', data: { community_id, from: actor_id, to: command.to, at } }];
     case 'Leave':
-      if (actorRole === 'owner') throw new DomainError('conflict', 'owner_must_transfer', 'the owner must transfer ownership before leaving');
-      return [{ type: 'CommunityMemberDeparted', data: { community_id, user_id: actor_id, reason: 'left', by: actor_id, at } }];
+      if (actorRole === 'owner')
+        throw new DomainError('conflict', 'owner_must_transfer', 'the owner must transfer ownership before leaving');
+      return [
+        {
+          type: 'CommunityMemberDeparted',
+          data: { community_id, user_id: actor_id, reason: 'left', by: actor_id, at },
+        },
+      ];
     case 'SetRole': {
-      if (command.role === 'owner') throw new DomainError('invalid', 'use_transfer', 'ownership moves with transfer-ownership');
+      if (command.role === 'owner')
+        throw new DomainError('invalid', 'use_transfer', 'ownership moves with transfer-ownership');
       const current = target(command.user_id);
       requireOutranks(actorRole, current, 'change the role of');
-      if (!mayGrant(actorRole, command.role)) throw new DomainError('forbidden', 'insufficient_role', `your role cannot grant ${command.role}`);
+      if (!mayGrant(actorRole, command.role))
+        throw new DomainError('forbidden', 'insufficient_role', `your role cannot grant ${command.role}`);
       if (current === command.role) return [];
-      return [{ type: 'CommunityMemberRoleChanged', data: { community_id, user_id: command.user_id, role: command.role, by: actor_id, at } }];
+      return [
+        {
+          type: 'CommunityMemberRoleChanged',
+          data: { community_id, user_id: command.user_id, role: command.role, by: actor_id, at },
+        },
+      ];
     }
     case 'SetNickname': {
       const current = target(command.user_id);
       if (command.user_id !== actor_id) {
-        requireRole(actorRole, 'moderator', 'changing another member\'s nickname');
+        requireRole(actorRole, 'moderator', "changing another member's nickname");
         requireOutranks(actorRole, current, 'rename');
       }
-      return [{ type: 'CommunityMemberNicknameChanged', data: { community_id, user_id: command.user_id, nickname: command.nickname, by: actor_id, at } }];
+      return [
+        {
+          type: 'CommunityMemberNicknameChanged',
+          data: { community_id, user_id: command.user_id, nickname: command.nickname, by: actor_id, at },
+        },
+      ];
     }
     case 'Kick': {
       requireRole(actorRole, 'moderator', 'kicking');
       requireOutranks(actorRole, target(command.user_id), 'kick');
-      return [{ type: 'CommunityMemberDeparted', data: { community_id, user_id: command.user_id, reason: 'kicked', by: actor_id, at } }];
+      return [
+        {
+          type: 'CommunityMemberDeparted',
+          data: { community_id, user_id: command.user_id, reason: 'kicked', by: actor_id, at },
+        },
+      ];
     }
     case 'Ban': {
       requireRole(actorRole, 'moderator', 'banning');
@@ -186,8 +285,16 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
       const current = state.members.get(command.user_id);
       requireOutranks(actorRole, current, 'ban');
       const events: CommunityEvent[] = [];
-      if (current) events.push({ type: 'CommunityMemberDeparted', data: { community_id, user_id: command.user_id, reason: 'banned', by: actor_id, at } });
-      if (!state.banned.has(command.user_id)) events.push({ type: 'CommunityMemberBanned', data: { community_id, user_id: command.user_id, reason: command.reason, by: actor_id, at } });
+      if (current)
+        events.push({
+          type: 'CommunityMemberDeparted',
+          data: { community_id, user_id: command.user_id, reason: 'banned', by: actor_id, at },
+        });
+      if (!state.banned.has(command.user_id))
+        events.push({
+          type: 'CommunityMemberBanned',
+          data: { community_id, user_id: command.user_id, reason: command.reason, by: actor_id, at },
+        });
       return events;
     }
     case 'Unban':
@@ -197,38 +304,98 @@ function decide(command: CommunityCommand, state: CommunityState): CommunityEven
     case 'CreateInvite': {
       requireRole(actorRole, 'moderator', 'creating invites');
       if (command.grants_role && !mayGrant(actorRole, command.grants_role)) {
-        throw new DomainError('forbidden', 'insufficient_role', command.grants_role === 'admin' ? 'only the owner mints admin-grant invites' : 'only the owner or an admin mints moderator-grant invites');
+        throw new DomainError(
+          'forbidden',
+          'insufficient_role',
+          command.grants_role === 'admin'
+            ? 'only the owner mints admin-grant invites'
+            : 'only the owner or an admin mints moderator-grant invites',
+        );
       }
       const { invite_id, code_hash, code_sealed, grants_role, max_uses, expires_at } = command;
-      return [{ type: 'CommunityInviteCreated', data: { community_id, invite_id, code_hash, code_sealed, grants_role, max_uses, expires_at, created_by: actor_id, at } }];
+      return [
+        {
+          type: 'CommunityInviteCreated',
+          data: {
+            community_id,
+            invite_id,
+            code_hash,
+            code_sealed,
+            grants_role,
+            max_uses,
+            expires_at,
+            created_by: actor_id,
+            at,
+          },
+        },
+      ];
     }
     case 'RevokeInvite': {
       requireRole(actorRole, 'moderator', 'revoking invites');
       const invite = state.invites.get(command.invite_id);
       if (!invite) throw new DomainError('not_found', 'invite_not_found', 'no such invite');
-      if (invite.grants_role && !mayGrant(actorRole, invite.grants_role)) throw new DomainError('forbidden', 'insufficient_role', 'your role could not have minted this invite');
+      if (invite.grants_role && !mayGrant(actorRole, invite.grants_role))
+        throw new DomainError('forbidden', 'insufficient_role', 'your role could not have minted this invite');
       if (invite.revoked) return [];
-      return [{ type: 'CommunityInviteRevoked', data: { community_id, invite_id: command.invite_id, by: actor_id, at } }];
+      return [
+        { type: 'CommunityInviteRevoked', data: { community_id, invite_id: command.invite_id, by: actor_id, at } },
+      ];
     }
     case 'Timeout': {
       requireRole(actorRole, 'moderator', 'timing out');
       requireOutranks(actorRole, target(command.user_id), 'time out');
       const until = new Date(Date.parse(at) + command.duration_secs * 1000).toISOString();
-      return [{ type: 'CommunityTimeoutImposed', data: { community_id, channel_id: command.channel_id, user_id: command.user_id, until, reason: command.reason, by: actor_id, at } }];
+      return [
+        {
+          type: 'CommunityTimeoutImposed',
+          data: {
+            community_id,
+            channel_id: command.channel_id,
+            user_id: command.user_id,
+            until,
+            reason: command.reason,
+            by: actor_id,
+            at,
+          },
+        },
+      ];
     }
     case 'LiftTimeout':
       requireRole(actorRole, 'moderator', 'lifting timeouts');
-      if (state.members.has(command.user_id)) requireOutranks(actorRole, state.members.get(command.user_id), 'lift the timeout of');
-      return [{ type: 'CommunityTimeoutLifted', data: { community_id, channel_id: command.channel_id, user_id: command.user_id, by: actor_id, at } }];
+      if (state.members.has(command.user_id))
+        requireOutranks(actorRole, state.members.get(command.user_id), 'lift the timeout of');
+      return [
+        {
+          type: 'CommunityTimeoutLifted',
+          data: { community_id, channel_id: command.channel_id, user_id: command.user_id, by: actor_id, at },
+        },
+      ];
     case 'Warn': {
       requireRole(actorRole, 'moderator', 'warning');
       requireOutranks(actorRole, target(command.user_id), 'warn');
-      return [{ type: 'CommunityMemberWarned', data: { community_id, warning_id: command.warning_id, channel_id: command.channel_id, user_id: command.user_id, reason: command.reason, by: actor_id, at } }];
+      return [
+        {
+          type: 'CommunityMemberWarned',
+          data: {
+            community_id,
+            warning_id: command.warning_id,
+            channel_id: command.channel_id,
+            user_id: command.user_id,
+            reason: command.reason,
+            by: actor_id,
+            at,
+          },
+        },
+      ];
     }
   }
 }
 
-export const communityDecider: Decider<CommunityState, CommunityCommand, CommunityEvent> = { initialState, evolve, decide };
+export const communityDecider: Decider<CommunityState, CommunityCommand, CommunityEvent> = {
+  initialState,
+  evolve,
+  decide,
+};
 
 /** Whether `role` ranks at least moderator (moderation actions). */
 export const isModerator = (role: CommunityRole | null | undefined) => rankOf(role) >= rankOf('moderator');

@@ -13,16 +13,23 @@ export type GrantableRole = (typeof GRANTABLE_ROLES)[number];
 
 export const rankOf = (role: CommunityRole | null | undefined): number => (role ? COMMUNITY_ROLES.indexOf(role) : -1);
 
-export const atLeast = (role: CommunityRole | null | undefined, min: CommunityRole): boolean => rankOf(role) >= rankOf(min);
+export const atLeast = (role: CommunityRole | null | undefined, min: CommunityRole): boolean =>
+  rankOf(role) >= rankOf(min);
 
 /** Throws 403 unless `role` is at least `min`. */
 export function requireRole(role: CommunityRole | null | undefined, min: CommunityRole, what: string): void {
-  if (!atLeast(role, min)) throw new DomainError('forbidden', 'insufficient_role', `${what} needs community role ${min} or above`);
+  if (!atLeast(role, min))
+    throw new DomainError('forbidden', 'insufficient_role', `${what} needs community role ${min} or above`);
 }
 
 /** Throws 403 unless the actor outranks the target. */
-export function requireOutranks(actor: CommunityRole | null | undefined, target: CommunityRole | null | undefined, what: string): void {
-  if (rankOf(actor) <= rankOf(target)) throw new DomainError('forbidden', 'insufficient_role', `you cannot ${what} someone at or above your own role`);
+export function requireOutranks(
+  actor: CommunityRole | null | undefined,
+  target: CommunityRole | null | undefined,
+  what: string,
+): void {
+  if (rankOf(actor) <= rankOf(target))
+    throw new DomainError('forbidden', 'insufficient_role', `you cannot ${what} someone at or above your own role`);
 }
 
 /**

@@ -32,7 +32,13 @@ export const uploadsDecider: Decider<UploadsState, FileCommand, FileEvent> = {
     const d = event.data;
     switch (event.type) {
       case 'FileUploaded':
-        return { used: state.used + event.data.size, files: { ...state.files, [d.file_id]: { size: event.data.size, sha256: event.data.sha256, quarantined: false } } };
+        return {
+          used: state.used + event.data.size,
+          files: {
+            ...state.files,
+            [d.file_id]: { size: event.data.size, sha256: event.data.sha256, quarantined: false },
+          },
+        };
       case 'FileDeleted': {
         const { [d.file_id]: gone, ...files } = state.files;
         return { used: state.used - (gone?.size ?? 0), files };
@@ -41,7 +47,10 @@ export const uploadsDecider: Decider<UploadsState, FileCommand, FileEvent> = {
       case 'FileUnquarantined': {
         const file = state.files[d.file_id];
         if (!file) return state;
-        return { ...state, files: { ...state.files, [d.file_id]: { ...file, quarantined: event.type === 'FileQuarantined' } } };
+        return {
+          ...state,
+          files: { ...state.files, [d.file_id]: { ...file, quarantined: event.type === 'FileQuarantined' } },
+        };
       }
     }
   },
@@ -49,7 +58,12 @@ export const uploadsDecider: Decider<UploadsState, FileCommand, FileEvent> = {
     if (command.type === 'Upload') {
       if (state.files[command.file_id]) throw new DomainError('conflict', 'file_exists', 'file already exists');
       if (state.used + command.size > command.quota_bytes) {
-        throw new DomainError('conflict', 'quota_exceeded', `the upload quota of ${command.quota_bytes} bytes would be exceeded`, { quota_bytes: command.quota_bytes, used_bytes: state.used });
+        throw new DomainError(
+          'conflict',
+          'quota_exceeded',
+          `the upload quota of ${command.quota_bytes} bytes would be exceeded`,
+          { quota_bytes: command.quota_bytes, used_bytes: state.used },
+        );
       }
       const { type: _t, quota_bytes: _q, ...data } = command;
       return [{ type: 'FileUploaded', data }];
@@ -59,13 +73,36 @@ export const uploadsDecider: Decider<UploadsState, FileCommand, FileEvent> = {
     const { uploader_id } = command;
     switch (command.type) {
       case 'Delete':
-        return [{ type: 'FileDeleted', data: { file_id: command.file_id, uploader_id, size: file.size, sha256: file.sha256, by: command.by, by_admin: command.by_admin, at: command.at } }];
+        return [
+          {
+            type: 'FileDeleted',
+            data: {
+              file_id: command.file_id,
+              uploader_id,
+              size: file.size,
+              sha256: file.sha256,
+              by: command.by,
+              by_admin: command.by_admin,
+              at: command.at,
+            },
+          },
+        ];
       case 'Quarantine':
         if (file.quarantined) return [];
-        return [{ type: 'FileQuarantined', data: { file_id: command.file_id, uploader_id, reason: command.reason, by: command.by, at: command.at } }];
+        return [
+          {
+            type: 'FileQuarantined',
+            data: { file_id: command.file_id, uploader_id, reason: command.reason, by: command.by, at: command.at },
+          },
+        ];
       case 'Unquarantine':
         if (!file.quarantined) return [];
-        return [{ type: 'FileUnquarantined', data: { file_id: command.file_id, uploader_id, by: command.by, at: command.at } }];
+        return [
+          {
+            type: 'FileUnquarantined',
+            data: { file_id: command.file_id, uploader_id, by: command.by, at: command.at },
+          },
+        ];
     }
   },
 };
@@ -74,7 +111,10 @@ export type BlockedHashCommand =
   | { type: 'Block'; id: string; sha256: string; reason: string | null; by: string; at: string }
   | { type: 'Unblock'; by: string; at: string };
 
-export interface BlockedHashState { id: string | null; sha256: string | null }
+export interface BlockedHashState {
+  id: string | null;
+  sha256: string | null;
+}
 
 export const blockedHashDecider: Decider<BlockedHashState, BlockedHashCommand, BlockedHashEvent> = {
   initialState: () => ({ id: null, sha256: null }),

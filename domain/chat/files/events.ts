@@ -16,11 +16,22 @@ export type FileFacts = {
 
 export type FileEvent =
   | DomainEvent<'FileUploaded', FileFacts & { at: string }>
-  | DomainEvent<'FileDeleted', { file_id: string; uploader_id: string; size: number; sha256: string; by: string; by_admin: boolean; at: string }>
-  | DomainEvent<'FileQuarantined', { file_id: string; uploader_id: string; reason: string | null; by: string; at: string }>
+  | DomainEvent<
+      'FileDeleted',
+      { file_id: string; uploader_id: string; size: number; sha256: string; by: string; by_admin: boolean; at: string }
+    >
+  | DomainEvent<
+      'FileQuarantined',
+      { file_id: string; uploader_id: string; reason: string | null; by: string; at: string }
+    >
   | DomainEvent<'FileUnquarantined', { file_id: string; uploader_id: string; by: string; at: string }>;
 
-export const FILE_EVENT_TYPES = eventTypes<FileEvent>()(['FileUploaded', 'FileDeleted', 'FileQuarantined', 'FileUnquarantined']);
+export const FILE_EVENT_TYPES = eventTypes<FileEvent>()([
+  'FileUploaded',
+  'FileDeleted',
+  'FileQuarantined',
+  'FileUnquarantined',
+]);
 
 // Blocked hashes.
 
@@ -31,6 +42,17 @@ export type BlockedHashEvent =
 export const BLOCKED_HASH_EVENT_TYPES = eventTypes<BlockedHashEvent>()(['HashBlocked', 'HashUnblocked']);
 
 /** An upload refused for its content: an audit fact, no decision (nothing was stored). */
-export type UploadRefusedEvent = DomainEvent<'FileUploadRefused', { user_id: string; sha256: string; name: string; size: number; channel_id: string | null; reason: 'blocked_content'; at: string }>;
+export type UploadRefusedEvent = DomainEvent<
+  'FileUploadRefused',
+  {
+    user_id: string;
+    sha256: string;
+    name: string;
+    size: number;
+    channel_id: string | null;
+    reason: 'blocked_content';
+    at: string;
+  }
+>;
 
 export const UPLOAD_REFUSED_EVENT_TYPES = eventTypes<UploadRefusedEvent>()(['FileUploadRefused']);

@@ -21,8 +21,24 @@ export type GroupEvent =
   | DomainEvent<'GroupOwnershipTransferred', Base & { from: string; to: string; by: string }>
   | DomainEvent<'GroupMemberJoined', Base & { user_id: string; role: GroupRole; invite_id: string | null }>
   | DomainEvent<'GroupMemberDeparted', Base & { user_id: string; reason: 'left' | 'removed' }>
-  | DomainEvent<'GroupInviteCreated', Base & { invite_id: string; code_hash: string; code_sealed: string; max_uses: number | null; expires_at: string | null; created_by: string }>;
+  | DomainEvent<
+      'GroupInviteCreated',
+      Base & {
+        invite_id: string;
+        code_hash: string;
+        code_sealed: string;
+        max_uses: number | null;
+        expires_at: string | null;
+        created_by: string;
+      }
+    >;
 
 export const GROUP_EVENT_TYPES = eventTypes<GroupEvent>()([
-  'GroupCreated', 'GroupUpdated', 'GroupDeleted', 'GroupOwnershipTransferred', 'GroupMemberJoined', 'GroupMemberDeparted', 'GroupInviteCreated',
+  'GroupCreated',
+  'GroupUpdated',
+  'GroupDeleted',
+  'GroupOwnershipTransferred',
+  'GroupMemberJoined',
+  'GroupMemberDeparted',
+  'GroupInviteCreated',
 ]);

@@ -17,32 +17,57 @@ export interface InviteState {
   revoked: boolean;
 }
 
-export const invalidInvite = () => new DomainError('forbidden', 'invalid_invite', 'a valid invite_code is required to register');
+export const invalidInvite = () =>
+  new DomainError('forbidden', 'invalid_invite', 'a valid invite_code is required to register');
 
 export const inviteDecider: Decider<InviteState, InviteCommand, InviteEvent> = {
   initialState: () => ({ invite_id: null, expires_at: null, redeemed_by: null, revoked: false }),
   evolve(state, event) {
     switch (event.type) {
-      case 'RegistrationInviteCreated': return { ...state, invite_id: event.data.invite_id, expires_at: event.data.expires_at };
-      case 'RegistrationInviteRedeemed': return { ...state, redeemed_by: event.data.user_id };
-      case 'RegistrationInviteRevoked': return { ...state, revoked: true };
+      case 'RegistrationInviteCreated':
+        return { ...state, invite_id: event.data.invite_id, expires_at: event.data.expires_at };
+      case 'RegistrationInviteRedeemed':
+        return { ...state, redeemed_by: event.data.user_id };
+      case 'RegistrationInviteRevoked':
+        return { ...state, revoked: true };
     }
   },
   decide(command, state) {
     switch (command.type) {
       case 'Create':
         if (state.invite_id) throw new DomainError('conflict', 'invite_exists', 'invite already exists');
-        return [{ type: 'RegistrationInviteCreated', data: { invite_id: command.invite_id, code_hash: command.code_hash, created_by: command.created_by, expires_at: command.expires_at, at: command.at } }];
+        return [
+          {
+            type: 'RegistrationInviteCreated',
+            data: {
+              invite_id: command.invite_id,
+              code_hash: command.code_hash,
+              created_by: command.created_by,
+              expires_at: command.expires_at,
+              at: command.at,
+            },
+          },
+        ];
       case 'Redeem':
         // The same registration again (it failed after redeeming, before its account): done already.
         if (state.invite_id && !state.revoked && state.redeemed_by === command.user_id) return [];
         if (!state.invite_id || state.revoked || state.redeemed_by) throw invalidInvite();
         if (state.expires_at && Date.parse(state.expires_at) <= Date.parse(command.at)) throw invalidInvite();
-        return [{ type: 'RegistrationInviteRedeemed', data: { invite_id: state.invite_id, user_id: command.user_id, at: command.at } }];
+        return [
+          {
+            type: 'RegistrationInviteRedeemed',
+            data: { invite_id: state.invite_id, user_id: command.user_id, at: command.at },
+          },
+        ];
       case 'Revoke':
         if (!state.invite_id) throw new DomainError('not_found', 'invite_not_found', 'no such invite');
         if (state.revoked || state.redeemed_by) return [];
-        return [{ type: 'RegistrationInviteRevoked', data: { invite_id: state.invite_id, revoked_by: command.by, at: command.at } }];
+        return [
+          {
+            type: 'RegistrationInviteRevoked',
+            data: { invite_id: state.invite_id, revoked_by: command.by, at: command.at },
+          },
+        ];
     }
   },
 };

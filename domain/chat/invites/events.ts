@@ -5,8 +5,15 @@
 import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 
 export type InviteEvent =
-  | DomainEvent<'RegistrationInviteCreated', { invite_id: string; code_hash: string; created_by: string; expires_at: string | null; at: string }>
+  | DomainEvent<
+      'RegistrationInviteCreated',
+      { invite_id: string; code_hash: string; created_by: string; expires_at: string | null; at: string }
+    >
   | DomainEvent<'RegistrationInviteRedeemed', { invite_id: string; user_id: string; at: string }>
   | DomainEvent<'RegistrationInviteRevoked', { invite_id: string; revoked_by: string; at: string }>;
 
-export const INVITE_EVENT_TYPES = eventTypes<InviteEvent>()(['RegistrationInviteCreated', 'RegistrationInviteRedeemed', 'RegistrationInviteRevoked']);
+export const INVITE_EVENT_TYPES = eventTypes<InviteEvent>()([
+  'RegistrationInviteCreated',
+  'RegistrationInviteRedeemed',
+  'RegistrationInviteRevoked',
+]);

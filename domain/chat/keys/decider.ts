@@ -24,10 +24,15 @@ export const LOW_PREKEY_THRESHOLD = 25;
 
 export type KeysCommand =
   | {
-    type: 'RegisterKeys'; user_id: string; identity_key: string; signed_prekey: SignedPrekeyRecord; one_time_prekeys: PublicPrekey[]; at: string;
-    /** The account registration completing an earlier attempt of its own (never the keys route, whose second call is 409). */
-    resume?: boolean;
-  }
+      type: 'RegisterKeys';
+      user_id: string;
+      identity_key: string;
+      signed_prekey: SignedPrekeyRecord;
+      one_time_prekeys: PublicPrekey[];
+      at: string;
+      /** The account registration completing an earlier attempt of its own (never the keys route, whose second call is 409). */
+      resume?: boolean;
+    }
   | { type: 'UploadSignedPrekey'; signed_prekey: SignedPrekeyRecord; at: string }
   /** `unconsumed`: how many of the account's one-time prekeys are not handed out yet (the read model's count). */
   | { type: 'UploadPrekeys'; prekeys: PublicPrekey[]; unconsumed: number; at: string }
@@ -42,14 +47,23 @@ export interface KeysState {
   used_ids: Set<number>;
 }
 
-const initialState = (): KeysState => ({ user_id: null, removed: false, identity_key: null, signed: null, used_ids: new Set() });
+const initialState = (): KeysState => ({
+  user_id: null,
+  removed: false,
+  identity_key: null,
+  signed: null,
+  used_ids: new Set(),
+});
 
 function evolve(state: KeysState, event: KeysEvent): KeysState {
   switch (event.type) {
     case 'IdentityKeyRegistered':
       return { ...state, user_id: event.data.user_id, identity_key: event.data.identity_key };
     case 'SignedPrekeyUploaded':
-      return { ...state, signed: { key_id: event.data.key_id, public_key: event.data.public_key, signature: event.data.signature } };
+      return {
+        ...state,
+        signed: { key_id: event.data.key_id, public_key: event.data.public_key, signature: event.data.signature },
+      };
     case 'PrekeysUploaded': {
       const used_ids = new Set(state.used_ids);
       for (const p of event.data.prekeys) used_ids.add(p.key_id);
@@ -66,13 +80,23 @@ function live(state: KeysState): string {
 }
 
 function checkBatch(state: KeysState, prekeys: PublicPrekey[], unconsumed: number): void {
-  if (prekeys.length > PREKEY_BATCH_MAX) throw new DomainError('invalid', 'too_many_prekeys', `at most ${PREKEY_BATCH_MAX} one-time prekeys per upload`);
+  if (prekeys.length > PREKEY_BATCH_MAX)
+    throw new DomainError('invalid', 'too_many_prekeys', `at most ${PREKEY_BATCH_MAX} one-time prekeys per upload`);
   const ids = prekeys.map((p) => p.key_id);
-  if (new Set(ids).size !== ids.length) throw new DomainError('invalid', 'duplicate_prekey_id', 'one-time prekey ids repeat within the upload');
+  if (new Set(ids).size !== ids.length)
+    throw new DomainError('invalid', 'duplicate_prekey_id', 'one-time prekey ids repeat within the upload');
   const taken = ids.filter((id) => state.used_ids.has(id));
-  if (taken.length) throw new DomainError('conflict', 'prekey_id_in_use', 'one-time prekey ids already uploaded by this account', { key_ids: taken });
+  if (taken.length)
+    throw new DomainError('conflict', 'prekey_id_in_use', 'one-time prekey ids already uploaded by this account', {
+      key_ids: taken,
+    });
   if (unconsumed + prekeys.length > PREKEY_STORE_MAX) {
-    throw new DomainError('conflict', 'prekey_store_full', `at most ${PREKEY_STORE_MAX} unconsumed one-time prekeys per account`, { remaining: unconsumed });
+    throw new DomainError(
+      'conflict',
+      'prekey_store_full',
+      `at most ${PREKEY_STORE_MAX} unconsumed one-time prekeys per account`,
+      { remaining: unconsumed },
+    );
   }
 }
 
@@ -86,7 +110,10 @@ function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
       const { user_id, at } = command;
       const events: KeysEvent[] = [
         { type: 'IdentityKeyRegistered', data: { user_id, identity_key: command.identity_key, at } },
-        { type: 'SignedPrekeyUploaded', data: { user_id, ...command.signed_prekey, previous_key_id: null, previous_valid_until: null, at } },
+        {
+          type: 'SignedPrekeyUploaded',
+          data: { user_id, ...command.signed_prekey, previous_key_id: null, previous_valid_until: null, at },
+        },
       ];
       if (command.one_time_prekeys.length) {
         events.push({ type: 'PrekeysUploaded', data: { user_id, prekeys: command.one_time_prekeys, at } });
@@ -99,10 +126,25 @@ function decide(command: KeysCommand, state: KeysState): KeysEvent[] {
       const current = state.signed;
       if (current && current.key_id === next.key_id) {
         if (current.public_key === next.public_key && current.signature === next.signature) return []; // a retried upload
-        throw new DomainError('conflict', 'signed_prekey_id_in_use', 'the current signed prekey already has this key_id');
+        throw new DomainError(
+          'conflict',
+          'signed_prekey_id_in_use',
+          'the current signed prekey already has this key_id',
+        );
       }
       const validUntil = current ? new Date(Date.parse(command.at) + SIGNED_PREKEY_GRACE_MS).toISOString() : null;
-      return [{ type: 'SignedPrekeyUploaded', data: { user_id, ...next, previous_key_id: current?.key_id ?? null, previous_valid_until: validUntil, at: command.at } }];
+      return [
+        {
+          type: 'SignedPrekeyUploaded',
+          data: {
+            user_id,
+            ...next,
+            previous_key_id: current?.key_id ?? null,
+            previous_valid_until: validUntil,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'UploadPrekeys': {
       const user_id = live(state);

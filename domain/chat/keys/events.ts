@@ -10,12 +10,28 @@ export type SignedPrekeyRecord = PublicPrekey & { signature: string };
 
 export type KeysEvent =
   | DomainEvent<'IdentityKeyRegistered', { user_id: string; identity_key: string; at: string }>
-  | DomainEvent<'SignedPrekeyUploaded', SignedPrekeyRecord & { user_id: string; previous_key_id: number | null; previous_valid_until: string | null; at: string }>
+  | DomainEvent<
+      'SignedPrekeyUploaded',
+      SignedPrekeyRecord & {
+        user_id: string;
+        previous_key_id: number | null;
+        previous_valid_until: string | null;
+        at: string;
+      }
+    >
   | DomainEvent<'PrekeysUploaded', { user_id: string; prekeys: PublicPrekey[]; at: string }>
   | DomainEvent<'KeysRemoved', { user_id: string; at: string }>;
 
-export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()(['IdentityKeyRegistered', 'SignedPrekeyUploaded', 'PrekeysUploaded', 'KeysRemoved']);
+export const KEYS_EVENT_TYPES = eventTypes<KeysEvent>()([
+  'IdentityKeyRegistered',
+  'SignedPrekeyUploaded',
+  'PrekeysUploaded',
+  'KeysRemoved',
+]);
 
-export type PrekeyClaimEvent = DomainEvent<'PrekeyConsumed', { user_id: string; key_id: number; public_key: string; remaining: number; fetched_by: string; at: string }>;
+export type PrekeyClaimEvent = DomainEvent<
+  'PrekeyConsumed',
+  { user_id: string; key_id: number; public_key: string; remaining: number; fetched_by: string; at: string }
+>;
 
 export const PREKEY_CLAIM_EVENT_TYPES = eventTypes<PrekeyClaimEvent>()(['PrekeyConsumed']);

@@ -24,15 +24,33 @@ export const REMINDER_MAX_MINUTES = 7 * 24 * 60;
 export type MeetingCommand =
   | ({ type: 'Schedule'; id: string; channel_id: string; creator_id: string; at: string } & SeriesFields)
   | { type: 'Update'; changes: Partial<SeriesFields>; allowed: boolean; by: string; at: string }
-  | { type: 'UpdateOccurrence'; occurrence_id: string; changes: OccurrenceChanges; allowed: boolean; by: string; at: string }
+  | {
+      type: 'UpdateOccurrence';
+      occurrence_id: string;
+      changes: OccurrenceChanges;
+      allowed: boolean;
+      by: string;
+      at: string;
+    }
   | { type: 'CancelOccurrence'; occurrence_id: string; allowed: boolean; by: string; at: string }
   | { type: 'Cancel'; allowed: boolean; by: string; at: string }
   | { type: 'Rsvp'; user_id: string; occurrence_id: string | null; status: RsvpStatus; at: string }
-  | { type: 'SkipReminder'; occurrence_id: string; start: string; offset_minutes: number; reason: 'started' | 'already_fired'; at: string };
+  | {
+      type: 'SkipReminder';
+      occurrence_id: string;
+      start: string;
+      offset_minutes: number;
+      reason: 'started' | 'already_fired';
+      at: string;
+    };
 
 /** A reminder's place in firing order: (fire time, occurrence start, offset), all in ms / minutes. */
 export type ReminderCursor = [number, number, number];
-export const reminderKey = (start: string, offset: number): ReminderCursor => [Date.parse(start) - offset * 60_000, Date.parse(start), offset];
+export const reminderKey = (start: string, offset: number): ReminderCursor => [
+  Date.parse(start) - offset * 60_000,
+  Date.parse(start),
+  offset,
+];
 export const cursorAfter = (a: ReminderCursor, b: ReminderCursor) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 
 export interface MeetingState extends SeriesFields {
@@ -54,9 +72,11 @@ export interface MeetingState extends SeriesFields {
   skipped_through: ReminderCursor | null;
 }
 
-const coded = (kind: ConstructorParameters<typeof DomainError>[0], code: string, message: string) => new DomainError(kind, code, message, { code });
+const coded = (kind: ConstructorParameters<typeof DomainError>[0], code: string, message: string) =>
+  new DomainError(kind, code, message, { code });
 export const meetingNotFound = () => coded('not_found', 'meeting_not_found', 'no such meeting');
-export const occurrenceNotFound = () => coded('not_found', 'occurrence_not_found', 'no such occurrence of this meeting');
+export const occurrenceNotFound = () =>
+  coded('not_found', 'occurrence_not_found', 'no such occurrence of this meeting');
 const invalid = (message: string) => coded('invalid', 'validation_failed', message);
 
 const TIMING: (keyof SeriesFields)[] = ['start', 'time_zone', 'rrule'];
@@ -65,10 +85,13 @@ const TIMING: (keyof SeriesFields)[] = ['start', 'time_zone', 'rrule'];
 export function checkSeries(s: SeriesFields): void {
   if (s.title.length < 1 || s.title.length > TITLE_MAX) throw invalid(`title is 1-${TITLE_MAX} characters`);
   if (s.description.length > DESCRIPTION_MAX) throw invalid(`description is at most ${DESCRIPTION_MAX} characters`);
-  if (s.location !== null && s.location.length > LOCATION_MAX) throw invalid(`location is at most ${LOCATION_MAX} characters`);
-  if (!Number.isInteger(s.duration_minutes) || s.duration_minutes < 1 || s.duration_minutes > DURATION_MAX) throw invalid(`duration_minutes is 1-${DURATION_MAX}`);
+  if (s.location !== null && s.location.length > LOCATION_MAX)
+    throw invalid(`location is at most ${LOCATION_MAX} characters`);
+  if (!Number.isInteger(s.duration_minutes) || s.duration_minutes < 1 || s.duration_minutes > DURATION_MAX)
+    throw invalid(`duration_minutes is 1-${DURATION_MAX}`);
   if (s.reminders.length > REMINDERS_MAX) throw invalid(`at most ${REMINDERS_MAX} reminders`);
-  if (s.reminders.some((m) => !Number.isInteger(m) || m < 1 || m > REMINDER_MAX_MINUTES)) throw invalid(`a reminder is 1-${REMINDER_MAX_MINUTES} minutes before the start`);
+  if (s.reminders.some((m) => !Number.isInteger(m) || m < 1 || m > REMINDER_MAX_MINUTES))
+    throw invalid(`a reminder is 1-${REMINDER_MAX_MINUTES} minutes before the start`);
   if (new Set(s.reminders).size !== s.reminders.length) throw invalid('reminders must be distinct');
   if (!isTimeZone(s.time_zone)) throw invalid('time_zone is not an IANA time zone');
   const start = zonedStart(s.start, s.time_zone);
@@ -76,7 +99,10 @@ export function checkSeries(s: SeriesFields): void {
 }
 
 /** Whether `occurrence_id` is an occurrence the series produces. */
-export function isOccurrenceOf(series: Pick<SeriesFields, 'start' | 'time_zone' | 'rrule'>, occurrence_id: string): boolean {
+export function isOccurrenceOf(
+  series: Pick<SeriesFields, 'start' | 'time_zone' | 'rrule'>,
+  occurrence_id: string,
+): boolean {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(occurrence_id);
   if (!m) return false;
   const at = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`);
@@ -88,22 +114,51 @@ const sortedReminders = (r: number[]) => [...r].sort((a, b) => a - b);
 
 export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent> = {
   initialState: () => ({
-    id: null, channel_id: '', creator_id: '', title: '', description: '', start: '', time_zone: 'UTC', duration_minutes: 30, rrule: null, reminders: [], location: null,
-    cancelled: false, sequence: 0, created_at: '', cancelled_occurrences: new Set(), overrides: new Map(), rsvps: new Map(), occurrence_rsvps: new Map(), skipped_through: null,
+    id: null,
+    channel_id: '',
+    creator_id: '',
+    title: '',
+    description: '',
+    start: '',
+    time_zone: 'UTC',
+    duration_minutes: 30,
+    rrule: null,
+    reminders: [],
+    location: null,
+    cancelled: false,
+    sequence: 0,
+    created_at: '',
+    cancelled_occurrences: new Set(),
+    overrides: new Map(),
+    rsvps: new Map(),
+    occurrence_rsvps: new Map(),
+    skipped_through: null,
   }),
   evolve(state, event) {
     switch (event.type) {
       case 'MeetingScheduled': {
         const e = event.data;
         return {
-          ...state, id: e.meeting_id, channel_id: e.channel_id, creator_id: e.creator_id, title: e.title, description: e.description, start: e.start, time_zone: e.time_zone,
-          duration_minutes: e.duration_minutes, rrule: e.rrule, reminders: e.reminders, location: e.location, created_at: e.at,
+          ...state,
+          id: e.meeting_id,
+          channel_id: e.channel_id,
+          creator_id: e.creator_id,
+          title: e.title,
+          description: e.description,
+          start: e.start,
+          time_zone: e.time_zone,
+          duration_minutes: e.duration_minutes,
+          rrule: e.rrule,
+          reminders: e.reminders,
+          location: e.location,
+          created_at: e.at,
         };
       }
       case 'MeetingUpdated': {
         const e = event.data;
         const next = { ...state, ...e.changes, sequence: e.sequence };
-        if (e.resets_occurrences) return { ...next, cancelled_occurrences: new Set(), overrides: new Map(), occurrence_rsvps: new Map() };
+        if (e.resets_occurrences)
+          return { ...next, cancelled_occurrences: new Set(), overrides: new Map(), occurrence_rsvps: new Map() };
         return next;
       }
       case 'MeetingOccurrenceUpdated': {
@@ -116,7 +171,12 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
         const e = event.data;
         const overrides = new Map(state.overrides);
         overrides.delete(e.occurrence_id);
-        return { ...state, overrides, cancelled_occurrences: new Set(state.cancelled_occurrences).add(e.occurrence_id), sequence: e.sequence };
+        return {
+          ...state,
+          overrides,
+          cancelled_occurrences: new Set(state.cancelled_occurrences).add(e.occurrence_id),
+          sequence: e.sequence,
+        };
       }
       case 'MeetingCancelled':
         return { ...state, cancelled: true, sequence: event.data.sequence };
@@ -144,15 +204,32 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
     if (command.type === 'SkipReminder') {
       const key = reminderKey(command.start, command.offset_minutes);
       if (state.skipped_through && cursorAfter(key, state.skipped_through) <= 0) return [];
-      return [{ type: 'MeetingReminderSkipped', data: { ...base, occurrence_id: command.occurrence_id, start: command.start, offset_minutes: command.offset_minutes, reason: command.reason } }];
+      return [
+        {
+          type: 'MeetingReminderSkipped',
+          data: {
+            ...base,
+            occurrence_id: command.occurrence_id,
+            start: command.start,
+            offset_minutes: command.offset_minutes,
+            reason: command.reason,
+          },
+        },
+      ];
     }
     if (state.cancelled) throw coded('conflict', 'meeting_cancelled', 'the meeting is cancelled');
     const mayWrite = (allowed: boolean) => {
-      if (!allowed) throw coded('forbidden', 'insufficient_role', 'only the creator, a channel moderator or an instance admin changes a meeting');
+      if (!allowed)
+        throw coded(
+          'forbidden',
+          'insufficient_role',
+          'only the creator, a channel moderator or an instance admin changes a meeting',
+        );
     };
     const knownOccurrence = (id: string) => {
       if (!isOccurrenceOf(state, id)) throw occurrenceNotFound();
-      if (state.cancelled_occurrences.has(id)) throw coded('conflict', 'occurrence_cancelled', 'this occurrence is cancelled');
+      if (state.cancelled_occurrences.has(id))
+        throw coded('conflict', 'occurrence_cancelled', 'this occurrence is cancelled');
     };
     switch (command.type) {
       case 'Update': {
@@ -164,8 +241,15 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
         }
         if (!Object.keys(changes).length) return [];
         checkSeries({ ...state, ...changes });
-        const resets = TIMING.some((k) => k in changes) && (state.cancelled_occurrences.size > 0 || state.overrides.size > 0 || state.occurrence_rsvps.size > 0);
-        return [{ type: 'MeetingUpdated', data: { ...base, changes, resets_occurrences: resets, sequence: state.sequence + 1, by: command.by } }];
+        const resets =
+          TIMING.some((k) => k in changes) &&
+          (state.cancelled_occurrences.size > 0 || state.overrides.size > 0 || state.occurrence_rsvps.size > 0);
+        return [
+          {
+            type: 'MeetingUpdated',
+            data: { ...base, changes, resets_occurrences: resets, sequence: state.sequence + 1, by: command.by },
+          },
+        ];
       }
       case 'UpdateOccurrence': {
         mayWrite(command.allowed);
@@ -178,26 +262,54 @@ export const meetingDecider: Decider<MeetingState, MeetingCommand, MeetingEvent>
         }
         if (!Object.keys(changes).length) return [];
         checkSeries({ ...state, ...current, ...changes, rrule: null });
-        return [{ type: 'MeetingOccurrenceUpdated', data: { ...base, occurrence_id: command.occurrence_id, changes, sequence: state.sequence + 1, by: command.by } }];
+        return [
+          {
+            type: 'MeetingOccurrenceUpdated',
+            data: {
+              ...base,
+              occurrence_id: command.occurrence_id,
+              changes,
+              sequence: state.sequence + 1,
+              by: command.by,
+            },
+          },
+        ];
       }
       case 'CancelOccurrence':
         mayWrite(command.allowed);
         knownOccurrence(command.occurrence_id);
-        return [{ type: 'MeetingOccurrenceCancelled', data: { ...base, occurrence_id: command.occurrence_id, sequence: state.sequence + 1, by: command.by } }];
+        return [
+          {
+            type: 'MeetingOccurrenceCancelled',
+            data: { ...base, occurrence_id: command.occurrence_id, sequence: state.sequence + 1, by: command.by },
+          },
+        ];
       case 'Cancel':
         mayWrite(command.allowed);
         return [{ type: 'MeetingCancelled', data: { ...base, sequence: state.sequence + 1, by: command.by } }];
       case 'Rsvp': {
         if (command.occurrence_id !== null) knownOccurrence(command.occurrence_id);
-        const was = command.occurrence_id === null ? state.rsvps.get(command.user_id) : state.occurrence_rsvps.get(command.occurrence_id)?.get(command.user_id);
+        const was =
+          command.occurrence_id === null
+            ? state.rsvps.get(command.user_id)
+            : state.occurrence_rsvps.get(command.occurrence_id)?.get(command.user_id);
         if (was === command.status) return [];
-        return [{ type: 'MeetingRsvpRecorded', data: { ...base, user_id: command.user_id, occurrence_id: command.occurrence_id, status: command.status } }];
+        return [
+          {
+            type: 'MeetingRsvpRecorded',
+            data: { ...base, user_id: command.user_id, occurrence_id: command.occurrence_id, status: command.status },
+          },
+        ];
       }
     }
   },
 };
 
 /** A member's answer for one occurrence: its own beats the series'. */
-export function rsvpFor(state: Pick<MeetingState, 'rsvps' | 'occurrence_rsvps'>, occurrence_id: string, user_id: string): RsvpStatus | null {
+export function rsvpFor(
+  state: Pick<MeetingState, 'rsvps' | 'occurrence_rsvps'>,
+  occurrence_id: string,
+  user_id: string,
+): RsvpStatus | null {
   return state.occurrence_rsvps.get(occurrence_id)?.get(user_id) ?? state.rsvps.get(user_id) ?? null;
 }

@@ -15,7 +15,12 @@ import { cursorAfter, reminderKey, type ReminderCursor } from './decider.ts';
 import { occurrenceById, type Schedule } from './occurrences.ts';
 import type { ReminderEvent } from './events.ts';
 
-export interface DueReminder { occurrence_id: string; start: string; offset_minutes: number; fire_at: string }
+export interface DueReminder {
+  occurrence_id: string;
+  start: string;
+  offset_minutes: number;
+  fire_at: string;
+}
 
 /** The first reminder strictly after `cursor` whose occurrence is live and starts after `floorMs`. */
 export function nextReminder(s: Schedule, cursor: ReminderCursor, floorMs: number): DueReminder | null {
@@ -49,15 +54,27 @@ export function nextReminder(s: Schedule, cursor: ReminderCursor, floorMs: numbe
 }
 
 export type ReminderCommand = { type: 'Fire'; data: Omit<ReminderEvent['data'], 'reminder_id'> };
-export interface ReminderState { fired: { start: string } | null }
+export interface ReminderState {
+  fired: { start: string } | null;
+}
 
-export const reminderId = (meetingId: string, occurrenceId: string, offset: number) => `${meetingId}-${occurrenceId}-${offset}`;
+export const reminderId = (meetingId: string, occurrenceId: string, offset: number) =>
+  `${meetingId}-${occurrenceId}-${offset}`;
 export const reminderDecider: Decider<ReminderState, ReminderCommand, ReminderEvent> = {
   initialState: () => ({ fired: null }),
   evolve: (_state, event) => ({ fired: { start: event.data.start } }),
   decide(command, state) {
-    if (state.fired) throw new DomainError('conflict', 'reminder_fired', 'this reminder has fired', { code: 'reminder_fired', start: state.fired.start });
+    if (state.fired)
+      throw new DomainError('conflict', 'reminder_fired', 'this reminder has fired', {
+        code: 'reminder_fired',
+        start: state.fired.start,
+      });
     const d = command.data;
-    return [{ type: 'MeetingReminderFired', data: { ...d, reminder_id: reminderId(d.meeting_id, d.occurrence_id, d.offset_minutes) } }];
+    return [
+      {
+        type: 'MeetingReminderFired',
+        data: { ...d, reminder_id: reminderId(d.meeting_id, d.occurrence_id, d.offset_minutes) },
+      },
+    ];
   },
 };

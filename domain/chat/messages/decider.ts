@@ -16,14 +16,36 @@ export const FILES_PER_MESSAGE_MAX = 10;
 
 export type MessageCommand =
   /** `file_ids`: uploaded files the message carries (checked readable by the route); `has_file` follows them. */
-  | { type: 'Post'; message_id: string; channel_id: string; sender_id: string; ciphertext: string; kind: MessageKind; thread_root_id: string | null; mentions: string[]; via_webhook: boolean; has_file: boolean; webhook?: WebhookAuthor | null; file_ids?: string[]; scheduled_for?: string | null; at: string }
+  | {
+      type: 'Post';
+      message_id: string;
+      channel_id: string;
+      sender_id: string;
+      ciphertext: string;
+      kind: MessageKind;
+      thread_root_id: string | null;
+      mentions: string[];
+      via_webhook: boolean;
+      has_file: boolean;
+      webhook?: WebhookAuthor | null;
+      file_ids?: string[];
+      scheduled_for?: string | null;
+      at: string;
+    }
   | { type: 'Quarantine'; by: string; reason: string | null; at: string }
   | { type: 'Unquarantine'; by: string; at: string }
   | { type: 'Edit'; actor_id: string; ciphertext: string; at: string }
   /** `moderator`: the actor moderates the channel (rank computed from the read models). */
   | { type: 'Delete'; actor_id: string; moderator: boolean; at: string };
 
-export interface MessageState { id: string | null; channel_id: string | null; sender_id: string | null; via_webhook: boolean; deleted: boolean; quarantined?: boolean }
+export interface MessageState {
+  id: string | null;
+  channel_id: string | null;
+  sender_id: string | null;
+  via_webhook: boolean;
+  deleted: boolean;
+  quarantined?: boolean;
+}
 
 export const messageNotFound = () => new DomainError('not_found', 'message_not_found', 'no such message');
 
@@ -32,7 +54,13 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
   evolve(state, event) {
     switch (event.type) {
       case 'MessagePosted':
-        return { id: event.data.message_id, channel_id: event.data.channel_id, sender_id: event.data.sender_id, via_webhook: event.data.via_webhook, deleted: false };
+        return {
+          id: event.data.message_id,
+          channel_id: event.data.channel_id,
+          sender_id: event.data.sender_id,
+          via_webhook: event.data.via_webhook,
+          deleted: false,
+        };
       case 'MessageDeleted':
         return { ...state, deleted: true };
       case 'MessageQuarantined':
@@ -46,22 +74,41 @@ export const messageDecider: Decider<MessageState, MessageCommand, MessageEvent>
   decide(command, state) {
     if (command.type === 'Post') {
       if (state.id) throw new DomainError('conflict', 'message_exists', 'message already exists');
-      if (command.ciphertext.length > CIPHERTEXT_MAX) throw new DomainError('invalid', 'too_long', `ciphertext is at most ${CIPHERTEXT_MAX} characters`);
-      if ((command.file_ids?.length ?? 0) > FILES_PER_MESSAGE_MAX) throw new DomainError('invalid', 'too_many_files', `a message carries at most ${FILES_PER_MESSAGE_MAX} files`);
+      if (command.ciphertext.length > CIPHERTEXT_MAX)
+        throw new DomainError('invalid', 'too_long', `ciphertext is at most ${CIPHERTEXT_MAX} characters`);
+      if ((command.file_ids?.length ?? 0) > FILES_PER_MESSAGE_MAX)
+        throw new DomainError('invalid', 'too_many_files', `a message carries at most ${FILES_PER_MESSAGE_MAX} files`);
       const { type: _type, file_ids, ...data } = command;
       const files = [...new Set(file_ids ?? [])];
-      return [{ type: 'MessagePosted', data: { ...data, has_file: data.has_file || files.length > 0, file_ids: files, mentions: [...new Set(command.mentions)].slice(0, MENTIONS_MAX) } }];
+      return [
+        {
+          type: 'MessagePosted',
+          data: {
+            ...data,
+            has_file: data.has_file || files.length > 0,
+            file_ids: files,
+            mentions: [...new Set(command.mentions)].slice(0, MENTIONS_MAX),
+          },
+        },
+      ];
     }
     if (!state.id || state.deleted) throw messageNotFound();
     const base = { message_id: state.id, channel_id: state.channel_id!, at: command.at };
-    if (command.type === 'Quarantine') return state.quarantined ? [] : [{ type: 'MessageQuarantined', data: { ...base, by: command.by, reason: command.reason } }];
-    if (command.type === 'Unquarantine') return state.quarantined ? [{ type: 'MessageUnquarantined', data: { ...base, by: command.by } }] : [];
+    if (command.type === 'Quarantine')
+      return state.quarantined
+        ? []
+        : [{ type: 'MessageQuarantined', data: { ...base, by: command.by, reason: command.reason } }];
+    if (command.type === 'Unquarantine')
+      return state.quarantined ? [{ type: 'MessageUnquarantined', data: { ...base, by: command.by } }] : [];
     if (command.type === 'Edit') {
-      if (command.actor_id !== state.sender_id || state.via_webhook) throw new DomainError('forbidden', 'not_sender', 'only the sender edits a message');
-      if (command.ciphertext.length > CIPHERTEXT_MAX) throw new DomainError('invalid', 'too_long', `ciphertext is at most ${CIPHERTEXT_MAX} characters`);
+      if (command.actor_id !== state.sender_id || state.via_webhook)
+        throw new DomainError('forbidden', 'not_sender', 'only the sender edits a message');
+      if (command.ciphertext.length > CIPHERTEXT_MAX)
+        throw new DomainError('invalid', 'too_long', `ciphertext is at most ${CIPHERTEXT_MAX} characters`);
       return [{ type: 'MessageEdited', data: { ...base, ciphertext: command.ciphertext } }];
     }
-    if (command.actor_id !== state.sender_id && !command.moderator) throw new DomainError('forbidden', 'insufficient_role', 'only the sender or a moderator deletes a message');
+    if (command.actor_id !== state.sender_id && !command.moderator)
+      throw new DomainError('forbidden', 'insufficient_role', 'only the sender or a moderator deletes a message');
     return [{ type: 'MessageDeleted', data: { ...base, by: command.actor_id, sender_id: state.sender_id } }];
   },
 };

@@ -26,12 +26,18 @@ export interface PostingView {
 export function checkPost(view: PostingView, now: Date): void {
   if (!view.member) throw new DomainError('forbidden', 'not_a_member', 'you are not a member of this channel');
   if (view.archived) throw new DomainError('forbidden', 'archived', 'this channel is archived');
-  if (view.read_only && view.rank < MANAGER) throw new DomainError('forbidden', 'read_only', 'this channel is read-only');
+  if (view.read_only && view.rank < MANAGER)
+    throw new DomainError('forbidden', 'read_only', 'this channel is read-only');
   if (view.timed_out_until && view.timed_out_until.getTime() > now.getTime()) {
-    throw new DomainError('forbidden', 'timed_out', 'you are timed out in this channel', { until: view.timed_out_until.toISOString() });
+    throw new DomainError('forbidden', 'timed_out', 'you are timed out in this channel', {
+      until: view.timed_out_until.toISOString(),
+    });
   }
   if (view.slow_mode_secs > 0 && view.rank < MANAGER && view.last_posted_at) {
     const wait = view.last_posted_at.getTime() + view.slow_mode_secs * 1000 - now.getTime();
-    if (wait > 0) throw new DomainError('rate_limited', 'slow_mode', 'slow mode: wait before posting again', { retry_after_ms: wait });
+    if (wait > 0)
+      throw new DomainError('rate_limited', 'slow_mode', 'slow mode: wait before posting again', {
+        retry_after_ms: wait,
+      });
   }
 }

@@ -13,11 +13,25 @@ export type PollTally = { results: { option_id: string; votes: number }[]; voter
 type Base = { poll_id: string; channel_id: string; at: string };
 
 export type PollEvent =
-  | DomainEvent<'PollCreated', Base & { creator_id: string; question: string; options: PollOption[]; multiple_choice: boolean; anonymous: boolean; closes_at: string | null; encrypted: false }>
+  | DomainEvent<
+      'PollCreated',
+      Base & {
+        creator_id: string;
+        question: string;
+        options: PollOption[];
+        multiple_choice: boolean;
+        anonymous: boolean;
+        closes_at: string | null;
+        encrypted: false;
+      }
+    >
   /** The member's whole choice (replacing the last; `[]` withdraws), with the tally after it. */
   | DomainEvent<'PollVoted', Base & { user_id: string; option_ids: string[]; anonymous: boolean } & PollTally>
   /** Version 2. `creator_id`, so a close by someone else reads as moderation (the audit log); null only on version 1 events (see `pollClosedFromV1`). */
-  | DomainEvent<'PollClosed', Base & { closed_by: string | null; creator_id: string | null; reason: 'closed' | 'expired' } & PollTally>;
+  | DomainEvent<
+      'PollClosed',
+      Base & { closed_by: string | null; creator_id: string | null; reason: 'closed' | 'expired' } & PollTally
+    >;
 
 export const POLL_EVENT_TYPES = eventTypes<PollEvent>()(['PollCreated', 'PollVoted', 'PollClosed'], { PollClosed: 2 });
 
@@ -30,6 +44,11 @@ export type PollClosedV1 = Base & { closed_by: string | null; reason: 'closed' |
  * consumer that needs it, the chat admin audit log (projections/chat/admin-audit.ts), cannot
  * tell a close by someone else from the creator's own on such an event and leaves it out.
  */
-export const pollClosedFromV1 = (v1: PollClosedV1): Extract<PollEvent, { type: 'PollClosed' }>['data'] => ({ ...v1, creator_id: null });
+export const pollClosedFromV1 = (v1: PollClosedV1): Extract<PollEvent, { type: 'PollClosed' }>['data'] => ({
+  ...v1,
+  creator_id: null,
+});
 
-export const POLL_UPCASTERS = upcasters<PollEvent>()({ PollClosed: { 1: (data) => pollClosedFromV1(data as PollClosedV1) } });
+export const POLL_UPCASTERS = upcasters<PollEvent>()({
+  PollClosed: { 1: (data) => pollClosedFromV1(data as PollClosedV1) },
+});

@@ -14,18 +14,31 @@ import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { PushSubscriptionEvent } from './events.ts';
 
 export type PushSubscriptionCommand =
-  | { type: 'Subscribe'; subscription_id: string; user_id: string; origin: string; endpoint_sealed: string; keys_sealed: string; keys_hash: string; at: string }
+  | {
+      type: 'Subscribe';
+      subscription_id: string;
+      user_id: string;
+      origin: string;
+      endpoint_sealed: string;
+      keys_sealed: string;
+      keys_hash: string;
+      at: string;
+    }
   | { type: 'Unsubscribe'; subscription_id: string; user_id: string; at: string }
   /** The push service said the subscription is gone (404/410). */
   | { type: 'Drop'; subscription_id: string; status: number; at: string };
 
-export interface PushSubscriptionState { user_id: string | null; keys_hash: string | null }
+export interface PushSubscriptionState {
+  user_id: string | null;
+  keys_hash: string | null;
+}
 
 export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscriptionCommand, PushSubscriptionEvent> = {
   initialState: () => ({ user_id: null, keys_hash: null }),
-  evolve: (_state, event) => event.type === 'PushSubscriptionAdded'
-    ? { user_id: event.data.user_id, keys_hash: event.data.keys_hash }
-    : { user_id: null, keys_hash: null },
+  evolve: (_state, event) =>
+    event.type === 'PushSubscriptionAdded'
+      ? { user_id: event.data.user_id, keys_hash: event.data.keys_hash }
+      : { user_id: null, keys_hash: null },
   decide(command, state) {
     switch (command.type) {
       case 'Subscribe': {
@@ -33,16 +46,51 @@ export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscri
         if (state.user_id === command.user_id && state.keys_hash === command.keys_hash) return [];
         const added: PushSubscriptionEvent = { type: 'PushSubscriptionAdded', data };
         if (state.user_id && state.user_id !== command.user_id) {
-          return [{ type: 'PushSubscriptionRemoved', data: { subscription_id: command.subscription_id, user_id: state.user_id, reason: 'replaced', status: null, at: command.at } }, added];
+          return [
+            {
+              type: 'PushSubscriptionRemoved',
+              data: {
+                subscription_id: command.subscription_id,
+                user_id: state.user_id,
+                reason: 'replaced',
+                status: null,
+                at: command.at,
+              },
+            },
+            added,
+          ];
         }
         return [added];
       }
       case 'Unsubscribe':
-        if (state.user_id !== command.user_id) throw new DomainError('not_found', 'push_subscription_not_found', 'no such push subscription');
-        return [{ type: 'PushSubscriptionRemoved', data: { subscription_id: command.subscription_id, user_id: command.user_id, reason: 'unsubscribed', status: null, at: command.at } }];
+        if (state.user_id !== command.user_id)
+          throw new DomainError('not_found', 'push_subscription_not_found', 'no such push subscription');
+        return [
+          {
+            type: 'PushSubscriptionRemoved',
+            data: {
+              subscription_id: command.subscription_id,
+              user_id: command.user_id,
+              reason: 'unsubscribed',
+              status: null,
+              at: command.at,
+            },
+          },
+        ];
       case 'Drop':
         if (!state.user_id) return [];
-        return [{ type: 'PushSubscriptionRemoved', data: { subscription_id: command.subscription_id, user_id: state.user_id, reason: 'gone', status: command.status, at: command.at } }];
+        return [
+          {
+            type: 'PushSubscriptionRemoved',
+            data: {
+              subscription_id: command.subscription_id,
+              user_id: state.user_id,
+              reason: 'gone',
+              status: command.status,
+              at: command.at,
+            },
+          },
+        ];
     }
   },
 };

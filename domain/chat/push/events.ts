@@ -7,7 +7,24 @@ import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 export type PushRemovalReason = 'unsubscribed' | 'replaced' | 'gone';
 
 export type PushSubscriptionEvent =
-  | DomainEvent<'PushSubscriptionAdded', { subscription_id: string; user_id: string; origin: string; endpoint_sealed: string; keys_sealed: string; keys_hash: string; at: string }>
-  | DomainEvent<'PushSubscriptionRemoved', { subscription_id: string; user_id: string; reason: PushRemovalReason; status: number | null; at: string }>;
+  | DomainEvent<
+      'PushSubscriptionAdded',
+      {
+        subscription_id: string;
+        user_id: string;
+        origin: string;
+        endpoint_sealed: string;
+        keys_sealed: string;
+        keys_hash: string;
+        at: string;
+      }
+    >
+  | DomainEvent<
+      'PushSubscriptionRemoved',
+      { subscription_id: string; user_id: string; reason: PushRemovalReason; status: number | null; at: string }
+    >;
 
-export const PUSH_SUBSCRIPTION_EVENT_TYPES = eventTypes<PushSubscriptionEvent>()(['PushSubscriptionAdded', 'PushSubscriptionRemoved']);
+export const PUSH_SUBSCRIPTION_EVENT_TYPES = eventTypes<PushSubscriptionEvent>()([
+  'PushSubscriptionAdded',
+  'PushSubscriptionRemoved',
+]);

@@ -25,5 +25,10 @@ export type ScheduledEvent =
   | DomainEvent<'ScheduledMessageDelivered', Base & ScheduledContent & { scheduled_for: string; late: boolean }>;
 
 export const SCHEDULED_EVENT_TYPES = eventTypes<ScheduledEvent>()([
-  'ScheduledMessageCreated', 'ScheduledMessageEdited', 'ScheduledMessageCancelled', 'ScheduledMessageHoldPlaced', 'ScheduledMessageFailed', 'ScheduledMessageDelivered',
+  'ScheduledMessageCreated',
+  'ScheduledMessageEdited',
+  'ScheduledMessageCancelled',
+  'ScheduledMessageHoldPlaced',
+  'ScheduledMessageFailed',
+  'ScheduledMessageDelivered',
 ]);

@@ -7,13 +7,31 @@
 import type { Decider } from '../../shared/decider.ts';
 import type { SenderKeyEvent } from './events.ts';
 
-export type SenderKeyCommand = { type: 'Distribute'; channel_id: string; user_id: string; chain_id: number; distribution_sealed: string; at: string };
+export type SenderKeyCommand = {
+  type: 'Distribute';
+  channel_id: string;
+  user_id: string;
+  chain_id: number;
+  distribution_sealed: string;
+  at: string;
+};
 
 /** Membership is checked before the command (read model); an upload always records. */
 export const senderKeyDecider: Decider<null, SenderKeyCommand, SenderKeyEvent> = {
   initialState: () => null,
   evolve: (state) => state,
-  decide: (command) => [{ type: 'SenderKeyDistributed', data: { channel_id: command.channel_id, user_id: command.user_id, chain_id: command.chain_id, distribution_sealed: command.distribution_sealed, at: command.at } }],
+  decide: (command) => [
+    {
+      type: 'SenderKeyDistributed',
+      data: {
+        channel_id: command.channel_id,
+        user_id: command.user_id,
+        chain_id: command.chain_id,
+        distribution_sealed: command.distribution_sealed,
+        at: command.at,
+      },
+    },
+  ],
 };
 
 /** What the seal of a distribution is bound to. */

@@ -4,6 +4,9 @@
 
 import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 
-export type SenderKeyEvent = DomainEvent<'SenderKeyDistributed', { channel_id: string; user_id: string; chain_id: number; distribution_sealed: string; at: string }>;
+export type SenderKeyEvent = DomainEvent<
+  'SenderKeyDistributed',
+  { channel_id: string; user_id: string; chain_id: number; distribution_sealed: string; at: string }
+>;
 
 export const SENDER_KEY_EVENT_TYPES = eventTypes<SenderKeyEvent>()(['SenderKeyDistributed']);

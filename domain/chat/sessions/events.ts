@@ -6,11 +6,26 @@ import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 
 export type SessionOrigin = 'register' | 'login' | 'recovery';
 
-export type RevokeReason = 'revoked' | 'revoke_all' | 'refresh_token_reuse' | 'password_changed' | 'recovery' | 'account_deleted';
+export type RevokeReason =
+  'revoked' | 'revoke_all' | 'refresh_token_reuse' | 'password_changed' | 'recovery' | 'account_deleted';
 
 export type ChatSessionEvent =
-  | DomainEvent<'ChatSessionStarted', { session_id: string; user_id: string; refresh_hash: string; origin: SessionOrigin; user_agent: string | null; at: string }>
+  | DomainEvent<
+      'ChatSessionStarted',
+      {
+        session_id: string;
+        user_id: string;
+        refresh_hash: string;
+        origin: SessionOrigin;
+        user_agent: string | null;
+        at: string;
+      }
+    >
   | DomainEvent<'RefreshTokenRotated', { session_id: string; user_id: string; refresh_hash: string; at: string }>
   | DomainEvent<'SessionRevoked', { session_id: string; user_id: string; reason: RevokeReason; at: string }>;
 
-export const CHAT_SESSION_EVENT_TYPES = eventTypes<ChatSessionEvent>()(['ChatSessionStarted', 'RefreshTokenRotated', 'SessionRevoked']);
+export const CHAT_SESSION_EVENT_TYPES = eventTypes<ChatSessionEvent>()([
+  'ChatSessionStarted',
+  'RefreshTokenRotated',
+  'SessionRevoked',
+]);

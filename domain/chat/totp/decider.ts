@@ -23,14 +23,24 @@ export interface TotpState {
   backup_code_hashes: string[];
 }
 
-const initialState = (): TotpState => ({ secret_sealed: null, enabled: false, last_counter: -1, backup_code_hashes: [] });
+const initialState = (): TotpState => ({
+  secret_sealed: null,
+  enabled: false,
+  last_counter: -1,
+  backup_code_hashes: [],
+});
 
 function evolve(state: TotpState, event: TotpEvent): TotpState {
   switch (event.type) {
     case 'TotpSetupStarted':
       return { ...state, secret_sealed: event.data.secret_sealed, enabled: false };
     case 'TotpEnabled':
-      return { ...state, enabled: true, last_counter: Math.max(state.last_counter, event.data.counter), backup_code_hashes: event.data.backup_code_hashes };
+      return {
+        ...state,
+        enabled: true,
+        last_counter: Math.max(state.last_counter, event.data.counter),
+        backup_code_hashes: event.data.backup_code_hashes,
+      };
     case 'TotpDisabled':
       return { ...initialState(), last_counter: state.last_counter };
     case 'TotpCodeUsed':
@@ -40,19 +50,26 @@ function evolve(state: TotpState, event: TotpEvent): TotpState {
   }
 }
 
-export const invalidTotpCode = () => new DomainError('unauthorized', 'invalid_totp_code', 'invalid or already used TOTP code');
+export const invalidTotpCode = () =>
+  new DomainError('unauthorized', 'invalid_totp_code', 'invalid or already used TOTP code');
 
 function decide(command: TotpCommand, state: TotpState): TotpEvent[] {
   const { user_id, at } = command;
   switch (command.type) {
     case 'Setup':
-      if (state.enabled) throw new DomainError('conflict', 'totp_already_enabled', 'TOTP is already enabled; disable it first');
+      if (state.enabled)
+        throw new DomainError('conflict', 'totp_already_enabled', 'TOTP is already enabled; disable it first');
       return [{ type: 'TotpSetupStarted', data: { user_id, secret_sealed: command.secret_sealed, at } }];
     case 'Enable':
       if (state.enabled) throw new DomainError('conflict', 'totp_already_enabled', 'TOTP is already enabled');
       if (!state.secret_sealed) throw new DomainError('invalid', 'totp_not_set_up', 'call /api/totp/setup first');
       if (command.counter <= state.last_counter) throw invalidTotpCode();
-      return [{ type: 'TotpEnabled', data: { user_id, counter: command.counter, backup_code_hashes: command.backup_code_hashes, at } }];
+      return [
+        {
+          type: 'TotpEnabled',
+          data: { user_id, counter: command.counter, backup_code_hashes: command.backup_code_hashes, at },
+        },
+      ];
     case 'Disable':
       if (!state.enabled) throw new DomainError('invalid', 'totp_not_enabled', 'TOTP is not enabled');
       return [{ type: 'TotpDisabled', data: { user_id, at } }];

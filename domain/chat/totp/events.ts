@@ -11,4 +11,10 @@ export type TotpEvent =
   | DomainEvent<'TotpCodeUsed', { user_id: string; counter: number; at: string }>
   | DomainEvent<'BackupCodeUsed', { user_id: string; code_hash: string; at: string }>;
 
-export const TOTP_EVENT_TYPES = eventTypes<TotpEvent>()(['TotpSetupStarted', 'TotpEnabled', 'TotpDisabled', 'TotpCodeUsed', 'BackupCodeUsed']);
+export const TOTP_EVENT_TYPES = eventTypes<TotpEvent>()([
+  'TotpSetupStarted',
+  'TotpEnabled',
+  'TotpDisabled',
+  'TotpCodeUsed',
+  'BackupCodeUsed',
+]);

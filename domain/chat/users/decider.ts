@@ -8,7 +8,9 @@ export type BlockCommand =
   | { type: 'Block'; user_id: string; blocked_user_id: string; at: string }
   | { type: 'Unblock'; user_id: string; blocked_user_id: string; at: string };
 
-export interface BlockState { blocked: Set<string> }
+export interface BlockState {
+  blocked: Set<string>;
+}
 
 export const blockDecider: Decider<BlockState, BlockCommand, BlockEvent> = {
   initialState: () => ({ blocked: new Set() }),
@@ -21,9 +23,14 @@ export const blockDecider: Decider<BlockState, BlockCommand, BlockEvent> = {
   decide(command, state) {
     const { user_id, blocked_user_id, at } = command;
     if (command.type === 'Block') {
-      if (user_id === blocked_user_id) throw new DomainError('invalid', 'cannot_block_self', 'you cannot block yourself');
-      return state.blocked.has(blocked_user_id) ? [] : [{ type: 'UserBlocked', data: { user_id, blocked_user_id, at } }];
+      if (user_id === blocked_user_id)
+        throw new DomainError('invalid', 'cannot_block_self', 'you cannot block yourself');
+      return state.blocked.has(blocked_user_id)
+        ? []
+        : [{ type: 'UserBlocked', data: { user_id, blocked_user_id, at } }];
     }
-    return state.blocked.has(blocked_user_id) ? [{ type: 'UserUnblocked', data: { user_id, blocked_user_id, at } }] : [];
+    return state.blocked.has(blocked_user_id)
+      ? [{ type: 'UserUnblocked', data: { user_id, blocked_user_id, at } }]
+      : [];
   },
 };

@@ -10,7 +10,10 @@ export type BlockEvent =
 
 export type ReportTarget = 'user' | 'message';
 
-export type ReportEvent = DomainEvent<'ReportFiled', { report_id: string; reporter_id: string; target_type: ReportTarget; target_id: string; reason: string; at: string }>;
+export type ReportEvent = DomainEvent<
+  'ReportFiled',
+  { report_id: string; reporter_id: string; target_type: ReportTarget; target_id: string; reason: string; at: string }
+>;
 
 export const BLOCK_EVENT_TYPES = eventTypes<BlockEvent>()(['UserBlocked', 'UserUnblocked']);
 

@@ -13,11 +13,27 @@ export const WEBHOOK_USERNAME_MAX = 64;
 export const WEBHOOK_RATE = { limit: 1, windowMs: 1000 };
 
 export type WebhookCommand =
-  | { type: 'Create'; webhook_id: string; channel_id: string; community_id: string | null; name: string; avatar_url: string | null; token_hash: string; by: string; at: string }
+  | {
+      type: 'Create';
+      webhook_id: string;
+      channel_id: string;
+      community_id: string | null;
+      name: string;
+      avatar_url: string | null;
+      token_hash: string;
+      by: string;
+      at: string;
+    }
   | { type: 'Update'; changes: WebhookChanges; by: string; at: string }
   | { type: 'Delete'; by: string; at: string };
 
-export interface WebhookState { id: string | null; deleted: boolean; name: string; avatar_url: string | null; active: boolean }
+export interface WebhookState {
+  id: string | null;
+  deleted: boolean;
+  name: string;
+  avatar_url: string | null;
+  active: boolean;
+}
 
 export const webhookNotFound = () => new DomainError('not_found', 'webhook_not_found', 'no such webhook');
 
@@ -25,9 +41,18 @@ export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent>
   initialState: () => ({ id: null, deleted: false, name: '', avatar_url: null, active: true }),
   evolve(state, event) {
     switch (event.type) {
-      case 'WebhookCreated': return { ...state, id: event.data.webhook_id, name: event.data.name, avatar_url: event.data.avatar_url, active: true };
-      case 'WebhookUpdated': return { ...state, ...event.data.changes };
-      case 'WebhookDeleted': return { ...state, deleted: true };
+      case 'WebhookCreated':
+        return {
+          ...state,
+          id: event.data.webhook_id,
+          name: event.data.name,
+          avatar_url: event.data.avatar_url,
+          active: true,
+        };
+      case 'WebhookUpdated':
+        return { ...state, ...event.data.changes };
+      case 'WebhookDeleted':
+        return { ...state, deleted: true };
     }
   },
   decide(command, state) {
@@ -37,8 +62,13 @@ export const webhookDecider: Decider<WebhookState, WebhookCommand, WebhookEvent>
       return [{ type: 'WebhookCreated', data: { ...data, created_by: by } }];
     }
     if (!state.id || state.deleted) throw webhookNotFound();
-    if (command.type === 'Delete') return [{ type: 'WebhookDeleted', data: { webhook_id: state.id, by: command.by, at: command.at } }];
-    const changes = Object.fromEntries(Object.entries(command.changes).filter(([k, v]) => v !== undefined && (state as unknown as Record<string, unknown>)[k] !== v)) as WebhookChanges;
+    if (command.type === 'Delete')
+      return [{ type: 'WebhookDeleted', data: { webhook_id: state.id, by: command.by, at: command.at } }];
+    const changes = Object.fromEntries(
+      Object.entries(command.changes).filter(
+        ([k, v]) => v !== undefined && (state as unknown as Record<string, unknown>)[k] !== v,
+      ),
+    ) as WebhookChanges;
     if (!Object.keys(changes).length) return [];
     return [{ type: 'WebhookUpdated', data: { webhook_id: state.id, changes, by: command.by, at: command.at } }];
   },

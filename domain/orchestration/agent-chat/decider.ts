@@ -14,7 +14,10 @@
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { ConversationKind, ConversationOwner, ConversationEvent } from './events.ts';
 
-export type TurnData = Omit<Extract<ConversationEvent, { type: 'ChatTurnCompleted' }>['data'], 'conversation_id' | 'profile_id' | 'profile_slug'>;
+export type TurnData = Omit<
+  Extract<ConversationEvent, { type: 'ChatTurnCompleted' }>['data'],
+  'conversation_id' | 'profile_id' | 'profile_slug'
+>;
 
 export type ConversationCommand = {
   type: 'RecordTurn';
@@ -38,7 +41,12 @@ const initialState = (): ConversationState => ({ started: false, profile_id: nul
 function evolve(state: ConversationState, event: ConversationEvent): ConversationState {
   switch (event.type) {
     case 'ConversationStarted':
-      return { started: true, profile_id: event.data.profile_id, owner: { kind: event.data.owner_kind, id: event.data.owner_id }, expires_at: null };
+      return {
+        started: true,
+        profile_id: event.data.profile_id,
+        owner: { kind: event.data.owner_kind, id: event.data.owner_id },
+        expires_at: null,
+      };
     case 'ChatTurnCompleted':
       return { ...state, expires_at: event.data.expires_at };
   }
@@ -48,18 +56,39 @@ function decide(command: ConversationCommand, state: ConversationState): Convers
   const { conversation_id, profile_id, profile_slug, start, turn } = command;
   const events: ConversationEvent[] = [];
   if (start) {
-    if (state.started) throw new DomainError('conflict', 'conversation_exists', 'this conversation has already started');
+    if (state.started)
+      throw new DomainError('conflict', 'conversation_exists', 'this conversation has already started');
     events.push({
       type: 'ConversationStarted',
-      data: { conversation_id, profile_id, profile_slug, kind: start.kind, owner_kind: start.owner.kind, owner_id: start.owner.id, visitor_id: start.visitor_id, follows: start.follows, at: turn.at },
+      data: {
+        conversation_id,
+        profile_id,
+        profile_slug,
+        kind: start.kind,
+        owner_kind: start.owner.kind,
+        owner_id: start.owner.id,
+        visitor_id: start.visitor_id,
+        follows: start.follows,
+        at: turn.at,
+      },
     });
   } else {
     if (!state.started) throw new DomainError('not_found', 'conversation_not_found', 'no such conversation');
-    if (state.profile_id !== profile_id) throw new DomainError('conflict', 'conversation_of_another_profile', 'the conversation belongs to another profile');
-    if (state.expires_at && Date.parse(turn.at) > Date.parse(state.expires_at)) throw new DomainError('conflict', 'conversation_expired', 'the conversation has expired');
+    if (state.profile_id !== profile_id)
+      throw new DomainError(
+        'conflict',
+        'conversation_of_another_profile',
+        'the conversation belongs to another profile',
+      );
+    if (state.expires_at && Date.parse(turn.at) > Date.parse(state.expires_at))
+      throw new DomainError('conflict', 'conversation_expired', 'the conversation has expired');
   }
   events.push({ type: 'ChatTurnCompleted', data: { conversation_id, profile_id, profile_slug, ...turn } });
   return events;
 }
 
-export const conversationDecider: Decider<ConversationState, ConversationCommand, ConversationEvent> = { initialState, evolve, decide };
+export const conversationDecider: Decider<ConversationState, ConversationCommand, ConversationEvent> = {
+  initialState,
+  evolve,
+  decide,
+};

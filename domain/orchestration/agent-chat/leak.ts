@@ -8,7 +8,7 @@
 // a hash hit is confirmed by comparing the text, so a collision never refuses a reply.
 
 export const LEAK_WINDOW = 40;
-export const LEAK_REFUSAL = 'I can\'t share that. Is there something else I can help you with?';
+export const LEAK_REFUSAL = "I can't share that. Is there something else I can help you with?";
 
 export function normaliseForLeak(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();

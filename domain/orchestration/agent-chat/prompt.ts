@@ -13,7 +13,8 @@ export interface GroundingSnippet {
   content: string;
 }
 
-export const GROUNDING_HEADER = 'Answer using only the knowledge below. If it does not contain the answer, say that you do not know; do not guess.';
+export const GROUNDING_HEADER =
+  'Answer using only the knowledge below. If it does not contain the answer, say that you do not know; do not guess.';
 export const NO_GROUNDING = 'No knowledge matched this question: say that you do not know rather than guessing.';
 
 export type Grounding = { kind: 'snippets'; snippets: GroundingSnippet[] } | { kind: 'none_found' } | { kind: 'off' };

@@ -36,24 +36,32 @@ export type AgentCommand =
   | { type: 'KillAgent'; by: string | null; at: string };
 
 export type AgentState =
-  | { exists: false }
-  | { exists: true; agent_id: string; status: AgentStatus; runner_instance: string | null };
+  { exists: false } | { exists: true; agent_id: string; status: AgentStatus; runner_instance: string | null };
 
 function evolve(state: AgentState, event: AgentEvent): AgentState {
-  if (event.type === 'AgentSpawned') return { exists: true, agent_id: event.data.agent_id, status: 'queued', runner_instance: null };
+  if (event.type === 'AgentSpawned')
+    return { exists: true, agent_id: event.data.agent_id, status: 'queued', runner_instance: null };
   if (!state.exists) return state;
   switch (event.type) {
-    case 'AgentClaimed': return { ...state, status: 'claimed', runner_instance: event.data.runner_instance };
-    case 'AgentStarted': return { ...state, status: 'running' };
-    case 'AgentCostRecorded': return state;
-    case 'AgentCompleted': return { ...state, status: 'completed' };
-    case 'AgentFailed': return { ...state, status: 'failed' };
-    case 'AgentStopped': return { ...state, status: 'stopped' };
-    case 'AgentKilled': return { ...state, status: 'killed' };
+    case 'AgentClaimed':
+      return { ...state, status: 'claimed', runner_instance: event.data.runner_instance };
+    case 'AgentStarted':
+      return { ...state, status: 'running' };
+    case 'AgentCostRecorded':
+      return state;
+    case 'AgentCompleted':
+      return { ...state, status: 'completed' };
+    case 'AgentFailed':
+      return { ...state, status: 'failed' };
+    case 'AgentStopped':
+      return { ...state, status: 'stopped' };
+    case 'AgentKilled':
+      return { ...state, status: 'killed' };
   }
 }
 
-const ended = (status: AgentStatus) => new DomainError('conflict', 'agent_ended', `the agent has already ended (${status})`, { status });
+const ended = (status: AgentStatus) =>
+  new DomainError('conflict', 'agent_ended', `the agent has already ended (${status})`, { status });
 
 /** The one not-found of an agent, here and in the slice's commands. */
 export const agentNotFound = () => new DomainError('not_found', 'agent_not_found', 'no such agent');
@@ -61,25 +69,34 @@ export const agentNotFound = () => new DomainError('not_found', 'agent_not_found
 function decide(command: AgentCommand, state: AgentState): AgentEvent[] {
   if (command.type === 'SpawnAgent') {
     if (state.exists) throw new DomainError('conflict', 'agent_exists', 'agent already exists');
-    return [{ type: 'AgentSpawned', data: { agent_id: command.agent_id, ...command.spec, created_by_user: command.created_by_user, at: command.at } }];
+    return [
+      {
+        type: 'AgentSpawned',
+        data: { agent_id: command.agent_id, ...command.spec, created_by_user: command.created_by_user, at: command.at },
+      },
+    ];
   }
   if (!state.exists) throw agentNotFound();
   const { agent_id, status } = state;
   const at = command.at;
   const heldBy = (instance: string) => {
     if (isEnded(status)) throw ended(status);
-    if (state.runner_instance !== instance) throw new DomainError('conflict', 'agent_not_held', 'this runner does not hold the agent');
+    if (state.runner_instance !== instance)
+      throw new DomainError('conflict', 'agent_not_held', 'this runner does not hold the agent');
   };
   switch (command.type) {
     case 'ClaimAgent':
-      if (status !== 'queued') throw new DomainError('conflict', 'agent_not_queued', `the agent is ${status}, not queued`, { status });
+      if (status !== 'queued')
+        throw new DomainError('conflict', 'agent_not_queued', `the agent is ${status}, not queued`, { status });
       return [{ type: 'AgentClaimed', data: { agent_id, runner_instance: command.runner_instance, at } }];
     case 'StartAgent':
       heldBy(command.runner_instance);
       return status === 'running' ? [] : [{ type: 'AgentStarted', data: { agent_id, at } }];
     case 'RecordCost':
       // Money spent before the runner noticed a kill was spent all the same: recorded in any state.
-      return command.cost_usd > 0 ? [{ type: 'AgentCostRecorded', data: { agent_id, cost_usd: command.cost_usd, at } }] : [];
+      return command.cost_usd > 0
+        ? [{ type: 'AgentCostRecorded', data: { agent_id, cost_usd: command.cost_usd, at } }]
+        : [];
     case 'FinishAgent':
       heldBy(command.runner_instance);
       return command.outcome === 'completed'
@@ -99,4 +116,8 @@ function decide(command: AgentCommand, state: AgentState): AgentEvent[] {
   }
 }
 
-export const agentDecider: Decider<AgentState, AgentCommand, AgentEvent> = { initialState: () => ({ exists: false }), evolve, decide };
+export const agentDecider: Decider<AgentState, AgentCommand, AgentEvent> = {
+  initialState: () => ({ exists: false }),
+  evolve,
+  decide,
+};

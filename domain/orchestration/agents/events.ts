@@ -4,7 +4,18 @@
 
 import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 
-export const AGENT_ROLES = ['coordinator', 'builder', 'reviewer', 'auditor', 'security', 'researcher', 'tester', 'deliberator', 'planner', 'custom'] as const;
+export const AGENT_ROLES = [
+  'coordinator',
+  'builder',
+  'reviewer',
+  'auditor',
+  'security',
+  'researcher',
+  'tester',
+  'deliberator',
+  'planner',
+  'custom',
+] as const;
 
 export type AgentRole = (typeof AGENT_ROLES)[number];
 
@@ -39,5 +50,12 @@ export type AgentEvent =
   | DomainEvent<'AgentKilled', { agent_id: string; from: AgentStatus; by: string | null; at: string }>;
 
 export const AGENT_EVENT_TYPES = eventTypes<AgentEvent>()([
-  'AgentSpawned', 'AgentClaimed', 'AgentStarted', 'AgentCostRecorded', 'AgentCompleted', 'AgentFailed', 'AgentStopped', 'AgentKilled',
+  'AgentSpawned',
+  'AgentClaimed',
+  'AgentStarted',
+  'AgentCostRecorded',
+  'AgentCompleted',
+  'AgentFailed',
+  'AgentStopped',
+  'AgentKilled',
 ]);

@@ -3,14 +3,17 @@
 
 import type { AgentTemplate } from './events.ts';
 
-const TOOLS_NOTE = 'You work through tools that list, create and update the tasks of your project. '
-  + 'Call a tool when you need to act; answer with plain text, without a tool call, when your work is done.';
+const TOOLS_NOTE =
+  'You work through tools that list, create and update the tasks of your project. ' +
+  'Call a tool when you need to act; answer with plain text, without a tool call, when your work is done.';
 
 const PROMPTS: Record<Exclude<AgentTemplate, 'custom'>, string> = {
-  coordinator: 'You are a coordinator agent. You break the goal you are given into clear, small tasks for builder agents, '
-    + 'keep the project\'s task list accurate (priorities, statuses) and avoid duplicate tasks.',
-  builder: 'You are a builder agent. You take a task, do the work in your working directory, and keep the task\'s '
-    + 'status current (in_progress while you work, in_review when done).',
+  coordinator:
+    'You are a coordinator agent. You break the goal you are given into clear, small tasks for builder agents, ' +
+    "keep the project's task list accurate (priorities, statuses) and avoid duplicate tasks.",
+  builder:
+    "You are a builder agent. You take a task, do the work in your working directory, and keep the task's " +
+    'status current (in_progress while you work, in_review when done).',
 };
 
 export interface PromptInput {

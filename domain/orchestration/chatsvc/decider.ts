@@ -20,7 +20,8 @@ import type { ConnectedData, IntegrationEvent } from './events.ts';
 
 export type IntegrationStatusValue = 'active' | 'revoked_externally';
 
-export const botTokenSealContext = (profileId: string, integrationId: string) => `chatsvc_bot_token:${profileId}:${integrationId}`;
+export const botTokenSealContext = (profileId: string, integrationId: string) =>
+  `chatsvc_bot_token:${profileId}:${integrationId}`;
 
 export interface IntegrationState {
   status: IntegrationStatusValue | null;
@@ -31,38 +32,77 @@ export interface IntegrationState {
 export type IntegrationCommand =
   | { type: 'Connect'; data: ConnectedData }
   /** `token_prefix`: of the token the chat service refused. */
-  | { type: 'MarkRevoked'; integration_id: string; token_prefix: string; discovered_by: string; chatsvc_status: number; at: string }
+  | {
+      type: 'MarkRevoked';
+      integration_id: string;
+      token_prefix: string;
+      discovered_by: string;
+      chatsvc_status: number;
+      at: string;
+    }
   | { type: 'Delete'; at: string };
 
 const initialState = (): IntegrationState => ({ status: null, integration_id: null, token_prefix: null });
 
 function evolve(state: IntegrationState, event: IntegrationEvent): IntegrationState {
   switch (event.type) {
-    case 'ChatIntegrationConnected': return { status: 'active', integration_id: event.data.integration_id, token_prefix: event.data.token_prefix };
-    case 'IntegrationRevokedExternally': return { ...state, status: 'revoked_externally' };
-    case 'ChatIntegrationDeleted': return initialState();
+    case 'ChatIntegrationConnected':
+      return { status: 'active', integration_id: event.data.integration_id, token_prefix: event.data.token_prefix };
+    case 'IntegrationRevokedExternally':
+      return { ...state, status: 'revoked_externally' };
+    case 'ChatIntegrationDeleted':
+      return initialState();
   }
 }
 
 function decide(command: IntegrationCommand, state: IntegrationState): IntegrationEvent[] {
   switch (command.type) {
     case 'Connect':
-      if (state.status === 'active') throw new DomainError('conflict', 'already_connected', 'this profile already has an active chat-service integration; delete it first');
+      if (state.status === 'active')
+        throw new DomainError(
+          'conflict',
+          'already_connected',
+          'this profile already has an active chat-service integration; delete it first',
+        );
       return [{ type: 'ChatIntegrationConnected', data: { ...command.data } }];
     case 'MarkRevoked':
       // Only the integration and token that met the 401, and only once: a stale discovery changes nothing.
-      if (state.status !== 'active' || state.integration_id !== command.integration_id || state.token_prefix !== command.token_prefix) return [];
-      return [{ type: 'IntegrationRevokedExternally', data: { profile_id: '', integration_id: command.integration_id, discovered_by: command.discovered_by, chatsvc_status: command.chatsvc_status, at: command.at } }];
+      if (
+        state.status !== 'active' ||
+        state.integration_id !== command.integration_id ||
+        state.token_prefix !== command.token_prefix
+      )
+        return [];
+      return [
+        {
+          type: 'IntegrationRevokedExternally',
+          data: {
+            profile_id: '',
+            integration_id: command.integration_id,
+            discovered_by: command.discovered_by,
+            chatsvc_status: command.chatsvc_status,
+            at: command.at,
+          },
+        },
+      ];
     case 'Delete':
-      if (state.status === null) throw new DomainError('not_found', 'not_configured', 'this profile has no chat-service integration');
-      return [{ type: 'ChatIntegrationDeleted', data: { profile_id: '', integration_id: state.integration_id!, at: command.at } }];
+      if (state.status === null)
+        throw new DomainError('not_found', 'not_configured', 'this profile has no chat-service integration');
+      return [
+        {
+          type: 'ChatIntegrationDeleted',
+          data: { profile_id: '', integration_id: state.integration_id!, at: command.at },
+        },
+      ];
   }
 }
 
 /** The decider of one profile's integration; `profile_id` is filled in from the stream's profile. */
 export function integrationDecider(profileId: string): Decider<IntegrationState, IntegrationCommand, IntegrationEvent> {
   return {
-    initialState, evolve,
-    decide: (command, state) => decide(command, state).map((e) => ({ ...e, data: { ...e.data, profile_id: profileId } }) as IntegrationEvent),
+    initialState,
+    evolve,
+    decide: (command, state) =>
+      decide(command, state).map((e) => ({ ...e, data: { ...e.data, profile_id: profileId } }) as IntegrationEvent),
   };
 }

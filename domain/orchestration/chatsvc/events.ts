@@ -25,14 +25,24 @@ export interface ConnectedData {
 
 export type IntegrationEvent =
   | DomainEvent<'ChatIntegrationConnected', ConnectedData & Record<string, unknown>>
-  | DomainEvent<'IntegrationRevokedExternally', {
-    profile_id: string; integration_id: string;
-    /** What met the chat service's 401: `test`, `tool`, `socket`, `reply`. */
-    discovered_by: string; chatsvc_status: number; at: string;
-  }>
+  | DomainEvent<
+      'IntegrationRevokedExternally',
+      {
+        profile_id: string;
+        integration_id: string;
+        /** What met the chat service's 401: `test`, `tool`, `socket`, `reply`. */
+        discovered_by: string;
+        chatsvc_status: number;
+        at: string;
+      }
+    >
   | DomainEvent<'ChatIntegrationDeleted', { profile_id: string; integration_id: string; at: string }>;
 
-export const INTEGRATION_EVENT_TYPES = eventTypes<IntegrationEvent>()(['ChatIntegrationConnected', 'IntegrationRevokedExternally', 'ChatIntegrationDeleted']);
+export const INTEGRATION_EVENT_TYPES = eventTypes<IntegrationEvent>()([
+  'ChatIntegrationConnected',
+  'IntegrationRevokedExternally',
+  'ChatIntegrationDeleted',
+]);
 
 // The connector's audit facts (spec 1, "Events"): each on its own `orch.audit-<uuid>` stream, shown by
 // the audit route. No token, no message text: a tool call names its tool, target and status;
@@ -41,17 +51,50 @@ export const INTEGRATION_EVENT_TYPES = eventTypes<IntegrationEvent>()(['ChatInte
 export type ToolSource = 'api' | 'model';
 
 export type ChatsvcAuditEvent =
-  | DomainEvent<'ChatsvcToolCalled', {
-    profile_id: string; profile_slug: string; integration_id: string; tool: string; source: ToolSource;
-    target_id: string | null; ok: boolean; status: number; error_msg: string | null; at: string;
-  }>
-  | DomainEvent<'ToolLoopCompleted', {
-    profile_id: string; profile_slug: string; surface: string; tool_calls: number; model_calls: number;
-    cost_cents: number; hit_cap: boolean; hit_max_iterations: boolean; at: string;
-  }>
-  | DomainEvent<'ChatsvcIdentityKeyChanged', {
-    profile_id: string; profile_slug: string; integration_id: string; peer_user_id: string;
-    old_fingerprint: string; new_fingerprint: string; at: string;
-  }>;
+  | DomainEvent<
+      'ChatsvcToolCalled',
+      {
+        profile_id: string;
+        profile_slug: string;
+        integration_id: string;
+        tool: string;
+        source: ToolSource;
+        target_id: string | null;
+        ok: boolean;
+        status: number;
+        error_msg: string | null;
+        at: string;
+      }
+    >
+  | DomainEvent<
+      'ToolLoopCompleted',
+      {
+        profile_id: string;
+        profile_slug: string;
+        surface: string;
+        tool_calls: number;
+        model_calls: number;
+        cost_cents: number;
+        hit_cap: boolean;
+        hit_max_iterations: boolean;
+        at: string;
+      }
+    >
+  | DomainEvent<
+      'ChatsvcIdentityKeyChanged',
+      {
+        profile_id: string;
+        profile_slug: string;
+        integration_id: string;
+        peer_user_id: string;
+        old_fingerprint: string;
+        new_fingerprint: string;
+        at: string;
+      }
+    >;
 
-export const CHATSVC_AUDIT_EVENT_TYPES = eventTypes<ChatsvcAuditEvent>()(['ChatsvcToolCalled', 'ToolLoopCompleted', 'ChatsvcIdentityKeyChanged']);
+export const CHATSVC_AUDIT_EVENT_TYPES = eventTypes<ChatsvcAuditEvent>()([
+  'ChatsvcToolCalled',
+  'ToolLoopCompleted',
+  'ChatsvcIdentityKeyChanged',
+]);

@@ -72,13 +72,21 @@ export function uuidV5(name: string, namespace = NAMESPACE): string {
 }
 
 /** Rule 4: one conversation per (integration, channel, sender). */
-export const conversationIdFor = (integrationId: string, channelId: string, senderId: string) => uuidV5(`${integrationId}:${channelId}:${senderId}`);
+export const conversationIdFor = (integrationId: string, channelId: string, senderId: string) =>
+  uuidV5(`${integrationId}:${channelId}:${senderId}`);
 
 /** Rule 5's canned reply when a per-user limit trips (at most one per user a minute). */
-export const LIMIT_REPLY = 'You are sending me messages faster than I may answer them. Please wait a little and try again.';
+export const LIMIT_REPLY =
+  'You are sending me messages faster than I may answer them. Please wait a little and try again.';
 export const COST_REPLY = 'I have reached my budget for today. Please try again tomorrow.';
 
-export interface BotsHealth { status: 'idle' | 'connected' | 'degraded' | 'disconnected' | 'standby'; active: number; connected: number; down: number; standby: number }
+export interface BotsHealth {
+  status: 'idle' | 'connected' | 'degraded' | 'disconnected' | 'standby';
+  active: number;
+  connected: number;
+  down: number;
+  standby: number;
+}
 
 /**
  * `integrations.chatsvc_bot_ws` from the socket states of this instance's active bots: idle (none),
@@ -89,10 +97,16 @@ export function botsHealth(states: string[]): BotsHealth {
   const connected = states.filter((s) => s === 'connected').length;
   const standby = states.filter((s) => s === 'standby').length;
   const down = states.length - connected - standby;
-  const status = states.length === 0 ? 'idle'
-    : standby === states.length ? 'standby'
-      : down === 0 ? 'connected'
-        : connected === 0 && standby === 0 ? 'disconnected' : 'degraded';
+  const status =
+    states.length === 0
+      ? 'idle'
+      : standby === states.length
+        ? 'standby'
+        : down === 0
+          ? 'connected'
+          : connected === 0 && standby === 0
+            ? 'disconnected'
+            : 'degraded';
   return { status, active: states.length, connected, down, standby };
 }
 

@@ -72,7 +72,12 @@ function blocksOf(content: string): Block[] {
     if (fence) {
       fence.block.end = end;
       const close = FENCE.exec(line);
-      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length && BLANK.test(line.slice(close[0].length))) {
+      if (
+        close &&
+        close[1]![0] === fence.char &&
+        close[1]!.length >= fence.length &&
+        BLANK.test(line.slice(close[0].length))
+      ) {
         blocks.push(fence.block);
         fence = null;
       }

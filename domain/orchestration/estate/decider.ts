@@ -28,7 +28,9 @@ export const MAX_METADATA_CHARS = 16_384;
 
 /** The document id of an upsert key: a UUID (version 8, name-based) from SHA-256 of the key. */
 export function documentIdOf(sourceRepo: string, path: string): string {
-  const hash = createHash('sha256').update(`estate-document${JSON.stringify([sourceRepo, path])}`).digest();
+  const hash = createHash('sha256')
+    .update(`estate-document${JSON.stringify([sourceRepo, path])}`)
+    .digest();
   hash[6] = (hash[6]! & 0x0f) | 0x80;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
@@ -62,7 +64,8 @@ export function pathProblem(path: string): string | null {
 
 export function sourceRepoProblem(sourceRepo: string): string | null {
   if (sourceRepo.trim().length === 0) return 'source_repo is empty';
-  if (sourceRepo.length > MAX_SOURCE_REPO_CHARS) return `source_repo is longer than ${MAX_SOURCE_REPO_CHARS} characters`;
+  if (sourceRepo.length > MAX_SOURCE_REPO_CHARS)
+    return `source_repo is longer than ${MAX_SOURCE_REPO_CHARS} characters`;
   if (CONTROL.test(sourceRepo)) return 'source_repo contains a control character';
   if (LONE_SURROGATE.test(sourceRepo)) return 'source_repo contains an unpaired surrogate';
   return null;
@@ -81,10 +84,19 @@ export function runStatus(stored: number, failed: number): RunStatus {
 
 export type EstateDocumentCommand =
   | {
-    type: 'IngestDocument'; document_id: string; run_id: string; source_repo: string; path: string; is_vault: boolean;
-    commit_sha: string | null; metadata: Record<string, unknown> | null; content_sha256: string; content_chars: number;
-    chunks: number[]; at: string;
-  }
+      type: 'IngestDocument';
+      document_id: string;
+      run_id: string;
+      source_repo: string;
+      path: string;
+      is_vault: boolean;
+      commit_sha: string | null;
+      metadata: Record<string, unknown> | null;
+      content_sha256: string;
+      content_chars: number;
+      chunks: number[];
+      at: string;
+    }
   | { type: 'DeleteDocument'; at: string };
 
 export interface EstateDocumentState {
@@ -96,13 +108,27 @@ export interface EstateDocumentState {
   content_sha256: string | null;
 }
 
-const initialDocument = (): EstateDocumentState => ({ exists: false, document_id: null, source_repo: null, path: null, is_vault: false, content_sha256: null });
+const initialDocument = (): EstateDocumentState => ({
+  exists: false,
+  document_id: null,
+  source_repo: null,
+  path: null,
+  is_vault: false,
+  content_sha256: null,
+});
 
 function evolveDocument(state: EstateDocumentState, event: EstateDocumentEvent): EstateDocumentState {
   switch (event.type) {
     case 'EstateDocumentIngested': {
       const d = event.data;
-      return { exists: true, document_id: d.document_id, source_repo: d.source_repo, path: d.path, is_vault: d.is_vault, content_sha256: d.content_sha256 };
+      return {
+        exists: true,
+        document_id: d.document_id,
+        source_repo: d.source_repo,
+        path: d.path,
+        is_vault: d.is_vault,
+        content_sha256: d.content_sha256,
+      };
     }
     case 'EstateDocumentDeleted':
       return { ...state, exists: false, content_sha256: null };
@@ -113,31 +139,59 @@ function decideDocument(command: EstateDocumentCommand, state: EstateDocumentSta
   switch (command.type) {
     case 'IngestDocument': {
       const { type: _type, ...c } = command;
-      if (documentIdOf(c.source_repo, c.path) !== c.document_id) throw new DomainError('invalid', 'document_id_mismatch', 'the document id does not belong to this source_repo and path');
-      if (c.chunks.length === 0 || c.chunks.length % 2 !== 0) throw new DomainError('invalid', 'empty_content', 'a document needs at least one chunk');
+      if (documentIdOf(c.source_repo, c.path) !== c.document_id)
+        throw new DomainError(
+          'invalid',
+          'document_id_mismatch',
+          'the document id does not belong to this source_repo and path',
+        );
+      if (c.chunks.length === 0 || c.chunks.length % 2 !== 0)
+        throw new DomainError('invalid', 'empty_content', 'a document needs at least one chunk');
       // Unchanged content writes nothing (the API reports `unchanged`).
       if (state.exists && state.content_sha256 === c.content_sha256) return [];
-      return [{
-        type: 'EstateDocumentIngested',
-        data: {
-          document_id: c.document_id, run_id: c.run_id, source_repo: c.source_repo, path: c.path, category: categoryOf(c.path),
-          is_vault: c.is_vault, commit_sha: c.commit_sha, metadata: c.metadata, content_sha256: c.content_sha256,
-          content_chars: c.content_chars, chunks: c.chunks, chunking: 1,
-          previous_content_sha256: state.exists ? state.content_sha256 : null, at: c.at,
+      return [
+        {
+          type: 'EstateDocumentIngested',
+          data: {
+            document_id: c.document_id,
+            run_id: c.run_id,
+            source_repo: c.source_repo,
+            path: c.path,
+            category: categoryOf(c.path),
+            is_vault: c.is_vault,
+            commit_sha: c.commit_sha,
+            metadata: c.metadata,
+            content_sha256: c.content_sha256,
+            content_chars: c.content_chars,
+            chunks: c.chunks,
+            chunking: 1,
+            previous_content_sha256: state.exists ? state.content_sha256 : null,
+            at: c.at,
+          },
         },
-      }];
+      ];
     }
     case 'DeleteDocument':
       if (!state.exists || !state.document_id) throw documentNotFound();
-      return [{
-        type: 'EstateDocumentDeleted',
-        data: { document_id: state.document_id, source_repo: state.source_repo!, path: state.path!, is_vault: state.is_vault, at: command.at },
-      }];
+      return [
+        {
+          type: 'EstateDocumentDeleted',
+          data: {
+            document_id: state.document_id,
+            source_repo: state.source_repo!,
+            path: state.path!,
+            is_vault: state.is_vault,
+            at: command.at,
+          },
+        },
+      ];
   }
 }
 
 export const estateDocumentDecider: Decider<EstateDocumentState, EstateDocumentCommand, EstateDocumentEvent> = {
-  initialState: initialDocument, evolve: evolveDocument, decide: decideDocument,
+  initialState: initialDocument,
+  evolve: evolveDocument,
+  decide: decideDocument,
 };
 
 // --- the ingest run ------------------------------------------------------------------------

@@ -20,12 +20,14 @@
 import stem from 'wink-porter2-stemmer';
 
 /** PostgreSQL's `english.stop` (tsearch_data), as its snowball dictionary applies it. */
-const STOP_WORDS = new Set(`i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her
+const STOP_WORDS = new Set(
+  `i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her
 hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be
 been being have has had having do does did doing a an the and but if or because as until while of at by for with about against
 between into through during before after above below to from up down in out on off over under again further then once here
 there when where why how all any both each few more most other some such no nor not only own same so than too very s t can
-will just don should now`.split(/\s+/));
+will just don should now`.split(/\s+/),
+);
 
 export const MAX_POSITION = 16_383;
 export const MAX_POSITIONS_PER_LEXEME = 256;
@@ -357,7 +359,9 @@ const shared = new Lexicon();
 export function lexemesOf(text: string): Lexemes {
   shared.trim();
   const { ids, offsets, positions } = shared.scan(text);
-  return new Map(Array.from(ids, (id, i) => [shared.lexeme(id), Array.from(positions.subarray(offsets[i]!, offsets[i + 1]!))]));
+  return new Map(
+    Array.from(ids, (id, i) => [shared.lexeme(id), Array.from(positions.subarray(offsets[i]!, offsets[i + 1]!))]),
+  );
 }
 
 /**

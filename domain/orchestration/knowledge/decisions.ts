@@ -62,10 +62,16 @@ export function checkSnippet(fields: Partial<SnippetFields>): void {
   }
 }
 
-export const snippetNotFound = () => new DomainError('not_found', 'snippet_not_found', 'no such knowledge snippet for this bot');
+export const snippetNotFound = () =>
+  new DomainError('not_found', 'snippet_not_found', 'no such knowledge snippet for this bot');
 
 /** The events that seed a new profile's knowledge (template instantiation). */
-export function seededSnippetEvents(profileId: string, seed: SnippetSeed[], by: string | null, at: string): KnowledgeEvent[] {
+export function seededSnippetEvents(
+  profileId: string,
+  seed: SnippetSeed[],
+  by: string | null,
+  at: string,
+): KnowledgeEvent[] {
   return seed.map(({ snippet_id, ...fields }) => {
     checkSnippet(fields);
     return { type: 'KnowledgeSnippetAdded', data: { snippet_id, profile_id: profileId, ...fields, added_by: by, at } };
@@ -79,18 +85,38 @@ export function decideKnowledge(command: KnowledgeCommand, state: KnowledgeState
       const { type: _type, snippet_id, by, at, ...fields } = command;
       if (state.snippets.has(snippet_id)) throw new DomainError('conflict', 'snippet_exists', 'snippet already exists');
       checkSnippet(fields);
-      return [{ type: 'KnowledgeSnippetAdded', data: { snippet_id, profile_id: profileId, ...fields, added_by: by, at } }];
+      return [
+        { type: 'KnowledgeSnippetAdded', data: { snippet_id, profile_id: profileId, ...fields, added_by: by, at } },
+      ];
     }
     case 'UpdateSnippet': {
       if (!state.snippets.has(command.snippet_id)) throw snippetNotFound();
       checkSnippet(command.changes);
-      const changes = Object.fromEntries(Object.entries(command.changes).filter(([, v]) => v !== undefined)) as Partial<SnippetFields>;
+      const changes = Object.fromEntries(
+        Object.entries(command.changes).filter(([, v]) => v !== undefined),
+      ) as Partial<SnippetFields>;
       if (Object.keys(changes).length === 0) return [];
-      return [{ type: 'KnowledgeSnippetUpdated', data: { snippet_id: command.snippet_id, profile_id: profileId, changes, updated_by: command.by, at: command.at } }];
+      return [
+        {
+          type: 'KnowledgeSnippetUpdated',
+          data: {
+            snippet_id: command.snippet_id,
+            profile_id: profileId,
+            changes,
+            updated_by: command.by,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'DeleteSnippet': {
       if (!state.snippets.has(command.snippet_id)) throw snippetNotFound();
-      return [{ type: 'KnowledgeSnippetDeleted', data: { snippet_id: command.snippet_id, profile_id: profileId, deleted_by: command.by, at: command.at } }];
+      return [
+        {
+          type: 'KnowledgeSnippetDeleted',
+          data: { snippet_id: command.snippet_id, profile_id: profileId, deleted_by: command.by, at: command.at },
+        },
+      ];
     }
   }
 }

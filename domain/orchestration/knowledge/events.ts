@@ -12,8 +12,21 @@ export type SnippetFields = {
 };
 
 export type KnowledgeEvent =
-  | DomainEvent<'KnowledgeSnippetAdded', SnippetFields & { snippet_id: string; profile_id: string; added_by: string | null; at: string }>
-  | DomainEvent<'KnowledgeSnippetUpdated', { snippet_id: string; profile_id: string; changes: Partial<SnippetFields>; updated_by: string | null; at: string }>
-  | DomainEvent<'KnowledgeSnippetDeleted', { snippet_id: string; profile_id: string; deleted_by: string | null; at: string }>;
+  | DomainEvent<
+      'KnowledgeSnippetAdded',
+      SnippetFields & { snippet_id: string; profile_id: string; added_by: string | null; at: string }
+    >
+  | DomainEvent<
+      'KnowledgeSnippetUpdated',
+      { snippet_id: string; profile_id: string; changes: Partial<SnippetFields>; updated_by: string | null; at: string }
+    >
+  | DomainEvent<
+      'KnowledgeSnippetDeleted',
+      { snippet_id: string; profile_id: string; deleted_by: string | null; at: string }
+    >;
 
-export const KNOWLEDGE_EVENT_TYPES = eventTypes<KnowledgeEvent>()(['KnowledgeSnippetAdded', 'KnowledgeSnippetUpdated', 'KnowledgeSnippetDeleted']);
+export const KNOWLEDGE_EVENT_TYPES = eventTypes<KnowledgeEvent>()([
+  'KnowledgeSnippetAdded',
+  'KnowledgeSnippetUpdated',
+  'KnowledgeSnippetDeleted',
+]);

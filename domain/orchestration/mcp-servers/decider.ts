@@ -14,7 +14,8 @@ export const mcpServersDecider: Decider<{ count: number }, McpServersCommand, Mc
   decide(command, state) {
     const names = command.servers.map((s) => s.name);
     const repeated = names.find((n, i) => names.indexOf(n) !== i);
-    if (repeated !== undefined) throw new DomainError('invalid', 'validation_failed', `name: "${repeated}" appears more than once`);
+    if (repeated !== undefined)
+      throw new DomainError('invalid', 'validation_failed', `name: "${repeated}" appears more than once`);
     // Removing nothing from an empty set changes nothing.
     if (command.servers.length === 0 && state.count === 0) return [];
     return [{ type: 'McpServersReplaced', data: { servers: command.servers, at: command.at } }];

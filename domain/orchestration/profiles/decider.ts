@@ -12,9 +12,23 @@
 
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import {
-  decideKnowledge, evolveKnowledge, initialKnowledge, seededSnippetEvents, type KnowledgeCommand, type KnowledgeState, type SnippetSeed,
+  decideKnowledge,
+  evolveKnowledge,
+  initialKnowledge,
+  seededSnippetEvents,
+  type KnowledgeCommand,
+  type KnowledgeState,
+  type SnippetSeed,
 } from '../knowledge/decisions.ts';
-import { SETTINGS_FIELDS, type AgentProfileStreamEvent, type Profile, type ProfileEvent, type ProfileSettings, type ReplyMode, REPLY_MODES } from './events.ts';
+import {
+  SETTINGS_FIELDS,
+  type AgentProfileStreamEvent,
+  type Profile,
+  type ProfileEvent,
+  type ProfileSettings,
+  type ReplyMode,
+  REPLY_MODES,
+} from './events.ts';
 
 export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,58}[a-z0-9])?$/;
 
@@ -55,13 +69,24 @@ export const PERSONAL_ASSISTANT_ID = '00000000-0000-4000-8000-000000000100';
 
 export type ProfileCommand =
   | {
-    type: 'CreateProfile'; profile_id: string; slug: string; settings: ProfileSettings;
-    /** A template instantiation: its slug, and the snippets to seed (none when `seed_memories` is false). */
-    template?: { slug: string; seed: SnippetSeed[] };
-    by: string | null; at: string;
-  }
+      type: 'CreateProfile';
+      profile_id: string;
+      slug: string;
+      settings: ProfileSettings;
+      /** A template instantiation: its slug, and the snippets to seed (none when `seed_memories` is false). */
+      template?: { slug: string; seed: SnippetSeed[] };
+      by: string | null;
+      at: string;
+    }
   /** Create the profile unless its stream already holds one (the built-in profiles at start). */
-  | { type: 'EnsureProfile'; profile_id: string; slug: string; settings: ProfileSettings; by: string | null; at: string }
+  | {
+      type: 'EnsureProfile';
+      profile_id: string;
+      slug: string;
+      settings: ProfileSettings;
+      by: string | null;
+      at: string;
+    }
   | { type: 'UpdateProfile'; changes: Partial<ProfileSettings>; by: string | null; at: string }
   | { type: 'SetReplyMode'; mode: ReplyMode; by: string | null; at: string }
   | KnowledgeCommand;
@@ -83,9 +108,16 @@ function evolve(state: ProfileState, event: AgentProfileStreamEvent): ProfileSta
     case 'ProfileUpdated':
       return profile ? { ...state, profile: { ...profile, ...event.data.changes, updated_at: event.data.at } } : state;
     case 'ProfileReplyModeChanged':
-      return profile ? { ...state, profile: { ...profile, channel_reply_mode: event.data.channel_reply_mode, updated_at: event.data.at } } : state;
+      return profile
+        ? {
+            ...state,
+            profile: { ...profile, channel_reply_mode: event.data.channel_reply_mode, updated_at: event.data.at },
+          }
+        : state;
     case 'ProfileKnowledgeSearchEnabled':
-      return profile ? { ...state, profile: { ...profile, knowledge_search_enabled: true, updated_at: event.data.at } } : state;
+      return profile
+        ? { ...state, profile: { ...profile, knowledge_search_enabled: true, updated_at: event.data.at } }
+        : state;
     default: {
       const knowledge = evolveKnowledge(state.knowledge, event);
       return knowledge === state.knowledge ? state : { ...state, knowledge };
@@ -116,9 +148,15 @@ function created(command: Extract<ProfileCommand, { type: 'CreateProfile' | 'Ens
   return {
     type: 'ProfileCreated',
     data: {
-      profile_id: command.profile_id, slug: command.slug, ...command.settings, knowledge_search_enabled: false,
-      channel_reply_mode: DEFAULT_REPLY_MODE, integrations: {},
-      template: command.type === 'CreateProfile' ? command.template?.slug ?? null : null, created_by: command.by, at: command.at,
+      profile_id: command.profile_id,
+      slug: command.slug,
+      ...command.settings,
+      knowledge_search_enabled: false,
+      channel_reply_mode: DEFAULT_REPLY_MODE,
+      integrations: {},
+      template: command.type === 'CreateProfile' ? (command.template?.slug ?? null) : null,
+      created_by: command.by,
+      at: command.at,
     },
   };
 }
@@ -126,14 +164,19 @@ function created(command: Extract<ProfileCommand, { type: 'CreateProfile' | 'Ens
 function decide(command: ProfileCommand, state: ProfileState): AgentProfileStreamEvent[] {
   switch (command.type) {
     case 'CreateProfile': {
-      if (state.profile) throw new DomainError('conflict', 'slug_taken', `a profile with slug ${command.slug} already exists`);
-      if (!SLUG_PATTERN.test(command.slug)) throw invalid('slug must be 1-60 lowercase letters, digits or hyphens, with no leading or trailing hyphen');
+      if (state.profile)
+        throw new DomainError('conflict', 'slug_taken', `a profile with slug ${command.slug} already exists`);
+      if (!SLUG_PATTERN.test(command.slug))
+        throw invalid('slug must be 1-60 lowercase letters, digits or hyphens, with no leading or trailing hyphen');
       checkSettings(command.settings);
       const events: AgentProfileStreamEvent[] = [created(command)];
       const seed = command.template?.seed ?? [];
       if (seed.length > 0) {
         events.push(...seededSnippetEvents(command.profile_id, seed, command.by, command.at));
-        events.push({ type: 'ProfileKnowledgeSearchEnabled', data: { profile_id: command.profile_id, reason: 'template_seeded', at: command.at } });
+        events.push({
+          type: 'ProfileKnowledgeSearchEnabled',
+          data: { profile_id: command.profile_id, reason: 'template_seeded', at: command.at },
+        });
       }
       return events;
     }
@@ -150,14 +193,22 @@ function decide(command: ProfileCommand, state: ProfileState): AgentProfileStrea
         if (value !== undefined && value !== profile[field]) (changes as Record<string, unknown>)[field] = value;
       }
       if (Object.keys(changes).length === 0) return [];
-      return [{ type: 'ProfileUpdated', data: { profile_id: profile.id, changes, changed_by: command.by, at: command.at } }];
+      return [
+        { type: 'ProfileUpdated', data: { profile_id: profile.id, changes, changed_by: command.by, at: command.at } },
+      ];
     }
     case 'SetReplyMode': {
       const profile = state.profile;
       if (!profile) throw profileNotFound();
-      if (!REPLY_MODES.includes(command.mode)) throw invalid(`channel_reply_mode must be one of ${REPLY_MODES.join(', ')}`);
+      if (!REPLY_MODES.includes(command.mode))
+        throw invalid(`channel_reply_mode must be one of ${REPLY_MODES.join(', ')}`);
       if (profile.channel_reply_mode === command.mode) return [];
-      return [{ type: 'ProfileReplyModeChanged', data: { profile_id: profile.id, channel_reply_mode: command.mode, changed_by: command.by, at: command.at } }];
+      return [
+        {
+          type: 'ProfileReplyModeChanged',
+          data: { profile_id: profile.id, channel_reply_mode: command.mode, changed_by: command.by, at: command.at },
+        },
+      ];
     }
     case 'AddSnippet':
     case 'UpdateSnippet':
@@ -168,14 +219,21 @@ function decide(command: ProfileCommand, state: ProfileState): AgentProfileStrea
       // The first snippet turns knowledge search on, in the same append (spec: Profile flags). Later
       // ones leave the flag as it is: an admin who turned it off keeps it off.
       if (command.type === 'AddSnippet' && !state.knowledge.had_snippets && !profile.knowledge_search_enabled) {
-        events.push({ type: 'ProfileKnowledgeSearchEnabled', data: { profile_id: profile.id, reason: 'first_snippet', at: command.at } });
+        events.push({
+          type: 'ProfileKnowledgeSearchEnabled',
+          data: { profile_id: profile.id, reason: 'first_snippet', at: command.at },
+        });
       }
       return events;
     }
   }
 }
 
-export const profileDecider: Decider<ProfileState, ProfileCommand, AgentProfileStreamEvent> = { initialState, evolve, decide };
+export const profileDecider: Decider<ProfileState, ProfileCommand, AgentProfileStreamEvent> = {
+  initialState,
+  evolve,
+  decide,
+};
 
 /** The fields an event changed, for the profile's history; null for events that are not profile changes. */
 export function changedFields(event: AgentProfileStreamEvent): string[] | null {

@@ -39,20 +39,52 @@ export interface Profile extends ProfileSettings {
 }
 
 export const SETTINGS_FIELDS = [
-  'name', 'description', 'security_tier', 'model', 'system_prompt', 'max_tokens', 'temperature', 'pii_scrub',
-  'cost_cap_daily_cents', 'rate_limit_rpm', 'rate_limit_rpd', 'enabled', 'knowledge_search_enabled', 'can_use_tools',
+  'name',
+  'description',
+  'security_tier',
+  'model',
+  'system_prompt',
+  'max_tokens',
+  'temperature',
+  'pii_scrub',
+  'cost_cap_daily_cents',
+  'rate_limit_rpm',
+  'rate_limit_rpd',
+  'enabled',
+  'knowledge_search_enabled',
+  'can_use_tools',
   'conversation_ttl_hours',
 ] as const satisfies readonly (keyof ProfileSettings)[];
 
 export type ProfileEvent =
-  | DomainEvent<'ProfileCreated', Omit<Profile, 'id' | 'created_at' | 'updated_at'> & {
-    profile_id: string; template: string | null; created_by: string | null; at: string;
-  }>
-  | DomainEvent<'ProfileUpdated', { profile_id: string; changes: Partial<ProfileSettings>; changed_by: string | null; at: string }>
-  | DomainEvent<'ProfileReplyModeChanged', { profile_id: string; channel_reply_mode: ReplyMode; changed_by: string | null; at: string }>
-  | DomainEvent<'ProfileKnowledgeSearchEnabled', { profile_id: string; reason: 'first_snippet' | 'template_seeded'; at: string }>;
+  | DomainEvent<
+      'ProfileCreated',
+      Omit<Profile, 'id' | 'created_at' | 'updated_at'> & {
+        profile_id: string;
+        template: string | null;
+        created_by: string | null;
+        at: string;
+      }
+    >
+  | DomainEvent<
+      'ProfileUpdated',
+      { profile_id: string; changes: Partial<ProfileSettings>; changed_by: string | null; at: string }
+    >
+  | DomainEvent<
+      'ProfileReplyModeChanged',
+      { profile_id: string; channel_reply_mode: ReplyMode; changed_by: string | null; at: string }
+    >
+  | DomainEvent<
+      'ProfileKnowledgeSearchEnabled',
+      { profile_id: string; reason: 'first_snippet' | 'template_seeded'; at: string }
+    >;
 
-export const PROFILE_EVENT_TYPES = eventTypes<ProfileEvent>()(['ProfileCreated', 'ProfileUpdated', 'ProfileReplyModeChanged', 'ProfileKnowledgeSearchEnabled']);
+export const PROFILE_EVENT_TYPES = eventTypes<ProfileEvent>()([
+  'ProfileCreated',
+  'ProfileUpdated',
+  'ProfileReplyModeChanged',
+  'ProfileKnowledgeSearchEnabled',
+]);
 
 /** Everything an `orch.agent_profile-<slug>` stream holds. */
 export type AgentProfileStreamEvent = ProfileEvent | KnowledgeEvent;

@@ -33,7 +33,12 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   switch (command.type) {
     case 'CreateProject':
       if (state.exists) throw new DomainError('conflict', 'project_exists', 'project already exists');
-      return [{ type: 'ProjectCreated', data: { project_id: command.project_id, owner_id: command.owner_id, ...command.fields, at: command.at } }];
+      return [
+        {
+          type: 'ProjectCreated',
+          data: { project_id: command.project_id, owner_id: command.owner_id, ...command.fields, at: command.at },
+        },
+      ];
     case 'UpdateProject': {
       if (!state.exists) throw projectNotFound();
       const changed: Partial<ProjectFields> = {};
@@ -47,4 +52,8 @@ function decide(command: ProjectCommand, state: ProjectState): ProjectEvent[] {
   }
 }
 
-export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = { initialState: () => ({ exists: false }), evolve, decide };
+export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = {
+  initialState: () => ({ exists: false }),
+  evolve,
+  decide,
+};

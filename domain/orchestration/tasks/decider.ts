@@ -12,10 +12,12 @@ export const TITLE_MAX = 500;
 export type TaskCommand =
   | { type: 'CreateTask'; data: Omit<TaskCreatedData, 'at'>; at: string }
   | {
-    type: 'UpdateTask'; changes: Partial<TaskEditable> & { status?: TaskStatus };
-    /** Status of each of the task's dependencies now (a missing one counts as incomplete). */
-    dependency_statuses: Record<string, TaskStatus>; at: string;
-  }
+      type: 'UpdateTask';
+      changes: Partial<TaskEditable> & { status?: TaskStatus };
+      /** Status of each of the task's dependencies now (a missing one counts as incomplete). */
+      dependency_statuses: Record<string, TaskStatus>;
+      at: string;
+    }
   | { type: 'AssignTask'; agent_id: string; at: string }
   | { type: 'DeleteTask'; at: string };
 
@@ -23,7 +25,15 @@ export type TaskState =
   | { exists: false; deleted: boolean }
   | ({ exists: true; deleted: false } & Omit<TaskCreatedData, 'at'> & { assigned_agent_id: string | null });
 
-const EDITABLE = ['title', 'description', 'priority', 'directive_id', 'parent_task_id', 'branch_name', 'metadata'] as const;
+const EDITABLE = [
+  'title',
+  'description',
+  'priority',
+  'directive_id',
+  'parent_task_id',
+  'branch_name',
+  'metadata',
+] as const;
 
 function evolve(state: TaskState, event: TaskEvent): TaskState {
   switch (event.type) {
@@ -60,18 +70,34 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       const { status, ...fields } = command.changes;
       const changed: Partial<TaskEditable> = {};
       for (const key of EDITABLE) {
-        if (fields[key] !== undefined && !same(fields[key], state[key])) (changed as Record<string, unknown>)[key] = fields[key];
+        if (fields[key] !== undefined && !same(fields[key], state[key]))
+          (changed as Record<string, unknown>)[key] = fields[key];
       }
       const events: TaskEvent[] = [];
-      if (Object.keys(changed).length) events.push({ type: 'TaskUpdated', data: { task_id: state.task_id, ...changed, at: command.at } });
+      if (Object.keys(changed).length)
+        events.push({ type: 'TaskUpdated', data: { task_id: state.task_id, ...changed, at: command.at } });
       if (status !== undefined && status !== state.status) {
         if (status === 'in_progress') {
           const blockers = state.depends_on.filter((id) => command.dependency_statuses[id] !== 'done');
           if (blockers.length) {
-            throw new DomainError('conflict', 'dependencies_incomplete', `task has incomplete dependencies: ${blockers.join(', ')}`, { blockers });
+            throw new DomainError(
+              'conflict',
+              'dependencies_incomplete',
+              `task has incomplete dependencies: ${blockers.join(', ')}`,
+              { blockers },
+            );
           }
         }
-        events.push({ type: 'TaskStatusChanged', data: { task_id: state.task_id, project_id: state.project_id, from: state.status, to: status, at: command.at } });
+        events.push({
+          type: 'TaskStatusChanged',
+          data: {
+            task_id: state.task_id,
+            project_id: state.project_id,
+            from: state.status,
+            to: status,
+            at: command.at,
+          },
+        });
       }
       return events;
     }
@@ -79,8 +105,17 @@ function decide(command: TaskCommand, state: TaskState): TaskEvent[] {
       if (state.assigned_agent_id === command.agent_id) return [];
       return [{ type: 'TaskAssigned', data: { task_id: state.task_id, agent_id: command.agent_id, at: command.at } }];
     case 'DeleteTask':
-      return [{ type: 'TaskDeleted', data: { task_id: state.task_id, project_id: state.project_id, status: state.status, at: command.at } }];
+      return [
+        {
+          type: 'TaskDeleted',
+          data: { task_id: state.task_id, project_id: state.project_id, status: state.status, at: command.at },
+        },
+      ];
   }
 }
 
-export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = { initialState: () => ({ exists: false, deleted: false }), evolve, decide };
+export const taskDecider: Decider<TaskState, TaskCommand, TaskEvent> = {
+  initialState: () => ({ exists: false, deleted: false }),
+  evolve,
+  decide,
+};

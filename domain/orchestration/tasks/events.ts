@@ -37,8 +37,17 @@ export type TaskEvent =
   | DomainEvent<'TaskCreated', TaskCreatedData>
   | DomainEvent<'TaskUpdated', Partial<TaskEditable> & { task_id: string; at: string }>
   /** `from` lets read models that count by status (the cockpit) move one count to another. */
-  | DomainEvent<'TaskStatusChanged', { task_id: string; project_id: string; from: TaskStatus; to: TaskStatus; at: string }>
+  | DomainEvent<
+      'TaskStatusChanged',
+      { task_id: string; project_id: string; from: TaskStatus; to: TaskStatus; at: string }
+    >
   | DomainEvent<'TaskAssigned', { task_id: string; agent_id: string; at: string }>
   | DomainEvent<'TaskDeleted', { task_id: string; project_id: string; status: TaskStatus; at: string }>;
 
-export const TASK_EVENT_TYPES = eventTypes<TaskEvent>()(['TaskCreated', 'TaskUpdated', 'TaskStatusChanged', 'TaskAssigned', 'TaskDeleted']);
+export const TASK_EVENT_TYPES = eventTypes<TaskEvent>()([
+  'TaskCreated',
+  'TaskUpdated',
+  'TaskStatusChanged',
+  'TaskAssigned',
+  'TaskDeleted',
+]);

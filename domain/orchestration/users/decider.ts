@@ -16,7 +16,19 @@ export interface KeyMaterial {
 }
 
 export type UserCommand =
-  | { type: 'CreateUser'; user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type?: PrincipalType; key: KeyMaterial; password_hash: string | null; by: string | null; at: string }
+  | {
+      type: 'CreateUser';
+      user_id: string;
+      username: string;
+      email: string;
+      role: Role;
+      auth_source: AuthSource;
+      principal_type?: PrincipalType;
+      key: KeyMaterial;
+      password_hash: string | null;
+      by: string | null;
+      at: string;
+    }
   /** Create the bootstrap admin, or rotate its key when ADMIN_API_KEY changed; else nothing. */
   | { type: 'EnsureBootstrapAdmin'; key: KeyMaterial; at: string }
   /** Register the runner's service principal, or rotate its key when ORCH_RUNNER_API_KEY changed. */
@@ -34,14 +46,25 @@ export interface UserState {
   api_key_hash: string | null;
 }
 
-const initialState = (): UserState => ({ exists: false, user_id: null, principal_type: null, role: null, is_active: false, api_key_hash: null });
+const initialState = (): UserState => ({
+  exists: false,
+  user_id: null,
+  principal_type: null,
+  role: null,
+  is_active: false,
+  api_key_hash: null,
+});
 
 function evolve(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserCreated':
       return {
-        exists: true, user_id: event.data.user_id, principal_type: event.data.principal_type ?? 'account',
-        role: event.data.role, is_active: true, api_key_hash: event.data.api_key_hash,
+        exists: true,
+        user_id: event.data.user_id,
+        principal_type: event.data.principal_type ?? 'account',
+        role: event.data.role,
+        is_active: true,
+        api_key_hash: event.data.api_key_hash,
       };
     case 'UserApiKeyRotated':
       return { ...state, api_key_hash: event.data.api_key_hash };
@@ -67,25 +90,77 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
       if (state.exists) throw new DomainError('conflict', 'user_exists', 'user already exists');
       const { user_id, username, email, role, auth_source, key, password_hash, by, at } = command;
       const principal_type = command.principal_type ?? 'account';
-      return [{ type: 'UserCreated', data: { user_id, username, email, role, auth_source, principal_type, ...key, password_hash, at, created_by: by } }];
+      return [
+        {
+          type: 'UserCreated',
+          data: {
+            user_id,
+            username,
+            email,
+            role,
+            auth_source,
+            principal_type,
+            ...key,
+            password_hash,
+            at,
+            created_by: by,
+          },
+        },
+      ];
     }
     case 'EnsureBootstrapAdmin':
-      return ensureKeyed(state, command, {
-        user_id: BOOTSTRAP_ADMIN_ID, username: 'admin', email: 'admin@localhost', role: 'admin', auth_source: 'bootstrap', principal_type: 'account',
-      }, 'admin_api_key_changed');
+      return ensureKeyed(
+        state,
+        command,
+        {
+          user_id: BOOTSTRAP_ADMIN_ID,
+          username: 'admin',
+          email: 'admin@localhost',
+          role: 'admin',
+          auth_source: 'bootstrap',
+          principal_type: 'account',
+        },
+        'admin_api_key_changed',
+      );
     case 'EnsureRunner':
       // The runner acts for the platform but is never an admin: role `user`.
-      return ensureKeyed(state, command, {
-        user_id: RUNNER_ID, username: 'runner', email: 'runner@localhost', role: 'user', auth_source: 'service', principal_type: 'service',
-      }, 'runner_api_key_changed');
+      return ensureKeyed(
+        state,
+        command,
+        {
+          user_id: RUNNER_ID,
+          username: 'runner',
+          email: 'runner@localhost',
+          role: 'user',
+          auth_source: 'service',
+          principal_type: 'service',
+        },
+        'runner_api_key_changed',
+      );
     case 'RotateApiKey': {
       mustExist(state);
-      return [{ type: 'UserApiKeyRotated', data: { user_id: state.user_id, ...command.key, rotated_by: command.by, reason: command.reason, at: command.at } }];
+      return [
+        {
+          type: 'UserApiKeyRotated',
+          data: {
+            user_id: state.user_id,
+            ...command.key,
+            rotated_by: command.by,
+            reason: command.reason,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'ChangeRole': {
       mustExist(state);
       if (state.role === command.role) return [];
-      return [{ type: 'UserRoleChanged', data: { user_id: state.user_id, role: command.role, changed_by: command.by, at: command.at } }];
+      return [
+        {
+          type: 'UserRoleChanged',
+          data: { user_id: state.user_id, role: command.role, changed_by: command.by, at: command.at },
+        },
+      ];
     }
     case 'SetActive': {
       mustExist(state);
@@ -100,14 +175,31 @@ function decide(command: UserCommand, state: UserState): UserEvent[] {
 function ensureKeyed(
   state: UserState,
   command: { key: KeyMaterial; at: string },
-  identity: { user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type: PrincipalType },
+  identity: {
+    user_id: string;
+    username: string;
+    email: string;
+    role: Role;
+    auth_source: AuthSource;
+    principal_type: PrincipalType;
+  },
   reason: string,
 ): UserEvent[] {
   if (!state.exists) {
-    return [{ type: 'UserCreated', data: { ...identity, ...command.key, password_hash: null, at: command.at, created_by: null } }];
+    return [
+      {
+        type: 'UserCreated',
+        data: { ...identity, ...command.key, password_hash: null, at: command.at, created_by: null },
+      },
+    ];
   }
   if (state.api_key_hash === command.key.api_key_hash) return [];
-  return [{ type: 'UserApiKeyRotated', data: { user_id: identity.user_id, ...command.key, rotated_by: null, reason, at: command.at } }];
+  return [
+    {
+      type: 'UserApiKeyRotated',
+      data: { user_id: identity.user_id, ...command.key, rotated_by: null, reason, at: command.at },
+    },
+  ];
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = { initialState, evolve, decide };

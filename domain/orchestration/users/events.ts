@@ -12,16 +12,44 @@ export type AuthSource = 'local' | 'forward_auth' | 'bootstrap' | 'service' | 'a
 export type PrincipalType = 'account' | 'service' | 'agent';
 
 export type UserEvent =
-  | DomainEvent<'UserCreated', {
-    user_id: string; username: string; email: string; role: Role; auth_source: AuthSource; principal_type: PrincipalType;
-    api_key_hash: string; api_key_sealed: string; password_hash: string | null; at: string; created_by: string | null;
-  }>
-  | DomainEvent<'UserApiKeyRotated', { user_id: string; api_key_hash: string; api_key_sealed: string; rotated_by: string | null; reason: string; at: string }>
+  | DomainEvent<
+      'UserCreated',
+      {
+        user_id: string;
+        username: string;
+        email: string;
+        role: Role;
+        auth_source: AuthSource;
+        principal_type: PrincipalType;
+        api_key_hash: string;
+        api_key_sealed: string;
+        password_hash: string | null;
+        at: string;
+        created_by: string | null;
+      }
+    >
+  | DomainEvent<
+      'UserApiKeyRotated',
+      {
+        user_id: string;
+        api_key_hash: string;
+        api_key_sealed: string;
+        rotated_by: string | null;
+        reason: string;
+        at: string;
+      }
+    >
   | DomainEvent<'UserRoleChanged', { user_id: string; role: Role; changed_by: string | null; at: string }>
   | DomainEvent<'UserDeactivated', { user_id: string; changed_by: string | null; at: string }>
   | DomainEvent<'UserReactivated', { user_id: string; changed_by: string | null; at: string }>;
 
-export const USER_EVENT_TYPES = eventTypes<UserEvent>()(['UserCreated', 'UserApiKeyRotated', 'UserRoleChanged', 'UserDeactivated', 'UserReactivated']);
+export const USER_EVENT_TYPES = eventTypes<UserEvent>()([
+  'UserCreated',
+  'UserApiKeyRotated',
+  'UserRoleChanged',
+  'UserDeactivated',
+  'UserReactivated',
+]);
 
 // Security audit events that belong to no aggregate: each is appended to its own `orch.audit-<uuid>`
 // stream. Personal data (an email typed at login) is kept only as a hash.
@@ -36,10 +64,27 @@ export type RotationRefusalReason =
   | 'unauthenticated';
 
 export type SecurityEvent =
-  | DomainEvent<'LoginFailed', { user_id: string | null; email_hash: string; reason: 'bad_credentials' | 'locked' | 'rate_limited'; peer: string; at: string }>
-  | DomainEvent<'ApiKeyRotationRefused', {
-    actor_id: string | null; actor_kind: string; target_user_id: string | null; route: 'self' | 'admin' | 'cli'; reason: RotationRefusalReason; at: string;
-  }>;
+  | DomainEvent<
+      'LoginFailed',
+      {
+        user_id: string | null;
+        email_hash: string;
+        reason: 'bad_credentials' | 'locked' | 'rate_limited';
+        peer: string;
+        at: string;
+      }
+    >
+  | DomainEvent<
+      'ApiKeyRotationRefused',
+      {
+        actor_id: string | null;
+        actor_kind: string;
+        target_user_id: string | null;
+        route: 'self' | 'admin' | 'cli';
+        reason: RotationRefusalReason;
+        at: string;
+      }
+    >;
 
 export const SECURITY_EVENT_TYPES = eventTypes<SecurityEvent>()(['LoginFailed', 'ApiKeyRotationRefused']);
 
@@ -48,7 +93,10 @@ export type RegistrationEvent = DomainEvent<'LocalRegistrationClaimed', { user_i
 export const REGISTRATION_EVENT_TYPES = eventTypes<RegistrationEvent>()(['LocalRegistrationClaimed']);
 
 export type SessionEvent =
-  | DomainEvent<'SessionStarted', { session_hash: string; user_id: string; via: 'password' | 'forward_auth'; expires_at: string; at: string }>
+  | DomainEvent<
+      'SessionStarted',
+      { session_hash: string; user_id: string; via: 'password' | 'forward_auth'; expires_at: string; at: string }
+    >
   | DomainEvent<'SessionEnded', { session_hash: string; user_id: string; reason: 'logout'; at: string }>;
 
 export const SESSION_EVENT_TYPES = eventTypes<SessionEvent>()(['SessionStarted', 'SessionEnded']);

@@ -5,9 +5,14 @@
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import type { RegistrationEvent } from './events.ts';
 
-export const registrationClosed = () => new DomainError('conflict', 'already_registered', 'registration is closed: a local account already exists');
+export const registrationClosed = () =>
+  new DomainError('conflict', 'already_registered', 'registration is closed: a local account already exists');
 
-export const registrationDecider: Decider<{ claimed_by: string | null }, { type: 'ClaimLocalRegistration'; user_id: string }, RegistrationEvent> = {
+export const registrationDecider: Decider<
+  { claimed_by: string | null },
+  { type: 'ClaimLocalRegistration'; user_id: string },
+  RegistrationEvent
+> = {
   initialState: () => ({ claimed_by: null }),
   evolve: (_state, event) => ({ claimed_by: event.data.user_id }),
   decide(command, state) {

@@ -12,7 +12,9 @@ export interface RunnerKeys {
 /** Why the runner principal is refused, or null when it may be registered. */
 export function runnerRefusal(keys: RunnerKeys): string | null {
   if (!keys.runnerApiKey) return 'ORCH_RUNNER_API_KEY is not set';
-  if (keys.adminApiKeyLiteral) return 'ADMIN_API_KEY is set as a literal value in the environment; supply it through ADMIN_API_KEY_FILE';
-  if (keys.adminApiKey && keys.adminApiKey === keys.runnerApiKey) return 'ORCH_RUNNER_API_KEY equals the admin key; the runner must have its own, non-admin key';
+  if (keys.adminApiKeyLiteral)
+    return 'ADMIN_API_KEY is set as a literal value in the environment; supply it through ADMIN_API_KEY_FILE';
+  if (keys.adminApiKey && keys.adminApiKey === keys.runnerApiKey)
+    return 'ORCH_RUNNER_API_KEY equals the admin key; the runner must have its own, non-admin key';
   return null;
 }

@@ -22,11 +22,27 @@ function decide(command: SessionCommand, state: SessionState): SessionEvent[] {
     case 'StartSession': {
       if (state.session_hash) throw new DomainError('conflict', 'session_exists', 'session already started');
       const expires_at = new Date(Date.parse(command.at) + SESSION_TTL_MS).toISOString();
-      return [{ type: 'SessionStarted', data: { session_hash: command.session_hash, user_id: command.user_id, via: command.via, expires_at, at: command.at } }];
+      return [
+        {
+          type: 'SessionStarted',
+          data: {
+            session_hash: command.session_hash,
+            user_id: command.user_id,
+            via: command.via,
+            expires_at,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'EndSession':
       if (!state.session_hash || !state.user_id || state.ended) return [];
-      return [{ type: 'SessionEnded', data: { session_hash: state.session_hash, user_id: state.user_id, reason: 'logout', at: command.at } }];
+      return [
+        {
+          type: 'SessionEnded',
+          data: { session_hash: state.session_hash, user_id: state.user_id, reason: 'logout', at: command.at },
+        },
+      ];
   }
 }
 

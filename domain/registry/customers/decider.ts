@@ -5,10 +5,25 @@
 
 import { DomainError, type Decider } from '../../shared/decider.ts';
 import { applyChanges, diff } from '../catalog.ts';
-import type { CustomerFields, ContactFields, TouchpointFields, AgreementFields, UsageFields, Ref, CustomerEvent } from './events.ts';
+import type {
+  CustomerFields,
+  ContactFields,
+  TouchpointFields,
+  AgreementFields,
+  UsageFields,
+  Ref,
+  CustomerEvent,
+} from './events.ts';
 
 export type CustomerCommand =
-  | { type: 'CreateCustomer'; customer_id: string; slug: string; fields: CustomerFields; via: 'api' | 'lead'; at: string }
+  | {
+      type: 'CreateCustomer';
+      customer_id: string;
+      slug: string;
+      fields: CustomerFields;
+      via: 'api' | 'lead';
+      at: string;
+    }
   | { type: 'UpdateCustomer'; patch: Partial<CustomerFields>; at: string }
   | { type: 'DeleteCustomer'; at: string }
   | { type: 'AddContact'; contact_id: string; contact: ContactFields; at: string }
@@ -46,7 +61,8 @@ function evolve(state: CustomerState, event: CustomerEvent): CustomerState {
 }
 
 function live(state: CustomerState): { ref: Ref; fields: CustomerFields } {
-  if (!state.ref || !state.fields || state.deleted) throw new DomainError('not_found', 'customer_not_found', 'no such customer');
+  if (!state.ref || !state.fields || state.deleted)
+    throw new DomainError('not_found', 'customer_not_found', 'no such customer');
   return { ref: state.ref, fields: state.fields };
 }
 
@@ -54,7 +70,18 @@ function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[]
   switch (command.type) {
     case 'CreateCustomer': {
       if (state.ref) throw new DomainError('conflict', 'customer_exists', 'customer already exists');
-      return [{ type: 'CustomerCreated', data: { customer_id: command.customer_id, slug: command.slug, ...command.fields, via: command.via, at: command.at } }];
+      return [
+        {
+          type: 'CustomerCreated',
+          data: {
+            customer_id: command.customer_id,
+            slug: command.slug,
+            ...command.fields,
+            via: command.via,
+            at: command.at,
+          },
+        },
+      ];
     }
     case 'UpdateCustomer': {
       const { ref, fields } = live(state);
@@ -69,21 +96,39 @@ function decide(command: CustomerCommand, state: CustomerState): CustomerEvent[]
     case 'AddContact': {
       const { ref } = live(state);
       if (state.contact_emails.includes(command.contact.email.toLowerCase())) {
-        throw new DomainError('conflict', 'contact_exists', `a contact with e-mail ${command.contact.email} is already on file`);
+        throw new DomainError(
+          'conflict',
+          'contact_exists',
+          `a contact with e-mail ${command.contact.email} is already on file`,
+        );
       }
-      return [{ type: 'ContactAdded', data: { ...ref, contact_id: command.contact_id, ...command.contact, at: command.at } }];
+      return [
+        { type: 'ContactAdded', data: { ...ref, contact_id: command.contact_id, ...command.contact, at: command.at } },
+      ];
     }
     case 'LogTouchpoint': {
       const { ref } = live(state);
-      return [{ type: 'TouchpointLogged', data: { ...ref, touchpoint_id: command.touchpoint_id, ...command.touchpoint, at: command.at } }];
+      return [
+        {
+          type: 'TouchpointLogged',
+          data: { ...ref, touchpoint_id: command.touchpoint_id, ...command.touchpoint, at: command.at },
+        },
+      ];
     }
     case 'RecordAgreement': {
       const { ref } = live(state);
-      return [{ type: 'AgreementRecorded', data: { ...ref, agreement_id: command.agreement_id, ...command.agreement, at: command.at } }];
+      return [
+        {
+          type: 'AgreementRecorded',
+          data: { ...ref, agreement_id: command.agreement_id, ...command.agreement, at: command.at },
+        },
+      ];
     }
     case 'RecordUsage': {
       const { ref } = live(state);
-      return [{ type: 'UsageRecorded', data: { ...ref, usage_id: command.usage_id, ...command.usage, at: command.at } }];
+      return [
+        { type: 'UsageRecorded', data: { ...ref, usage_id: command.usage_id, ...command.usage, at: command.at } },
+      ];
     }
   }
 }

@@ -59,5 +59,11 @@ export type CustomerEvent =
   | DomainEvent<'UsageRecorded', Ref & UsageFields & { usage_id: string; at: string }>;
 
 export const CUSTOMER_EVENT_TYPES = eventTypes<CustomerEvent>()([
-  'CustomerCreated', 'CustomerUpdated', 'CustomerDeleted', 'ContactAdded', 'TouchpointLogged', 'AgreementRecorded', 'UsageRecorded',
+  'CustomerCreated',
+  'CustomerUpdated',
+  'CustomerDeleted',
+  'ContactAdded',
+  'TouchpointLogged',
+  'AgreementRecorded',
+  'UsageRecorded',
 ]);

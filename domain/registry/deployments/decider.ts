@@ -24,7 +24,10 @@ function decide(command: DeploymentCommand, state: DeploymentState): DeploymentE
       return [{ type: 'DeploymentRegistered', data: { ...command.ref, ...command.fields, at: command.at } }];
     case 'UpdateDeployment': {
       if (!state.ref || !state.fields) throw new DomainError('not_found', 'deployment_not_found', 'no such deployment');
-      const changes = diff(state.fields as unknown as Record<string, unknown>, command.patch as Record<string, unknown>);
+      const changes = diff(
+        state.fields as unknown as Record<string, unknown>,
+        command.patch as Record<string, unknown>,
+      );
       if (Object.keys(changes).length === 0) return [];
       return [{ type: 'DeploymentUpdated', data: { ...state.ref, changes, at: command.at } }];
     }

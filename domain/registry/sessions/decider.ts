@@ -9,7 +9,15 @@ import type { InteractiveRole, RegistrySessionEvent } from './events.ts';
 export const REGISTRY_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 export type RegistrySessionCommand =
-  | { type: 'StartSession'; session_hash: string; subject: string; name: string; email: string | null; role: InteractiveRole; at: string }
+  | {
+      type: 'StartSession';
+      session_hash: string;
+      subject: string;
+      name: string;
+      email: string | null;
+      role: InteractiveRole;
+      at: string;
+    }
   | { type: 'EndSession'; at: string };
 
 export interface RegistrySessionState {
@@ -23,11 +31,18 @@ function decide(command: RegistrySessionCommand, state: RegistrySessionState): R
       if (state.session_hash) throw new DomainError('conflict', 'session_exists', 'session already started');
       const { session_hash, subject, name, email, role, at } = command;
       const expires_at = new Date(Date.parse(at) + REGISTRY_SESSION_TTL_MS).toISOString();
-      return [{ type: 'RegistrySessionStarted', data: { session_hash, subject, name, email, role, via: 'oidc', expires_at, at } }];
+      return [
+        {
+          type: 'RegistrySessionStarted',
+          data: { session_hash, subject, name, email, role, via: 'oidc', expires_at, at },
+        },
+      ];
     }
     case 'EndSession':
       if (!state.session_hash || state.ended) return [];
-      return [{ type: 'RegistrySessionEnded', data: { session_hash: state.session_hash, reason: 'logout', at: command.at } }];
+      return [
+        { type: 'RegistrySessionEnded', data: { session_hash: state.session_hash, reason: 'logout', at: command.at } },
+      ];
   }
 }
 

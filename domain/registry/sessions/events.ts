@@ -7,9 +7,22 @@ import { eventTypes, type DomainEvent } from '../../shared/decider.ts';
 export type InteractiveRole = 'admin' | 'readonly';
 
 export type RegistrySessionEvent =
-  | DomainEvent<'RegistrySessionStarted', {
-    session_hash: string; subject: string; name: string; email: string | null; role: InteractiveRole; via: 'oidc'; expires_at: string; at: string;
-  }>
+  | DomainEvent<
+      'RegistrySessionStarted',
+      {
+        session_hash: string;
+        subject: string;
+        name: string;
+        email: string | null;
+        role: InteractiveRole;
+        via: 'oidc';
+        expires_at: string;
+        at: string;
+      }
+    >
   | DomainEvent<'RegistrySessionEnded', { session_hash: string; reason: 'logout'; at: string }>;
 
-export const REGISTRY_SESSION_EVENT_TYPES = eventTypes<RegistrySessionEvent>()(['RegistrySessionStarted', 'RegistrySessionEnded']);
+export const REGISTRY_SESSION_EVENT_TYPES = eventTypes<RegistrySessionEvent>()([
+  'RegistrySessionStarted',
+  'RegistrySessionEnded',
+]);

@@ -26,12 +26,16 @@ function decide(command: SubscriptionCommand, state: SubscriptionState): Subscri
       }
       return [{ type: 'SubscriptionCreated', data: { ...command.ref, ...command.fields, at: command.at } }];
     case 'UpdateSubscription': {
-      if (!state.ref || !state.fields) throw new DomainError('not_found', 'subscription_not_found', 'no such subscription');
+      if (!state.ref || !state.fields)
+        throw new DomainError('not_found', 'subscription_not_found', 'no such subscription');
       const mrr = command.patch.mrr_cents;
       if (mrr !== undefined && (!Number.isSafeInteger(mrr) || mrr < 0)) {
         throw new DomainError('invalid', 'validation_failed', 'mrr_cents must be a non-negative integer');
       }
-      const changes = diff(state.fields as unknown as Record<string, unknown>, command.patch as Record<string, unknown>);
+      const changes = diff(
+        state.fields as unknown as Record<string, unknown>,
+        command.patch as Record<string, unknown>,
+      );
       if (Object.keys(changes).length === 0) return [];
       return [{ type: 'SubscriptionUpdated', data: { ...state.ref, changes, at: command.at } }];
     }

@@ -31,7 +31,10 @@ test('generated once under DATA_DIR, sealed; read back the same', async ({ dir }
 });
 
 test('CHATSVC_JWT_SECRET or its _FILE wins', async ({ dir }) => {
-  assert.is(chatJwtSecret(loadConfig({ DATA_DIR: dir, CHATSVC_JWT_SECRET: 'configured-secret-value' }).chat, key), 'configured-secret-value');
+  assert.is(
+    chatJwtSecret(loadConfig({ DATA_DIR: dir, CHATSVC_JWT_SECRET: 'configured-secret-value' }).chat, key),
+    'configured-secret-value',
+  );
   const file = path.join(dir, 'jwt.txt');
   await writeFile(file, 'from-a-file\n');
   assert.is(chatJwtSecret(loadConfig({ DATA_DIR: dir, CHATSVC_JWT_SECRET_FILE: file }).chat, key), 'from-a-file');

@@ -12,7 +12,9 @@ import { toAppend } from '../../../infra/commands.ts';
 import { clientKeys, expectError, registrationBody, uniqueName } from '../../support/chat.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 
-interface Ctx { s: TestServices }
+interface Ctx {
+  s: TestServices;
+}
 const test = suite<Ctx>('chat registration: what it writes to the log');
 test.before(async (ctx) => {
   ctx.s = await startTestApps('chat_registration_log', { CHATSVC_AUTH_RATE_PER_MIN: '100000' });
@@ -21,7 +23,9 @@ test.after(async ({ s }) => s?.close());
 
 const types = async (s: TestServices, stream: string) => (await s.platform.store.readStream(stream)).map((e) => e.type);
 
-test('a registration refused for its e-mail leaves its username free (one transaction where the store allows it)', async ({ s }) => {
+test('a registration refused for its e-mail leaves its username free (one transaction where the store allows it)', async ({
+  s,
+}) => {
   const first = registrationBody(uniqueName('mail'), clientKeys());
   assert.is((await http(`${s.chat}/api/auth/register`, { json: first })).status, 201);
   const second = registrationBody(uniqueName('other'), clientKeys(), { email: first.email });
@@ -29,18 +33,30 @@ test('a registration refused for its e-mail leaves its username free (one transa
   expectError(refused, 409);
   assert.match(refused.body.error, /email/);
   const username = reservationStream(CHAT_STREAMS.username_reservation, second.username.toLowerCase());
-  if (s.platform.commands.canRunTogether) assert.equal(await types(s, username), [], 'nothing written for the refused registration');
+  if (s.platform.commands.canRunTogether)
+    assert.equal(await types(s, username), [], 'nothing written for the refused registration');
   // The username stays available either way.
-  const again = await http(`${s.chat}/api/auth/register`, { json: { ...second, email: `${second.username.toLowerCase()}@example.test` } });
+  const again = await http(`${s.chat}/api/auth/register`, {
+    json: { ...second, email: `${second.username.toLowerCase()}@example.test` },
+  });
   assert.is(again.status, 201, again.text);
 });
 
-test('a username reserved by a registration that never finished is completed under the reservation\'s id; then taken', async ({ s }) => {
+test("a username reserved by a registration that never finished is completed under the reservation's id; then taken", async ({
+  s,
+}) => {
   const body = registrationBody(uniqueName('orphan'), clientKeys());
   const ownerId = randomUUID();
-  await s.platform.store.append(reservationStream(CHAT_STREAMS.username_reservation, body.username.toLowerCase()), [
-    toAppend({ type: 'UniqueValueReserved', data: { kind: 'chat_username', owner_id: ownerId } }, { actor: { kind: 'visitor', id: ownerId }, correlationId: null }),
-  ], { expected: 'no_stream' });
+  await s.platform.store.append(
+    reservationStream(CHAT_STREAMS.username_reservation, body.username.toLowerCase()),
+    [
+      toAppend(
+        { type: 'UniqueValueReserved', data: { kind: 'chat_username', owner_id: ownerId } },
+        { actor: { kind: 'visitor', id: ownerId }, correlationId: null },
+      ),
+    ],
+    { expected: 'no_stream' },
+  );
   const r = await http(`${s.chat}/api/auth/register`, { json: body });
   assert.is(r.status, 201, r.text);
   assert.is(r.body.user.id, ownerId);

@@ -14,10 +14,24 @@ import { fileUpload } from '../../support/multipart.ts';
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { expectStatus, Spaces } from '../../support/spaces.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; mod: ChatAccount; ann: ChatAccount; bob: ChatAccount; cal: ChatAccount; cid: string; gid: string; ch: string }
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  owner: ChatAccount;
+  mod: ChatAccount;
+  ann: ChatAccount;
+  bob: ChatAccount;
+  cal: ChatAccount;
+  cid: string;
+  gid: string;
+  ch: string;
+}
 const test = suite<Ctx>('chat admin audit: moderation actions');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_moderation_audit', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+  ctx.s = await startTestApps('chat_moderation_audit', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+  });
   const sp = (ctx.sp = new Spaces(ctx.s));
   ctx.owner = await sp.register('own'); // the first account: the instance owner
   ctx.mod = await sp.register('mod');
@@ -32,7 +46,14 @@ test.before(async (ctx) => {
 });
 test.after(async ({ s }) => s?.close());
 
-interface Entry { action: string; actor_id: string | null; target_type: string | null; target_id: string | null; details: Record<string, any>; created_at: string }
+interface Entry {
+  action: string;
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  details: Record<string, any>;
+  created_at: string;
+}
 
 /** The audit entries with this action (and target), newest first, read as the instance owner. */
 async function entries(sp: Spaces, owner: ChatAccount, action: string, target?: string): Promise<Entry[]> {
@@ -42,7 +63,14 @@ async function entries(sp: Spaces, owner: ChatAccount, action: string, target?: 
 }
 
 /** Exactly one entry of `action` on `target`, by `actor`, with a time. */
-async function one(sp: Spaces, owner: ChatAccount, action: string, actor: ChatAccount, targetType: string, target: string): Promise<Entry> {
+async function one(
+  sp: Spaces,
+  owner: ChatAccount,
+  action: string,
+  actor: ChatAccount,
+  targetType: string,
+  target: string,
+): Promise<Entry> {
   const found = await entries(sp, owner, action, target);
   assert.is(found.length, 1, `${action} on ${target}: ${JSON.stringify(found)}`);
   const e = found[0]!;
@@ -53,11 +81,19 @@ async function one(sp: Spaces, owner: ChatAccount, action: string, actor: ChatAc
 
 async function none(sp: Spaces, owner: ChatAccount, target: string): Promise<void> {
   const q = new URLSearchParams({ user_id: target, limit: '200' });
-  const found = ((await sp.ok(owner, 'GET', `/api/admin/audit-log?${q}`)).entries as Entry[]).filter((e) => e.target_id === target);
+  const found = ((await sp.ok(owner, 'GET', `/api/admin/audit-log?${q}`)).entries as Entry[]).filter(
+    (e) => e.target_id === target,
+  );
   assert.equal(found, [], `no entry expected on ${target}`);
 }
 
-test('message deletions by a moderator are audited; the sender deleting their own is not', async ({ sp, owner, mod, ann, ch }) => {
+test('message deletions by a moderator are audited; the sender deleting their own is not', async ({
+  sp,
+  owner,
+  mod,
+  ann,
+  ch,
+}) => {
   const m1 = await sp.post(ann, ch, 'rude');
   await sp.ok(mod, 'DELETE', `/api/channels/${ch}/messages/${m1.id}`, undefined, 204);
   const e = await one(sp, owner, 'message_deleted', mod, 'message', m1.id);
@@ -68,7 +104,15 @@ test('message deletions by a moderator are audited; the sender deleting their ow
   await none(sp, owner, m2.id);
 });
 
-test('channel kicks, bans, unbans, role and ownership changes; a member leaving is not audited', async ({ sp, owner, mod, ann, bob, cal, gid }) => {
+test('channel kicks, bans, unbans, role and ownership changes; a member leaving is not audited', async ({
+  sp,
+  owner,
+  mod,
+  ann,
+  bob,
+  cal,
+  gid,
+}) => {
   const ch = await sp.channel(owner, gid, [mod, ann, bob, cal], 'moderated');
   await sp.ok(mod, 'POST', `/api/channels/${ch}/members/${bob.id}/kick`, undefined, 204);
   const kicked = await one(sp, owner, 'channel_member_kicked', mod, 'user', bob.id);
@@ -89,13 +133,24 @@ test('channel kicks, bans, unbans, role and ownership changes; a member leaving 
   assert.equal((await sp.ok(owner, 'GET', '/api/admin/audit-log?action=channel_member_departed')).total, 0);
 });
 
-test('channel settings (archive, read-only, slow mode), pins and unpins, channel and group deletion', async ({ sp, owner, mod, ann, gid, cid }) => {
+test('channel settings (archive, read-only, slow mode), pins and unpins, channel and group deletion', async ({
+  sp,
+  owner,
+  mod,
+  ann,
+  gid,
+  cid,
+}) => {
   const ch = await sp.channel(owner, gid, [mod, ann], 'settings');
   await sp.ok(owner, 'PATCH', `/api/channels/${ch}/members/${mod.id}/role`, { role: 'moderator' });
-  for (const changes of [{ archived: true }, { archived: false }, { read_only: true }, { slow_mode_secs: 30 }]) await sp.ok(mod, 'PATCH', `/api/channels/${ch}`, changes);
+  for (const changes of [{ archived: true }, { archived: false }, { read_only: true }, { slow_mode_secs: 30 }])
+    await sp.ok(mod, 'PATCH', `/api/channels/${ch}`, changes);
   const updates = await entries(sp, owner, 'channel_updated', ch);
   assert.equal(updates.map((e) => [e.actor_id, e.target_type, e.details.changes]).reverse(), [
-    [mod.id, 'channel', { archived: true }], [mod.id, 'channel', { archived: false }], [mod.id, 'channel', { read_only: true }], [mod.id, 'channel', { slow_mode_secs: 30 }],
+    [mod.id, 'channel', { archived: true }],
+    [mod.id, 'channel', { archived: false }],
+    [mod.id, 'channel', { read_only: true }],
+    [mod.id, 'channel', { slow_mode_secs: 30 }],
   ]);
   await sp.ok(mod, 'PATCH', `/api/channels/${ch}`, { read_only: false, slow_mode_secs: 0 });
   const m = await sp.post(ann, ch, 'pin me');
@@ -110,7 +165,16 @@ test('channel settings (archive, read-only, slow mode), pins and unpins, channel
   await one(sp, owner, 'group_deleted', owner, 'group', doomed);
 });
 
-test('community kicks, bans and unbans, roles, nicknames set by a moderator, timeouts, warnings, ownership, deletion', async ({ sp, owner, mod, ann, bob, cal, cid, ch }) => {
+test('community kicks, bans and unbans, roles, nicknames set by a moderator, timeouts, warnings, ownership, deletion', async ({
+  sp,
+  owner,
+  mod,
+  ann,
+  bob,
+  cal,
+  cid,
+  ch,
+}) => {
   await sp.ok(mod, 'DELETE', `/api/communities/${cid}/members/${bob.id}`, undefined, 204);
   assert.is((await one(sp, owner, 'community_member_kicked', mod, 'user', bob.id)).details.community_id, cid);
   await sp.join(cid, owner, [bob]);
@@ -124,13 +188,23 @@ test('community kicks, bans and unbans, roles, nicknames set by a moderator, tim
   await sp.ok(owner, 'PUT', `/api/communities/${cid}/members/${ann.id}/role`, { role: 'moderator' });
   assert.is((await one(sp, owner, 'community_member_role_changed', owner, 'user', ann.id)).details.role, 'moderator');
   await sp.ok(owner, 'PUT', `/api/communities/${cid}/members/${ann.id}/role`, { role: 'member' });
-  assert.equal((await entries(sp, owner, 'community_member_role_changed', ann.id)).map((e) => e.details.role), ['member', 'moderator']);
+  assert.equal(
+    (await entries(sp, owner, 'community_member_role_changed', ann.id)).map((e) => e.details.role),
+    ['member', 'moderator'],
+  );
   await sp.ok(mod, 'PUT', `/api/communities/${cid}/members/${bob.id}/nickname`, { nickname: 'Be Nice' });
-  assert.is((await one(sp, owner, 'community_member_nickname_changed', mod, 'user', bob.id)).details.nickname, 'Be Nice');
+  assert.is(
+    (await one(sp, owner, 'community_member_nickname_changed', mod, 'user', bob.id)).details.nickname,
+    'Be Nice',
+  );
   await sp.ok(ann, 'PUT', `/api/communities/${cid}/members/${ann.id}/nickname`, { nickname: 'Annie' });
   assert.equal(await entries(sp, owner, 'community_member_nickname_changed', ann.id), []);
   // Mutes (channel timeouts) and warnings.
-  await sp.ok(mod, 'POST', `/api/communities/${cid}/channels/${ch}/timeout`, { user_id: bob.id, duration_secs: 600, reason: 'cool off' });
+  await sp.ok(mod, 'POST', `/api/communities/${cid}/channels/${ch}/timeout`, {
+    user_id: bob.id,
+    duration_secs: 600,
+    reason: 'cool off',
+  });
   assert.equal((await one(sp, owner, 'community_timeout_imposed', mod, 'user', bob.id)).details.channel_id, ch);
   await sp.ok(mod, 'DELETE', `/api/communities/${cid}/channels/${ch}/timeout/${bob.id}`, undefined, 204);
   await one(sp, owner, 'community_timeout_lifted', mod, 'user', bob.id);
@@ -148,17 +222,39 @@ test('community kicks, bans and unbans, roles, nicknames set by a moderator, tim
   assert.equal(await entries(sp, owner, 'community_member_kicked', cal.id), []);
 });
 
-test('a poll closed by a moderator is audited; closed by its creator it is not', async ({ sp, owner, mod, ann, ch }) => {
+test('a poll closed by a moderator is audited; closed by its creator it is not', async ({
+  sp,
+  owner,
+  mod,
+  ann,
+  ch,
+}) => {
   const p1 = await sp.ok(ann, 'POST', `/api/channels/${ch}/polls`, { question: 'Lunch?', options: ['yes', 'no'] }, 201);
   await sp.ok(mod, 'POST', `/api/polls/${p1.id}/close`);
   assert.equal((await one(sp, owner, 'poll_closed', mod, 'poll', p1.id)).details.creator_id, ann.id);
-  const p2 = await sp.ok(ann, 'POST', `/api/channels/${ch}/polls`, { question: 'Dinner?', options: ['yes', 'no'] }, 201);
+  const p2 = await sp.ok(
+    ann,
+    'POST',
+    `/api/channels/${ch}/polls`,
+    { question: 'Dinner?', options: ['yes', 'no'] },
+    201,
+  );
   await sp.ok(ann, 'POST', `/api/polls/${p2.id}/close`);
   await none(sp, owner, p2.id);
 });
 
-test('admin file actions, blocked hashes, bots joined to and removed from communities', async ({ s, sp, owner, ann, ch, cid }) => {
-  const up = expectStatus(await http(`${s.chat}/api/files/upload`, fileUpload(ann, 'audit me', { fields: { channel_id: ch } })), 201).body;
+test('admin file actions, blocked hashes, bots joined to and removed from communities', async ({
+  s,
+  sp,
+  owner,
+  ann,
+  ch,
+  cid,
+}) => {
+  const up = expectStatus(
+    await http(`${s.chat}/api/files/upload`, fileUpload(ann, 'audit me', { fields: { channel_id: ch } })),
+    201,
+  ).body;
   await sp.ok(owner, 'POST', `/api/admin/files/${up.id}/quarantine`, { reason: 'check' });
   await one(sp, owner, 'file_quarantined', owner, 'file', up.id);
   await sp.ok(owner, 'POST', `/api/admin/files/${up.id}/unquarantine`);
@@ -166,7 +262,10 @@ test('admin file actions, blocked hashes, bots joined to and removed from commun
   await sp.ok(owner, 'DELETE', `/api/admin/files/${up.id}`, undefined, 204);
   await one(sp, owner, 'file_deleted', owner, 'file', up.id);
   // Deleting one's own file is not an admin action.
-  const own = expectStatus(await http(`${s.chat}/api/files/upload`, fileUpload(ann, 'mine', { fields: { channel_id: ch } })), 201).body;
+  const own = expectStatus(
+    await http(`${s.chat}/api/files/upload`, fileUpload(ann, 'mine', { fields: { channel_id: ch } })),
+    201,
+  ).body;
   await sp.ok(ann, 'DELETE', `/api/files/${own.id}`, undefined, 204);
   await none(sp, owner, own.id);
   const sha256 = createHash('sha256').update('forbidden bytes').digest('hex');
@@ -181,7 +280,12 @@ test('admin file actions, blocked hashes, bots joined to and removed from commun
   await one(sp, owner, 'community_member_kicked', owner, 'user', bot.id);
 });
 
-test('the audit route: instance owners and admins only; moderators, members, bots of every scope and anonymous callers refused', async ({ sp, owner, mod, ann }) => {
+test('the audit route: instance owners and admins only; moderators, members, bots of every scope and anonymous callers refused', async ({
+  sp,
+  owner,
+  mod,
+  ann,
+}) => {
   expectError(await sp.call(null, 'GET', '/api/admin/audit-log'), 401);
   expectError(await sp.call(mod, 'GET', '/api/admin/audit-log'), 403);
   expectError(await sp.call(ann, 'GET', '/api/admin/audit-log'), 403);
@@ -197,30 +301,102 @@ test('the audit route: instance owners and admins only; moderators, members, bot
   assert.ok(page.total > 3);
   // Filters: by action, and by user as actor or target; newest first.
   const granted = await sp.ok(ann, 'GET', `/api/admin/audit-log?action=admin_role_changed&user_id=${ann.id}`);
-  assert.equal(granted.entries.map((e: Entry) => [e.actor_id, e.target_id, e.details.is_admin]), [[owner.id, ann.id, true]]);
+  assert.equal(
+    granted.entries.map((e: Entry) => [e.actor_id, e.target_id, e.details.is_admin]),
+    [[owner.id, ann.id, true]],
+  );
   const byMod = (await sp.ok(ann, 'GET', `/api/admin/audit-log?user_id=${mod.id}&limit=200`)).entries as Entry[];
   assert.ok(byMod.length > 5 && byMod.every((e) => e.actor_id === mod.id || e.target_id === mod.id));
   const times = byMod.map((e) => Date.parse(e.created_at));
-  assert.equal(times, [...times].sort((a, b) => b - a));
+  assert.equal(
+    times,
+    [...times].sort((a, b) => b - a),
+  );
   await sp.ok(owner, 'PUT', `/api/admin/users/${ann.id}/admin`, { is_admin: false });
   expectError(await sp.call(ann, 'GET', '/api/admin/audit-log'), 403);
 });
 
-test('events that cannot tell a moderator from the owner, and the other service\'s updates, stay out', () => {
-  const base = { id: 'e', stream: 's', revision: 0n, position: { commit: 1n, prepare: 1n }, metadata: {}, created_at: new Date() } as const;
+test("events that cannot tell a moderator from the owner, and the other service's updates, stay out", () => {
+  const base = {
+    id: 'e',
+    stream: 's',
+    revision: 0n,
+    position: { commit: 1n, prepare: 1n },
+    metadata: {},
+    created_at: new Date(),
+  } as const;
   const at = '2026-01-01T00:00:00.000Z';
   // A version 1 deletion (before it carried the sender), as the engine hands it over: upcast, sender unknown.
-  assert.is(auditEntryOf(upcast({ ...base, type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'c', by: 'u', at }, metadata: { schema: 1 } } as never) as never), null);
-  assert.equal(auditEntryOf({ ...base, type: 'MessageDeleted', data: { message_id: 'm', channel_id: 'c', by: 'u', sender_id: 'v', at } } as never)?.action, 'message_deleted');
-  const apply = (service: string) => auditEntryOf({ ...base, type: 'UpdateApplyRequested', data: { action: 'update_applied', apply_id: 'a', service, target_version: '1', from_version: '0', requested_by: 'u', at } } as never);
+  assert.is(
+    auditEntryOf(
+      upcast({
+        ...base,
+        type: 'MessageDeleted',
+        data: { message_id: 'm', channel_id: 'c', by: 'u', at },
+        metadata: { schema: 1 },
+      } as never) as never,
+    ),
+    null,
+  );
+  assert.equal(
+    auditEntryOf({
+      ...base,
+      type: 'MessageDeleted',
+      data: { message_id: 'm', channel_id: 'c', by: 'u', sender_id: 'v', at },
+    } as never)?.action,
+    'message_deleted',
+  );
+  const apply = (service: string) =>
+    auditEntryOf({
+      ...base,
+      type: 'UpdateApplyRequested',
+      data: {
+        action: 'update_applied',
+        apply_id: 'a',
+        service,
+        target_version: '1',
+        from_version: '0',
+        requested_by: 'u',
+        at,
+      },
+    } as never);
   assert.equal(apply('chat'), { action: 'update_applied', target: ['update', 'a'] });
   assert.is(apply('orch'), null);
-  assert.is(auditEntryOf({ ...base, type: 'PollClosed', data: { poll_id: 'p', channel_id: 'c', closed_by: null, creator_id: 'u', reason: 'expired', results: [], voters: 0, at } } as never), null);
-  assert.is(auditEntryOf(upcast({ ...base, type: 'PollClosed', data: { poll_id: 'p', channel_id: 'c', closed_by: 'v', reason: 'closed', results: [], voters: 0, at }, metadata: { schema: 1 } } as never) as never), null);
+  assert.is(
+    auditEntryOf({
+      ...base,
+      type: 'PollClosed',
+      data: {
+        poll_id: 'p',
+        channel_id: 'c',
+        closed_by: null,
+        creator_id: 'u',
+        reason: 'expired',
+        results: [],
+        voters: 0,
+        at,
+      },
+    } as never),
+    null,
+  );
+  assert.is(
+    auditEntryOf(
+      upcast({
+        ...base,
+        type: 'PollClosed',
+        data: { poll_id: 'p', channel_id: 'c', closed_by: 'v', reason: 'closed', results: [], voters: 0, at },
+        metadata: { schema: 1 },
+      } as never) as never,
+    ),
+    null,
+  );
 });
 
 test('a rebuilt audit log equals the live one', async ({ s }) => {
-  const snapshot = async () => (await s.db.pool.query('SELECT * FROM chat_admin_audit ORDER BY log_commit, log_prepare')).rows.map((r) => JSON.stringify(r));
+  const snapshot = async () =>
+    (await s.db.pool.query('SELECT * FROM chat_admin_audit ORDER BY log_commit, log_prepare')).rows.map((r) =>
+      JSON.stringify(r),
+    );
   const live = await snapshot();
   assert.ok(live.length > 30, String(live.length));
   await s.platform.engine.stop();

@@ -14,7 +14,13 @@ test.before(async (ctx) => {
 });
 test.after((ctx) => stopChannelWorld(ctx));
 
-test('bookmarks: add (201, again 200), readable only, list newest first with paging, unreadable counted, delete 204', async ({ sp, owner, ann, bob, gid }) => {
+test('bookmarks: add (201, again 200), readable only, list newest first with paging, unreadable counted, delete 204', async ({
+  sp,
+  owner,
+  ann,
+  bob,
+  gid,
+}) => {
   const open = await sp.channel(owner, gid, [ann, bob], 'open');
   const side = await sp.channel(owner, gid, [ann], 'side');
   const m1 = await sp.post(ann, open, 'one');
@@ -29,16 +35,25 @@ test('bookmarks: add (201, again 200), readable only, list newest first with pag
   const again = await sp.call(ann, 'POST', `/api/bookmarks/${m1.id}`);
   assert.equal([again.status, again.body], [200, { message_id: m1.id, channel_id: open }]);
   let page = await sp.ok(ann, 'GET', '/api/bookmarks');
-  assert.equal(page.bookmarks.map((b: any) => b.message_id), [m4.id, m3.id, m2.id, m1.id]);
+  assert.equal(
+    page.bookmarks.map((b: any) => b.message_id),
+    [m4.id, m3.id, m2.id, m1.id],
+  );
   assert.equal([page.total, page.limit, page.offset, page.unavailable], [4, 50, 0, 0]);
   assert.is(page.bookmarks[0].message.ciphertext, 'four');
   page = await sp.ok(ann, 'GET', '/api/bookmarks?limit=2&offset=1');
-  assert.equal(page.bookmarks.map((b: any) => b.message_id), [m3.id, m2.id]);
+  assert.equal(
+    page.bookmarks.map((b: any) => b.message_id),
+    [m3.id, m2.id],
+  );
   // Unreadable: a deleted message, a channel left.
   await sp.ok(bob, 'DELETE', `/api/channels/${open}/messages/${m2.id}`, undefined, 204);
   await sp.ok(ann, 'POST', `/api/channels/${side}/leave`, undefined, 204);
   page = await sp.ok(ann, 'GET', '/api/bookmarks');
-  assert.equal(page.bookmarks.map((b: any) => b.message_id), [m4.id, m1.id]);
+  assert.equal(
+    page.bookmarks.map((b: any) => b.message_id),
+    [m4.id, m1.id],
+  );
   assert.equal([page.total, page.unavailable], [2, 2]);
   assert.is((await sp.call(ann, 'DELETE', `/api/bookmarks/${m4.id}`)).status, 204);
   assert.is((await sp.call(ann, 'DELETE', `/api/bookmarks/${m4.id}`)).status, 204);

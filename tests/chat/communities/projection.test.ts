@@ -13,25 +13,53 @@ import { SENDER_KEY_EVENT_TYPES } from '../../../domain/chat/sender-keys/events.
 import { logText, startTestApps, type TestServices } from '../../support/services.ts';
 import { Spaces } from '../../support/spaces.ts';
 
-const TABLES = ['chat_communities', 'chat_community_members', 'chat_community_bans', 'chat_community_invites', 'chat_community_warnings', 'chat_channel_timeouts',
-  'chat_groups', 'chat_group_members', 'chat_group_invites', 'chat_channels', 'chat_channel_members', 'chat_channel_bans', 'chat_pins',
-  'chat_messages', 'chat_message_versions', 'chat_mentions', 'chat_read_cursors', 'chat_sender_keys'];
+const TABLES = [
+  'chat_communities',
+  'chat_community_members',
+  'chat_community_bans',
+  'chat_community_invites',
+  'chat_community_warnings',
+  'chat_channel_timeouts',
+  'chat_groups',
+  'chat_group_members',
+  'chat_group_invites',
+  'chat_channels',
+  'chat_channel_members',
+  'chat_channel_bans',
+  'chat_pins',
+  'chat_messages',
+  'chat_message_versions',
+  'chat_mentions',
+  'chat_read_cursors',
+  'chat_sender_keys',
+];
 const PROJECTIONS = ['chat_communities', 'chat_groups', 'chat_channels', 'chat_messages', 'chat_sender_keys'];
 
 const test = suite<{ s: TestServices }>('chat spaces projections');
 test.before(async (ctx) => {
-  ctx.s = await startTestApps('chat_spaces_projection', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+  ctx.s = await startTestApps('chat_spaces_projection', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+  });
 });
 test.after(async ({ s }) => s?.close());
 
-test('a history touching every spaces event: rebuilt read models equal the live ones; codes and chain keys only sealed', async ({ s }) => {
+test('a history touching every spaces event: rebuilt read models equal the live ones; codes and chain keys only sealed', async ({
+  s,
+}) => {
   const sp = new Spaces(s);
   const owner = await sp.register('own');
   const ann = await sp.register('ann');
   const bob = await sp.register('bob');
   const cat = await sp.register('cat');
   const cid = await sp.community(owner);
-  const invite = await sp.ok(owner, 'POST', `/api/communities/${cid}/invites`, { grants_role: 'moderator', max_uses: 5 }, 201);
+  const invite = await sp.ok(
+    owner,
+    'POST',
+    `/api/communities/${cid}/invites`,
+    { grants_role: 'moderator', max_uses: 5 },
+    201,
+  );
   for (const u of [ann, bob, cat]) await sp.ok(u, 'POST', `/api/community-invites/${invite.code}/accept`);
   await sp.ok(owner, 'DELETE', `/api/communities/${cid}/invites/${invite.id}`, undefined, 204);
   await sp.ok(owner, 'PATCH', `/api/communities/${cid}`, { description: 'd', discoverable: true });
@@ -63,9 +91,15 @@ test('a history touching every spaces event: rebuilt read models equal the live 
   // Instance administration (the owner registered first): quarantine and release.
   await sp.ok(owner, 'POST', `/api/admin/messages/${m1.id}/quarantine`);
   await sp.ok(owner, 'POST', `/api/admin/messages/${m1.id}/unquarantine`);
-  await sp.ok(owner, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: cat.id, duration_secs: 60 });
+  await sp.ok(owner, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+    user_id: cat.id,
+    duration_secs: 60,
+  });
   await sp.ok(owner, 'DELETE', `/api/communities/${cid}/channels/${chid}/timeout/${cat.id}`, undefined, 204);
-  await sp.ok(owner, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: bob.id, duration_secs: 60 });
+  await sp.ok(owner, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+    user_id: bob.id,
+    duration_secs: 60,
+  });
   await sp.ok(owner, 'POST', `/api/communities/${cid}/channels/${chid}/warn`, { user_id: cat.id, reason: 'r' }, 201);
   await sp.ok(owner, 'POST', `/api/channels/${chid}/members/${cat.id}/ban`, undefined, 204);
   await sp.ok(owner, 'POST', `/api/channels/${chid}/members/${cat.id}/unban`, undefined, 204);
@@ -81,12 +115,23 @@ test('a history touching every spaces event: rebuilt read models equal the live 
   await sp.ok(owner, 'DELETE', `/api/communities/${gone}`, undefined, 204);
 
   const text = await logText(s);
-  for (const type of [...COMMUNITY_EVENT_TYPES, ...GROUP_EVENT_TYPES, ...CHANNEL_EVENT_TYPES, ...MESSAGE_EVENT_TYPES, ...READ_CURSOR_EVENT_TYPES, ...SENDER_KEY_EVENT_TYPES]) {
+  for (const type of [
+    ...COMMUNITY_EVENT_TYPES,
+    ...GROUP_EVENT_TYPES,
+    ...CHANNEL_EVENT_TYPES,
+    ...MESSAGE_EVENT_TYPES,
+    ...READ_CURSOR_EVENT_TYPES,
+    ...SENDER_KEY_EVENT_TYPES,
+  ]) {
     assert.ok(text.includes(` ${type} `), type);
   }
-  for (const secret of [invite.code, gInvite.code, ...chainKeys]) assert.not.ok(text.includes(secret), `a secret is in the log: ${secret.slice(0, 8)}`);
+  for (const secret of [invite.code, gInvite.code, ...chainKeys])
+    assert.not.ok(text.includes(secret), `a secret is in the log: ${secret.slice(0, 8)}`);
 
-  const snapshot = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, (await s.db.pool.query(`SELECT * FROM ${t} ORDER BY 1, 2`)).rows])));
+  const snapshot = async () =>
+    Object.fromEntries(
+      await Promise.all(TABLES.map(async (t) => [t, (await s.db.pool.query(`SELECT * FROM ${t} ORDER BY 1, 2`)).rows])),
+    );
   const live = await snapshot();
   await s.platform.engine.stop();
   for (const name of PROJECTIONS) assert.ok((await s.platform.engine.rebuild(name)) > 0, name);

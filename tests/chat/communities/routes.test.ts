@@ -8,7 +8,15 @@ import { startSpaces } from '../../support/channel-world.ts';
 import type { TestServices } from '../../support/services.ts';
 import type { Spaces } from '../../support/spaces.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; owner: ChatAccount; ann: ChatAccount; bob: ChatAccount; cat: ChatAccount; dan: ChatAccount }
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  owner: ChatAccount;
+  ann: ChatAccount;
+  bob: ChatAccount;
+  cat: ChatAccount;
+  dan: ChatAccount;
+}
 const test = suite<Ctx>('chat communities');
 test.before(async (ctx) => {
   Object.assign(ctx, await startSpaces('chat_communities'));
@@ -20,7 +28,12 @@ test.before(async (ctx) => {
 });
 test.after(async ({ s }) => s?.close());
 
-test('creation: instance admins only by default (403 for others); non-discoverable; the creator owns it', async ({ s, sp, owner, ann }) => {
+test('creation: instance admins only by default (403 for others); non-discoverable; the creator owns it', async ({
+  s,
+  sp,
+  owner,
+  ann,
+}) => {
   expectError(await sp.call(ann, 'POST', '/api/communities', { name: 'Mine' }), 403);
   expectError(await sp.call(null, 'POST', '/api/communities', { name: 'Mine' }), 401);
   expectError(await sp.call(owner, 'POST', '/api/communities', { name: '' }), 400);
@@ -38,11 +51,19 @@ test('creation: instance admins only by default (403 for others); non-discoverab
   expectError(await sp.call(ann, 'GET', '/api/communities/nope'), 404);
   // Open creation.
   await s.restart({ CHATSVC_COMMUNITY_CREATION: 'open' });
-  assert.is((await sp.ok(ann, 'POST', '/api/communities', { name: 'Ann\'s' }, 201)).my_role, 'owner');
+  assert.is((await sp.ok(ann, 'POST', '/api/communities', { name: "Ann's" }, 201)).my_role, 'owner');
   await s.restart({ CHATSVC_COMMUNITY_CREATION: undefined });
 });
 
-test('invites: grants_role rules by role; max_uses; expiry; revoked; redacted info; banned users cannot rejoin', async ({ s, sp, owner, ann, bob, cat, dan }) => {
+test('invites: grants_role rules by role; max_uses; expiry; revoked; redacted info; banned users cannot rejoin', async ({
+  s,
+  sp,
+  owner,
+  ann,
+  bob,
+  cat,
+  dan,
+}) => {
   const cid = await sp.community(owner);
   // The owner mints an admin-grant invite; ann accepts and is admin.
   const adminInvite = await sp.ok(owner, 'POST', `/api/communities/${cid}/invites`, { grants_role: 'admin' }, 201);
@@ -54,14 +75,26 @@ test('invites: grants_role rules by role; max_uses; expiry; revoked; redacted in
   assert.is((await sp.ok(ann, 'POST', `/api/community-invites/${adminInvite.code}/accept`)).my_role, 'admin');
   // An admin cannot mint admin-grant invites but can mint moderator-grant ones.
   expectError(await sp.call(ann, 'POST', `/api/communities/${cid}/invites`, { grants_role: 'admin' }), 403);
-  const modInvite = await sp.ok(ann, 'POST', `/api/communities/${cid}/invites`, { grants_role: 'moderator', max_uses: 1 }, 201);
+  const modInvite = await sp.ok(
+    ann,
+    'POST',
+    `/api/communities/${cid}/invites`,
+    { grants_role: 'moderator', max_uses: 1 },
+    201,
+  );
   assert.is((await sp.ok(bob, 'POST', `/api/community-invites/${modInvite.code}/accept`)).my_role, 'moderator');
   // Used up.
   expectError(await sp.call(cat, 'GET', `/api/community-invites/${modInvite.code}`), 404);
   expectError(await sp.call(cat, 'POST', `/api/community-invites/${modInvite.code}/accept`), 404);
   // A moderator mints plain invites, not role-granting ones.
   expectError(await sp.call(bob, 'POST', `/api/communities/${cid}/invites`, { grants_role: 'moderator' }), 403);
-  const plain = await sp.ok(bob, 'POST', `/api/communities/${cid}/invites`, { expires_at: new Date(s.clock.now().getTime() + 60_000).toISOString() }, 201);
+  const plain = await sp.ok(
+    bob,
+    'POST',
+    `/api/communities/${cid}/invites`,
+    { expires_at: new Date(s.clock.now().getTime() + 60_000).toISOString() },
+    201,
+  );
   // A member cannot mint invites or list them.
   await sp.ok(cat, 'POST', `/api/community-invites/${plain.code}/accept`);
   expectError(await sp.call(cat, 'POST', `/api/communities/${cid}/invites`, {}), 403);
@@ -71,13 +104,19 @@ test('invites: grants_role rules by role; max_uses; expiry; revoked; redacted in
   // Expiry.
   s.clock.advance(61_000);
   expectError(await sp.call(dan, 'POST', `/api/community-invites/${plain.code}/accept`), 404);
-  expectError(await sp.call(owner, 'POST', `/api/communities/${cid}/invites`, { expires_at: '2000-01-01T00:00:00Z' }), 400);
+  expectError(
+    await sp.call(owner, 'POST', `/api/communities/${cid}/invites`, { expires_at: '2000-01-01T00:00:00Z' }),
+    400,
+  );
   // Revocation: a moderator cannot revoke the admin's moderator-grant invite; the admin can.
   const another = await sp.ok(ann, 'POST', `/api/communities/${cid}/invites`, { grants_role: 'moderator' }, 201);
   expectError(await sp.call(bob, 'DELETE', `/api/communities/${cid}/invites/${another.id}`), 403);
   assert.is((await sp.call(ann, 'DELETE', `/api/communities/${cid}/invites/${another.id}`)).status, 204);
   expectError(await sp.call(dan, 'POST', `/api/community-invites/${another.code}/accept`), 404);
-  expectError(await sp.call(ann, 'DELETE', `/api/communities/${cid}/invites/00000000-0000-4000-8000-000000000000`), 404);
+  expectError(
+    await sp.call(ann, 'DELETE', `/api/communities/${cid}/invites/00000000-0000-4000-8000-000000000000`),
+    404,
+  );
   // Discoverable: name shown.
   await sp.ok(owner, 'PATCH', `/api/communities/${cid}`, { discoverable: true });
   const open = await sp.ok(owner, 'POST', `/api/communities/${cid}/invites`, {}, 201);
@@ -86,7 +125,10 @@ test('invites: grants_role rules by role; max_uses; expiry; revoked; redacted in
   assert.is((await sp.call(bob, 'POST', `/api/communities/${cid}/bans/${dan.id}`, { reason: 'spam' })).status, 204);
   expectError(await sp.call(dan, 'POST', `/api/community-invites/${open.code}/accept`), 403);
   const bans = await sp.ok(bob, 'GET', `/api/communities/${cid}/bans`);
-  assert.equal(bans.bans.map((b: { user_id: string; reason: string }) => [b.user_id, b.reason]), [[dan.id, 'spam']]);
+  assert.equal(
+    bans.bans.map((b: { user_id: string; reason: string }) => [b.user_id, b.reason]),
+    [[dan.id, 'spam']],
+  );
   expectError(await sp.call(cat, 'GET', `/api/communities/${cid}/bans`), 403);
   assert.is((await sp.call(bob, 'DELETE', `/api/communities/${cid}/bans/${dan.id}`)).status, 204);
   await sp.ok(dan, 'POST', `/api/community-invites/${open.code}/accept`);
@@ -94,10 +136,17 @@ test('invites: grants_role rules by role; max_uses; expiry; revoked; redacted in
   assert.is((await sp.ok(owner, 'GET', `/api/communities/${cid}`)).member_count, 5);
 });
 
-test('roles: owner sets any role below owner; admin sets moderator/member; nobody changes someone at or above them', async ({ sp, owner, ann, bob, cat }) => {
+test('roles: owner sets any role below owner; admin sets moderator/member; nobody changes someone at or above them', async ({
+  sp,
+  owner,
+  ann,
+  bob,
+  cat,
+}) => {
   const cid = await sp.community(owner);
   await sp.join(cid, owner, [ann, bob, cat]);
-  const role = (by: ChatAccount, who: ChatAccount, r: string) => sp.call(by, 'PUT', `/api/communities/${cid}/members/${who.id}/role`, { role: r });
+  const role = (by: ChatAccount, who: ChatAccount, r: string) =>
+    sp.call(by, 'PUT', `/api/communities/${cid}/members/${who.id}/role`, { role: r });
   assert.is((await role(owner, ann, 'admin')).body.role, 'admin');
   assert.is((await role(ann, bob, 'moderator')).body.role, 'moderator');
   expectError(await role(ann, cat, 'admin'), 403);
@@ -106,15 +155,27 @@ test('roles: owner sets any role below owner; admin sets moderator/member; nobod
   expectError(await role(bob, cat, 'moderator'), 403);
   expectError(await role(cat, bob, 'member'), 403);
   assert.is((await role(owner, bob, 'admin')).status, 200);
-  expectError(await role(ann, bob, 'member'), 403, );
-  expectError(await role(owner, { access: owner.access, id: '00000000-0000-4000-8000-000000000000' } as ChatAccount, 'member'), 404);
+  expectError(await role(ann, bob, 'member'), 403);
+  expectError(
+    await role(owner, { access: owner.access, id: '00000000-0000-4000-8000-000000000000' } as ChatAccount, 'member'),
+    404,
+  );
   expectError(await sp.call(owner, 'PUT', `/api/communities/${cid}/members/${cat.id}/role`, { role: 'king' }), 400);
   // Nicknames: oneself, or a moderator over someone below.
-  assert.is((await sp.ok(cat, 'PUT', `/api/communities/${cid}/members/${cat.id}/nickname`, { nickname: 'Kitty' })).nickname, 'Kitty');
+  assert.is(
+    (await sp.ok(cat, 'PUT', `/api/communities/${cid}/members/${cat.id}/nickname`, { nickname: 'Kitty' })).nickname,
+    'Kitty',
+  );
   expectError(await sp.call(cat, 'PUT', `/api/communities/${cid}/members/${ann.id}/nickname`, { nickname: 'x' }), 403);
-  assert.is((await sp.ok(ann, 'PUT', `/api/communities/${cid}/members/${cat.id}/nickname`, { nickname: null })).nickname, null);
+  assert.is(
+    (await sp.ok(ann, 'PUT', `/api/communities/${cid}/members/${cat.id}/nickname`, { nickname: null })).nickname,
+    null,
+  );
   const members = await sp.ok(cat, 'GET', `/api/communities/${cid}/members`);
-  assert.equal(members.members.map((m: { user_id: string; role: string }) => m.role), ['owner', 'admin', 'admin', 'member']);
+  assert.equal(
+    members.members.map((m: { user_id: string; role: string }) => m.role),
+    ['owner', 'admin', 'admin', 'member'],
+  );
 });
 
 test('users who share a community see each other (404 otherwise)', async ({ sp, owner }) => {
@@ -123,7 +184,9 @@ test('users who share a community see each other (404 otherwise)', async ({ sp, 
   expectError(await sp.call(ann, 'GET', `/api/users/${bob.id}`), 404);
   await sp.join(cid, owner, [ann, bob]);
   assert.is((await sp.ok(ann, 'GET', `/api/users/${bob.id}`)).id, bob.id);
-  assert.ok((await sp.ok(ann, 'GET', `/api/users/search?q=${bob.username}`)).users.some((u: { id: string }) => u.id === bob.id));
+  assert.ok(
+    (await sp.ok(ann, 'GET', `/api/users/search?q=${bob.username}`)).users.some((u: { id: string }) => u.id === bob.id),
+  );
   expectError(await sp.call(ann, 'GET', `/api/users/${dan.id}`), 404);
   await sp.ok(bob, 'POST', `/api/communities/${cid}/leave`, undefined, 204);
   expectError(await sp.call(ann, 'GET', `/api/users/${bob.id}`), 404);
@@ -134,7 +197,11 @@ test('kick, leave, transfer, delete; settings need admin', async ({ sp, owner, a
   await sp.join(cid, owner, [ann, bob, cat]);
   await sp.ok(owner, 'PUT', `/api/communities/${cid}/members/${ann.id}/role`, { role: 'moderator' });
   expectError(await sp.call(ann, 'PATCH', `/api/communities/${cid}`, { name: 'x' }), 403);
-  const patched = await sp.ok(owner, 'PATCH', `/api/communities/${cid}`, { name: 'Renamed', theme: 'dark', welcome_message: 'hi' });
+  const patched = await sp.ok(owner, 'PATCH', `/api/communities/${cid}`, {
+    name: 'Renamed',
+    theme: 'dark',
+    welcome_message: 'hi',
+  });
   assert.equal([patched.name, patched.theme, patched.welcome_message], ['Renamed', 'dark', 'hi']);
   expectError(await sp.call(cat, 'DELETE', `/api/communities/${cid}/members/${bob.id}`), 403);
   expectError(await sp.call(ann, 'DELETE', `/api/communities/${cid}/members/${owner.id}`), 403);
@@ -155,7 +222,14 @@ test('kick, leave, transfer, delete; settings need admin', async ({ sp, owner, a
   assert.not.ok((await sp.ok(ann, 'GET', '/api/communities')).communities.some((c: { id: string }) => c.id === cid));
 });
 
-test('moderation: timeouts block posting until they end; warnings; the actor\'s community role decides', async ({ s, sp, owner, ann, bob, cat }) => {
+test("moderation: timeouts block posting until they end; warnings; the actor's community role decides", async ({
+  s,
+  sp,
+  owner,
+  ann,
+  bob,
+  cat,
+}) => {
   const cid = await sp.community(owner);
   await sp.join(cid, owner, [ann, bob, cat]);
   await sp.ok(owner, 'PUT', `/api/communities/${cid}/members/${ann.id}/role`, { role: 'moderator' });
@@ -163,31 +237,81 @@ test('moderation: timeouts block posting until they end; warnings; the actor\'s 
   for (const u of [ann, bob, cat]) await sp.ok(u, 'POST', `/api/groups/${gid}/join`);
   const chid = await sp.channel(owner, gid, [ann, bob, cat]);
   await sp.post(bob, chid, 'before');
-  expectError(await sp.call(cat, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: bob.id, duration_secs: 60 }), 403);
-  expectError(await sp.call(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: owner.id, duration_secs: 60 }), 403);
-  expectError(await sp.call(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: bob.id, duration_secs: 0 }), 400);
+  expectError(
+    await sp.call(cat, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+      user_id: bob.id,
+      duration_secs: 60,
+    }),
+    403,
+  );
+  expectError(
+    await sp.call(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+      user_id: owner.id,
+      duration_secs: 60,
+    }),
+    403,
+  );
+  expectError(
+    await sp.call(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+      user_id: bob.id,
+      duration_secs: 0,
+    }),
+    400,
+  );
   const before = s.clock.now().getTime();
-  const timeout = await sp.ok(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: bob.id, duration_secs: 60, reason: 'cool off' });
-  assert.ok(Date.parse(timeout.until) >= before + 60_000 && Date.parse(timeout.until) <= s.clock.now().getTime() + 60_000);
+  const timeout = await sp.ok(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+    user_id: bob.id,
+    duration_secs: 60,
+    reason: 'cool off',
+  });
+  assert.ok(
+    Date.parse(timeout.until) >= before + 60_000 && Date.parse(timeout.until) <= s.clock.now().getTime() + 60_000,
+  );
   const refused = await sp.call(bob, 'POST', `/api/channels/${chid}/messages`, { ciphertext: 'during' });
   expectError(refused, 403);
   assert.is(refused.body.until, timeout.until);
   s.clock.advance(60_000);
   await sp.post(bob, chid, 'after');
   // Lifted early.
-  await sp.ok(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, { user_id: cat.id, duration_secs: 3600 });
+  await sp.ok(ann, 'POST', `/api/communities/${cid}/channels/${chid}/timeout`, {
+    user_id: cat.id,
+    duration_secs: 3600,
+  });
   expectError(await sp.call(cat, 'POST', `/api/channels/${chid}/messages`, { ciphertext: 'x' }), 403);
   assert.is((await sp.call(ann, 'DELETE', `/api/communities/${cid}/channels/${chid}/timeout/${cat.id}`)).status, 204);
   await sp.post(cat, chid, 'free');
   // A channel of another community is not this community's.
   const other = await sp.community(owner, 'Other');
-  expectError(await sp.call(owner, 'POST', `/api/communities/${other}/channels/${chid}/timeout`, { user_id: bob.id, duration_secs: 5 }), 404);
+  expectError(
+    await sp.call(owner, 'POST', `/api/communities/${other}/channels/${chid}/timeout`, {
+      user_id: bob.id,
+      duration_secs: 5,
+    }),
+    404,
+  );
   // Warnings.
-  const warning = await sp.ok(ann, 'POST', `/api/communities/${cid}/channels/${chid}/warn`, { user_id: bob.id, reason: 'be nice' }, 201);
+  const warning = await sp.ok(
+    ann,
+    'POST',
+    `/api/communities/${cid}/channels/${chid}/warn`,
+    { user_id: bob.id, reason: 'be nice' },
+    201,
+  );
   assert.is(warning.reason, 'be nice');
-  expectError(await sp.call(cat, 'POST', `/api/communities/${cid}/channels/${chid}/warn`, { user_id: bob.id, reason: 'x' }), 403);
-  assert.equal((await sp.ok(bob, 'GET', `/api/communities/${cid}/channels/${chid}/warnings/${bob.id}`)).warnings.map((w: { id: string }) => w.id), [warning.id]);
-  assert.is((await sp.ok(ann, 'GET', `/api/communities/${cid}/channels/${chid}/warnings/${bob.id}`)).warnings.length, 1);
+  expectError(
+    await sp.call(cat, 'POST', `/api/communities/${cid}/channels/${chid}/warn`, { user_id: bob.id, reason: 'x' }),
+    403,
+  );
+  assert.equal(
+    (await sp.ok(bob, 'GET', `/api/communities/${cid}/channels/${chid}/warnings/${bob.id}`)).warnings.map(
+      (w: { id: string }) => w.id,
+    ),
+    [warning.id],
+  );
+  assert.is(
+    (await sp.ok(ann, 'GET', `/api/communities/${cid}/channels/${chid}/warnings/${bob.id}`)).warnings.length,
+    1,
+  );
   expectError(await sp.call(cat, 'GET', `/api/communities/${cid}/channels/${chid}/warnings/${bob.id}`), 403);
 });
 

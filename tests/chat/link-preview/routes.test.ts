@@ -29,7 +29,15 @@ const PAGE = `<!doctype html><html><head>
 <title>ignored</title></head><body>hi</body></html>`;
 const IMAGE = png(77, 4, 4);
 
-interface Ctx { s: TestServices; sp: Spaces; user: ChatAccount; web: Server; dns: any; port: number; hits: Record<string, number> }
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  user: ChatAccount;
+  web: Server;
+  dns: any;
+  port: number;
+  hits: Record<string, number>;
+}
 const test = suite<Ctx>('chat link previews');
 
 const RECORDS: Record<string, { A?: string[]; AAAA?: string[] }> = {
@@ -50,12 +58,25 @@ test.before(async (ctx) => {
     const url = new URL(req.url!, 'http://x');
     ctx.hits[url.pathname] = (ctx.hits[url.pathname] ?? 0) + 1;
     switch (url.pathname) {
-      case '/page': return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
-      case '/title': return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>  Plain &amp; simple\n title </title><meta name="description" content="d"></head></html>');
-      case '/img.png': return void res.writeHead(200, { 'content-type': 'image/png' }).end(IMAGE);
-      case '/redirect': return void res.writeHead(302, { location: url.searchParams.get('to')! }).end();
-      case '/loop': return void res.writeHead(301, { location: '/loop' }).end();
-      case '/slow': return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>late</title>'), 8000);
+      case '/page':
+        return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
+      case '/title':
+        return void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<html><head><title>  Plain &amp; simple\n title </title><meta name="description" content="d"></head></html>',
+          );
+      case '/img.png':
+        return void res.writeHead(200, { 'content-type': 'image/png' }).end(IMAGE);
+      case '/redirect':
+        return void res.writeHead(302, { location: url.searchParams.get('to')! }).end();
+      case '/loop':
+        return void res.writeHead(301, { location: '/loop' }).end();
+      case '/slow':
+        return void setTimeout(
+          () => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>late</title>'),
+          8000,
+        );
       case '/huge': {
         res.writeHead(200, { 'content-type': 'text/html' });
         return void res.end('<title>big</title>' + 'x'.repeat(2 * 1024 * 1024));
@@ -74,8 +95,10 @@ test.before(async (ctx) => {
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
         return void res.end(zlib.gzipSync('<title>zipped</title>'));
       }
-      case '/json': return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      default: return void res.writeHead(500).end('no');
+      case '/json':
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      default:
+        return void res.writeHead(500).end('no');
     }
   });
   await new Promise<void>((r) => ctx.web.listen(0, '127.0.0.1', r));
@@ -88,14 +111,25 @@ test.before(async (ctx) => {
       const [question] = request.questions;
       const record = RECORDS[question.name.toLowerCase()];
       const type = question.type === Packet.TYPE.AAAA ? 'AAAA' : question.type === Packet.TYPE.A ? 'A' : null;
-      for (const address of (type && record?.[type]) ?? []) response.answers.push({ name: question.name, type: Packet.TYPE[type!], class: Packet.CLASS.IN, ttl: 1, address } as never);
+      for (const address of (type && record?.[type]) ?? [])
+        response.answers.push({
+          name: question.name,
+          type: Packet.TYPE[type!],
+          class: Packet.CLASS.IN,
+          ttl: 1,
+          address,
+        } as never);
       send(response);
     }) as never,
   });
   await ctx.dns.listen({ udp: { port: 0, address: '127.0.0.1' } });
   const dnsPort = ctx.dns.addresses().udp.port;
   ctx.s = await startTestApps('chat_link_preview', {
-    CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000', NODE_ENV: 'test', CHATSVC_OUTBOUND_ALLOW_LOOPBACK: '1', CHATSVC_DNS_SERVERS: `127.0.0.1:${dnsPort}`,
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+    NODE_ENV: 'test',
+    CHATSVC_OUTBOUND_ALLOW_LOOPBACK: '1',
+    CHATSVC_DNS_SERVERS: `127.0.0.1:${dnsPort}`,
   });
   ctx.sp = new Spaces(ctx.s);
   ctx.user = await ctx.sp.register('prev');
@@ -121,18 +155,32 @@ test('a page: Open Graph fields as plain text; the image fetched and served from
   const url = `http://site.test:${ctx.port}/page#frag`;
   const r = await preview(ctx, url);
   assert.is(r.status, 200, r.text);
-  assert.equal([r.body.url, r.body.final_url, r.body.title, r.body.description, r.body.site_name],
-    [`http://site.test:${ctx.port}/page`, `http://site.test:${ctx.port}/page`, 'The & Garden', 'Roses, tulips and ☺', 'Orchard']);
+  assert.equal(
+    [r.body.url, r.body.final_url, r.body.title, r.body.description, r.body.site_name],
+    [
+      `http://site.test:${ctx.port}/page`,
+      `http://site.test:${ctx.port}/page`,
+      'The & Garden',
+      'Roses, tulips and ☺',
+      'Orchard',
+    ],
+  );
   assert.match(r.body.image, /^\/api\/link-preview\/images\/[0-9a-f]{64}$/);
   const img = await http(`${ctx.s.chat}${r.body.image}`, { headers: { authorization: `Bearer ${ctx.user.access}` } });
-  assert.equal([img.status, img.headers.get('content-type'), img.headers.get('cache-control')], [200, 'image/png', 'private']);
+  assert.equal(
+    [img.status, img.headers.get('content-type'), img.headers.get('cache-control')],
+    [200, 'image/png', 'private'],
+  );
   expectError(await http(`${ctx.s.chat}${r.body.image}`), 401);
   expectError(await ctx.sp.call(ctx.user, 'GET', `/api/link-preview/images/${'0'.repeat(64)}`), 404);
   const pageHits = ctx.hits['/page'];
   assert.equal((await preview(ctx, url)).body, r.body);
   assert.is(ctx.hits['/page'], pageHits, 'the second answer came from the cache');
   const t = await preview(ctx, `http://site.test:${ctx.port}/title`);
-  assert.equal([t.body.title, t.body.description, t.body.site_name, t.body.image], ['Plain & simple title', 'd', null, null]);
+  assert.equal(
+    [t.body.title, t.body.description, t.body.site_name, t.body.image],
+    ['Plain & simple title', 'd', null, null],
+  );
   assert.is((await preview(ctx, `http://site.test:${ctx.port}/gzip-ok`)).body.title, 'zipped');
   // A redirect within the rules is followed.
   const moved = await preview(ctx, `http://site.test:${ctx.port}/redirect?to=/title`);
@@ -153,7 +201,14 @@ test('destinations refused by their DNS answers: private, link-local, CGNAT, mix
 
 test('the same after a redirect: each hop is checked again', async (ctx) => {
   const hop = (to: string) => `http://site.test:${ctx.port}/redirect?to=${encodeURIComponent(to)}`;
-  for (const to of [`http://private.test:${ctx.port}/page`, 'http://linklocal.test/', 'http://169.254.169.254/latest', `http://mapped.test:${ctx.port}/`, 'http://[fe80::1]/', `http://nat64.test/`]) {
+  for (const to of [
+    `http://private.test:${ctx.port}/page`,
+    'http://linklocal.test/',
+    'http://169.254.169.254/latest',
+    `http://mapped.test:${ctx.port}/`,
+    'http://[fe80::1]/',
+    `http://nat64.test/`,
+  ]) {
     await refusedWith(ctx, hop(to), 'destination_not_allowed');
   }
   const before = ctx.hits['/page'] ?? 0;
@@ -178,13 +233,17 @@ test('30 previews a minute per user, then 429 with Retry-After; no event; no URL
   const hurried = await ctx.sp.register('hurry');
   const eventsBefore = (await ctx.s.db.pool.query('SELECT count(*)::int AS n FROM events')).rows[0].n;
   const url = `http://site.test:${ctx.port}/title`;
-  for (let i = 0; i < 30; i++) assert.is((await ctx.sp.call(hurried, 'POST', '/api/link-preview', { url })).status, 200);
+  for (let i = 0; i < 30; i++)
+    assert.is((await ctx.sp.call(hurried, 'POST', '/api/link-preview', { url })).status, 200);
   const r = await ctx.sp.call(hurried, 'POST', '/api/link-preview', { url });
   expectError(r, 429);
   assert.ok(Number(r.headers.get('retry-after')) >= 1);
   const eventsAfter = (await ctx.s.db.pool.query('SELECT count(*)::int AS n FROM events')).rows[0].n;
   assert.is(eventsAfter, eventsBefore, 'previews write nothing to the log');
-  assert.not.ok(ctx.s.logLines.some((l) => l.includes('site.test') || l.includes('private.test')), 'no URL is logged');
+  assert.not.ok(
+    ctx.s.logLines.some((l) => l.includes('site.test') || l.includes('private.test')),
+    'no URL is logged',
+  );
 });
 
 // Last: it moves the clock by weeks.

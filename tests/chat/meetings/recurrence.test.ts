@@ -3,7 +3,13 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nextOccurrence, occurrenceId, occurrencesBetween, recurrenceText, zonedStart } from '../../../domain/shared/recurrence.ts';
+import {
+  nextOccurrence,
+  occurrenceId,
+  occurrencesBetween,
+  recurrenceText,
+  zonedStart,
+} from '../../../domain/shared/recurrence.ts';
 import { DomainError } from '../../../domain/shared/decider.ts';
 
 const test = suite('chat meetings: recurrence');
@@ -11,8 +17,14 @@ const utc = (zs: { toInstant(): { toString(): string } }[]) => zs.map((z) => z.t
 
 test('weekly Monday 09:00 Europe/Berlin keeps 09:00 local across both DST changes of 2027', () => {
   const series = { start: '2027-01-04T09:00', time_zone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY;BYDAY=MO' };
-  assert.equal(utc(occurrencesBetween(series, new Date('2027-03-22T00:00Z'), new Date('2027-03-30T00:00Z'))), ['2027-03-22T08:00:00Z', '2027-03-29T07:00:00Z']);
-  assert.equal(utc(occurrencesBetween(series, new Date('2027-10-25T00:00Z'), new Date('2027-11-02T00:00Z'))), ['2027-10-25T07:00:00Z', '2027-11-01T08:00:00Z']);
+  assert.equal(utc(occurrencesBetween(series, new Date('2027-03-22T00:00Z'), new Date('2027-03-30T00:00Z'))), [
+    '2027-03-22T08:00:00Z',
+    '2027-03-29T07:00:00Z',
+  ]);
+  assert.equal(utc(occurrencesBetween(series, new Date('2027-10-25T00:00Z'), new Date('2027-11-02T00:00Z'))), [
+    '2027-10-25T07:00:00Z',
+    '2027-11-01T08:00:00Z',
+  ]);
   assert.is(nextOccurrence(series, new Date('2027-03-23T00:00Z'))!.toInstant().toString(), '2027-03-29T07:00:00Z');
   assert.is(recurrenceText(series), 'every week on Monday at 9 AM');
 });
@@ -35,18 +47,45 @@ test('the process TZ does not matter; a single meeting; refused rules are 400 un
   } finally {
     process.env.TZ = before;
   }
-  assert.equal(utc(occurrencesBetween({ start: '2027-05-01T10:00', time_zone: 'Asia/Tokyo', rrule: null }, new Date('2027-01-01Z'), new Date('2028-01-01Z'))), ['2027-05-01T01:00:00Z']);
-  for (const rrule of ['FREQ=HOURLY', 'FREQ=MINUTELY;INTERVAL=5', 'FREQ=DAILY;BYHOUR=3', 'nonsense', 'FREQ=WEEKLY;BYDAY=XX']) {
+  assert.equal(
+    utc(
+      occurrencesBetween(
+        { start: '2027-05-01T10:00', time_zone: 'Asia/Tokyo', rrule: null },
+        new Date('2027-01-01Z'),
+        new Date('2028-01-01Z'),
+      ),
+    ),
+    ['2027-05-01T01:00:00Z'],
+  );
+  for (const rrule of [
+    'FREQ=HOURLY',
+    'FREQ=MINUTELY;INTERVAL=5',
+    'FREQ=DAILY;BYHOUR=3',
+    'nonsense',
+    'FREQ=WEEKLY;BYDAY=XX',
+  ]) {
     try {
-      occurrencesBetween({ start: '2027-01-01T09:00', time_zone: 'UTC', rrule }, new Date('2027-01-01Z'), new Date('2027-02-01Z'));
+      occurrencesBetween(
+        { start: '2027-01-01T09:00', time_zone: 'UTC', rrule },
+        new Date('2027-01-01Z'),
+        new Date('2027-02-01Z'),
+      );
       assert.unreachable(rrule);
     } catch (error) {
       assert.instance(error, DomainError);
       assert.is((error as DomainError).code, 'unsupported_rrule', rrule);
     }
   }
-  assert.equal(utc(occurrencesBetween({ start: '2027-01-31T09:00', time_zone: 'America/New_York', rrule: 'FREQ=MONTHLY;COUNT=3' }, new Date('2027-01-01Z'), new Date('2028-01-01Z'))),
-    ['2027-01-31T14:00:00Z', '2027-03-31T13:00:00Z', '2027-05-31T13:00:00Z']);
+  assert.equal(
+    utc(
+      occurrencesBetween(
+        { start: '2027-01-31T09:00', time_zone: 'America/New_York', rrule: 'FREQ=MONTHLY;COUNT=3' },
+        new Date('2027-01-01Z'),
+        new Date('2028-01-01Z'),
+      ),
+    ),
+    ['2027-01-31T14:00:00Z', '2027-03-31T13:00:00Z', '2027-05-31T13:00:00Z'],
+  );
 });
 
 test.run();

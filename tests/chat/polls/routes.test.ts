@@ -34,15 +34,53 @@ test('create: validation, members who may post, the record', async ({ sp, ann, o
   await sp.ok(owner, 'PATCH', `/api/channels/${ro}`, { read_only: true });
   expectError(await p(ann, { question: 'q', options: ['a', 'b'] }, ro), 403);
   const poll = (await p(ann, { question: 'Lunch?', options: ['Pizza', 'Soup'] })).body;
-  assert.equal(Object.keys(poll).sort(), ['anonymous', 'channel_id', 'closed', 'closed_at', 'closes_at', 'created_at', 'creator_id', 'encrypted', 'id', 'multiple_choice', 'my_votes', 'options', 'question', 'results', 'voters']);
-  assert.equal([poll.encrypted, poll.anonymous, poll.multiple_choice, poll.closed, poll.voters, poll.my_votes], [false, false, false, false, 0, []]);
-  assert.equal(poll.results.map((r: any) => [r.text, r.votes, r.voter_ids]), [['Pizza', 0, []], ['Soup', 0, []]]);
+  assert.equal(Object.keys(poll).sort(), [
+    'anonymous',
+    'channel_id',
+    'closed',
+    'closed_at',
+    'closes_at',
+    'created_at',
+    'creator_id',
+    'encrypted',
+    'id',
+    'multiple_choice',
+    'my_votes',
+    'options',
+    'question',
+    'results',
+    'voters',
+  ]);
+  assert.equal(
+    [poll.encrypted, poll.anonymous, poll.multiple_choice, poll.closed, poll.voters, poll.my_votes],
+    [false, false, false, false, 0, []],
+  );
+  assert.equal(
+    poll.results.map((r: any) => [r.text, r.votes, r.voter_ids]),
+    [
+      ['Pizza', 0, []],
+      ['Soup', 0, []],
+    ],
+  );
 });
 
-test('vote: single choice, replace, withdraw; multiple choice; anonymous hides voters; members only', async ({ sp, ann, bob, out, chid }) => {
-  const single = await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'One?', options: ['a', 'b', 'c'] }, 201);
+test('vote: single choice, replace, withdraw; multiple choice; anonymous hides voters; members only', async ({
+  sp,
+  ann,
+  bob,
+  out,
+  chid,
+}) => {
+  const single = await sp.ok(
+    ann,
+    'POST',
+    `/api/channels/${chid}/polls`,
+    { question: 'One?', options: ['a', 'b', 'c'] },
+    201,
+  );
   const [a, b, c] = single.options.map((o: { option_id: string }) => o.option_id);
-  const vote = (by: ChatAccount, id: string, option_ids: string[]) => sp.call(by, 'POST', `/api/polls/${id}/vote`, { option_ids });
+  const vote = (by: ChatAccount, id: string, option_ids: string[]) =>
+    sp.call(by, 'POST', `/api/polls/${id}/vote`, { option_ids });
   expectError(await vote(ann, single.id, [a, b]), 400);
   expectError(await vote(ann, single.id, ['nope']), 400);
   expectError(await vote(out, single.id, [a]), 403);
@@ -57,11 +95,20 @@ test('vote: single choice, replace, withdraw; multiple choice; anonymous hides v
   r = (await vote(ann, single.id, [])).body;
   assert.equal([r.my_votes, r.voters, r.results.map((x: any) => x.votes)], [[], 1, [1, 0, 0]]);
 
-  const multi = await sp.ok(bob, 'POST', `/api/channels/${chid}/polls`, { question: 'Many?', options: ['x', 'y', 'z'], multiple_choice: true, anonymous: true }, 201);
+  const multi = await sp.ok(
+    bob,
+    'POST',
+    `/api/channels/${chid}/polls`,
+    { question: 'Many?', options: ['x', 'y', 'z'], multiple_choice: true, anonymous: true },
+    201,
+  );
   const [x, , z] = multi.options.map((o: { option_id: string }) => o.option_id);
   r = (await vote(ann, multi.id, [z, x])).body;
   assert.equal([r.my_votes, r.voters, r.results.map((q: any) => q.votes)], [[x, z], 1, [1, 0, 1]]);
-  assert.ok(r.results.every((q: any) => !('voter_ids' in q)), 'anonymous: no voter ids');
+  assert.ok(
+    r.results.every((q: any) => !('voter_ids' in q)),
+    'anonymous: no voter ids',
+  );
   // Listing: members only; each with my_votes.
   expectError(await sp.call(out, 'GET', `/api/channels/${chid}/polls`), 403);
   const listed = (await sp.ok(bob, 'GET', `/api/channels/${chid}/polls`)).polls;
@@ -72,8 +119,18 @@ test('vote: single choice, replace, withdraw; multiple choice; anonymous hides v
   expectError(await sp.call(out, 'GET', `/api/polls/nope`), 404);
 });
 
-test('close: creator, moderator, instance admin; others 403; again 409 poll_closed; closed polls list after open ones', async ({ s, sp, owner, ann, bob, out, chid }) => {
-  const mk = async () => (await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'Close me', options: ['a', 'b'] }, 201)).id as string;
+test('close: creator, moderator, instance admin; others 403; again 409 poll_closed; closed polls list after open ones', async ({
+  s,
+  sp,
+  owner,
+  ann,
+  bob,
+  out,
+  chid,
+}) => {
+  const mk = async () =>
+    (await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'Close me', options: ['a', 'b'] }, 201))
+      .id as string;
   const [p1, p2, p3] = [await mk(), await mk(), await mk()];
   const close = (by: ChatAccount, id: string) => sp.call(by, 'POST', `/api/polls/${id}/close`);
   expectError(await close(bob, p1), 403);
@@ -90,12 +147,28 @@ test('close: creator, moderator, instance admin; others 403; again 409 poll_clos
   await s.platform.pool.query('SELECT 1');
   const listed = (await sp.ok(bob, 'GET', `/api/channels/${chid}/polls`)).polls.map((p: any) => [p.id, p.closed]);
   const firstClosed = listed.findIndex((x: any) => x[1]);
-  assert.ok(listed.slice(firstClosed).every((x: any) => x[1]), 'open polls first');
+  assert.ok(
+    listed.slice(firstClosed).every((x: any) => x[1]),
+    'open polls first',
+  );
   assert.ok(listed.some((x: any) => x[0] === p3 && !x[1]));
 });
 
-test('closes_at: votes refused once it passes; the scheduler closes it (PollClosed, expired) once', async ({ s, sp, bg, ann, bob, chid }) => {
-  const poll = await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'Soon', options: ['a', 'b'], closes_at: new Date(s.clock.now().getTime() + 20_000).toISOString() }, 201);
+test('closes_at: votes refused once it passes; the scheduler closes it (PollClosed, expired) once', async ({
+  s,
+  sp,
+  bg,
+  ann,
+  bob,
+  chid,
+}) => {
+  const poll = await sp.ok(
+    ann,
+    'POST',
+    `/api/channels/${chid}/polls`,
+    { question: 'Soon', options: ['a', 'b'], closes_at: new Date(s.clock.now().getTime() + 20_000).toISOString() },
+    201,
+  );
   await sp.ok(bob, 'POST', `/api/polls/${poll.id}/vote`, { option_ids: [poll.options[1].option_id] });
   s.clock.advance(21_000);
   const late = await sp.call(bob, 'POST', `/api/polls/${poll.id}/vote`, { option_ids: [] });
@@ -104,7 +177,10 @@ test('closes_at: votes refused once it passes; the scheduler closes it (PollClos
   await settle(s.platform, bg);
   await settle(s.platform, bg);
   const events = await s.platform.store.readStream(pollStream(poll.id));
-  assert.equal(events.map((e) => e.type), ['PollCreated', 'PollVoted', 'PollClosed']);
+  assert.equal(
+    events.map((e) => e.type),
+    ['PollCreated', 'PollVoted', 'PollClosed'],
+  );
   assert.equal([events[2]!.data.reason, events[2]!.data.closed_by, events[2]!.data.voters], ['expired', null, 1]);
   const { rows } = await s.platform.pool.query('SELECT 1 FROM scheduled_jobs WHERE subject_id = $1', [poll.id]);
   assert.is(rows.length, 0);

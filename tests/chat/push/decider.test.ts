@@ -12,31 +12,66 @@ const test = suite('chat web push: subscription decider');
 const given = spec(pushSubscriptionDecider);
 const ID = pushSubscriptionId('https://push.example/abc');
 const at = '2027-01-01T00:00:00.000Z';
-const sub = (user_id: string, keys_hash = 'k1') => ({ type: 'Subscribe' as const, subscription_id: ID, user_id, origin: 'https://push.example', endpoint_sealed: 'v1.e', keys_sealed: 'v1.k', keys_hash, at });
+const sub = (user_id: string, keys_hash = 'k1') => ({
+  type: 'Subscribe' as const,
+  subscription_id: ID,
+  user_id,
+  origin: 'https://push.example',
+  endpoint_sealed: 'v1.e',
+  keys_sealed: 'v1.k',
+  keys_hash,
+  at,
+});
 const added = (user_id: string, keys_hash = 'k1'): PushSubscriptionEvent => {
   const { type: _t, ...data } = sub(user_id, keys_hash);
   return { type: 'PushSubscriptionAdded', data };
 };
-const removed = (user_id: string, reason: 'unsubscribed' | 'replaced' | 'gone', status: number | null = null): PushSubscriptionEvent =>
-  ({ type: 'PushSubscriptionRemoved', data: { subscription_id: ID, user_id, reason, status, at } });
-
-test('subscribe once; the same keys again: nothing; new keys: added again', () => {
-  given([]).when(sub('u1')).then([added('u1')]);
-  given([added('u1')]).when(sub('u1')).then([]);
-  given([added('u1')]).when(sub('u1', 'k2')).then([added('u1', 'k2')]);
-  given([added('u1'), removed('u1', 'unsubscribed')]).when(sub('u1')).then([added('u1')]);
+const removed = (
+  user_id: string,
+  reason: 'unsubscribed' | 'replaced' | 'gone',
+  status: number | null = null,
+): PushSubscriptionEvent => ({
+  type: 'PushSubscriptionRemoved',
+  data: { subscription_id: ID, user_id, reason, status, at },
 });
 
-test('another user takes the browser over: the previous owner\'s is removed first', () => {
-  given([added('u1')]).when(sub('u2')).then([removed('u1', 'replaced'), added('u2')]);
+test('subscribe once; the same keys again: nothing; new keys: added again', () => {
+  given([])
+    .when(sub('u1'))
+    .then([added('u1')]);
+  given([added('u1')])
+    .when(sub('u1'))
+    .then([]);
+  given([added('u1')])
+    .when(sub('u1', 'k2'))
+    .then([added('u1', 'k2')]);
+  given([added('u1'), removed('u1', 'unsubscribed')])
+    .when(sub('u1'))
+    .then([added('u1')]);
+});
+
+test("another user takes the browser over: the previous owner's is removed first", () => {
+  given([added('u1')])
+    .when(sub('u2'))
+    .then([removed('u1', 'replaced'), added('u2')]);
 });
 
 test('unsubscribe: the owner only; dropped by the push service once', () => {
-  given([added('u1')]).when({ type: 'Unsubscribe', subscription_id: ID, user_id: 'u1', at }).then([removed('u1', 'unsubscribed')]);
-  given([added('u1')]).when({ type: 'Unsubscribe', subscription_id: ID, user_id: 'u2', at }).thenError('push_subscription_not_found');
-  given([]).when({ type: 'Unsubscribe', subscription_id: ID, user_id: 'u1', at }).thenError('push_subscription_not_found');
-  given([added('u1')]).when({ type: 'Drop', subscription_id: ID, status: 410, at }).then([removed('u1', 'gone', 410)]);
-  given([added('u1'), removed('u1', 'gone', 410)]).when({ type: 'Drop', subscription_id: ID, status: 410, at }).then([]);
+  given([added('u1')])
+    .when({ type: 'Unsubscribe', subscription_id: ID, user_id: 'u1', at })
+    .then([removed('u1', 'unsubscribed')]);
+  given([added('u1')])
+    .when({ type: 'Unsubscribe', subscription_id: ID, user_id: 'u2', at })
+    .thenError('push_subscription_not_found');
+  given([])
+    .when({ type: 'Unsubscribe', subscription_id: ID, user_id: 'u1', at })
+    .thenError('push_subscription_not_found');
+  given([added('u1')])
+    .when({ type: 'Drop', subscription_id: ID, status: 410, at })
+    .then([removed('u1', 'gone', 410)]);
+  given([added('u1'), removed('u1', 'gone', 410)])
+    .when({ type: 'Drop', subscription_id: ID, status: 410, at })
+    .then([]);
 });
 
 test('the id: a UUID from the endpoint, stable, different per endpoint', () => {

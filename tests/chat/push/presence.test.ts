@@ -11,7 +11,9 @@ import { createLogger } from '../../../infra/logging.ts';
 import { freshDatabase, type TestDatabase } from '../../support/database.ts';
 import { until } from '../../support/until.ts';
 
-interface Ctx { db: TestDatabase }
+interface Ctx {
+  db: TestDatabase;
+}
 const test = suite<Ctx>('chat presence heartbeats');
 const log = createLogger({ level: 'error', sink: () => {} });
 
@@ -21,7 +23,12 @@ test.before(async (ctx) => {
 test.after(async ({ db }) => db?.drop());
 
 const seen = async (ctx: Ctx, instance: string, user: string) =>
-  (await ctx.db.pool.query<{ seen_at: Date }>('SELECT seen_at FROM chat_presence WHERE instance_id = $1 AND user_id = $2', [instance, user])).rows[0]?.seen_at ?? null;
+  (
+    await ctx.db.pool.query<{ seen_at: Date }>(
+      'SELECT seen_at FROM chat_presence WHERE instance_id = $1 AND user_id = $2',
+      [instance, user],
+    )
+  ).rows[0]?.seen_at ?? null;
 
 test('connect writes a row at once; the heartbeat refreshes it; disconnect deletes it', async (ctx) => {
   const tracker = new PresenceTracker(ctx.db.pool, log, 200);
@@ -29,11 +36,16 @@ test('connect writes a row at once; the heartbeat refreshes it; disconnect delet
   await tracker.connected(user);
   const first = await seen(ctx, tracker.instanceId, user);
   assert.ok(first);
-  assert.equal([...await usersWithSockets(ctx.db.pool, [user, randomUUID()])], [user]);
-  await until('a heartbeat', async () => ((await seen(ctx, tracker.instanceId, user))?.getTime() ?? 0) > first!.getTime(), 20_000, 50);
+  assert.equal([...(await usersWithSockets(ctx.db.pool, [user, randomUUID()]))], [user]);
+  await until(
+    'a heartbeat',
+    async () => ((await seen(ctx, tracker.instanceId, user))?.getTime() ?? 0) > first!.getTime(),
+    20_000,
+    50,
+  );
   tracker.disconnected(user);
   await until('the row to go', async () => (await seen(ctx, tracker.instanceId, user)) === null, 20_000, 50);
-  assert.equal([...await usersWithSockets(ctx.db.pool, [user])], []);
+  assert.equal([...(await usersWithSockets(ctx.db.pool, [user]))], []);
 });
 
 test('two instances keep separate rows; a socket on either counts; a reconnect right after a disconnect stays', async (ctx) => {
@@ -43,8 +55,8 @@ test('two instances keep separate rows; a socket on either counts; a reconnect r
   await a.connected(user);
   await b.connected(user);
   a.disconnected(user);
-  await until('instance a\'s row to go', async () => (await seen(ctx, a.instanceId, user)) === null, 20_000, 50);
-  assert.equal([...await usersWithSockets(ctx.db.pool, [user])], [user], 'still on b');
+  await until("instance a's row to go", async () => (await seen(ctx, a.instanceId, user)) === null, 20_000, 50);
+  assert.equal([...(await usersWithSockets(ctx.db.pool, [user]))], [user], 'still on b');
   b.disconnected(user);
   await b.connected(user); // writes run in order: the delete does not undo the reconnect
   assert.ok(await seen(ctx, b.instanceId, user));
@@ -54,9 +66,11 @@ test('two instances keep separate rows; a socket on either counts; a reconnect r
 test('a row whose heartbeat stopped counts for the TTL only, and is swept later by any heartbeat', async (ctx) => {
   const dead = randomUUID();
   const stale = randomUUID();
-  await ctx.db.pool.query(`INSERT INTO chat_presence (instance_id, user_id, seen_at) VALUES ('killed', $1, now() - make_interval(secs => $2)), ('killed', $3, now() - make_interval(secs => $4))`,
-    [stale, PRESENCE.ttlSeconds + 5, dead, PRESENCE.ttlSeconds * 10 + 5]);
-  assert.equal([...await usersWithSockets(ctx.db.pool, [stale, dead])], []);
+  await ctx.db.pool.query(
+    `INSERT INTO chat_presence (instance_id, user_id, seen_at) VALUES ('killed', $1, now() - make_interval(secs => $2)), ('killed', $3, now() - make_interval(secs => $4))`,
+    [stale, PRESENCE.ttlSeconds + 5, dead, PRESENCE.ttlSeconds * 10 + 5],
+  );
+  assert.equal([...(await usersWithSockets(ctx.db.pool, [stale, dead]))], []);
   const tracker = new PresenceTracker(ctx.db.pool, log, 100);
   const someone = randomUUID();
   await tracker.connected(someone);

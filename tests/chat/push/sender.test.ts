@@ -18,19 +18,48 @@ import { http, startTestApps, type TestServices } from '../../support/services.t
 import { Spaces } from '../../support/spaces.ts';
 import { until } from '../../support/until.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; push: PushService; bg: ChatBackground; alice: ChatAccount; bob: ChatAccount; ab: Browser; bb: Browser; publicKey: string; channel: string }
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  push: PushService;
+  bg: ChatBackground;
+  alice: ChatAccount;
+  bob: ChatAccount;
+  ab: Browser;
+  bb: Browser;
+  publicKey: string;
+  channel: string;
+}
 const test = suite<Ctx>('chat web push: sender');
 
 test.before(async (ctx) => {
   ctx.push = await new PushService().start();
-  ctx.s = await startTestApps('chat_push_sender', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000', NODE_ENV: 'test', CHATSVC_OUTBOUND_ALLOW_LOOPBACK: '1', CHATSVC_VAPID_SUBJECT: 'mailto:ops@orchard.test' });
+  ctx.s = await startTestApps('chat_push_sender', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+    NODE_ENV: 'test',
+    CHATSVC_OUTBOUND_ALLOW_LOOPBACK: '1',
+    CHATSVC_VAPID_SUBJECT: 'mailto:ops@orchard.test',
+  });
   ctx.sp = new Spaces(ctx.s);
   ctx.alice = await ctx.sp.register('alice');
   ctx.bob = await ctx.sp.register('bob');
   ctx.ab = browser();
   ctx.bb = browser();
-  await ctx.sp.ok(ctx.alice, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/alice'), keys: ctx.ab.keys }, 201);
-  await ctx.sp.ok(ctx.bob, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url('/bob'), keys: ctx.bb.keys }, 201);
+  await ctx.sp.ok(
+    ctx.alice,
+    'POST',
+    '/api/push/subscriptions',
+    { endpoint: ctx.push.url('/alice'), keys: ctx.ab.keys },
+    201,
+  );
+  await ctx.sp.ok(
+    ctx.bob,
+    'POST',
+    '/api/push/subscriptions',
+    { endpoint: ctx.push.url('/bob'), keys: ctx.bb.keys },
+    201,
+  );
   ctx.publicKey = (await ctx.sp.ok(ctx.alice, 'GET', '/api/push/vapid-public-key')).public_key;
   const c = await ctx.sp.community(ctx.alice);
   await ctx.sp.join(c, ctx.alice, [ctx.bob]);
@@ -45,15 +74,31 @@ test.after(async ({ s, push, bg }) => {
 });
 
 /** A reminder as the meetings scheduler appends it. */
-async function fire(ctx: Ctx, recipients: string[], startsInSeconds: number): Promise<MeetingReminderFiredEvent['data']> {
+async function fire(
+  ctx: Ctx,
+  recipients: string[],
+  startsInSeconds: number,
+): Promise<MeetingReminderFiredEvent['data']> {
   const meeting = randomUUID();
   const start = new Date(ctx.s.clock.now().getTime() + startsInSeconds * 1000).toISOString();
   const occurrence = start.slice(0, 16);
   const data: MeetingReminderFiredEvent['data'] = {
-    meeting_id: meeting, occurrence_id: occurrence, channel_id: ctx.channel, title: 'Sprint planning', start, offset_minutes: 10,
-    reminder_id: `${meeting}-${occurrence}-10`, recipient_ids: recipients, at: ctx.s.clock.now().toISOString(),
+    meeting_id: meeting,
+    occurrence_id: occurrence,
+    channel_id: ctx.channel,
+    title: 'Sprint planning',
+    start,
+    offset_minutes: 10,
+    reminder_id: `${meeting}-${occurrence}-10`,
+    recipient_ids: recipients,
+    at: ctx.s.clock.now().toISOString(),
   };
-  await ctx.s.platform.commands.record(`chat.meeting_reminder-${meeting}-${occurrence}-10`, { type: 'MeetingReminderFired', data }, { actor: { kind: 'system', id: 'scheduler' }, correlationId: null }, { expected: 'no_stream' });
+  await ctx.s.platform.commands.record(
+    `chat.meeting_reminder-${meeting}-${occurrence}-10`,
+    { type: 'MeetingReminderFired', data },
+    { actor: { kind: 'system', id: 'scheduler' }, correlationId: null },
+    { expected: 'no_stream' },
+  );
   return data;
 }
 
@@ -63,7 +108,13 @@ test('a reminder: decrypted by the browser, VAPID verified, TTL to the start, To
   await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   const [pushed] = (await ctx.push.waitFor('/alice', before.a + 1)).slice(before.a);
   assert.equal(JSON.parse(decrypt(pushed!, ctx.ab)), {
-    type: 'meeting_reminder', meeting_id: r.meeting_id, occurrence_id: r.occurrence_id, channel_id: ctx.channel, title: 'Sprint planning', start: r.start, offset_minutes: 10,
+    type: 'meeting_reminder',
+    meeting_id: r.meeting_id,
+    occurrence_id: r.occurrence_id,
+    channel_id: ctx.channel,
+    title: 'Sprint planning',
+    start: r.start,
+    offset_minutes: 10,
   });
   const ttl = Number(pushed!.headers.ttl);
   assert.ok(ttl > 590 && ttl <= 600, `TTL ${ttl}`);
@@ -95,7 +146,13 @@ test('a mention pushes the channel and the sender to the mentioned member, never
   await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   const [pushed] = (await ctx.push.waitFor('/bob', before.b + 1)).slice(before.b);
   const text = decrypt(pushed!, ctx.bb);
-  assert.equal(JSON.parse(text), { type: 'mention', channel_id: ctx.channel, channel_name: 'planning', sender_id: ctx.alice.id, sender_name: ctx.alice.username });
+  assert.equal(JSON.parse(text), {
+    type: 'mention',
+    channel_id: ctx.channel,
+    channel_name: 'planning',
+    sender_id: ctx.alice.id,
+    sender_name: ctx.alice.username,
+  });
   assert.not.ok(text.includes('c2VjcmV0'), 'no ciphertext');
   assert.is(pushed!.headers.topic, pushTopic(`mention:${ctx.channel}`));
   assert.is(Number(pushed!.headers.ttl), 24 * 3600);
@@ -103,15 +160,24 @@ test('a mention pushes the channel and the sender to the mentioned member, never
   assert.is(ctx.push.to('/alice').length, before.a, 'the sender is not notified of their own mention');
 });
 
-test('a webhook post mentioning a member pushes too, as the webhook\'s name (the bots/admin issue\'s mention rule)', async (ctx) => {
+test("a webhook post mentioning a member pushes too, as the webhook's name (the bots/admin issue's mention rule)", async (ctx) => {
   const before = ctx.push.to('/bob').length;
   const hook = await ctx.sp.ok(ctx.alice, 'POST', `/api/channels/${ctx.channel}/webhooks`, { name: 'CI' }, 201);
-  const r = await http(`${ctx.sp.base}/api/webhooks/execute/${hook.token}`, { method: 'POST', json: { content: `build broke, @${ctx.bob.username} please look`, username: 'ci-bot' } });
+  const r = await http(`${ctx.sp.base}/api/webhooks/execute/${hook.token}`, {
+    method: 'POST',
+    json: { content: `build broke, @${ctx.bob.username} please look`, username: 'ci-bot' },
+  });
   assert.is(r.status, 201, r.text);
   await settlePush(ctx.s.db.pool, ctx.bg.pusher);
   const [pushed] = (await ctx.push.waitFor('/bob', before + 1)).slice(before);
   const text = decrypt(pushed!, ctx.bb);
-  assert.equal(JSON.parse(text), { type: 'mention', channel_id: ctx.channel, channel_name: 'planning', sender_id: hook.id, sender_name: 'ci-bot' });
+  assert.equal(JSON.parse(text), {
+    type: 'mention',
+    channel_id: ctx.channel,
+    channel_name: 'planning',
+    sender_id: hook.id,
+    sender_name: 'ci-bot',
+  });
   assert.not.ok(text.includes('build broke'), 'no content');
 });
 
@@ -119,7 +185,11 @@ test('410 and 404 from the push service drop the subscription (an event); other 
   const dave = await ctx.sp.register('dave');
   const erin = await ctx.sp.register('erin');
   const frank = await ctx.sp.register('frank');
-  for (const [who, p] of [[dave, '/dave'], [erin, '/erin'], [frank, '/frank']] as const) {
+  for (const [who, p] of [
+    [dave, '/dave'],
+    [erin, '/erin'],
+    [frank, '/frank'],
+  ] as const) {
     await ctx.sp.ok(who, 'POST', '/api/push/subscriptions', { endpoint: ctx.push.url(p), keys: browser().keys }, 201);
   }
   ctx.push.status.set('/dave', 410);
@@ -130,16 +200,35 @@ test('410 and 404 from the push service drop the subscription (an event); other 
   await ctx.push.waitFor('/dave', 1);
   await ctx.push.waitFor('/erin', 1);
   await ctx.push.waitFor('/frank', 1);
-  const removed = (await ctx.s.db.pool.query(`SELECT data->>'user_id' AS user_id, data->>'reason' AS reason, (data->>'status')::int AS status FROM events WHERE type = 'PushSubscriptionRemoved' AND data->>'reason' = 'gone'`)).rows;
-  assert.equal(removed.map((r) => [r.user_id, r.status]).sort(), [[dave.id, 410], [erin.id, 404]].sort());
+  const removed = (
+    await ctx.s.db.pool.query(
+      `SELECT data->>'user_id' AS user_id, data->>'reason' AS reason, (data->>'status')::int AS status FROM events WHERE type = 'PushSubscriptionRemoved' AND data->>'reason' = 'gone'`,
+    )
+  ).rows;
+  assert.equal(
+    removed.map((r) => [r.user_id, r.status]).sort(),
+    [
+      [dave.id, 410],
+      [erin.id, 404],
+    ].sort(),
+  );
   // The removals are in the log; each read model row goes once the projection has applied it.
-  const listed = async (who: typeof dave) => (await ctx.sp.ok(who, 'GET', '/api/push/subscriptions')).subscriptions.length;
-  await until('the removed subscriptions unlisted', async () => (await listed(dave)) + (await listed(erin)) === 0, 20_000, 100);
+  const listed = async (who: typeof dave) =>
+    (await ctx.sp.ok(who, 'GET', '/api/push/subscriptions')).subscriptions.length;
+  await until(
+    'the removed subscriptions unlisted',
+    async () => (await listed(dave)) + (await listed(erin)) === 0,
+    20_000,
+    100,
+  );
   assert.equal((await ctx.sp.ok(dave, 'GET', '/api/push/subscriptions')).subscriptions, []);
   assert.equal((await ctx.sp.ok(erin, 'GET', '/api/push/subscriptions')).subscriptions, []);
   assert.is((await ctx.sp.ok(frank, 'GET', '/api/push/subscriptions')).subscriptions.length, 1);
   assert.ok(ctx.s.logLines.some((l) => l.includes('push_rejected') && l.includes('"status":500')));
-  assert.not.ok(ctx.s.logLines.some((l) => l.includes(`:${ctx.push.port}/`)), 'no endpoint in the log lines');
+  assert.not.ok(
+    ctx.s.logLines.some((l) => l.includes(`:${ctx.push.port}/`)),
+    'no endpoint in the log lines',
+  );
 });
 
 test('checkpointed: after a restart nothing is resent and what came meanwhile is sent once', async (ctx) => {

@@ -22,7 +22,10 @@ const TABLES: Record<string, string> = {
 };
 
 test('every command, fired jobs included; the rebuilt tables equal the live ones', async () => {
-  const s = await startTestApps('chat_sched_projection', { CHATSVC_AUTH_RATE_PER_MIN: '100000', CHATSVC_API_RATE_PER_SEC: '100000' });
+  const s = await startTestApps('chat_sched_projection', {
+    CHATSVC_AUTH_RATE_PER_MIN: '100000',
+    CHATSVC_API_RATE_PER_SEC: '100000',
+  });
   const bg = backgroundOf(s.platform);
   try {
     const sp = new Spaces(s);
@@ -33,18 +36,54 @@ test('every command, fired jobs included; the rebuilt tables equal the live ones
     const gid = await sp.group(owner, cid);
     const chid = await sp.channel(owner, gid, [ann]);
     const later = (secs: number) => new Date(s.clock.now().getTime() + secs * 1000).toISOString();
-    const p1 = await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'a?', options: ['x', 'y'], multiple_choice: true }, 201);
-    const p2 = await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'b?', options: ['x', 'y'], closes_at: later(120) }, 201);
-    await sp.ok(ann, 'POST', `/api/channels/${chid}/polls`, { question: 'c?', options: ['x', 'y'], closes_at: later(3600) }, 201);
+    const p1 = await sp.ok(
+      ann,
+      'POST',
+      `/api/channels/${chid}/polls`,
+      { question: 'a?', options: ['x', 'y'], multiple_choice: true },
+      201,
+    );
+    const p2 = await sp.ok(
+      ann,
+      'POST',
+      `/api/channels/${chid}/polls`,
+      { question: 'b?', options: ['x', 'y'], closes_at: later(120) },
+      201,
+    );
+    await sp.ok(
+      ann,
+      'POST',
+      `/api/channels/${chid}/polls`,
+      { question: 'c?', options: ['x', 'y'], closes_at: later(3600) },
+      201,
+    );
     await sp.ok(ann, 'POST', `/api/polls/${p1.id}/vote`, { option_ids: p1.options.map((o: any) => o.option_id) });
     await sp.ok(owner, 'POST', `/api/polls/${p1.id}/vote`, { option_ids: [p1.options[0].option_id] });
     await sp.ok(owner, 'POST', `/api/polls/${p1.id}/vote`, { option_ids: [] });
     await sp.ok(owner, 'POST', `/api/polls/${p2.id}/vote`, { option_ids: [p2.options[1].option_id] });
     await sp.ok(ann, 'POST', `/api/polls/${p1.id}/close`);
-    const due = await sp.ok(ann, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: 'soon', send_at: later(90) }, 201);
-    const kept = await sp.ok(ann, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: 'kept', send_at: later(3600) }, 201);
+    const due = await sp.ok(
+      ann,
+      'POST',
+      '/api/messages/schedule',
+      { channel_id: chid, ciphertext: 'soon', send_at: later(90) },
+      201,
+    );
+    const kept = await sp.ok(
+      ann,
+      'POST',
+      '/api/messages/schedule',
+      { channel_id: chid, ciphertext: 'kept', send_at: later(3600) },
+      201,
+    );
     await sp.ok(ann, 'PATCH', `/api/messages/scheduled/${kept.id}`, { send_at: later(7200), mentions: [owner.id] });
-    const gone = await sp.ok(ann, 'POST', '/api/messages/schedule', { channel_id: chid, ciphertext: 'gone', send_at: later(60) }, 201);
+    const gone = await sp.ok(
+      ann,
+      'POST',
+      '/api/messages/schedule',
+      { channel_id: chid, ciphertext: 'gone', send_at: later(60) },
+      201,
+    );
     await sp.ok(ann, 'DELETE', `/api/messages/scheduled/${gone.id}`, undefined, 204);
     s.clock.advance(121_000);
     await settle(s.platform, bg);
@@ -55,10 +94,18 @@ test('every command, fired jobs included; the rebuilt tables equal the live ones
     await sp.ok(owner, 'DELETE', `/api/bookmarks/${m.id}`, undefined, 204);
 
     const seen = new Set((await loggedEvents(s)).map((e) => e.type));
-    const expected = [...POLL_EVENT_TYPES, ...SCHEDULED_EVENT_TYPES, ...BOOKMARK_EVENT_TYPES].filter((t) => t !== 'ScheduledMessageHoldPlaced' && t !== 'ScheduledMessageFailed');
-    assert.equal(expected.filter((t) => !seen.has(t)), []);
+    const expected = [...POLL_EVENT_TYPES, ...SCHEDULED_EVENT_TYPES, ...BOOKMARK_EVENT_TYPES].filter(
+      (t) => t !== 'ScheduledMessageHoldPlaced' && t !== 'ScheduledMessageFailed',
+    );
+    assert.equal(
+      expected.filter((t) => !seen.has(t)),
+      [],
+    );
 
-    const snapshot = async () => Object.fromEntries(await Promise.all(Object.entries(TABLES).map(async ([t, q]) => [t, (await s.platform.pool.query(q)).rows])));
+    const snapshot = async () =>
+      Object.fromEntries(
+        await Promise.all(Object.entries(TABLES).map(async ([t, q]) => [t, (await s.platform.pool.query(q)).rows])),
+      );
     const live = await snapshot();
     assert.is(live.scheduled_jobs.length, 2, 'the kept message and the open poll');
     await s.platform.engine.stop();

@@ -7,7 +7,13 @@ import { totpCode } from '../../../crypto/totp.ts';
 import { bearer, eventCount, expectError, registerChat, uniqueName, type ChatAccount } from '../../support/chat.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 
-interface Ctx { s: TestServices; ivy: ChatAccount; secret: string; backup: string[]; verifiedWith: string }
+interface Ctx {
+  s: TestServices;
+  ivy: ChatAccount;
+  secret: string;
+  backup: string[];
+  verifiedWith: string;
+}
 const test = suite<Ctx>('chat TOTP');
 test.before(async (ctx) => {
   ctx.s = await startTestApps('chat_totp', { CHATSVC_AUTH_RATE_PER_MIN: '100000' });
@@ -16,7 +22,9 @@ test.before(async (ctx) => {
 test.after(async ({ s }) => s?.close());
 
 const login = (s: TestServices, a: ChatAccount, totp_code?: string) =>
-  http(`${s.chat}/api/auth/login`, { json: { username: a.username, password: a.password, ...(totp_code === undefined ? {} : { totp_code }) } });
+  http(`${s.chat}/api/auth/login`, {
+    json: { username: a.username, password: a.password, ...(totp_code === undefined ? {} : { totp_code }) },
+  });
 
 test('setup: a base32 secret and its otpauth URI; not active yet', async (ctx) => {
   const { s, ivy } = ctx;
@@ -29,14 +37,23 @@ test('setup: a base32 secret and its otpauth URI; not active yet', async (ctx) =
   assert.match(r.body.otpauth_uri, new RegExp(`secret=${r.body.secret}`));
   ctx.secret = r.body.secret;
   assert.is((await login(s, ivy)).status, 200); // not on yet
-  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, { enabled: false, remaining: 0 });
+  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, {
+    enabled: false,
+    remaining: 0,
+  });
   expectError(await http(`${s.chat}/api/totp/setup`, { method: 'POST' }), 401);
 });
 
 test('verify: a wrong code is 401; the right one enables TOTP and returns 10 backup codes once', async (ctx) => {
   const { s, ivy, secret } = ctx;
   const before = await eventCount(s.db.pool);
-  expectError(await http(`${s.chat}/api/totp/verify`, { headers: bearer(ivy), json: { code: '000000' === totpCode(secret, s.clock.now().getTime()) ? '111111' : '000000' } }), 401);
+  expectError(
+    await http(`${s.chat}/api/totp/verify`, {
+      headers: bearer(ivy),
+      json: { code: '000000' === totpCode(secret, s.clock.now().getTime()) ? '111111' : '000000' },
+    }),
+    401,
+  );
   expectError(await http(`${s.chat}/api/totp/verify`, { headers: bearer(ivy), json: {} }), 400);
   assert.is(await eventCount(s.db.pool), before);
   ctx.verifiedWith = totpCode(secret, s.clock.now().getTime());
@@ -47,13 +64,27 @@ test('verify: a wrong code is 401; the right one enables TOTP and returns 10 bac
   assert.is(new Set(r.body.backup_codes).size, 10);
   for (const code of r.body.backup_codes) assert.match(code, /^[A-Z2-9]{4}(-[A-Z2-9]{4}){3}$/);
   ctx.backup = r.body.backup_codes;
-  expectError(await http(`${s.chat}/api/totp/verify`, { headers: bearer(ivy), json: { code: totpCode(secret, s.clock.now().getTime()) } }), 409);
+  expectError(
+    await http(`${s.chat}/api/totp/verify`, {
+      headers: bearer(ivy),
+      json: { code: totpCode(secret, s.clock.now().getTime()) },
+    }),
+    409,
+  );
   expectError(await http(`${s.chat}/api/totp/setup`, { method: 'POST', headers: bearer(ivy) }), 409);
-  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, { enabled: true, remaining: 10 });
+  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, {
+    enabled: true,
+    remaining: 10,
+  });
   assert.is((await http(`${s.chat}/api/account/me`, { headers: bearer(ivy) })).body.totp_enabled, true);
 });
 
-test('login with TOTP on: no code is 401 totp_required; the code of a step works once; the next step works', async ({ s, ivy, secret, verifiedWith }) => {
+test('login with TOTP on: no code is 401 totp_required; the code of a step works once; the next step works', async ({
+  s,
+  ivy,
+  secret,
+  verifiedWith,
+}) => {
   const none = await login(s, ivy);
   expectError(none, 401);
   assert.is(none.body.totp_required, true);
@@ -75,7 +106,13 @@ test('login with TOTP on: no code is 401 totp_required; the code of a step works
   assert.is((await login(s, ivy, totpCode(secret, s.clock.now().getTime() - 30_000))).status, 200);
   // A wrong password with a right code is still the password's 401.
   nextStep(1);
-  const wrongPassword = await http(`${s.chat}/api/auth/login`, { json: { username: ivy.username, password: 'not the password', totp_code: totpCode(secret, s.clock.now().getTime()) } });
+  const wrongPassword = await http(`${s.chat}/api/auth/login`, {
+    json: {
+      username: ivy.username,
+      password: 'not the password',
+      totp_code: totpCode(secret, s.clock.now().getTime()),
+    },
+  });
   expectError(wrongPassword, 401);
   assert.is(wrongPassword.body.totp_required, undefined);
 });
@@ -85,18 +122,37 @@ test('a backup code logs in once, in any case and spacing; the count goes down',
   const r = await login(s, ivy, typed);
   assert.is(r.status, 200);
   expectError(await login(s, ivy, backup[0]), 401);
-  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: { authorization: `Bearer ${r.body.access_token}` } })).body, { enabled: true, remaining: 9 });
+  assert.equal(
+    (await http(`${s.chat}/api/totp/backup-codes`, { headers: { authorization: `Bearer ${r.body.access_token}` } }))
+      .body,
+    { enabled: true, remaining: 9 },
+  );
   assert.is((await login(s, ivy, backup[1])).status, 200);
-  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, { enabled: true, remaining: 8 });
+  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, {
+    enabled: true,
+    remaining: 8,
+  });
 });
 
 test('disable: needs the password; then login needs no code; disabling again is 400', async ({ s, ivy }) => {
-  expectError(await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: { password: 'not the password' } }), 403);
+  expectError(
+    await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: { password: 'not the password' } }),
+    403,
+  );
   expectError(await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: {} }), 400);
-  assert.is((await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: { password: ivy.password } })).status, 204);
+  assert.is(
+    (await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: { password: ivy.password } })).status,
+    204,
+  );
   assert.is((await login(s, ivy)).status, 200);
-  expectError(await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: { password: ivy.password } }), 400);
-  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, { enabled: false, remaining: 0 });
+  expectError(
+    await http(`${s.chat}/api/totp/disable`, { headers: bearer(ivy), json: { password: ivy.password } }),
+    400,
+  );
+  assert.equal((await http(`${s.chat}/api/totp/backup-codes`, { headers: bearer(ivy) })).body, {
+    enabled: false,
+    remaining: 0,
+  });
 });
 
 test('the secret and the backup codes never reach the log or the log lines in clear', async ({ s, secret, backup }) => {
@@ -107,7 +163,9 @@ test('the secret and the backup codes never reach the log or the log lines in cl
     assert.not.ok(text.includes(value), 'log');
     assert.not.ok(lines.includes(value), 'log lines');
   }
-  const sealed = (await s.db.pool.query(`SELECT data->>'secret_sealed' AS v FROM events WHERE type = 'TotpSetupStarted'`)).rows[0].v;
+  const sealed = (
+    await s.db.pool.query(`SELECT data->>'secret_sealed' AS v FROM events WHERE type = 'TotpSetupStarted'`)
+  ).rows[0].v;
   assert.match(sealed, /^v1\./);
 });
 

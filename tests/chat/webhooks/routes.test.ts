@@ -10,7 +10,17 @@ import { startSpaces } from '../../support/channel-world.ts';
 import { http, logText, type TestServices } from '../../support/services.ts';
 import { expectStatus, type Spaces } from '../../support/spaces.ts';
 
-interface Ctx { s: TestServices; sp: Spaces; inst: ChatAccount; owner: ChatAccount; mod: ChatAccount; ann: ChatAccount; outsider: ChatAccount; cid: string; ch: string }
+interface Ctx {
+  s: TestServices;
+  sp: Spaces;
+  inst: ChatAccount;
+  owner: ChatAccount;
+  mod: ChatAccount;
+  ann: ChatAccount;
+  outsider: ChatAccount;
+  cid: string;
+  ch: string;
+}
 const test = suite<Ctx>('chat webhooks');
 test.before(async (ctx) => {
   Object.assign(ctx, await startSpaces('chat_webhooks'));
@@ -30,56 +40,123 @@ test.before(async (ctx) => {
 });
 test.after(async ({ s }) => s?.close());
 
-const execute = (sp: Spaces, token: string, json: unknown, headers: Record<string, string> = {}) => http(`${sp.base}/api/webhooks/execute/${token}`, { method: 'POST', json, headers });
+const execute = (sp: Spaces, token: string, json: unknown, headers: Record<string, string> = {}) =>
+  http(`${sp.base}/api/webhooks/execute/${token}`, { method: 'POST', json, headers });
 
 test('mentions: exact usernames, no @everyone/@here/@channel, no addresses, de-duplicated', () => {
-  assert.equal(mentionedUsernames('hi @Ann_W and @bob, @Ann_W again; mail ann@example.com @everyone @here @channel (@zed)'), ['Ann_W', 'bob', 'zed']);
+  assert.equal(
+    mentionedUsernames('hi @Ann_W and @bob, @Ann_W again; mail ann@example.com @everyone @here @channel (@zed)'),
+    ['Ann_W', 'bob', 'zed'],
+  );
 });
 
-test('management: community owners and admins and instance admins; moderators, members and outsiders 403', async ({ sp, inst, owner, mod, ann, ch }) => {
+test('management: community owners and admins and instance admins; moderators, members and outsiders 403', async ({
+  sp,
+  inst,
+  owner,
+  mod,
+  ann,
+  ch,
+}) => {
   expectError(await sp.call(mod, 'POST', `/api/channels/${ch}/webhooks`, { name: 'CI' }), 403);
   expectError(await sp.call(ann, 'POST', `/api/channels/${ch}/webhooks`, { name: 'CI' }), 403);
   expectError(await sp.call(null, 'POST', `/api/channels/${ch}/webhooks`, { name: 'CI' }), 401);
   expectError(await sp.call(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: '' }), 400);
   expectError(await sp.call(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'x'.repeat(65) }), 400);
-  expectError(await sp.call(owner, 'POST', '/api/channels/00000000-0000-4000-8000-000000000000/webhooks', { name: 'CI' }), 404);
+  expectError(
+    await sp.call(owner, 'POST', '/api/channels/00000000-0000-4000-8000-000000000000/webhooks', { name: 'CI' }),
+    404,
+  );
   const created = await sp.ok(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'CI' }, 201);
   assert.is(created.token.length, 64);
   assert.is(created.active, true);
   const byInstance = await sp.ok(inst, 'POST', `/api/channels/${ch}/webhooks`, { name: 'Ops' }, 201);
   const list = await sp.ok(owner, 'GET', `/api/channels/${ch}/webhooks`);
-  assert.equal(list.webhooks.map((w: { name: string }) => w.name), ['CI', 'Ops']);
+  assert.equal(
+    list.webhooks.map((w: { name: string }) => w.name),
+    ['CI', 'Ops'],
+  );
   assert.not.ok(JSON.stringify(list).includes(created.token));
   expectError(await sp.call(ann, 'GET', `/api/channels/${ch}/webhooks`), 403);
   expectError(await sp.call(ann, 'PATCH', `/api/webhooks/${created.id}`, { name: 'x' }), 403);
   expectError(await sp.call(ann, 'DELETE', `/api/webhooks/${byInstance.id}`), 403);
   expectError(await sp.call(owner, 'PATCH', '/api/webhooks/00000000-0000-4000-8000-000000000000', { name: 'x' }), 404);
-  assert.is((await sp.ok(owner, 'PATCH', `/api/webhooks/${created.id}`, { name: 'Builds', avatar_url: 'https://example.com/a.png' })).name, 'Builds');
+  assert.is(
+    (
+      await sp.ok(owner, 'PATCH', `/api/webhooks/${created.id}`, {
+        name: 'Builds',
+        avatar_url: 'https://example.com/a.png',
+      })
+    ).name,
+    'Builds',
+  );
 });
 
-test('execute: plaintext as the webhook, 422 payloads, no files, 1/s with Retry-After, deactivate and delete: 404', async ({ s, sp, owner, ann, ch }) => {
+test('execute: plaintext as the webhook, 422 payloads, no files, 1/s with Retry-After, deactivate and delete: 404', async ({
+  s,
+  sp,
+  owner,
+  ann,
+  ch,
+}) => {
   const hook = await sp.ok(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'Deploys' }, 201);
   const text = `deployed **v1** for @${ann.username} and @${ann.username}, not @out or @everyone or ${ann.username.toLowerCase()}@host`;
-  const posted = expectStatus(await execute(sp, hook.token, { content: `${text} @${ann.username.toLowerCase()}` }), 201).body;
+  const posted = expectStatus(
+    await execute(sp, hook.token, { content: `${text} @${ann.username.toLowerCase()}` }),
+    201,
+  ).body;
   assert.is(posted.status, 'ok');
   assert.is(posted.channel_id, ch);
   // Two at once through another webhook: one passes, one is limited (no timing: both hit the limiter together).
   const burstHook = await sp.ok(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'Burst' }, 201);
-  const burst = await Promise.all([execute(sp, burstHook.token, { content: 'burst' }), execute(sp, burstHook.token, { content: 'burst' })]);
+  const burst = await Promise.all([
+    execute(sp, burstHook.token, { content: 'burst' }),
+    execute(sp, burstHook.token, { content: 'burst' }),
+  ]);
   assert.equal(burst.map((r) => r.status).sort(), [201, 429]);
   const limited = burst.find((r) => r.status === 429)!;
   expectError(limited, 429);
   assert.ok(Number(limited.headers.get('retry-after')) >= 1);
   s.clock.advance(1001);
-  for (const bad of [{}, { content: '' }, { content: 'x'.repeat(4001) }, { content: 'x', username: 'u'.repeat(65) }, { content: 'x', file: 'abc' }, { content: 'x', avatar_url: 'not a url' }]) {
+  for (const bad of [
+    {},
+    { content: '' },
+    { content: 'x'.repeat(4001) },
+    { content: 'x', username: 'u'.repeat(65) },
+    { content: 'x', file: 'abc' },
+    { content: 'x', avatar_url: 'not a url' },
+  ]) {
     expectError(await execute(sp, hook.token, bad), 422);
   }
-  expectError(await http(`${sp.base}/api/webhooks/execute/${hook.token}`, { method: 'POST', body: 'not json', headers: { 'content-type': 'application/json' } }), 422);
-  expectError(await http(`${sp.base}/api/webhooks/execute/${hook.token}`, { method: 'POST', body: '--x\r\n', headers: { 'content-type': 'multipart/form-data; boundary=x' } }), 422);
+  expectError(
+    await http(`${sp.base}/api/webhooks/execute/${hook.token}`, {
+      method: 'POST',
+      body: 'not json',
+      headers: { 'content-type': 'application/json' },
+    }),
+    422,
+  );
+  expectError(
+    await http(`${sp.base}/api/webhooks/execute/${hook.token}`, {
+      method: 'POST',
+      body: '--x\r\n',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    }),
+    422,
+  );
   expectError(await execute(sp, 'z'.repeat(64), { content: 'x' }), 404);
-  expectStatus(await execute(sp, hook.token, { content: 'as someone', username: 'Release Bot', avatar_url: 'https://example.com/r.png' }), 201);
+  expectStatus(
+    await execute(sp, hook.token, {
+      content: 'as someone',
+      username: 'Release Bot',
+      avatar_url: 'https://example.com/r.png',
+    }),
+    201,
+  );
   // History shows the plaintext in the ciphertext field, with the webhook's display.
-  const history = (await sp.ok(ann, 'GET', `/api/channels/${ch}/messages`)).messages.filter((m: { sender_id: string }) => m.sender_id === hook.id);
+  const history = (await sp.ok(ann, 'GET', `/api/channels/${ch}/messages`)).messages.filter(
+    (m: { sender_id: string }) => m.sender_id === hook.id,
+  );
   const [second, first] = history;
   assert.is(first.ciphertext, `${text} @${ann.username.toLowerCase()}`);
   assert.is(first.via_webhook, true);
@@ -88,8 +165,13 @@ test('execute: plaintext as the webhook, 422 payloads, no files, 1/s with Retry-
   assert.equal(second.webhook, { username: 'Release Bot', avatar_url: 'https://example.com/r.png' });
   // Mentions: ann (a member) once; out is no member of the channel.
   const mention = await s.db.pool.query('SELECT user_id FROM chat_mentions WHERE message_id = $1', [posted.message_id]);
-  assert.equal(mention.rows.map((r: { user_id: string }) => r.user_id), [ann.id]);
-  const unread = (await sp.ok(ann, 'GET', '/api/channels/unread')).channels.find((x: { channel_id: string }) => x.channel_id === ch);
+  assert.equal(
+    mention.rows.map((r: { user_id: string }) => r.user_id),
+    [ann.id],
+  );
+  const unread = (await sp.ok(ann, 'GET', '/api/channels/unread')).channels.find(
+    (x: { channel_id: string }) => x.channel_id === ch,
+  );
   assert.is(unread.mention_count, 1);
   // Plaintext search finds webhook messages.
   assert.is((await sp.ok(ann, 'GET', `/api/channels/${ch}/messages/search?q=deployed`)).messages.length, 1);
@@ -109,11 +191,24 @@ test('execute: plaintext as the webhook, 422 payloads, no files, 1/s with Retry-
   assert.ok(s.logLines.some((l) => l.includes('/api/webhooks/execute/[redacted]')));
 });
 
-test('the channel\'s posting rules: archived and read-only 403 with nothing written, slow mode 429, refusals spend no rate, a deleted channel 404', async ({ s, sp, owner, mod, ann, cid }) => {
+test("the channel's posting rules: archived and read-only 403 with nothing written, slow mode 429, refusals spend no rate, a deleted channel 404", async ({
+  s,
+  sp,
+  owner,
+  mod,
+  ann,
+  cid,
+}) => {
   const g = await sp.group(owner, cid, 'public', 'Rules');
   const ch = await sp.channel(owner, g, [mod, ann], 'rules');
   const hook = await sp.ok(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'Rules' }, 201);
-  const written = async () => (await s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'MessagePosted' AND data->>'sender_id' = $1`, [hook.id])).rows[0].n as number;
+  const written = async () =>
+    (
+      await s.db.pool.query(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'MessagePosted' AND data->>'sender_id' = $1`,
+        [hook.id],
+      )
+    ).rows[0].n as number;
   // The same bodies a member's post gets (the spec's body is `error`; 429 adds `code`).
   const refused = async (status: number, error: string) => {
     const r = await execute(sp, hook.token, { content: 'refused' });
@@ -128,7 +223,12 @@ test('the channel\'s posting rules: archived and read-only 403 with nothing writ
   await refused(403, 'this channel is read-only');
   await sp.post(owner, ch, 'moderators still post');
   assert.is(await written(), 0);
-  assert.equal((await sp.ok(ann, 'GET', `/api/channels/${ch}/messages`)).messages.filter((m: { via_webhook: boolean }) => m.via_webhook), []);
+  assert.equal(
+    (await sp.ok(ann, 'GET', `/api/channels/${ch}/messages`)).messages.filter(
+      (m: { via_webhook: boolean }) => m.via_webhook,
+    ),
+    [],
+  );
   // The refusals did not spend the webhook's one-a-second budget.
   await sp.ok(owner, 'PATCH', `/api/channels/${ch}`, { read_only: false });
   expectStatus(await execute(sp, hook.token, { content: 'open again' }), 201);
@@ -137,7 +237,10 @@ test('the channel\'s posting rules: archived and read-only 403 with nothing writ
   s.clock.advance(1001);
   const slow = await refused(429, 'slow mode');
   assert.is(slow.body.code, 'rate_limited');
-  assert.ok(Number(slow.headers.get('retry-after')) >= 28 && Number(slow.headers.get('retry-after')) <= 30, slow.headers.get('retry-after') ?? '');
+  assert.ok(
+    Number(slow.headers.get('retry-after')) >= 28 && Number(slow.headers.get('retry-after')) <= 30,
+    slow.headers.get('retry-after') ?? '',
+  );
   s.clock.advance(30_000);
   expectStatus(await execute(sp, hook.token, { content: 'after the wait' }), 201);
   assert.is(await written(), 2);
@@ -154,8 +257,13 @@ test('at most 50 distinct members are notified per post', async ({ s, sp, owner,
   await sp.join((await sp.ok(owner, 'GET', `/api/channels/${ch}`)).community_id, owner, members);
   for (const m of members) await sp.ok(m, 'POST', `/api/channels/${ch}/join`);
   const hook = await sp.ok(owner, 'POST', `/api/channels/${ch}/webhooks`, { name: 'Many' }, 201);
-  const posted = expectStatus(await execute(sp, hook.token, { content: members.map((m) => `@${m.username}`).join(' ') }), 201).body;
-  const n = await s.db.pool.query('SELECT count(*)::int AS n FROM chat_mentions WHERE message_id = $1', [posted.message_id]);
+  const posted = expectStatus(
+    await execute(sp, hook.token, { content: members.map((m) => `@${m.username}`).join(' ') }),
+    201,
+  ).body;
+  const n = await s.db.pool.query('SELECT count(*)::int AS n FROM chat_mentions WHERE message_id = $1', [
+    posted.message_id,
+  ]);
   assert.is(n.rows[0].n, 50);
 });
 

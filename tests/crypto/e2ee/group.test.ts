@@ -16,7 +16,8 @@ import { bytes, copy, text, throwsCode } from './helpers.ts';
 const test = suite('crypto/e2ee/group');
 
 const send = (state: SenderKeyState, message: string): SenderKeyMessage => copy(encryptGroup(state, bytes(message)));
-const receive = (receiver: SenderKeyReceiver, message: SenderKeyMessage): string => text(decryptGroup(receiver, message));
+const receive = (receiver: SenderKeyReceiver, message: SenderKeyMessage): string =>
+  text(decryptGroup(receiver, message));
 const receiverOf = (state: SenderKeyState) => createSenderKeyReceiver(copy(senderKeyDistribution(state)));
 
 test('sender key: a random u32 chain id, a 32-byte chain key, iteration 0; the distribution is the wire shape', () => {
@@ -26,7 +27,12 @@ test('sender key: a random u32 chain id, a 32-byte chain key, iteration 0; the d
   assert.is(state.iteration, 0);
   const distribution = senderKeyDistribution(state);
   assert.equal(Object.keys(distribution), ['chain_id', 'iteration', 'chain_key', 'sender_id']);
-  assert.equal(distribution, { chain_id: state.chainId, iteration: 0, chain_key: Array.from(state.chainKey), sender_id: 'alice' });
+  assert.equal(distribution, {
+    chain_id: state.chainId,
+    iteration: 0,
+    chain_key: Array.from(state.chainKey),
+    sender_id: 'alice',
+  });
   assert.not.equal(createSenderKey('alice').chainKey, state.chainKey);
   throwsCode(() => createSenderKey(''), 'invalid_argument');
 });
@@ -50,12 +56,18 @@ test('round trip to three receivers; messages carry the iteration of the key use
 
 test('every member has a chain of their own', () => {
   const states = ['alice', 'bob', 'carol', 'dave'].map((id) => createSenderKey(id));
-  const views = new Map(states.map((state) => [state.senderId, new Map(states.filter((s) => s !== state).map((s) => [s.senderId, receiverOf(s)]))]));
+  const views = new Map(
+    states.map((state) => [
+      state.senderId,
+      new Map(states.filter((s) => s !== state).map((s) => [s.senderId, receiverOf(s)])),
+    ]),
+  );
   for (let round = 0; round < 3; round++) {
     for (const sender of states) {
       const message = send(sender, `${sender.senderId} ${round}`);
       for (const [member, view] of views) {
-        if (member !== sender.senderId) assert.is(receive(view.get(sender.senderId)!, message), `${sender.senderId} ${round}`);
+        if (member !== sender.senderId)
+          assert.is(receive(view.get(sender.senderId)!, message), `${sender.senderId} ${round}`);
       }
     }
   }
@@ -81,7 +93,10 @@ test('a mismatched chain_id is rejected and the receiver is unchanged', () => {
   if (foreign.message.chain_id === alice.chainId) foreign.message.chain_id ^= 1;
   throwsCode(() => decryptGroup(bob, foreign), 'chain_mismatch');
   const message = send(alice, 'old chain');
-  throwsCode(() => decryptGroup(bob, { ...message, message: { ...message.message, chain_id: (alice.chainId + 1) >>> 0 } }), 'chain_mismatch');
+  throwsCode(
+    () => decryptGroup(bob, { ...message, message: { ...message.message, chain_id: (alice.chainId + 1) >>> 0 } }),
+    'chain_mismatch',
+  );
   assert.is(bob.iteration, 0);
   assert.is(receive(bob, message), 'old chain');
 });

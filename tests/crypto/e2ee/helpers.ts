@@ -25,10 +25,18 @@ export const wire = (data: Uint8Array): number[] => Array.from(data);
 /** A deep copy through JSON, as a message travels. */
 export const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-export function bundleOf(identity: IdentityKeyPair, signedPrekey: SignedPrekey, oneTimePrekey: OneTimePrekey | null): KeyBundle {
+export function bundleOf(
+  identity: IdentityKeyPair,
+  signedPrekey: SignedPrekey,
+  oneTimePrekey: OneTimePrekey | null,
+): KeyBundle {
   return {
     identity_key: wire(identity.publicKey),
-    signed_prekey: { key_id: signedPrekey.keyId, public_key: wire(signedPrekey.publicKey), signature: wire(signedPrekey.signature) },
+    signed_prekey: {
+      key_id: signedPrekey.keyId,
+      public_key: wire(signedPrekey.publicKey),
+      signature: wire(signedPrekey.signature),
+    },
     one_time_prekey: oneTimePrekey && { key_id: oneTimePrekey.keyId, public_key: wire(oneTimePrekey.publicKey) },
   };
 }

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fingerprint, generateIdentityKeyPair, generateOneTimePrekeys, generateSignedPrekey, safetyNumber } from '../../../crypto/e2ee/index.ts';
+import {
+  fingerprint,
+  generateIdentityKeyPair,
+  generateOneTimePrekeys,
+  generateSignedPrekey,
+  safetyNumber,
+} from '../../../crypto/e2ee/index.ts';
 import { throwsCode } from './helpers.ts';
 
 const test = suite('crypto/e2ee/keys');
@@ -22,13 +28,18 @@ test('signed prekey: an X25519 pair signed (strictly verifiable) over exactly it
   assert.equal(x25519.getPublicKey(spk.secretKey), spk.publicKey);
   assert.is(spk.signature.length, 64);
   assert.ok(ed25519.verify(spk.signature, spk.publicKey, identity.publicKey, { zip215: false }));
-  assert.not.ok(ed25519.verify(spk.signature, Uint8Array.of(...spk.publicKey, 0), identity.publicKey, { zip215: false }));
+  assert.not.ok(
+    ed25519.verify(spk.signature, Uint8Array.of(...spk.publicKey, 0), identity.publicKey, { zip215: false }),
+  );
   assert.not.ok(ed25519.verify(spk.signature, spk.publicKey, generateIdentityKeyPair().publicKey, { zip215: false }));
 });
 
 test('one-time prekeys: consecutive ids from firstKeyId, distinct X25519 pairs', () => {
   const keys = generateOneTimePrekeys(100, 5);
-  assert.equal(keys.map((k) => k.keyId), [100, 101, 102, 103, 104]);
+  assert.equal(
+    keys.map((k) => k.keyId),
+    [100, 101, 102, 103, 104],
+  );
   for (const key of keys) assert.equal(x25519.getPublicKey(key.secretKey), key.publicKey);
   assert.is(new Set(keys.map((k) => Buffer.from(k.publicKey).toString('hex'))).size, 5);
   assert.equal(generateOneTimePrekeys(0, 0), []);

@@ -9,7 +9,16 @@
 // "messages" are exactly what encryptDm / encryptGroup must return (arrays of numbers).
 
 import { Buffer } from 'node:buffer';
-import { createCipheriv, createHash, createPrivateKey, createPublicKey, diffieHellman, hkdfSync, sign, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  hkdfSync,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -112,7 +121,10 @@ const bobIdentity = edPublic(inputs.bob_identity_seed);
 const aliceIdentityX = edSecretToX(inputs.alice_identity_seed);
 const bobIdentityX = edSecretToX(inputs.bob_identity_seed);
 // The two conversions must agree: X25519(converted secret) = Montgomery form of the public key.
-for (const [secret, pub] of [[aliceIdentityX, aliceIdentity], [bobIdentityX, bobIdentity]] as const) {
+for (const [secret, pub] of [
+  [aliceIdentityX, aliceIdentity],
+  [bobIdentityX, bobIdentity],
+] as const) {
   if (!xPublic(secret).equals(edPublicToX(pub))) throw new Error('Ed25519 → X25519 conversions disagree');
 }
 const spk = xPublic(inputs.bob_signed_prekey_secret);
@@ -144,10 +156,20 @@ function firstMessage(sharedSecret: Uint8Array, oneTimePrekeyId: number | null) 
   const root = rootStep(sharedSecret, x25519(inputs.alice_ratchet_secret_1, spk));
   const chain = chainStep(root.chainKey, 'chatsvc-msg-key');
   const header = headerJson(aliceRatchet1, 0, 0);
-  const ciphertext = seal(chain.messageKey, inputs.nonce_1, inputs.plaintext_1, Buffer.concat([ad, Buffer.from(header)]));
+  const ciphertext = seal(
+    chain.messageKey,
+    inputs.nonce_1,
+    inputs.plaintext_1,
+    Buffer.concat([ad, Buffer.from(header)]),
+  );
   const message = {
     v: 1,
-    x3dh: { identity_key: wire(aliceIdentity), ephemeral_key: wire(ek), signed_prekey_id: SIGNED_PREKEY_ID, one_time_prekey_id: oneTimePrekeyId },
+    x3dh: {
+      identity_key: wire(aliceIdentity),
+      ephemeral_key: wire(ek),
+      signed_prekey_id: SIGNED_PREKEY_ID,
+      one_time_prekey_id: oneTimePrekeyId,
+    },
     header: { ratchet_key: wire(aliceRatchet1), previous_chain_length: 0, message_number: 0 },
     ciphertext: wire(ciphertext),
     nonce: wire(inputs.nonce_1),
@@ -165,7 +187,12 @@ if (!bobReceived.rootKey.equals(first.root.rootKey) || !bobReceived.chainKey.equ
 const bobSending = rootStep(bobReceived.rootKey, x25519(inputs.bob_ratchet_secret_1, aliceRatchet1));
 const bobChain = chainStep(bobSending.chainKey, 'chatsvc-msg-key');
 const replyHeader = headerJson(bobRatchet1, 0, 0);
-const replyCiphertext = seal(bobChain.messageKey, inputs.nonce_2, inputs.plaintext_2, Buffer.concat([ad, Buffer.from(replyHeader)]));
+const replyCiphertext = seal(
+  bobChain.messageKey,
+  inputs.nonce_2,
+  inputs.plaintext_2,
+  Buffer.concat([ad, Buffer.from(replyHeader)]),
+);
 const reply = {
   v: 1,
   header: { ratchet_key: wire(bobRatchet1), previous_chain_length: 0, message_number: 0 },
@@ -187,9 +214,12 @@ const groupMessage = (iteration: number, key: Uint8Array, nonce: Uint8Array, pla
 });
 
 // --- safety numbers -----------------------------------------------------------------------------
-const sorted = Buffer.compare(aliceIdentity, bobIdentity) <= 0 ? [aliceIdentity, bobIdentity] : [bobIdentity, aliceIdentity];
+const sorted =
+  Buffer.compare(aliceIdentity, bobIdentity) <= 0 ? [aliceIdentity, bobIdentity] : [bobIdentity, aliceIdentity];
 const digest = sha256(Buffer.concat(sorted));
-const safetyNumber = Array.from({ length: 6 }, (_, g) => String(Number(digest.readUIntBE(g * 5, 5) % 100000)).padStart(5, '0')).join(' ');
+const safetyNumber = Array.from({ length: 6 }, (_, g) =>
+  String(Number(digest.readUIntBE(g * 5, 5) % 100000)).padStart(5, '0'),
+).join(' ');
 
 const vectors = {
   generated_by: 'tests/crypto/e2ee/make-vectors.ts with node:crypto only',
@@ -258,6 +288,9 @@ const vectors = {
 
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'vectors.json');
 // Arrays of numbers (wire byte strings) on one line each, so the file stays readable.
-const text = JSON.stringify(vectors, null, 2).replace(/\[\s*([\d,\s]+?)\s*\]/g, (_, inner: string) => `[${inner.replace(/\s+/g, '')}]`);
+const text = JSON.stringify(vectors, null, 2).replace(
+  /\[\s*([\d,\s]+?)\s*\]/g,
+  (_, inner: string) => `[${inner.replace(/\s+/g, '')}]`,
+);
 writeFileSync(out, text + '\n');
 console.log(`wrote ${out}`);

@@ -47,7 +47,12 @@ const SMALL_ORDER_ED25519 = [
 type Tamper = (message: DmMessage) => void;
 
 /** Each tampered copy of `genuine` fails with `code`, the session does not change, and then `genuine` decrypts. */
-function rejectsEach(session: Session, genuine: DmMessage, cases: [string, Tamper, E2eeErrorCode][], expected: string): void {
+function rejectsEach(
+  session: Session,
+  genuine: DmMessage,
+  cases: [string, Tamper, E2eeErrorCode][],
+  expected: string,
+): void {
   const before = serializeSession(session);
   for (const [name, tamper, code] of cases) {
     const message = copy(genuine);
@@ -111,7 +116,16 @@ test('a first message with a substituted identity key is rejected', () => {
 test('a small-order ratchet key in a header is rejected and changes nothing', () => {
   const { a, b } = handshake();
   const genuine = copy(encryptDm(a, bytes('genuine')));
-  rejectsEach(b, genuine, SMALL_ORDER_X25519.map((key, i) => [`small order ${i}`, (m) => void (m.header.ratchet_key = wire(key)), 'small_order_key']), 'genuine');
+  rejectsEach(
+    b,
+    genuine,
+    SMALL_ORDER_X25519.map((key, i) => [
+      `small order ${i}`,
+      (m) => void (m.header.ratchet_key = wire(key)),
+      'small_order_key',
+    ]),
+    'genuine',
+  );
 });
 
 test('malformed DM messages: truncated or oversized fields, wrong types, wrong v', () => {
@@ -134,11 +148,19 @@ test('malformed DM messages: truncated or oversized fields, wrong types, wrong v
       ['byte -1', (m) => void (m.nonce[0] = -1), invalid],
       ['byte 1.5', (m) => void (m.ciphertext[0] = 1.5), invalid],
       ['byte as string', (m) => void ((m.ciphertext as unknown[])[0] = '7'), invalid],
-      ['bytes as base64', (m) => void ((m as { nonce: unknown }).nonce = Buffer.from(m.nonce).toString('base64')), invalid],
+      [
+        'bytes as base64',
+        (m) => void ((m as { nonce: unknown }).nonce = Buffer.from(m.nonce).toString('base64')),
+        invalid,
+      ],
       ['message_number -1', (m) => void (m.header.message_number = -1), invalid],
       ['message_number 1.5', (m) => void (m.header.message_number = 1.5), invalid],
       ['message_number "1"', (m) => void ((m.header as { message_number: unknown }).message_number = '1'), invalid],
-      ['previous_chain_length missing', (m) => void delete (m.header as { previous_chain_length?: number }).previous_chain_length, invalid],
+      [
+        'previous_chain_length missing',
+        (m) => void delete (m.header as { previous_chain_length?: number }).previous_chain_length,
+        invalid,
+      ],
       ['header missing', (m) => void delete (m as { header?: unknown }).header, invalid],
       ['header an array', (m) => void ((m as { header: unknown }).header = []), invalid],
       ['x3dh malformed', (m) => void ((m as { x3dh: unknown }).x3dh = { identity_key: [1] }), invalid],
@@ -161,15 +183,37 @@ test('bundles: a bad signature, small-order keys, malformed fields', () => {
   };
   const cases: [string, KeyBundle, E2eeErrorCode][] = [
     ['signature byte flipped', variant((b) => flip(b.signed_prekey.signature, 10)), 'bad_signature'],
-    ['signed by another identity', variant((b) => void (b.signed_prekey.signature = wire(generateSignedPrekey(alice, 1).signature))), 'bad_signature'],
-    ['signature over other bytes', variant((b) => void (b.signed_prekey.signature = wire(ed25519.sign(Uint8Array.of(...spk.publicKey, 0), bob.secretKey)))), 'bad_signature'],
-    ['other signed prekey', variant((b) => void (b.signed_prekey.public_key = wire(generateSignedPrekey(bob, 1).publicKey))), 'bad_signature'],
-    ['identity key not on the curve', variant((b) => void (b.identity_key = wire(hexBytes('02'.padEnd(64, '0'))))), 'invalid_key'],
+    [
+      'signed by another identity',
+      variant((b) => void (b.signed_prekey.signature = wire(generateSignedPrekey(alice, 1).signature))),
+      'bad_signature',
+    ],
+    [
+      'signature over other bytes',
+      variant(
+        (b) => void (b.signed_prekey.signature = wire(ed25519.sign(Uint8Array.of(...spk.publicKey, 0), bob.secretKey))),
+      ),
+      'bad_signature',
+    ],
+    [
+      'other signed prekey',
+      variant((b) => void (b.signed_prekey.public_key = wire(generateSignedPrekey(bob, 1).publicKey))),
+      'bad_signature',
+    ],
+    [
+      'identity key not on the curve',
+      variant((b) => void (b.identity_key = wire(hexBytes('02'.padEnd(64, '0'))))),
+      'invalid_key',
+    ],
     ['identity key 31 bytes', variant((b) => void b.identity_key.pop()), 'invalid_message'],
     ['signature 65 bytes', variant((b) => void b.signed_prekey.signature.push(0)), 'invalid_message'],
     ['one-time prekey 33 bytes', variant((b) => void b.one_time_prekey!.public_key.push(0)), 'invalid_message'],
     ['key_id negative', variant((b) => void (b.signed_prekey.key_id = -1)), 'invalid_message'],
-    ['signed_prekey missing', variant((b) => void delete (b as { signed_prekey?: unknown }).signed_prekey), 'invalid_message'],
+    [
+      'signed_prekey missing',
+      variant((b) => void delete (b as { signed_prekey?: unknown }).signed_prekey),
+      'invalid_message',
+    ],
   ];
   for (const key of SMALL_ORDER_ED25519) {
     cases.push(['small-order identity key', variant((b) => void (b.identity_key = wire(key))), 'small_order_key']);
@@ -177,8 +221,16 @@ test('bundles: a bad signature, small-order keys, malformed fields', () => {
   for (const key of SMALL_ORDER_X25519) {
     // Validly signed, so only the small-order check can refuse them.
     const signature = wire(ed25519.sign(key, bob.secretKey));
-    cases.push(['small-order signed prekey', variant((b) => void (b.signed_prekey = { key_id: 1, public_key: wire(key), signature })), 'small_order_key']);
-    cases.push(['small-order one-time prekey', variant((b) => void (b.one_time_prekey = { key_id: 1, public_key: wire(key) })), 'small_order_key']);
+    cases.push([
+      'small-order signed prekey',
+      variant((b) => void (b.signed_prekey = { key_id: 1, public_key: wire(key), signature })),
+      'small_order_key',
+    ]);
+    cases.push([
+      'small-order one-time prekey',
+      variant((b) => void (b.one_time_prekey = { key_id: 1, public_key: wire(key) })),
+      'small_order_key',
+    ]);
   }
   for (const [name, bundle, code] of cases) {
     try {
@@ -188,8 +240,14 @@ test('bundles: a bad signature, small-order keys, malformed fields', () => {
     }
   }
   // Without a one-time prekey (null or absent) the bundle is fine.
-  createInitiatorSession(alice, variant((b) => void (b.one_time_prekey = null)));
-  createInitiatorSession(alice, variant((b) => void delete b.one_time_prekey));
+  createInitiatorSession(
+    alice,
+    variant((b) => void (b.one_time_prekey = null)),
+  );
+  createInitiatorSession(
+    alice,
+    variant((b) => void delete b.one_time_prekey),
+  );
 });
 
 test('identity keys and signatures are checked strictly (RFC 8032), not with ZIP-215 leniency', () => {
@@ -199,7 +257,10 @@ test('identity keys and signatures are checked strictly (RFC 8032), not with ZIP
   // A non-canonical encoding (y = 3 + p) of a large-order point: ZIP-215 decodes it, RFC 8032 does not.
   const nonCanonical = hexBytes('f0ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f');
   assert.ok(ed25519.utils.isValidPublicKey(nonCanonical, true));
-  throwsCode(() => createInitiatorSession(alice, { ...bundleOf(bob, spk, null), identity_key: wire(nonCanonical) }), 'invalid_key');
+  throwsCode(
+    () => createInitiatorSession(alice, { ...bundleOf(bob, spk, null), identity_key: wire(nonCanonical) }),
+    'invalid_key',
+  );
 
   // A signature whose R is a non-canonical encoding (y = 1 + p) of the identity point, with
   // S = k·a so that the cofactored equation holds: ZIP-215 accepts it, RFC 8032 must not.
@@ -213,7 +274,10 @@ test('identity keys and signatures are checked strictly (RFC 8032), not with ZIP
   const signature = Uint8Array.of(...R, ...Buffer.from(S.toString(16).padStart(64, '0'), 'hex').reverse());
   assert.ok(ed25519.verify(signature, spk.publicKey, bob.publicKey, { zip215: true }));
   assert.not.ok(ed25519.verify(signature, spk.publicKey, bob.publicKey, { zip215: false }));
-  const bundle = { ...bundleOf(bob, spk, null), signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(signature) } };
+  const bundle = {
+    ...bundleOf(bob, spk, null),
+    signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(signature) },
+  };
   throwsCode(() => createInitiatorSession(alice, bundle), 'bad_signature');
 });
 
@@ -231,10 +295,16 @@ test('responder: prekey mismatches, a missing x3dh, small-order ephemeral keys, 
   throwsCode(() => createResponderSession(bob, spk, null, first), 'prekey_mismatch');
   throwsCode(() => createResponderSession(bob, spk, opk!, second), 'invalid_message');
   for (const key of SMALL_ORDER_X25519) {
-    throwsCode(() => createResponderSession(bob, spk, opk!, { ...first, x3dh: { ...first.x3dh!, ephemeral_key: wire(key) } }), 'small_order_key');
+    throwsCode(
+      () => createResponderSession(bob, spk, opk!, { ...first, x3dh: { ...first.x3dh!, ephemeral_key: wire(key) } }),
+      'small_order_key',
+    );
   }
   for (const key of SMALL_ORDER_ED25519) {
-    throwsCode(() => createResponderSession(bob, spk, opk!, { ...first, x3dh: { ...first.x3dh!, identity_key: wire(key) } }), 'small_order_key');
+    throwsCode(
+      () => createResponderSession(bob, spk, opk!, { ...first, x3dh: { ...first.x3dh!, identity_key: wire(key) } }),
+      'small_order_key',
+    );
   }
   const tampered = copy(first);
   flip(tampered.ciphertext, 0);
@@ -251,10 +321,23 @@ test('API misuse: wrong argument types, mismatched key pairs', () => {
   const spk = generateSignedPrekey(bob, 1);
   const { a } = handshake();
   throwsCode(() => encryptDm(a, 'text' as unknown as Uint8Array), 'invalid_argument');
-  throwsCode(() => createInitiatorSession({ publicKey: bob.publicKey, secretKey: alice.secretKey }, bundleOf(bob, spk, null)), 'invalid_argument');
-  throwsCode(() => createInitiatorSession({ publicKey: alice.publicKey, secretKey: alice.secretKey.slice(1) }, bundleOf(bob, spk, null)), 'invalid_argument');
+  throwsCode(
+    () => createInitiatorSession({ publicKey: bob.publicKey, secretKey: alice.secretKey }, bundleOf(bob, spk, null)),
+    'invalid_argument',
+  );
+  throwsCode(
+    () =>
+      createInitiatorSession(
+        { publicKey: alice.publicKey, secretKey: alice.secretKey.slice(1) },
+        bundleOf(bob, spk, null),
+      ),
+    'invalid_argument',
+  );
   const first = copy(encryptDm(createInitiatorSession(alice, bundleOf(bob, spk, null)), bytes('x')));
-  throwsCode(() => createResponderSession(bob, { ...spk, publicKey: generateSignedPrekey(bob, 1).publicKey }, null, first), 'invalid_argument');
+  throwsCode(
+    () => createResponderSession(bob, { ...spk, publicKey: generateSignedPrekey(bob, 1).publicKey }, null, first),
+    'invalid_argument',
+  );
   // The wrong identity (not the one the bundle named): its DH differs, so the first message fails.
   throwsCode(() => createResponderSession(alice, spk, null, first), 'decrypt_failed');
   throwsCode(() => generateSignedPrekey(alice, -1), 'invalid_argument');

@@ -44,7 +44,12 @@ test('an initiator stored before its first message still sends x3dh, once', () =
   const spk = generateSignedPrekey(bob, 5);
   const [opk] = generateOneTimePrekeys(9, 1);
   const stored = serializeSession(createInitiatorSession(alice, bundleOf(bob, spk, opk!)));
-  assert.equal(Object.keys(JSON.parse(stored).pending_x3dh), ['identity_key', 'ephemeral_key', 'signed_prekey_id', 'one_time_prekey_id']);
+  assert.equal(Object.keys(JSON.parse(stored).pending_x3dh), [
+    'identity_key',
+    'ephemeral_key',
+    'signed_prekey_id',
+    'one_time_prekey_id',
+  ]);
   const a = deserializeSession(stored);
   const first = copy(encryptDm(a, bytes('first')));
   const second = copy(encryptDm(a, bytes('second')));
@@ -96,8 +101,17 @@ test('malformed or foreign JSON is rejected with invalid_session or unsupported_
   throwsCode(() => deserializeSession(variant((j) => void (j.root_key[0] = 300))), 'invalid_session');
   throwsCode(() => deserializeSession(variant((j) => void delete j.sending_chain)), 'invalid_session');
   throwsCode(() => deserializeSession(variant((j) => void (j.receiving_chain.message_number = -1))), 'invalid_session');
-  throwsCode(() => deserializeSession(variant((j) => void (j.skipped_keys = [{ ratchet_key: [1], message_number: 0, message_key: [] }]))), 'invalid_session');
-  throwsCode(() => deserializeSession(variant((j) => void (j.associated_data = new Array(64).fill(0)))), 'invalid_session');
+  throwsCode(
+    () =>
+      deserializeSession(
+        variant((j) => void (j.skipped_keys = [{ ratchet_key: [1], message_number: 0, message_key: [] }])),
+      ),
+    'invalid_session',
+  );
+  throwsCode(
+    () => deserializeSession(variant((j) => void (j.associated_data = new Array(64).fill(0)))),
+    'invalid_session',
+  );
   throwsCode(() => deserializeSession(variant((j) => void (j.pending_x3dh = { identity_key: [] }))), 'invalid_session');
   throwsCode(() => deserializeSession(42 as unknown as string), 'invalid_session');
 });

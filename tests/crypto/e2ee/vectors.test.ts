@@ -39,7 +39,8 @@ interface Vectors {
   ratchet: Record<string, string>;
   sender_key: Record<string, string> & { chain_id: number };
   safety: { alice_fingerprint: string; safety_number: string };
-  messages: Record<'first' | 'first_without_one_time_prekey' | 'reply', DmMessage> & Record<'group_0' | 'group_1', SenderKeyMessage>;
+  messages: Record<'first' | 'first_without_one_time_prekey' | 'reply', DmMessage> &
+    Record<'group_0' | 'group_1', SenderKeyMessage>;
 }
 
 const vectors = JSON.parse(readFileSync(new URL('./vectors.json', import.meta.url), 'utf8')) as Vectors;
@@ -53,7 +54,8 @@ function drawing<T>(draws: string[], work: () => T): T {
     const name = draws[next++];
     if (name === undefined) throw new Error(`unexpected random draw #${next} of ${length} bytes`);
     const bytes = input(name);
-    if (bytes.length !== length) throw new Error(`random draw #${next} wants ${length} bytes, ${name} has ${bytes.length}`);
+    if (bytes.length !== length)
+      throw new Error(`random draw #${next} wants ${length} bytes, ${name} has ${bytes.length}`);
     return bytes;
   };
   const result = withRandomSource(source, work);
@@ -79,12 +81,17 @@ test('keys from fixed seeds: identity keys, their X25519 forms, the signed preke
   spk = drawing(['bob_signed_prekey_secret'], () => generateSignedPrekey(bob, vectors.inputs.signed_prekey_id));
   assert.is(hex(spk.publicKey), vectors.keys.bob_signed_prekey_public);
   assert.is(hex(spk.signature), vectors.keys.bob_signed_prekey_signature);
-  [opk] = drawing(['bob_one_time_prekey_secret'], () => generateOneTimePrekeys(vectors.inputs.one_time_prekey_id, 1)) as [OneTimePrekey];
+  [opk] = drawing(['bob_one_time_prekey_secret'], () =>
+    generateOneTimePrekeys(vectors.inputs.one_time_prekey_id, 1),
+  ) as [OneTimePrekey];
   assert.is(hex(opk.publicKey), vectors.keys.bob_one_time_prekey_public);
 });
 
-test("X3DH: the four DHs, SK with and without a one-time prekey, AD", () => {
-  const ephemeral = { secretKey: input('alice_ephemeral_secret'), publicKey: Uint8Array.from(Buffer.from(vectors.keys.alice_ephemeral_public!, 'hex')) };
+test('X3DH: the four DHs, SK with and without a one-time prekey, AD', () => {
+  const ephemeral = {
+    secretKey: input('alice_ephemeral_secret'),
+    publicKey: Uint8Array.from(Buffer.from(vectors.keys.alice_ephemeral_public!, 'hex')),
+  };
   assert.is(hex(dh(edSecretToX25519(alice.secretKey), spk.publicKey)), vectors.x3dh.dh1);
   assert.is(hex(dh(ephemeral.secretKey, edPublicToX25519(bob.publicKey, 'bob'))), vectors.x3dh.dh2);
   assert.is(hex(dh(ephemeral.secretKey, spk.publicKey)), vectors.x3dh.dh3);
@@ -97,26 +104,38 @@ test("X3DH: the four DHs, SK with and without a one-time prekey, AD", () => {
 });
 
 test('the first message: root key, sending chain, message key, header bytes and the whole wire object', () => {
-  const a = drawing(['alice_ephemeral_secret', 'alice_ratchet_secret_1'], () => createInitiatorSession(alice, bundleOf(bob, spk, opk)));
+  const a = drawing(['alice_ephemeral_secret', 'alice_ratchet_secret_1'], () =>
+    createInitiatorSession(alice, bundleOf(bob, spk, opk)),
+  );
   assert.is(hex(a.ratchetKeyPair.publicKey), vectors.keys.alice_ratchet_public_1);
   assert.is(hex(a.rootKey), vectors.ratchet.alice_root_key_1);
   assert.is(hex(a.sendingChain!.chainKey), vectors.ratchet.alice_sending_chain_key_1);
-  assert.is(hex(chainStep(a.sendingChain!.chainKey, utf8('chatsvc-msg-key')).messageKey), vectors.ratchet.first_message_key);
+  assert.is(
+    hex(chainStep(a.sendingChain!.chainKey, utf8('chatsvc-msg-key')).messageKey),
+    vectors.ratchet.first_message_key,
+  );
   const first = drawing(['nonce_1'], () => encryptDm(a, input('plaintext_1')));
   assert.equal(first, vectors.messages.first);
   assert.is(headerJson(parseDmMessage(first).header), vectors.ratchet.first_header_json);
   assert.is(hex(a.sendingChain!.chainKey), vectors.ratchet.alice_sending_chain_key_after_first);
 
-  const noOpk = drawing(['alice_ephemeral_secret', 'alice_ratchet_secret_1'], () => createInitiatorSession(alice, bundleOf(bob, spk, null)));
+  const noOpk = drawing(['alice_ephemeral_secret', 'alice_ratchet_secret_1'], () =>
+    createInitiatorSession(alice, bundleOf(bob, spk, null)),
+  );
   assert.is(hex(noOpk.rootKey), vectors.ratchet.alice_root_key_1_without_one_time_prekey);
-  assert.equal(drawing(['nonce_1'], () => encryptDm(noOpk, input('plaintext_1'))), vectors.messages.first_without_one_time_prekey);
+  assert.equal(
+    drawing(['nonce_1'], () => encryptDm(noOpk, input('plaintext_1'))),
+    vectors.messages.first_without_one_time_prekey,
+  );
 });
 
 test("the responder decrypts the vectors' first messages and replies with the vectors' bytes; Alice steps", () => {
   const withoutOpk = createResponderSession(bob, spk, null, vectors.messages.first_without_one_time_prekey);
   assert.equal(withoutOpk.plaintext, input('plaintext_1'));
 
-  const { session: b, plaintext } = drawing(['bob_ratchet_secret_1'], () => createResponderSession(bob, spk, opk, vectors.messages.first));
+  const { session: b, plaintext } = drawing(['bob_ratchet_secret_1'], () =>
+    createResponderSession(bob, spk, opk, vectors.messages.first),
+  );
   assert.equal(plaintext, input('plaintext_1'));
   assert.is(hex(b.ratchetKeyPair.publicKey), vectors.keys.bob_ratchet_public_1);
   assert.is(hex(b.rootKey), vectors.ratchet.bob_root_key_1);
@@ -125,7 +144,9 @@ test("the responder decrypts the vectors' first messages and replies with the ve
   assert.equal(reply, vectors.messages.reply);
   assert.is(headerJson(parseDmMessage(reply).header), vectors.ratchet.reply_header_json);
 
-  const a = drawing(['alice_ephemeral_secret', 'alice_ratchet_secret_1'], () => createInitiatorSession(alice, bundleOf(bob, spk, opk)));
+  const a = drawing(['alice_ephemeral_secret', 'alice_ratchet_secret_1'], () =>
+    createInitiatorSession(alice, bundleOf(bob, spk, opk)),
+  );
   drawing(['nonce_1'], () => encryptDm(a, input('plaintext_1')));
   const received = drawing(['alice_ratchet_secret_2'], () => decryptDm(a, vectors.messages.reply));
   assert.is(text(received), text(input('plaintext_2')));
@@ -138,11 +159,20 @@ test('sender keys: chain id, chain steps and the wire messages', () => {
   const state = drawing(['sender_chain_id_bytes', 'sender_chain_key'], () => createSenderKey(vectors.inputs.sender_id));
   assert.is(state.chainId, vectors.sender_key.chain_id);
   const receiver = createSenderKeyReceiver(senderKeyDistribution(state));
-  assert.equal(drawing(['group_nonce_0'], () => encryptGroup(state, input('group_plaintext_0'))), vectors.messages.group_0);
+  assert.equal(
+    drawing(['group_nonce_0'], () => encryptGroup(state, input('group_plaintext_0'))),
+    vectors.messages.group_0,
+  );
   assert.is(hex(state.chainKey), vectors.sender_key.chain_key_1);
-  assert.equal(drawing(['group_nonce_1'], () => encryptGroup(state, input('group_plaintext_1'))), vectors.messages.group_1);
+  assert.equal(
+    drawing(['group_nonce_1'], () => encryptGroup(state, input('group_plaintext_1'))),
+    vectors.messages.group_1,
+  );
   assert.is(hex(state.chainKey), vectors.sender_key.chain_key_2);
-  assert.is(hex(chainStep(input('sender_chain_key'), utf8('chatsvc-sender-key-chain')).messageKey), vectors.sender_key.message_key_0);
+  assert.is(
+    hex(chainStep(input('sender_chain_key'), utf8('chatsvc-sender-key-chain')).messageKey),
+    vectors.sender_key.message_key_0,
+  );
   assert.equal(decryptGroup(receiver, vectors.messages.group_1), input('group_plaintext_1'));
   assert.equal(decryptGroup(receiver, vectors.messages.group_0), input('group_plaintext_0'));
 });
@@ -154,7 +184,10 @@ test('fingerprint and safety number', () => {
 });
 
 test('the random seam is restored after use, even after a throw', () => {
-  assert.throws(() => withRandomSource(() => new Uint8Array(1), generateIdentityKeyPair), /random source returned 1 bytes/);
+  assert.throws(
+    () => withRandomSource(() => new Uint8Array(1), generateIdentityKeyPair),
+    /random source returned 1 bytes/,
+  );
   const one = generateIdentityKeyPair();
   const two = generateIdentityKeyPair();
   assert.not.equal(one.secretKey, two.secretKey);

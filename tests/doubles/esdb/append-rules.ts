@@ -7,9 +7,7 @@ import type { MemoryLog, StoredEvent } from './log.ts';
 export type Expected = { kind: 'any' | 'no_stream' | 'stream_exists' } | { kind: 'revision'; revision: bigint };
 
 export type Decision =
-  | { kind: 'write' }
-  | { kind: 'idempotent'; last: StoredEvent }
-  | { kind: 'wrong_expected_version'; current: bigint }; // current: -1n when the stream does not exist
+  { kind: 'write' } | { kind: 'idempotent'; last: StoredEvent } | { kind: 'wrong_expected_version'; current: bigint }; // current: -1n when the stream does not exist
 
 /**
  * The commit check of Services/Storage/ReaderIndex/IndexWriter.cs (CheckCommit):
@@ -76,22 +74,29 @@ export function rpcError(code: grpc.status, details: string, trailers: Record<st
   return Object.assign(new Error(details), { code, details, metadata });
 }
 
-export const maxAppendSizeExceeded = (max: number) => rpcError(grpc.status.INVALID_ARGUMENT, `Maximum Append Size of ${max} Exceeded.`, {
-  exception: 'maximum-append-size-exceeded',
-  'maximum-append-size': String(max),
-});
+export const maxAppendSizeExceeded = (max: number) =>
+  rpcError(grpc.status.INVALID_ARGUMENT, `Maximum Append Size of ${max} Exceeded.`, {
+    exception: 'maximum-append-size-exceeded',
+    'maximum-append-size': String(max),
+  });
 
-export const maxAppendEventSizeExceeded = (eventId: string, size: number, max: number) => rpcError(
-  grpc.status.INVALID_ARGUMENT,
-  `Event with Id: ${eventId}, Size: ${size}, exceeds Maximum Append Event Size of ${max}.`,
-  { exception: 'maximum-append-event-size-exceeded', 'maximum-append-event-size': String(max), 'event-id': eventId, 'proposed-append-event-size': String(size) },
-);
+export const maxAppendEventSizeExceeded = (eventId: string, size: number, max: number) =>
+  rpcError(
+    grpc.status.INVALID_ARGUMENT,
+    `Event with Id: ${eventId}, Size: ${size}, exceeds Maximum Append Event Size of ${max}.`,
+    {
+      exception: 'maximum-append-event-size-exceeded',
+      'maximum-append-event-size': String(max),
+      'event-id': eventId,
+      'proposed-append-event-size': String(size),
+    },
+  );
 
-export const requiredMetadataMissing = (property: string) => rpcError(
-  grpc.status.INVALID_ARGUMENT,
-  `Required Metadata Property '${property}' is missing`,
-  { exception: 'missing-required-metadata-property', 'required-metadata-properties': 'type,content-type' },
-);
+export const requiredMetadataMissing = (property: string) =>
+  rpcError(grpc.status.INVALID_ARGUMENT, `Required Metadata Property '${property}' is missing`, {
+    exception: 'missing-required-metadata-property',
+    'required-metadata-properties': 'type,content-type',
+  });
 
 /** NotHandled(NotReady) of a node that cannot take writes (RpcExceptions.ServerNotReady). */
 export const serverNotReady = () => rpcError(grpc.status.UNAVAILABLE, 'Server Is Not Ready');

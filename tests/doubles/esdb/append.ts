@@ -14,8 +14,15 @@ import sharedPb from '@eventstore/db-client/generated/shared_pb.js';
 import statusPb from '@eventstore/db-client/generated/status_pb.js';
 import codePb from '@eventstore/db-client/generated/code_pb.js';
 import {
-  decide, eventSize, maxAppendEventSizeExceeded, maxAppendSizeExceeded, requiredMetadataMissing, serverNotReady,
-  type Decision, type Expected, type SizeRule,
+  decide,
+  eventSize,
+  maxAppendEventSizeExceeded,
+  maxAppendSizeExceeded,
+  requiredMetadataMissing,
+  serverNotReady,
+  type Decision,
+  type Expected,
+  type SizeRule,
 } from './append-rules.ts';
 import type { MemoryLog, ProposedEvent, StoredEvent } from './log.ts';
 
@@ -56,7 +63,10 @@ type Proposed = AppendReq.ProposedMessage | BatchAppendReq.ProposedMessage;
 type Refusal = { missing: 'type' | 'content-type' } | { tooBig: { id: string; size: number } };
 
 /** A proposed message as the server takes it in: `type` and `content-type` are required, never defaulted. */
-function takeIn(message: Proposed, settings: AppendSettings): { event: ProposedEvent; size: number } | { refused: Refusal } {
+function takeIn(
+  message: Proposed,
+  settings: AppendSettings,
+): { event: ProposedEvent; size: number } | { refused: Refusal } {
   const meta = message.getMetadataMap();
   const type = meta.get('type');
   if (type === undefined) return { refused: { missing: 'type' } };
@@ -66,13 +76,24 @@ function takeIn(message: Proposed, settings: AppendSettings): { event: ProposedE
   const data = message.getData_asU8();
   const metadata = message.getCustomMetadata_asU8();
   const size = eventSize(settings.sizeRule, type, data, metadata);
-  if (settings.sizeRule !== 'data-only' && size > settings.maxAppendEventSize) return { refused: { tooBig: { id, size } } };
+  if (settings.sizeRule !== 'data-only' && size > settings.maxAppendEventSize)
+    return { refused: { tooBig: { id, size } } };
   return { event: { id, type, isJson: contentType === 'application/json', data, metadata }, size };
 }
 
 /** Decide, and write when the decision is to write. */
-function commit(log: MemoryLog, stream: string, expected: Expected, events: ProposedEvent[]): Decision & { written?: StoredEvent } {
-  const decision = decide(log, stream, expected, events.map((e) => e.id));
+function commit(
+  log: MemoryLog,
+  stream: string,
+  expected: Expected,
+  events: ProposedEvent[],
+): Decision & { written?: StoredEvent } {
+  const decision = decide(
+    log,
+    stream,
+    expected,
+    events.map((e) => e.id),
+  );
   if (decision.kind !== 'write' || events.length === 0) return decision;
   const written = log.write(stream, events);
   return { kind: 'write', written: written[written.length - 1]! };
@@ -92,18 +113,30 @@ function appendWrongExpectedVersion(current: bigint, expected: Expected): Instan
   if (current < 0n) wev.setCurrentNoStream(new sharedPb.Empty());
   else wev.setCurrentRevision(current.toString());
   switch (expected.kind) {
-    case 'revision': wev.setExpectedRevision(expected.revision.toString()); break;
-    case 'no_stream': wev.setExpectedNoStream(new sharedPb.Empty()); break;
-    case 'stream_exists': wev.setExpectedStreamExists(new sharedPb.Empty()); break;
-    case 'any': wev.setExpectedAny(new sharedPb.Empty()); break;
+    case 'revision':
+      wev.setExpectedRevision(expected.revision.toString());
+      break;
+    case 'no_stream':
+      wev.setExpectedNoStream(new sharedPb.Empty());
+      break;
+    case 'stream_exists':
+      wev.setExpectedStreamExists(new sharedPb.Empty());
+      break;
+    case 'any':
+      wev.setExpectedAny(new sharedPb.Empty());
+      break;
   }
   return new AppendResp().setWrongExpectedVersion(wev);
 }
 
 /** Success carries the last event's revision and its log position as both commit and prepare (RequestManager/Managers/WriteEvents.cs). */
 function appendSuccess(last: StoredEvent): InstanceType<typeof AppendResp> {
-  const position = new AppendResp.Position().setCommitPosition(last.position.toString()).setPreparePosition(last.position.toString());
-  return new AppendResp().setSuccess(new AppendResp.Success().setCurrentRevision(last.revision.toString()).setPosition(position));
+  const position = new AppendResp.Position()
+    .setCommitPosition(last.position.toString())
+    .setPreparePosition(last.position.toString());
+  return new AppendResp().setSuccess(
+    new AppendResp.Success().setCurrentRevision(last.revision.toString()).setPosition(position),
+  );
 }
 
 export function createAppend(log: MemoryLog, settings: AppendSettings): IStreamsServer['append'] {
@@ -126,11 +159,16 @@ export function createAppend(log: MemoryLog, settings: AppendSettings): IStreams
         return;
       }
       const message = req.getProposedMessage();
-      if (!options || !message) return answer({ code: grpc.status.INVALID_ARGUMENT, details: 'append without options first' });
+      if (!options || !message)
+        return answer({ code: grpc.status.INVALID_ARGUMENT, details: 'append without options first' });
       const taken = takeIn(message, settings);
       if ('refused' in taken) {
         const r = taken.refused;
-        return answer('missing' in r ? requiredMetadataMissing(r.missing) : maxAppendEventSizeExceeded(r.tooBig.id, r.tooBig.size, settings.maxAppendEventSize));
+        return answer(
+          'missing' in r
+            ? requiredMetadataMissing(r.missing)
+            : maxAppendEventSizeExceeded(r.tooBig.id, r.tooBig.size, settings.maxAppendEventSize),
+        );
       }
       size += taken.size;
       if (size > settings.maxAppendSize) return answer(maxAppendSizeExceeded(settings.maxAppendSize));
@@ -144,7 +182,8 @@ export function createAppend(log: MemoryLog, settings: AppendSettings): IStreams
       if (settings.faults.failAppend?.(stream)) return answer(serverNotReady());
       const expected = expectedOfAppend(options);
       const outcome = commit(log, stream, expected, events);
-      if (outcome.kind === 'wrong_expected_version') return answer(null, appendWrongExpectedVersion(outcome.current, expected));
+      if (outcome.kind === 'wrong_expected_version')
+        return answer(null, appendWrongExpectedVersion(outcome.current, expected));
       const last = outcome.kind === 'idempotent' ? outcome.last : outcome.written;
       if (last) return answer(null, appendSuccess(last));
       const current = BigInt(log.stream(stream)?.length ?? 0) - 1n; // nothing proposed: nothing written, no position
@@ -166,7 +205,12 @@ function expectedOfBatch(options: BatchAppendReq.Options): Expected {
 }
 
 /** A google.rpc.Status with its detail packed in an Any, as Grpc/Status.cs builds them; the client unpacks them in unpackError.ts. */
-function status(code: number, message: string, detail: { serializeBinary(): Uint8Array }, typeName: string): statusPb.Status {
+function status(
+  code: number,
+  message: string,
+  detail: { serializeBinary(): Uint8Array },
+  typeName: string,
+): statusPb.Status {
   const any = new anyPb.Any();
   any.pack(detail.serializeBinary(), typeName);
   return new statusPb.Status().setCode(code).setMessage(message).setDetails(any);
@@ -178,30 +222,49 @@ function batchWrongExpectedVersion(current: bigint, expected: Expected): statusP
   if (current < 0n) wev.setCurrentNoStream(new emptyPb.Empty());
   else wev.setCurrentStreamRevision(current.toString());
   switch (expected.kind) {
-    case 'revision': wev.setExpectedStreamPosition(expected.revision.toString()); break;
-    case 'no_stream': wev.setExpectedNoStream(new emptyPb.Empty()); break;
-    case 'stream_exists': wev.setExpectedStreamExists(new emptyPb.Empty()); break;
-    case 'any': wev.setExpectedAny(new emptyPb.Empty()); break;
+    case 'revision':
+      wev.setExpectedStreamPosition(expected.revision.toString());
+      break;
+    case 'no_stream':
+      wev.setExpectedNoStream(new emptyPb.Empty());
+      break;
+    case 'stream_exists':
+      wev.setExpectedStreamExists(new emptyPb.Empty());
+      break;
+    case 'any':
+      wev.setExpectedAny(new emptyPb.Empty());
+      break;
   }
   return status(Code.ALREADY_EXISTS, 'WrongExpectedVersion', wev, 'event_store.client.WrongExpectedVersion');
 }
 
-const batchMaxAppendSizeExceeded = (max: number) => status(
-  Code.INVALID_ARGUMENT, 'MaximumAppendSizeExceeded',
-  new sharedPb.MaximumAppendSizeExceeded().setMaxappendsize(max), 'event_store.client.MaximumAppendSizeExceeded',
-);
+const batchMaxAppendSizeExceeded = (max: number) =>
+  status(
+    Code.INVALID_ARGUMENT,
+    'MaximumAppendSizeExceeded',
+    new sharedPb.MaximumAppendSizeExceeded().setMaxappendsize(max),
+    'event_store.client.MaximumAppendSizeExceeded',
+  );
 
 // The proto message MaximumAppendEventSizeExceeded is newer than the client's generated code, so
 // its fields are left unset; client 6.x does not know the type and reports an UnknownError anyway.
-const batchMaxAppendEventSizeExceeded = () => status(
-  Code.INVALID_ARGUMENT, 'MaximumAppendEventSizeExceeded', new sharedPb.Empty(), 'event_store.client.MaximumAppendEventSizeExceeded',
-);
+const batchMaxAppendEventSizeExceeded = () =>
+  status(
+    Code.INVALID_ARGUMENT,
+    'MaximumAppendEventSizeExceeded',
+    new sharedPb.Empty(),
+    'event_store.client.MaximumAppendEventSizeExceeded',
+  );
 
 // A message without `type` or `content-type` makes the server's indexer throw, and the worker answers
 // that correlation with Status.BadRequest(exception message).
-const batchBadRequest = (message: string) => status(
-  Code.INVALID_ARGUMENT, 'BadRequest', new sharedPb.BadRequest().setMessage(message), 'event_store.client.BadRequest',
-);
+const batchBadRequest = (message: string) =>
+  status(
+    Code.INVALID_ARGUMENT,
+    'BadRequest',
+    new sharedPb.BadRequest().setMessage(message),
+    'event_store.client.BadRequest',
+  );
 
 interface PendingWrite {
   identifier: sharedPb.StreamIdentifier;
@@ -217,8 +280,11 @@ export function createBatchAppend(log: MemoryLog, settings: AppendSettings): ISt
     const pending = new Map<string, PendingWrite>();
     let failed = false;
 
-    const respond = (correlation: sharedPb.UUID | undefined, identifier: sharedPb.StreamIdentifier | undefined,
-      result: { error: statusPb.Status } | { last: StoredEvent } | { nothingWritten: bigint }) => {
+    const respond = (
+      correlation: sharedPb.UUID | undefined,
+      identifier: sharedPb.StreamIdentifier | undefined,
+      result: { error: statusPb.Status } | { last: StoredEvent } | { nothingWritten: bigint },
+    ) => {
       const resp = new BatchAppendResp().setStreamIdentifier(identifier ?? new sharedPb.StreamIdentifier());
       if (correlation) resp.setCorrelationId(correlation);
       if ('error' in result) resp.setError(result.error);
@@ -229,8 +295,11 @@ export function createBatchAppend(log: MemoryLog, settings: AppendSettings): ISt
         resp.setSuccess(success);
       } else {
         const position = new sharedPb.AllStreamPosition()
-          .setCommitPosition(result.last.position.toString()).setPreparePosition(result.last.position.toString());
-        resp.setSuccess(new BatchAppendResp.Success().setCurrentRevision(result.last.revision.toString()).setPosition(position));
+          .setCommitPosition(result.last.position.toString())
+          .setPreparePosition(result.last.position.toString());
+        resp.setSuccess(
+          new BatchAppendResp.Success().setCurrentRevision(result.last.revision.toString()).setPosition(position),
+        );
       }
       call.write(resp);
     };
@@ -242,11 +311,19 @@ export function createBatchAppend(log: MemoryLog, settings: AppendSettings): ISt
       const options = req.getOptions();
       if (options) {
         if (!options.hasStreamIdentifier()) {
-          return respond(correlation, undefined, { error: batchBadRequest('Required field StreamIdentifier not set.') });
+          return respond(correlation, undefined, {
+            error: batchBadRequest('Required field StreamIdentifier not set.'),
+          });
         }
         if (!pending.has(key)) {
           const identifier = options.getStreamIdentifier()!;
-          pending.set(key, { identifier, stream: streamName(identifier), expected: expectedOfBatch(options), events: [], size: 0 });
+          pending.set(key, {
+            identifier,
+            stream: streamName(identifier),
+            expected: expectedOfBatch(options),
+            events: [],
+            size: 0,
+          });
         }
       }
       const write = pending.get(key);
@@ -257,9 +334,10 @@ export function createBatchAppend(log: MemoryLog, settings: AppendSettings): ISt
         if ('refused' in taken) {
           pending.delete(key);
           const r = taken.refused;
-          const error = 'missing' in r
-            ? batchBadRequest(`The given key '${r.missing}' was not present in the dictionary.`)
-            : batchMaxAppendEventSizeExceeded();
+          const error =
+            'missing' in r
+              ? batchBadRequest(`The given key '${r.missing}' was not present in the dictionary.`)
+              : batchMaxAppendEventSizeExceeded();
           return respond(correlation, write.identifier, { error });
         }
         write.size += taken.size;
@@ -281,10 +359,15 @@ export function createBatchAppend(log: MemoryLog, settings: AppendSettings): ISt
       }
       const outcome = commit(log, write.stream, write.expected, write.events);
       if (outcome.kind === 'wrong_expected_version') {
-        return respond(correlation, write.identifier, { error: batchWrongExpectedVersion(outcome.current, write.expected) });
+        return respond(correlation, write.identifier, {
+          error: batchWrongExpectedVersion(outcome.current, write.expected),
+        });
       }
       const last = outcome.kind === 'idempotent' ? outcome.last : outcome.written;
-      if (!last) return respond(correlation, write.identifier, { nothingWritten: BigInt(log.stream(write.stream)?.length ?? 0) - 1n });
+      if (!last)
+        return respond(correlation, write.identifier, {
+          nothingWritten: BigInt(log.stream(write.stream)?.length ?? 0) - 1n,
+        });
       respond(correlation, write.identifier, { last });
     });
     call.on('error', () => {});

@@ -106,10 +106,18 @@ export class MemoryLog {
  * the stream metadata it sets on them. Readers of the log must skip all of it.
  */
 export function seedSystemEvents(log: MemoryLog): void {
-  log.writeSystem('$epoch-information', '$epoch', { epochNumber: 0, epochId: randomUUID(), leaderInstanceId: randomUUID() });
+  log.writeSystem('$epoch-information', '$epoch', {
+    epochNumber: 0,
+    epochId: randomUUID(),
+    leaderInstanceId: randomUUID(),
+  });
   for (const login of ['admin', 'ops']) {
     log.writeSystem('$users', '$UserCreated', login);
-    log.writeSystem(`$user-${login}`, '$user', { loginName: login, fullName: login === 'admin' ? 'Event Store Administrator' : 'Event Store Operations', groups: [`$${login}s`] });
+    log.writeSystem(`$user-${login}`, '$user', {
+      loginName: login,
+      fullName: login === 'admin' ? 'Event Store Administrator' : 'Event Store Operations',
+      groups: [`$${login}s`],
+    });
   }
   log.writeSystem('$$$users', '$metadata', { $acl: { $r: '$admins', $w: '$admins' } });
 }
@@ -120,7 +128,10 @@ export function seedSystemEvents(log: MemoryLog): void {
  */
 export function startStatsWriter(log: MemoryLog, intervalMs: number, endpoint: string): () => void {
   const timer = setInterval(() => {
-    log.writeSystem(`$stats-${endpoint}`, '$statsCollected', { 'proc-startTime': new Date().toISOString(), 'sys-freeMem': 1 });
+    log.writeSystem(`$stats-${endpoint}`, '$statsCollected', {
+      'proc-startTime': new Date().toISOString(),
+      'sys-freeMem': 1,
+    });
   }, intervalMs);
   timer.unref();
   return () => clearInterval(timer);

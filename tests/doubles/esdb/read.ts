@@ -26,9 +26,13 @@ const compareTo = (e: StoredEvent, commit: bigint, prepare: bigint) =>
  * `$epoch-information` or the checkpoints and parked messages of persistent subscriptions to `$all`;
  * every other system stream (`$users`, `$user-*`, `$stats-*`, metadata streams …) is returned.
  */
-const defaultAllFilter: Matcher = (e) => e.stream[0] !== '$'
-  || !(e.stream === '$epoch-information'
-    || (e.stream.startsWith('$persistentsubscription-$all::') && (e.stream.endsWith('-checkpoint') || e.stream.endsWith('-parked'))));
+const defaultAllFilter: Matcher = (e) =>
+  e.stream[0] !== '$' ||
+  !(
+    e.stream === '$epoch-information' ||
+    (e.stream.startsWith('$persistentsubscription-$all::') &&
+      (e.stream.endsWith('-checkpoint') || e.stream.endsWith('-parked')))
+  );
 
 /** A filter's expression (ordinal prefixes or a regex, on the stream name or the event type), after the default `$all` filter. */
 function filterOf(options: ReadReq.Options): Matcher {
@@ -56,7 +60,8 @@ function eventMessage(e: StoredEvent, positioned = true): InstanceType<typeof Re
     .setPreparePosition(position)
     .setData(e.data)
     .setCustomMetadata(e.metadata);
-  record.getMetadataMap()
+  record
+    .getMetadataMap()
     .set('type', e.type)
     .set('content-type', e.isJson ? 'application/json' : 'application/octet-stream')
     .set('created', e.created.toString());
@@ -67,13 +72,19 @@ function eventMessage(e: StoredEvent, positioned = true): InstanceType<typeof Re
 }
 
 const checkpointMessage = (position: bigint) =>
-  new ReadResp().setCheckpoint(new ReadResp.Checkpoint().setCommitPosition(position.toString()).setPreparePosition(position.toString()));
+  new ReadResp().setCheckpoint(
+    new ReadResp.Checkpoint().setCommitPosition(position.toString()).setPreparePosition(position.toString()),
+  );
 
 const streamName = (identifier: sharedPb.StreamIdentifier | undefined) =>
   Buffer.from(identifier?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
 
 /** `positionsOnStreamReads`: false for a server before 22.6. `counters.eventsSent`: events written to clients, reads and subscriptions alike. */
-export function createRead(log: MemoryLog, counters: EsdbCounters, positionsOnStreamReads = true): IStreamsServer['read'] {
+export function createRead(
+  log: MemoryLog,
+  counters: EsdbCounters,
+  positionsOnStreamReads = true,
+): IStreamsServer['read'] {
   return (call) => {
     // A server-streaming call ends with an error status when 'error' is emitted on it (grpc-js).
     const fail = (code: grpc.status, details: string) => void call.emit('error', { code, details });
@@ -90,16 +101,28 @@ export function createRead(log: MemoryLog, counters: EsdbCounters, positionsOnSt
     };
 
     if (options.hasStream()) {
-      if (count === null) return fail(grpc.status.UNIMPLEMENTED, 'subscriptions to a stream are not implemented by the test double');
+      if (count === null)
+        return fail(grpc.status.UNIMPLEMENTED, 'subscriptions to a stream are not implemented by the test double');
       const streamOptions = options.getStream()!;
       const events = log.stream(streamName(streamOptions.getStreamIdentifier()));
       if (!events) {
-        call.write(new ReadResp().setStreamNotFound(new ReadResp.StreamNotFound().setStreamIdentifier(streamOptions.getStreamIdentifier())));
+        call.write(
+          new ReadResp().setStreamNotFound(
+            new ReadResp.StreamNotFound().setStreamIdentifier(streamOptions.getStreamIdentifier()),
+          ),
+        );
         return call.end();
       }
       const last = events.length - 1;
-      const from = streamOptions.hasRevision() ? Number(streamOptions.getRevision())
-        : streamOptions.hasEnd() ? (forwards ? events.length : last) : (forwards ? 0 : last);
+      const from = streamOptions.hasRevision()
+        ? Number(streamOptions.getRevision())
+        : streamOptions.hasEnd()
+          ? forwards
+            ? events.length
+            : last
+          : forwards
+            ? 0
+            : last;
       const selected = forwards ? events.slice(from) : events.slice(0, Math.min(from, last) + 1).reverse();
       send(selected.slice(0, Number(count)), positionsOnStreamReads);
       return call.end();
@@ -117,7 +140,9 @@ export function createRead(log: MemoryLog, counters: EsdbCounters, positionsOnSt
       if (forwards) {
         selected = all.hasEnd() ? [] : position ? log.all.filter((e) => compareTo(e, commit, prepare) >= 0) : log.all;
       } else {
-        selected = (position ? log.all.filter((e) => compareTo(e, commit, prepare) < 0) : all.hasStart() ? [] : log.all).slice().reverse();
+        selected = (position ? log.all.filter((e) => compareTo(e, commit, prepare) < 0) : all.hasStart() ? [] : log.all)
+          .slice()
+          .reverse();
       }
       send(selected.filter(keep).slice(0, Number(count)));
       return call.end();

@@ -41,8 +41,16 @@ test.after(async ({ on, off }) => {
 const get = (w: World, path: string, headers: Record<string, string>) => http(`${w.s.orch}${path}`, { headers });
 const key = (k: string) => ({ 'X-API-Key': k });
 
-test('enforced: a keyed non-admin meets admin role required on the area\'s mirrors, before their session check', async ({ on }) => {
-  for (const path of ['/api/admin/users', '/api/templates', '/api/templates/sales-assistant', `/api/admin/agents/${NOWHERE}/chatsvc`, '/api/admin/updates/status']) {
+test("enforced: a keyed non-admin meets admin role required on the area's mirrors, before their session check", async ({
+  on,
+}) => {
+  for (const path of [
+    '/api/admin/users',
+    '/api/templates',
+    '/api/templates/sales-assistant',
+    `/api/admin/agents/${NOWHERE}/chatsvc`,
+    '/api/admin/updates/status',
+  ]) {
     const r = await get(on, path, key(on.user.apiKey));
     assert.is(r.status, 403, path);
     assert.equal(r.body, { error: 'forbidden', message: 'admin role required' }, path);
@@ -55,20 +63,35 @@ test('enforced: a keyed non-admin meets admin role required on the area\'s mirro
   assert.is((await get(on, '/api/admin/users', browser(on.s, on.userSession))).body.message, 'admin role required');
 });
 
-test('enforced: the area\'s paths no route takes answer require_admin before their 404', async ({ on }) => {
-  for (const [method, path] of [['GET', '/api/admin/no-such-page'], ['DELETE', `/api/v1/admin/no-such-thing/${NOWHERE}`], ['PUT', '/api/templates'], ['GET', '/api/templates/x/y']]) {
+test("enforced: the area's paths no route takes answer require_admin before their 404", async ({ on }) => {
+  for (const [method, path] of [
+    ['GET', '/api/admin/no-such-page'],
+    ['DELETE', `/api/v1/admin/no-such-thing/${NOWHERE}`],
+    ['PUT', '/api/templates'],
+    ['GET', '/api/templates/x/y'],
+  ]) {
     const anonymous = await http(`${on.s.orch}${path}`, { method });
-    assert.equal([anonymous.status, anonymous.body], [401, { error: 'unauthorized', message: 'missing X-API-Key header' }], `${method} ${path}`);
+    assert.equal(
+      [anonymous.status, anonymous.body],
+      [401, { error: 'unauthorized', message: 'missing X-API-Key header' }],
+      `${method} ${path}`,
+    );
     const user = await http(`${on.s.orch}${path}`, { method, headers: key(on.user.apiKey) });
     assert.equal([user.status, user.body.message], [403, 'admin role required'], `${method} ${path}`);
     const admin = await http(`${on.s.orch}${path}`, { method, headers: key(ADMIN_KEY) });
-    assert.equal([admin.status, admin.body], [404, { error: 'not_found', message: 'no such route' }], `${method} ${path}`);
+    assert.equal(
+      [admin.status, admin.body],
+      [404, { error: 'not_found', message: 'no such route' }],
+      `${method} ${path}`,
+    );
   }
   // Outside the area, an unknown path is a 404 for anyone.
   assert.is((await http(`${on.s.orch}/api/no-such-page`)).status, 404);
 });
 
-test('opted out: only anonymous callers are turned away; the mirrors\' session check and the routes\' own admin checks answer', async ({ off }) => {
+test("opted out: only anonymous callers are turned away; the mirrors' session check and the routes' own admin checks answer", async ({
+  off,
+}) => {
   assert.is((await get(off, '/api/v1/admin/users', {})).status, 401);
   assert.is((await get(off, '/api/v1/admin/users', key(off.user.apiKey))).status, 200);
   const mirror = await get(off, '/api/admin/users', key(off.user.apiKey));
@@ -86,7 +109,10 @@ test('opted out: only anonymous callers are turned away; the mirrors\' session c
   // The raw log holds every account's personal data: its routes check the admin role themselves.
   assert.is((await get(off, '/api/v1/admin/events', key(off.user.apiKey))).body.message, 'admin role required');
   // Rotating another account's key hands out keys: the admin check holds.
-  const rotate = await http(`${off.s.orch}/api/v1/admin/users/${off.user.id}/api-key/rotate`, { method: 'POST', headers: browser(off.s, off.userSession) });
+  const rotate = await http(`${off.s.orch}/api/v1/admin/users/${off.user.id}/api-key/rotate`, {
+    method: 'POST',
+    headers: browser(off.s, off.userSession),
+  });
   assert.equal([rotate.status, rotate.body.error], [403, 'api_key_rotation_requires_admin']);
 });
 

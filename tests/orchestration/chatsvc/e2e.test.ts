@@ -18,8 +18,17 @@ import { until } from '../../support/until.ts';
 import { addSnippet, makeProfile } from '../agent-chat/helpers.ts';
 
 interface Ctx {
-  s: TestServices; admin: Record<string, string>; adminKey: string; spaces: Spaces; owner: ChatAccount; human: Human;
-  community: string; channel: string; profile: { id: string; slug: string }; bot: { id: string; username: string }; dm: string;
+  s: TestServices;
+  admin: Record<string, string>;
+  adminKey: string;
+  spaces: Spaces;
+  owner: ChatAccount;
+  human: Human;
+  community: string;
+  channel: string;
+  profile: { id: string; slug: string };
+  bot: { id: string; username: string };
+  dm: string;
 }
 const test = suite<Ctx>('chatsvc: end to end');
 const SNIPPET = 'The Lisbon office opens at half past eight and closes at six.';
@@ -27,7 +36,11 @@ const DM_TEXT = 'When does the Lisbon office open?';
 const CHANNEL_TEXT = 'Lisbon office hours please';
 
 test.before(async (ctx) => {
-  const { s, keys } = await startAgentApps('chatsvc_e2e', { ORCH_INTEGRATION_ENCRYPTION_KEY: INTEGRATION_KEY, CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET }, { sockets: true });
+  const { s, keys } = await startAgentApps(
+    'chatsvc_e2e',
+    { ORCH_INTEGRATION_ENCRYPTION_KEY: INTEGRATION_KEY, CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET },
+    { sockets: true },
+  );
   ctx.s = s;
   ctx.adminKey = keys.adminKey;
   ctx.admin = { 'X-API-Key': keys.adminKey };
@@ -44,7 +57,10 @@ test.before(async (ctx) => {
   await ctx.human.subscribe(ctx.channel);
   ctx.profile = await makeProfile(s, keys.adminKey, { slug: 'office-bot', model: 'local' });
   await addSnippet(s, keys.adminKey, ctx.profile.id, 'Lisbon office hours', SNIPPET);
-  await setReplyMode(orchDeps(s.platform), 'office-bot', 'both', { actor: { kind: 'system', id: 'test' }, correlationId: null });
+  await setReplyMode(orchDeps(s.platform), 'office-bot', 'both', {
+    actor: { kind: 'system', id: 'test' },
+    correlationId: null,
+  });
 });
 test.after(async ({ s, human }) => {
   human?.ws.close();
@@ -58,7 +74,13 @@ test('connect with a bootstrap-minted bot:provision token: 201 IntegrationStatus
   const username = uniqueBotName();
   const r = await http(`${base(ctx)}/connect`, {
     headers: ctx.admin,
-    json: { instance_url: ctx.s.chat, provision_token: token, bot_username: username, display_name: 'Office Bot', default_community_id: ctx.community },
+    json: {
+      instance_url: ctx.s.chat,
+      provision_token: token,
+      bot_username: username,
+      display_name: 'Office Bot',
+      default_community_id: ctx.community,
+    },
   });
   assert.is(r.status, 201, r.text);
   assert.is(r.body.status, 'active');
@@ -72,7 +94,12 @@ test('connect with a bootstrap-minted bot:provision token: 201 IntegrationStatus
   const profile = await http(`${ctx.s.orch}/api/v1/agent-chat/profiles/${ctx.profile.slug}`, { headers: ctx.admin });
   assert.is(profile.body.integrations.chatsvc.status, 'active');
   assert.is(profile.body.integrations.chatsvc.bot_username, username);
-  await until('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body.socket.state === 'connected', 15_000, 100);
+  await until(
+    'the socket',
+    async () => (await http(base(ctx), { headers: ctx.admin })).body.socket.state === 'connected',
+    15_000,
+    100,
+  );
   assert.is((await http(`${ctx.s.orch}/api/v1/health`)).body.integrations.chatsvc_bot_ws.status, 'connected');
 });
 
@@ -97,14 +124,20 @@ test('an encrypted @-mention in a channel gets an encrypted answer in its thread
   assert.match(text, /half past eight/);
 });
 
-test('no plaintext of either side in the chat service\'s tables or log', async (ctx) => {
+test("no plaintext of either side in the chat service's tables or log", async (ctx) => {
   // The chat service's part of the log: every stream it writes is chat.*.
-  const chatLog = (await logText(ctx.s)).split('\n').filter((line) => line.startsWith('chat.')).join('\n');
+  const chatLog = (await logText(ctx.s))
+    .split('\n')
+    .filter((line) => line.startsWith('chat.'))
+    .join('\n');
   assert.ok(chatLog.includes('MessagePosted'));
   for (const secret of [DM_TEXT, CHANNEL_TEXT, 'half past eight']) {
     assert.not.ok(chatLog.includes(secret), `the chat log holds "${secret}"`);
     assert.not.ok(ctx.s.logLines.join('\n').includes(secret), `a log line holds "${secret}"`);
-    const rows = await ctx.s.db.pool.query(`SELECT count(*) AS n FROM chat_messages WHERE ciphertext LIKE '%' || $1 || '%'`, [secret]);
+    const rows = await ctx.s.db.pool.query(
+      `SELECT count(*) AS n FROM chat_messages WHERE ciphertext LIKE '%' || $1 || '%'`,
+      [secret],
+    );
     assert.is(Number(rows.rows[0].n), 0, secret);
   }
   // What users told the bot is kept in the orchestration conversation (personal fields).
@@ -115,7 +148,10 @@ test('no plaintext of either side in the chat service\'s tables or log', async (
 test('test probes the token; tools answer; a token revoked on the chat side: test and tools 409, inbound silent', async (ctx) => {
   const probe = await http(`${base(ctx)}/test`, { method: 'POST', headers: ctx.admin });
   assert.is(probe.status, 200, probe.text);
-  assert.equal({ ok: probe.body.ok, chatsvc_status: probe.body.chatsvc_status, status: probe.body.status }, { ok: true, chatsvc_status: 200, status: 'active' });
+  assert.equal(
+    { ok: probe.body.ok, chatsvc_status: probe.body.chatsvc_status, status: probe.body.status },
+    { ok: true, chatsvc_status: 200, status: 'active' },
+  );
   // Revoke the bot's default token as the chat's admin.
   const botView = await ctx.spaces.ok(ctx.owner, 'GET', `/api/admin/bots/${ctx.bot.id}`);
   const tokenId = botView.tokens.find((t: any) => t.scope === 'default' && t.status === 'active').id;
@@ -125,7 +161,10 @@ test('test probes the token; tools answer; a token revoked on the chat side: tes
   assert.is(refused.body.error, 'integration_disabled');
   assert.is(refused.body.chatsvc_status, 401);
   assert.is((await http(base(ctx), { headers: ctx.admin })).body.status, 'revoked_externally');
-  const tool = await http(`${base(ctx)}/tools/create_channel`, { headers: ctx.admin, json: { tool: 'create_channel', group_id: ctx.community, name: 'x' } });
+  const tool = await http(`${base(ctx)}/tools/create_channel`, {
+    headers: ctx.admin,
+    json: { tool: 'create_channel', group_id: ctx.community, name: 'x' },
+  });
   assert.is(tool.status, 409, tool.text);
   assert.is(tool.body.error, 'integration_disabled');
   assert.is((await loggedEvents(ctx.s, { eventTypes: ['IntegrationRevokedExternally'] })).length, 1, 'appended once');
@@ -135,12 +174,19 @@ test('a fresh connect brings it back to active; delete then 404', async (ctx) =>
   const token = await provisionToken(ctx.s);
   const again = await http(`${base(ctx)}/connect`, {
     headers: ctx.admin,
-    json: { instance_url: ctx.s.chat, provision_token: token, bot_username: uniqueBotName(), display_name: 'Office Bot 2', default_community_id: ctx.community },
+    json: {
+      instance_url: ctx.s.chat,
+      provision_token: token,
+      bot_username: uniqueBotName(),
+      display_name: 'Office Bot 2',
+      default_community_id: ctx.community,
+    },
   });
   assert.is(again.status, 201, again.text);
   assert.is(again.body.status, 'active');
   const twice = await http(`${base(ctx)}/connect`, {
-    headers: ctx.admin, json: { instance_url: ctx.s.chat, provision_token: token, bot_username: uniqueBotName(), display_name: 'x' },
+    headers: ctx.admin,
+    json: { instance_url: ctx.s.chat, provision_token: token, bot_username: uniqueBotName(), display_name: 'x' },
   });
   assert.is(twice.status, 409);
   assert.is(twice.body.error, 'already_connected');
@@ -148,18 +194,35 @@ test('a fresh connect brings it back to active; delete then 404', async (ctx) =>
   assert.is(gone.status, 204, gone.text);
   assert.is((await http(base(ctx), { headers: ctx.admin })).body.error, 'not_configured');
   // Private keys, ratchet sessions and sender-key states are destroyed (both integrations': the first went at the reconnect).
-  for (const table of ['chatsvc_devices', 'chatsvc_prekeys', 'chatsvc_sessions', 'chatsvc_sender_keys', 'chatsvc_handled', 'chatsvc_cursors']) {
+  for (const table of [
+    'chatsvc_devices',
+    'chatsvc_prekeys',
+    'chatsvc_sessions',
+    'chatsvc_sender_keys',
+    'chatsvc_handled',
+    'chatsvc_cursors',
+  ]) {
     assert.is(Number((await ctx.s.db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n), 0, table);
   }
 });
 
 test('a half-done connect is retried: the bot made before the failing step is reused; one that registered keys is refused', async (ctx) => {
   const token = await provisionToken(ctx.s);
-  const body = { instance_url: ctx.s.chat, provision_token: token, bot_username: uniqueBotName(), display_name: 'Office Bot 3' };
-  const botsNamed = async () => ((await http(`${ctx.s.chat}/api/admin/bots?limit=200`, { headers: { 'X-Bot-Token': token } })).body?.bots ?? [])
-    .filter((b: { username: string }) => b.username === body.bot_username);
+  const body = {
+    instance_url: ctx.s.chat,
+    provision_token: token,
+    bot_username: uniqueBotName(),
+    display_name: 'Office Bot 3',
+  };
+  const botsNamed = async () =>
+    (
+      (await http(`${ctx.s.chat}/api/admin/bots?limit=200`, { headers: { 'X-Bot-Token': token } })).body?.bots ?? []
+    ).filter((b: { username: string }) => b.username === body.bot_username);
   // A community that does not exist: the bot and its token are made on the chat, then the join fails.
-  const failed = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, default_community_id: randomUUID() } });
+  const failed = await http(`${base(ctx)}/connect`, {
+    headers: ctx.admin,
+    json: { ...body, default_community_id: randomUUID() },
+  });
   assert.is(failed.status, 502, failed.text);
   assert.is(failed.body.error, 'chatsvc_mint_bot_failed');
   assert.match(failed.body.detail, /join community/);
@@ -167,12 +230,20 @@ test('a half-done connect is retried: the bot made before the failing step is re
   const [made] = await botsNamed();
   assert.ok(made, 'the first try left its bot on the chat service');
   // The same request with a real community: that bot is reused, and the connect completes.
-  const retried = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, default_community_id: ctx.community } });
+  const retried = await http(`${base(ctx)}/connect`, {
+    headers: ctx.admin,
+    json: { ...body, default_community_id: ctx.community },
+  });
   assert.is(retried.status, 201, retried.text);
   assert.is(retried.body.bot_user_id, made.id);
   assert.is((await botsNamed()).length, 1, 'no second bot of that name');
   // It answers: a DM to the reused bot.
-  await until('the socket', async () => (await http(base(ctx), { headers: ctx.admin })).body?.socket?.state === 'connected', 30_000, 100);
+  await until(
+    'the socket',
+    async () => (await http(base(ctx), { headers: ctx.admin })).body?.socket?.state === 'connected',
+    30_000,
+    100,
+  );
   const dm = await ctx.human.openDm(made.id);
   await ctx.human.subscribe(dm);
   ctx.human.resetDm();
@@ -180,7 +251,10 @@ test('a half-done connect is retried: the bot made before the failing step is re
   assert.match(ctx.human.decryptDm((await ctx.human.botMessage(dm, made.id)).ciphertext), /half past eight/);
   // Deleted here, the bot stays on the chat with its identity registered: reusing that name is refused.
   assert.is((await http(base(ctx), { method: 'DELETE', headers: ctx.admin })).status, 204);
-  const reuse = await http(`${base(ctx)}/connect`, { headers: ctx.admin, json: { ...body, provision_token: await provisionToken(ctx.s), default_community_id: ctx.community } });
+  const reuse = await http(`${base(ctx)}/connect`, {
+    headers: ctx.admin,
+    json: { ...body, provision_token: await provisionToken(ctx.s), default_community_id: ctx.community },
+  });
   assert.is(reuse.status, 409, reuse.text);
   assert.is(reuse.body.error, 'bot_identity_taken');
   assert.match(reuse.body.message, /already registered its end-to-end keys/);

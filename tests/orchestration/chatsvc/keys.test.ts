@@ -10,7 +10,9 @@ import { connectorLog, connectorWorld, Human, type ConnectorWorld } from '../../
 import { http } from '../../support/services.ts';
 import { until } from '../../support/until.ts';
 
-interface Ctx { w: ConnectorWorld }
+interface Ctx {
+  w: ConnectorWorld;
+}
 const test = suite<Ctx>('chatsvc: signed-prekey rotation');
 
 test.before(async (ctx) => {
@@ -23,7 +25,9 @@ test.after(async ({ w }) => {
 
 const DAY_MS = 86_400_000;
 
-test('a week on, the supervisor publishes a new signed prekey; a DM begun against the old one is still answered', async ({ w }) => {
+test('a week on, the supervisor publishes a new signed prekey; a DM begun against the old one is still answered', async ({
+  w,
+}) => {
   const old = await w.spaces.ok(w.human.account, 'GET', `/api/keys/${w.bot.id}/bundle`);
   const oldId = old.signed_prekey.key_id;
 
@@ -39,12 +43,18 @@ test('a week on, the supervisor publishes a new signed prekey; a DM begun agains
   w.s.clock.advance(2 * DAY_MS);
   await connector.supervisor.tick();
   const late = new Human(w.spaces, await registerChat(w.s.chat, uniqueName('late')));
-  await until(() => `the signed prekey rotated\n${connectorLog(w.s)}`,
-    async () => (await w.spaces.ok(late.account, 'GET', `/api/keys/${w.bot.id}/bundle`)).signed_prekey.key_id !== oldId, 15_000, 200);
+  await until(
+    () => `the signed prekey rotated\n${connectorLog(w.s)}`,
+    async () => (await w.spaces.ok(late.account, 'GET', `/api/keys/${w.bot.id}/bundle`)).signed_prekey.key_id !== oldId,
+    15_000,
+    200,
+  );
 
   // A DM begun from the bundle fetched a week ago (its one-time prekey too): the bot still opens it.
   // (The owner's access token expired with the week: log in again.)
-  const login = await http(`${w.s.chat}/api/auth/login`, { json: { username: w.owner.username, password: w.owner.password } });
+  const login = await http(`${w.s.chat}/api/auth/login`, {
+    json: { username: w.owner.username, password: w.owner.password },
+  });
   assert.is(login.status, 200, login.text);
   w.owner.access = login.body.access_token;
   await w.spaces.join(w.community, w.owner, [late.account]);

@@ -4,8 +4,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  createSenderKey, createSenderKeyReceiver, decryptGroup, deserializeSenderKey, deserializeSenderKeyReceiver, E2eeError, encryptGroup,
-  senderKeyDistribution, serializeSenderKey, serializeSenderKeyReceiver,
+  createSenderKey,
+  createSenderKeyReceiver,
+  decryptGroup,
+  deserializeSenderKey,
+  deserializeSenderKeyReceiver,
+  E2eeError,
+  encryptGroup,
+  senderKeyDistribution,
+  serializeSenderKey,
+  serializeSenderKeyReceiver,
 } from '../../../crypto/e2ee/index.ts';
 import { LocalProvider } from '../../../infra/llm/local.ts';
 
@@ -28,15 +36,29 @@ test('sender and receiver states survive serialisation mid-chain', () => {
   assert.is(m3.message.iteration, 3);
   assert.is(read(decryptGroup(deserializeSenderKeyReceiver(serializeSenderKeyReceiver(receiver)), m3)), 'three');
   assert.is(read(decryptGroup(receiver, m1)), 'one');
-  assert.throws(() => deserializeSenderKeyReceiver('{"version":2}'), (e: E2eeError) => e.code === 'invalid_session');
-  assert.throws(() => deserializeSenderKey(serializeSenderKeyReceiver(receiver)), (e: E2eeError) => e.code === 'invalid_session');
+  assert.throws(
+    () => deserializeSenderKeyReceiver('{"version":2}'),
+    (e: E2eeError) => e.code === 'invalid_session',
+  );
+  assert.throws(
+    () => deserializeSenderKey(serializeSenderKeyReceiver(receiver)),
+    (e: E2eeError) => e.code === 'invalid_session',
+  );
 });
 
 test('the local model calls an offered tool for a /tool line, then answers from its result', async () => {
   const local = new LocalProvider();
   const tools = [{ name: 'chatsvc_send_message', description: 'x', parameters: { type: 'object' } }];
   const base = { model: 'local', system: 's', max_tokens: 100, temperature: 0, tools };
-  const first = await local.complete({ ...base, messages: [{ role: 'user', content: 'please\n/tool chatsvc_send_message {"channel_id":"c","content":"hi"}\n/tool other {"x":1}' }] });
+  const first = await local.complete({
+    ...base,
+    messages: [
+      {
+        role: 'user',
+        content: 'please\n/tool chatsvc_send_message {"channel_id":"c","content":"hi"}\n/tool other {"x":1}',
+      },
+    ],
+  });
   assert.is(first.stop, 'tool_calls');
   assert.is(first.tool_calls.length, 1, 'only offered tools');
   assert.equal(first.tool_calls[0]!.arguments, { channel_id: 'c', content: 'hi' });
@@ -50,9 +72,16 @@ test('the local model calls an offered tool for a /tool line, then answers from 
   });
   assert.is(second.stop, 'end');
   assert.is(second.text, 'Tool chatsvc_send_message: {"ok":true}');
-  const bad = await local.complete({ ...base, messages: [{ role: 'user', content: '/tool chatsvc_send_message {not json}' }] });
+  const bad = await local.complete({
+    ...base,
+    messages: [{ role: 'user', content: '/tool chatsvc_send_message {not json}' }],
+  });
   assert.ok('_invalid' in bad.tool_calls[0]!.arguments);
-  const none = await local.complete({ ...base, tools: undefined, messages: [{ role: 'user', content: '/tool chatsvc_send_message {}' }] });
+  const none = await local.complete({
+    ...base,
+    tools: undefined,
+    messages: [{ role: 'user', content: '/tool chatsvc_send_message {}' }],
+  });
   assert.is(none.tool_calls.length, 0, 'no tools offered: no calls');
 });
 

@@ -18,7 +18,11 @@ import { startTestApps, type TestServices } from '../../support/services.ts';
 import { auditEntries, makeProfile } from '../agent-chat/helpers.ts';
 
 const ADMIN_KEY = 'orch_toolloop-admin-key-000000000000000';
-interface Ctx { s: TestServices; server: OpenAiServer; mode: { loop: boolean; badArgs: boolean } }
+interface Ctx {
+  s: TestServices;
+  server: OpenAiServer;
+  mode: { loop: boolean; badArgs: boolean };
+}
 const test = suite<Ctx>('chatsvc: tool loop');
 
 test.before(async (ctx) => {
@@ -27,16 +31,36 @@ test.before(async (ctx) => {
     const last = body.messages[body.messages.length - 1];
     if (ctx.mode.loop || last.role !== 'tool') {
       const args = ctx.mode.badArgs ? { channel_id: 'not-a-uuid' } : { channel_id: randomUUID(), content: 'hello' };
-      return { body: completion({ toolCalls: [{ id: `call_${body.messages.length}`, name: 'chatsvc_send_message', arguments: args }], usage: [1000, 10] }) };
+      return {
+        body: completion({
+          toolCalls: [{ id: `call_${body.messages.length}`, name: 'chatsvc_send_message', arguments: args }],
+          usage: [1000, 10],
+        }),
+      };
     }
-    return { body: completion({ text: `done after ${body.messages.filter((m: any) => m.role === 'tool').length} tool results`, usage: [1000, 10] }) };
+    return {
+      body: completion({
+        text: `done after ${body.messages.filter((m: any) => m.role === 'tool').length} tool results`,
+        usage: [1000, 10],
+      }),
+    };
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'orchard-toolloop-'));
   const prices = path.join(dir, 'prices.json');
   // 1000 input tokens cost 1000 cents on `pricey`.
-  await writeFile(prices, JSON.stringify({ pricey: { input: 1_000_000, output: 0, cache_read: 0 }, cheap: { input: 1, output: 1, cache_read: 0 } }));
+  await writeFile(
+    prices,
+    JSON.stringify({
+      pricey: { input: 1_000_000, output: 0, cache_read: 0 },
+      cheap: { input: 1, output: 1, cache_read: 0 },
+    }),
+  );
   ctx.s = await startTestApps('chatsvc_toolloop', {
-    ADMIN_API_KEY: ADMIN_KEY, ORCH_LLM_PROVIDER: 'openai', ORCH_LLM_BASE_URL: ctx.server.url, ORCH_LLM_API_KEY: 'sk-test', ORCH_LLM_PRICES_FILE: prices,
+    ADMIN_API_KEY: ADMIN_KEY,
+    ORCH_LLM_PROVIDER: 'openai',
+    ORCH_LLM_BASE_URL: ctx.server.url,
+    ORCH_LLM_API_KEY: 'sk-test',
+    ORCH_LLM_PRICES_FILE: prices,
   });
 });
 test.after(async ({ s, server }) => {
@@ -44,23 +68,40 @@ test.after(async ({ s, server }) => {
   await server?.close();
 });
 
-async function turn(s: TestServices, profileId: string, message: string, execute: (name: string, args: Record<string, unknown>) => Promise<string>) {
+async function turn(
+  s: TestServices,
+  profileId: string,
+  message: string,
+  execute: (name: string, args: Record<string, unknown>) => Promise<string>,
+) {
   const deps = orchDeps(s.platform);
   const profile = (await profileById(deps.db, profileId))!;
   const request: TurnRequest = {
-    surface: 'private', kind: 'private', clientLimit: null, caller: 'account:test', profile: async () => profile,
-    owner: { kind: 'account', id: randomUUID() }, visitorId: null, conversationId: null, message, maxChars: 4000,
+    surface: 'private',
+    kind: 'private',
+    clientLimit: null,
+    caller: 'account:test',
+    profile: async () => profile,
+    owner: { kind: 'account', id: randomUUID() },
+    visitorId: null,
+    conversationId: null,
+    message,
+    maxChars: 4000,
     context: { actor: { kind: 'user', id: null }, correlationId: randomUUID() },
     tools: async () => ({ specs: modelToolSpecs(), execute: (call) => execute(call.name, call.arguments) }),
   };
   return runTurn(deps, request);
 }
 
-const lastLoopRow = async (s: TestServices) => (await auditEntries(s, ADMIN_KEY)).find((e) => e.event_type === 'tool_loop_completed');
+const lastLoopRow = async (s: TestServices) =>
+  (await auditEntries(s, ADMIN_KEY)).find((e) => e.event_type === 'tool_loop_completed');
 
 test('the tool specs come from the zod schemas', () => {
   const specs = modelToolSpecs();
-  assert.equal(specs.map((t) => t.name), ['chatsvc_send_message', 'chatsvc_create_channel', 'chatsvc_invite_member']);
+  assert.equal(
+    specs.map((t) => t.name),
+    ['chatsvc_send_message', 'chatsvc_create_channel', 'chatsvc_invite_member'],
+  );
   const send = specs[0]!.parameters as any;
   assert.is(send.type, 'object');
   assert.equal(send.required.sort(), ['channel_id', 'content']);
@@ -68,7 +109,11 @@ test('the tool specs come from the zod schemas', () => {
   assert.is(send.additionalProperties, false);
 });
 
-test('a model that keeps calling tools stops after MAX_ITERATIONS model calls; one audit row', async ({ s, server, mode }) => {
+test('a model that keeps calling tools stops after MAX_ITERATIONS model calls; one audit row', async ({
+  s,
+  server,
+  mode,
+}) => {
   mode.loop = true;
   const profile = await makeProfile(s, ADMIN_KEY, { slug: 'looper', model: 'cheap', cost_cap_daily_cents: 1000 });
   server.requests.length = 0;
@@ -82,7 +127,17 @@ test('a model that keeps calling tools stops after MAX_ITERATIONS model calls; o
   assert.ok(result.message.length > 0);
   assert.ok(server.requests[0]!.tools.some((t: any) => t.function.name === 'chatsvc_send_message'));
   const row = await lastLoopRow(s);
-  assert.equal({ ...row.detail, cost_cents: undefined }, { surface: 'private', tool_calls: 10, model_calls: 10, cost_cents: undefined, hit_cap: false, hit_max_iterations: true });
+  assert.equal(
+    { ...row.detail, cost_cents: undefined },
+    {
+      surface: 'private',
+      tool_calls: 10,
+      model_calls: 10,
+      cost_cents: undefined,
+      hit_cap: false,
+      hit_max_iterations: true,
+    },
+  );
   assert.is(row.severity, 'info');
 });
 
@@ -116,10 +171,15 @@ test('the local model calls a tool for a /tool line (offline)', async ({ s }) =>
   const profile = await makeProfile(s, ADMIN_KEY, { slug: 'offline-tools', model: 'local' });
   const seen: Record<string, unknown>[] = [];
   const channel = randomUUID();
-  const result = await turn(s, profile.id, `please post\n/tool chatsvc_send_message {"channel_id":"${channel}","content":"from the loop"}`, async (name, args) => {
-    seen.push({ name, ...args });
-    return JSON.stringify({ ok: true, tool: 'send_message', target_id: channel });
-  });
+  const result = await turn(
+    s,
+    profile.id,
+    `please post\n/tool chatsvc_send_message {"channel_id":"${channel}","content":"from the loop"}`,
+    async (name, args) => {
+      seen.push({ name, ...args });
+      return JSON.stringify({ ok: true, tool: 'send_message', target_id: channel });
+    },
+  );
   assert.equal(seen, [{ name: 'chatsvc_send_message', channel_id: channel, content: 'from the loop' }]);
   assert.match(result.message, /^Tool chatsvc_send_message: /);
   const row = await lastLoopRow(s);

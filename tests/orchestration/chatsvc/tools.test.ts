@@ -16,7 +16,10 @@ import { http } from '../../support/services.ts';
 import { until } from '../../support/until.ts';
 import { auditEntries } from '../agent-chat/helpers.ts';
 
-interface Ctx { w: ConnectorWorld; dm: string }
+interface Ctx {
+  w: ConnectorWorld;
+  dm: string;
+}
 const test = suite<Ctx>('chatsvc: tools and instances');
 
 test.before(async (ctx) => {
@@ -29,24 +32,40 @@ test.after(async ({ w }) => {
   await w?.s.close();
 });
 
-const tool = (w: ConnectorWorld, name: string, body: Record<string, unknown>) => http(`${w.base}/tools/${name}`, { headers: w.admin, json: { tool: name, ...body } });
+const tool = (w: ConnectorWorld, name: string, body: Record<string, unknown>) =>
+  http(`${w.base}/tools/${name}`, { headers: w.admin, json: { tool: name, ...body } });
 
-test('send_message as a plain member: the chat\'s 403 mirrored as chatsvc_tool_failed; audited as a warning', async ({ w }) => {
+test("send_message as a plain member: the chat's 403 mirrored as chatsvc_tool_failed; audited as a warning", async ({
+  w,
+}) => {
   const r = await tool(w, 'send_message', { channel_id: w.channel, content: 'hello from the tool' });
   assert.is(r.status, 403, r.text);
   assert.is(r.body.error, 'chatsvc_tool_failed');
-  assert.equal({ ok: r.body.ok, tool: r.body.tool, target_id: r.body.target_id, status: r.body.status }, { ok: false, tool: 'send_message', target_id: w.channel, status: 403 });
+  assert.equal(
+    { ok: r.body.ok, tool: r.body.tool, target_id: r.body.target_id, status: r.body.status },
+    { ok: false, tool: 'send_message', target_id: w.channel, status: 403 },
+  );
   const row = (await auditEntries(w.s, w.adminKey)).find((e) => e.event_type === 'chatsvc_tool_call');
   assert.is(row.severity, 'warning');
-  assert.equal({ tool: row.detail.tool, source: row.detail.source, status: row.detail.status }, { tool: 'send_message', source: 'api', status: 403 });
+  assert.equal(
+    { tool: row.detail.tool, source: row.detail.source, status: row.detail.status },
+    { tool: 'send_message', source: 'api', status: 403 },
+  );
 });
 
-test('as a community admin: the webhook is created on first use; the message appears (plaintext, via webhook)', async ({ w }) => {
+test('as a community admin: the webhook is created on first use; the message appears (plaintext, via webhook)', async ({
+  w,
+}) => {
   await w.spaces.ok(w.owner, 'PUT', `/api/communities/${w.community}/members/${w.bot.id}/role`, { role: 'admin' });
   const r = await tool(w, 'send_message', { channel_id: w.channel, content: 'hello from the tool' });
   assert.is(r.status, 200, r.text);
-  assert.equal({ ok: r.body.ok, status: r.body.status, error_msg: r.body.error_msg }, { ok: true, status: 201, error_msg: null });
-  const seen = await w.human.ws.next((f) => f.type === 'MessageCreated' && f.channel_id === w.channel && f.message.via_webhook);
+  assert.equal(
+    { ok: r.body.ok, status: r.body.status, error_msg: r.body.error_msg },
+    { ok: true, status: 201, error_msg: null },
+  );
+  const seen = await w.human.ws.next(
+    (f) => f.type === 'MessageCreated' && f.channel_id === w.channel && f.message.via_webhook,
+  );
   assert.is(seen.message.ciphertext, 'hello from the tool');
   const row = (await auditEntries(w.s, w.adminKey)).find((e) => e.event_type === 'chatsvc_tool_call');
   assert.is(row.severity, 'info');
@@ -69,9 +88,14 @@ test('a webhook deleted on the chat side is recreated once (404 recovery)', asyn
 test('pacing: one send a second per webhook; past five seconds of waiting, 429 with Retry-After', async ({ w }) => {
   await new Promise((r) => setTimeout(r, 1100));
   // Twelve at once: the first goes now, the next ones wait their second (up to five), the rest are refused.
-  const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => tool(w, 'send_message', { channel_id: w.channel, content: `paced ${i}` })));
+  const replies = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => tool(w, 'send_message', { channel_id: w.channel, content: `paced ${i}` })),
+  );
   const statuses = replies.map((r) => `${r.status}:${r.body?.error ?? ''}`);
-  assert.ok(replies.every((r) => r.status === 200 || r.status === 429), statuses.join());
+  assert.ok(
+    replies.every((r) => r.status === 200 || r.status === 429),
+    statuses.join(),
+  );
   const paced = replies.filter((r) => r.status === 429 && r.body.error === 'rate_limited');
   assert.ok(paced.length >= 1, statuses.join());
   // At least the first and one paced send go through (on a loaded machine a paced send can miss
@@ -84,7 +108,11 @@ test('pacing: one send a second per webhook; past five seconds of waiting, 429 w
 });
 
 test('create_channel and invite_member', async ({ w }) => {
-  const created = await tool(w, 'create_channel', { group_id: w.group, name: 'made-by-the-bot', description: 'from a tool' });
+  const created = await tool(w, 'create_channel', {
+    group_id: w.group,
+    name: 'made-by-the-bot',
+    description: 'from a tool',
+  });
   assert.is(created.status, 200, created.text);
   assert.is(created.body.payload.name, 'made-by-the-bot');
   const invite = await tool(w, 'invite_member', { community_id: w.community, email: 'someone@example.test' });
@@ -95,27 +123,63 @@ test('create_channel and invite_member', async ({ w }) => {
   assert.is(bad.body.error, 'chatsvc_tool_failed');
 });
 
-test('the model\'s tool loop from an encrypted DM posts through the webhook; both audit rows', async ({ w, dm }) => {
-  const put = await http(`${w.s.orch}/api/v1/agent-chat/profiles/${w.profile.slug}`, { method: 'PUT', headers: w.admin, json: { can_use_tools: true } });
+test("the model's tool loop from an encrypted DM posts through the webhook; both audit rows", async ({ w, dm }) => {
+  const put = await http(`${w.s.orch}/api/v1/agent-chat/profiles/${w.profile.slug}`, {
+    method: 'PUT',
+    headers: w.admin,
+    json: { can_use_tools: true },
+  });
   assert.is(put.status, 200, put.text);
   await new Promise((r) => setTimeout(r, 6000));
-  await w.human.sendDm(dm, w.bot.id, `Please announce it.\n/tool chatsvc_send_message {"channel_id":"${w.channel}","content":"announced by the loop"}`);
+  await w.human.sendDm(
+    dm,
+    w.bot.id,
+    `Please announce it.\n/tool chatsvc_send_message {"channel_id":"${w.channel}","content":"announced by the loop"}`,
+  );
   const reply = w.human.decryptDm((await w.human.botMessage(dm, w.bot.id, 20_000)).ciphertext);
   assert.match(reply, /^Tool chatsvc_send_message: /);
   // Posted before the reply (the loop runs before the answer goes out): look among every frame.
-  const posted = (f: Record<string, any>) => f.type === 'MessageCreated' && f.channel_id === w.channel && f.message.ciphertext === 'announced by the loop';
-  await until(`the loop's message in the channel; the reply was: ${reply}`, async () => w.human.ws.frames.some(posted), 10_000, 100);
+  const posted = (f: Record<string, any>) =>
+    f.type === 'MessageCreated' && f.channel_id === w.channel && f.message.ciphertext === 'announced by the loop';
+  await until(
+    `the loop's message in the channel; the reply was: ${reply}`,
+    async () => w.human.ws.frames.some(posted),
+    10_000,
+    100,
+  );
   const seen = w.human.ws.frames.find(posted);
   assert.ok(seen?.message.via_webhook, `the loop's message in the channel; the reply was: ${reply}`);
   let audit: Awaited<ReturnType<typeof auditEntries>> = [];
-  await until('tool_loop_completed in the audit', async () => (audit = await auditEntries(w.s, w.adminKey)).some((e) => e.event_type === 'tool_loop_completed'), 10_000, 100);
-  assert.ok(audit.find((e) => e.event_type === 'chatsvc_tool_call' && e.detail.source === 'model' && e.detail.ok === true), JSON.stringify(audit.slice(0, 3)));
+  await until(
+    'tool_loop_completed in the audit',
+    async () => (audit = await auditEntries(w.s, w.adminKey)).some((e) => e.event_type === 'tool_loop_completed'),
+    10_000,
+    100,
+  );
+  assert.ok(
+    audit.find((e) => e.event_type === 'chatsvc_tool_call' && e.detail.source === 'model' && e.detail.ok === true),
+    JSON.stringify(audit.slice(0, 3)),
+  );
   const loop = audit.find((e) => e.event_type === 'tool_loop_completed');
-  assert.equal({ surface: loop.detail.surface, tool_calls: loop.detail.tool_calls, hit_max_iterations: loop.detail.hit_max_iterations }, { surface: 'chatsvc', tool_calls: 1, hit_max_iterations: false });
-  await http(`${w.s.orch}/api/v1/agent-chat/profiles/${w.profile.slug}`, { method: 'PUT', headers: w.admin, json: { can_use_tools: false } });
+  assert.equal(
+    {
+      surface: loop.detail.surface,
+      tool_calls: loop.detail.tool_calls,
+      hit_max_iterations: loop.detail.hit_max_iterations,
+    },
+    { surface: 'chatsvc', tool_calls: 1, hit_max_iterations: false },
+  );
+  await http(`${w.s.orch}/api/v1/agent-chat/profiles/${w.profile.slug}`, {
+    method: 'PUT',
+    headers: w.admin,
+    json: { can_use_tools: false },
+  });
 });
 
-test('two orchestration instances: one holds the socket (the other standby); every message is answered once; the other takes over', async ({ w, dm }) => {
+test('two orchestration instances: one holds the socket (the other standby); every message is answered once; the other takes over', async ({
+  w,
+  dm,
+}) => {
   const log = createLogger({ level: 'error', sink: () => {} });
   const second = await openPlatform(loadConfig({ ...w.s.env, ORCH_LISTEN: '127.0.0.1:0' }), log);
   const [orch2] = await startServices(second, ['orch']);
@@ -128,7 +192,9 @@ test('two orchestration instances: one holds the socket (the other standby); eve
     await w.human.botMessage(dm, w.bot.id);
     await w.human.sendDm(dm, w.bot.id, 'and a second question about Lisbon');
     await w.human.botMessage(dm, w.bot.id);
-    const answers = w.human.ws.frames.slice(mark).filter((f) => f.type === 'MessageCreated' && f.channel_id === dm && f.message.sender_id === w.bot.id);
+    const answers = w.human.ws.frames
+      .slice(mark)
+      .filter((f) => f.type === 'MessageCreated' && f.channel_id === dm && f.message.sender_id === w.bot.id);
     assert.is(answers.length, 2, 'one answer per message');
     // The first instance stops: the second takes the socket at its next supervisor pass.
     await chatsvcConnector(w.s.platform).stop();

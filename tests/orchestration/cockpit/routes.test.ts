@@ -19,7 +19,10 @@ test.before(async (ctx) => {
 test.after(async ({ s }) => s?.close());
 
 // First: the last test stops the projection engine (a rebuild), after which writes wait in vain.
-test('the web console\'s mirror /api/cockpit/summary: the same summary for a browser session, 403 session_required for a key', async ({ s, keys }) => {
+test("the web console's mirror /api/cockpit/summary: the same summary for a browser session, 403 session_required for a key", async ({
+  s,
+  keys,
+}) => {
   const reader = await createAccount(s, keys.adminKey, 'readonly');
   const session = await login(s, reader);
   const mirrored = await http(`${s.orch}/api/cockpit/summary`, { headers: browser(s, session) });
@@ -31,7 +34,10 @@ test('the web console\'s mirror /api/cockpit/summary: the same summary for a bro
   const daily = await http(`${s.orch}/api/cockpit/cost/daily`, { headers: browser(s, session) });
   assert.is(daily.status, 200, daily.text);
   assert.equal(daily.body, (await http(`${s.orch}/api/v1/cockpit/cost/daily`, { headers: key(keys.adminKey) })).body);
-  assert.is((await http(`${s.orch}/api/cockpit/cost/daily`, { headers: key(keys.adminKey) })).body.error, 'session_required');
+  assert.is(
+    (await http(`${s.orch}/api/cockpit/cost/daily`, { headers: key(keys.adminKey) })).body.error,
+    'session_required',
+  );
   assert.is((await http(`${s.orch}/api/v1/cockpit/cost/daily`)).status, 401);
 });
 
@@ -46,14 +52,19 @@ test('every field against a scripted history', async ({ s, keys }) => {
   const empty = await summary();
   assert.equal(empty, {
     version: (await http(`${s.orch}/api/v1/health`)).body.version,
-    projects: [], agents: { configured: 0, active: 0, max_concurrent: 0 },
-    activity: { last_task_created: null, last_task_completed: null }, cost: { window: '30d', usd: 0 },
+    projects: [],
+    agents: { configured: 0, active: 0, max_concurrent: 0 },
+    activity: { last_task_created: null, last_task_completed: null },
+    cost: { window: '30d', usd: 0 },
   });
 
   const alpha = await createProject(s, keys.adminKey, { name: 'alpha', max_concurrent_agents: 2 });
   const beta = await createProject(s, keys.adminKey, { name: 'beta', max_concurrent_agents: 5 });
   const task = async (project: string, status: string) => {
-    const r = await http(`${s.orch}/api/v1/tasks`, { headers: admin, json: { project_id: project, title: status, priority: 'low', status } });
+    const r = await http(`${s.orch}/api/v1/tasks`, {
+      headers: admin,
+      json: { project_id: project, title: status, priority: 'low', status },
+    });
     assert.is(r.status, 201, r.text);
     return r.body;
   };
@@ -72,11 +83,19 @@ test('every field against a scripted history', async ({ s, keys }) => {
 
   // Moves between buckets, a deletion, a task created done, a rename and a new limit.
   s.clock.advance(60_000);
-  const doneNow = await http(`${s.orch}/api/v1/tasks/${b1.id}`, { method: 'PATCH', headers: admin, json: { status: 'done' } });
+  const doneNow = await http(`${s.orch}/api/v1/tasks/${b1.id}`, {
+    method: 'PATCH',
+    headers: admin,
+    json: { status: 'done' },
+  });
   await http(`${s.orch}/api/v1/tasks/${b2.id}`, { method: 'DELETE', headers: admin });
   await http(`${s.orch}/api/v1/tasks/${b3.id}`, { method: 'PATCH', headers: admin, json: { status: 'cancelled' } });
   const createdDone = await task(alpha, 'done');
-  await http(`${s.orch}/api/v1/projects/${beta}`, { method: 'PATCH', headers: admin, json: { name: 'beta-2', max_concurrent_agents: 1 } });
+  await http(`${s.orch}/api/v1/projects/${beta}`, {
+    method: 'PATCH',
+    headers: admin,
+    json: { name: 'beta-2', max_concurrent_agents: 1 },
+  });
   s1 = await summary();
   assert.equal(s1.projects, [
     { name: 'alpha', tasks: { open: 2, in_progress: 2, done: 1 } },
@@ -93,12 +112,16 @@ test('every field against a scripted history', async ({ s, keys }) => {
   const claimedOnly = await spawn(s, keys.adminKey, beta);
   const killed = await spawn(s, keys.adminKey, beta);
   for (const a of [running, claimedOnly]) await claimAgent(s, keys.runnerKey, a.id);
-  await http(`${s.orch}/api/v1/runner/agents/${running.id}/report`, { headers: runner, json: { event: 'running', runner_instance: 'test-runner' } });
+  await http(`${s.orch}/api/v1/runner/agents/${running.id}/report`, {
+    headers: runner,
+    json: { event: 'running', runner_instance: 'test-runner' },
+  });
   await http(`${s.orch}/api/v1/agents/${killed.id}/kill`, { method: 'POST', headers: admin });
   assert.equal((await summary()).agents, { configured: 3, active: 1, max_concurrent: 3 });
 
   // Cost over the last 30 UTC days: spent now, then 29 and 30 days later.
-  const cost = (id: string, usd: number) => http(`${s.orch}/api/v1/runner/agents/${id}/report`, { headers: runner, json: { event: 'cost', cost_usd: usd } });
+  const cost = (id: string, usd: number) =>
+    http(`${s.orch}/api/v1/runner/agents/${id}/report`, { headers: runner, json: { event: 'cost', cost_usd: usd } });
   await cost(running.id, 1.5);
   await cost(claimedOnly.id, 0.25);
   assert.equal((await summary()).cost, { window: '30d', usd: 1.75 });
@@ -107,7 +130,10 @@ test('every field against a scripted history', async ({ s, keys }) => {
   assert.is((await summary()).cost.usd, 3.75, 'day 0 is still inside the window on day 29');
   s.clock.advance(DAY);
   assert.is((await summary()).cost.usd, 2, 'day 0 has left the window on day 30');
-  await http(`${s.orch}/api/v1/runner/agents/${running.id}/report`, { headers: runner, json: { event: 'completed', runner_instance: 'test-runner' } });
+  await http(`${s.orch}/api/v1/runner/agents/${running.id}/report`, {
+    headers: runner,
+    json: { event: 'completed', runner_instance: 'test-runner' },
+  });
   assert.equal((await summary()).agents, { configured: 2, active: 0, max_concurrent: 3 });
   assert.equal(queued.status, 'queued');
 
@@ -119,7 +145,10 @@ test('every field against a scripted history', async ({ s, keys }) => {
 });
 
 // After the scripted history (the clock is 30 days on; 1.75 USD on day 0, 2 on day 29), read only.
-test('cost per UTC day: every day of the window, oldest first, today included; `days` defaults to 30 and is clamped to 1-366', async ({ s, keys }) => {
+test('cost per UTC day: every day of the window, oldest first, today included; `days` defaults to 30 and is clamped to 1-366', async ({
+  s,
+  keys,
+}) => {
   const daily = async (query = '') => {
     const r = await http(`${s.orch}/api/v1/cockpit/cost/daily${query}`, { headers: key(keys.adminKey) });
     assert.is(r.status, 200, r.text);
@@ -129,15 +158,31 @@ test('cost per UTC day: every day of the window, oldest first, today included; `
   const dayOf = (daysAgo: number) => new Date(s.clock.now().getTime() - daysAgo * DAY).toISOString().slice(0, 10);
   const wide = await daily('?days=31');
   assert.equal([wide.days, wide.days_clamped, wide.series.length], [31, false, 31]);
-  assert.equal(wide.series.map((d) => d.day), Array.from({ length: 31 }, (_, i) => dayOf(30 - i)));
-  assert.equal(wide.series.map((d) => d.usd), Array.from({ length: 31 }, (_, i) => (i === 0 ? 1.75 : i === 29 ? 2 : 0)));
+  assert.equal(
+    wide.series.map((d) => d.day),
+    Array.from({ length: 31 }, (_, i) => dayOf(30 - i)),
+  );
+  assert.equal(
+    wide.series.map((d) => d.usd),
+    Array.from({ length: 31 }, (_, i) => (i === 0 ? 1.75 : i === 29 ? 2 : 0)),
+  );
   const standard = await daily();
   assert.equal([standard.days, standard.series.length, standard.series.at(-1)!.day], [30, 30, today]);
-  assert.is(standard.series.reduce((sum, d) => sum + d.usd, 0), (await http(`${s.orch}/api/v1/cockpit/summary`, { headers: key(keys.adminKey) })).body.cost.usd,
-    'the 30-day series adds up to the summary\'s cost');
+  assert.is(
+    standard.series.reduce((sum, d) => sum + d.usd, 0),
+    (await http(`${s.orch}/api/v1/cockpit/summary`, { headers: key(keys.adminKey) })).body.cost.usd,
+    "the 30-day series adds up to the summary's cost",
+  );
   assert.equal([(await daily('?days=0')).days, (await daily('?days=0')).days_clamped], [1, true]);
   assert.equal((await daily('?days=1')).series, [{ day: today, usd: 0 }]);
-  assert.equal([(await daily('?days=5000')).days, (await daily('?days=5000')).series.length, (await daily('?days=5000')).days_clamped], [366, 366, true]);
+  assert.equal(
+    [
+      (await daily('?days=5000')).days,
+      (await daily('?days=5000')).series.length,
+      (await daily('?days=5000')).days_clamped,
+    ],
+    [366, 366, true],
+  );
   assert.equal([(await daily('?days=abc')).days, (await daily('?days=abc')).days_clamped], [30, false]);
 });
 

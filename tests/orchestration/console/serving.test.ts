@@ -10,14 +10,20 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createOrchestrationApp } from '../../../api/orchestration/app.ts';
-import { builtStamp, consoleBuildDecision, sourceStamp, STAMP_FILE } from '../../../api/orchestration/console/build-stamp.ts';
+import {
+  builtStamp,
+  consoleBuildDecision,
+  sourceStamp,
+  STAMP_FILE,
+} from '../../../api/orchestration/console/build-stamp.ts';
 import { acceptsEncoding, CONSOLE_CSP } from '../../../api/orchestration/console/routes.ts';
 import { createLogger } from '../../../infra/logging.ts';
 import { orchDeps } from '../../../main/apps.ts';
 import { ensureConsoleBuilt } from '../../../main/console.ts';
 import { startTestApps, type TestServices } from '../../support/services.ts';
 
-const INDEX = '<!doctype html><html lang="en"><head><title>console</title><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="app"></div></body></html>';
+const INDEX =
+  '<!doctype html><html lang="en"><head><title>console</title><script type="module" src="/assets/index-abc123.js"></script></head><body><div id="app"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(2000))});`;
 
 type App = ReturnType<typeof createOrchestrationApp>;
@@ -43,7 +49,8 @@ test.after(async ({ s, dir }) => {
 });
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
-const get = (app: App, p: string, headers: Record<string, string> = {}, method = 'GET') => app.request(`http://orch.test${p}`, { method, headers });
+const get = (app: App, p: string, headers: Record<string, string> = {}, method = 'GET') =>
+  app.request(`http://orch.test${p}`, { method, headers });
 
 function securityHeaders(r: Response) {
   assert.is(r.headers.get('content-security-policy'), CONSOLE_CSP);
@@ -72,7 +79,9 @@ test('/ and client routes that accept HTML get index.html, no-cache, with the se
   assert.is((await get(app, '/cockpit', { ...HTML, 'if-none-match': etag })).status, 304);
 });
 
-test('/api, /auth, /ws and /metrics never get the page: an unknown /api path is the JSON 404 even for a browser', async ({ app }) => {
+test('/api, /auth, /ws and /metrics never get the page: an unknown /api path is the JSON 404 even for a browser', async ({
+  app,
+}) => {
   for (const p of ['/api/unknown', '/api/v1/nope', '/api', '/auth/nope', '/ws/nope', '/metrics/x']) {
     const r = await get(app, p, HTML);
     assert.is(r.status, 404, p);
@@ -88,7 +97,9 @@ test('/api, /auth, /ws and /metrics never get the page: an unknown /api path is 
   assert.is(health.headers.get('content-security-policy'), null);
 });
 
-test('assets: immutable, precompressed by what the client accepts, never the page for an unknown one', async ({ app }) => {
+test('assets: immutable, precompressed by what the client accepts, never the page for an unknown one', async ({
+  app,
+}) => {
   const br = await get(app, '/assets/index-abc123.js', { 'accept-encoding': 'gzip, deflate, br' });
   assert.is(br.status, 200);
   assert.is(br.headers.get('content-encoding'), 'br');
@@ -110,7 +121,12 @@ test('assets: immutable, precompressed by what the client accepts, never the pag
   assert.is(css.headers.get('content-encoding'), null);
   assert.is(css.headers.get('content-type'), 'text/css; charset=utf-8');
 
-  for (const p of ['/assets/missing-000.js', '/assets/index-abc123.js.br', '/assets/..%2findex.html', '/assets/.hidden']) {
+  for (const p of [
+    '/assets/missing-000.js',
+    '/assets/index-abc123.js.br',
+    '/assets/..%2findex.html',
+    '/assets/.hidden',
+  ]) {
     const r = await get(app, p, HTML);
     assert.is(r.status, 404, p);
     assert.equal(await r.json(), { error: 'not_found', message: 'no such route' }, p);
@@ -143,7 +159,8 @@ test('without a build, / says how to build (503, same headers); the API is unaff
 });
 
 test('the rebuild decision: fresh serves, missing or stale rebuilds with Vite, without Vite serves as is or says how to build', () => {
-  const d = (sources: string | null, built: string | null, vite: boolean) => consoleBuildDecision({ sources, built, vite });
+  const d = (sources: string | null, built: string | null, vite: boolean) =>
+    consoleBuildDecision({ sources, built, vite });
   assert.equal(d('a', 'a', true), { action: 'serve', reason: 'fresh' });
   assert.equal(d('a', 'a', false), { action: 'serve', reason: 'fresh' });
   assert.equal(d('a', null, true), { action: 'rebuild', reason: 'missing' });

@@ -51,19 +51,33 @@ const BODY = JSON.stringify({
 
 test('elements arrive parsed, in order, however the bytes are split', async () => {
   const whole = await read(BODY);
-  assert.equal(whole.map((e) => ('value' in e ? e.value : e)), JSON.parse(BODY).documents);
-  assert.equal(whole.map((e) => e.index), [0, 1, 2, 3, 4]);
+  assert.equal(
+    whole.map((e) => ('value' in e ? e.value : e)),
+    JSON.parse(BODY).documents,
+  );
+  assert.equal(
+    whole.map((e) => e.index),
+    [0, 1, 2, 3, 4],
+  );
   for (const size of [1, 2, 3, 5, 13]) assert.equal(await read(BODY, size), whole);
   // Whitespace anywhere JSON allows it.
   const spaced = ' \n{ "documents" :\t[ {"a":1} ,\r\n 2 ] }\n ';
-  assert.equal((await read(spaced, 1)).map((e) => ('value' in e ? e.value : null)), [{ a: 1 }, 2]);
+  assert.equal(
+    (await read(spaced, 1)).map((e) => ('value' in e ? e.value : null)),
+    [{ a: 1 }, 2],
+  );
   // An escaped key is the same key.
   assert.is((await read('{"docum\\u0065nts":[1]}')).length, 1);
 });
 
 test('an element longer than maxElementBytes is skipped and reported, named by its path when it comes first', async () => {
   const big = 'z'.repeat(2000);
-  const out = await read(JSON.stringify({ documents: [{ path: 'big.md', content: big }, { content: big, path: 'late.md' }, { path: 'ok.md' }] }), 100);
+  const out = await read(
+    JSON.stringify({
+      documents: [{ path: 'big.md', content: big }, { content: big, path: 'late.md' }, { path: 'ok.md' }],
+    }),
+    100,
+  );
   assert.equal(out[0], { index: 0, oversized: true, path: 'big.md' });
   assert.equal(out[1], { index: 1, oversized: true, path: 'late.md' });
   assert.equal(out[2], { index: 2, value: { path: 'ok.md' } });
@@ -100,7 +114,10 @@ test('refusals of the whole body', async () => {
 });
 
 test('past maxBytes: 413 with the limit, as soon as the limit is passed', async () => {
-  const error = await refusal(JSON.stringify({ documents: ['x'.repeat(500), 'y'.repeat(500)] }), { ...LIMITS, maxBytes: 800 });
+  const error = await refusal(JSON.stringify({ documents: ['x'.repeat(500), 'y'.repeat(500)] }), {
+    ...LIMITS,
+    maxBytes: 800,
+  });
   assert.is(error.status, 413);
   assert.is(error.code, 'payload_too_large');
   assert.equal(error.extra, { limit_bytes: 800 });

@@ -3,7 +3,12 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chunkBounds, chunkTexts, MAX_CHUNK_CHARS, MIN_SECTION_CHARS } from '../../../domain/orchestration/estate/chunking.ts';
+import {
+  chunkBounds,
+  chunkTexts,
+  MAX_CHUNK_CHARS,
+  MIN_SECTION_CHARS,
+} from '../../../domain/orchestration/estate/chunking.ts';
 
 const test = suite('estate chunking');
 
@@ -44,7 +49,10 @@ test('a small section stays with what follows (a title and its lead)', () => {
 test('a fenced code block is one block: blank lines and # lines inside it do not split it', () => {
   const code = '```sh\n# not a heading\necho one\n\necho two\n```';
   const out = chunks(`${words(40)}\n\n${code}\n\n# After\n\n${words(40)}`);
-  assert.ok(out.some((c) => c.includes(code)), JSON.stringify(out));
+  assert.ok(
+    out.some((c) => c.includes(code)),
+    JSON.stringify(out),
+  );
   assert.ok(out.every((c) => !c.startsWith('# not a heading')));
   // ~~~ fences too, and a fence closes only with the same character, at least as long.
   const tilde = '~~~~\nx\n~~~\n```\ny\n~~~~';
@@ -64,7 +72,10 @@ test('a block longer than the limit is cut at line breaks, then whitespace, then
   const spaced = words(1000);
   for (const c of chunks(spaced)) assert.ok(/^lorem\d/.test(c) && /lorem\d$/.test(c), c.slice(-10));
   const solid = 'y'.repeat(5000);
-  assert.equal(chunks(solid).map((c) => c.length), [2000, 2000, 1000]);
+  assert.equal(
+    chunks(solid).map((c) => c.length),
+    [2000, 2000, 1000],
+  );
 });
 
 test('a hard cut never splits a surrogate pair', () => {

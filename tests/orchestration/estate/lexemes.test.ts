@@ -5,13 +5,22 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { fnv1a, Lexicon, lexemesOf, MAX_POSITION, queryGroups, restrict } from '../../../domain/orchestration/estate/lexemes.ts';
+import {
+  fnv1a,
+  Lexicon,
+  lexemesOf,
+  MAX_POSITION,
+  queryGroups,
+  restrict,
+} from '../../../domain/orchestration/estate/lexemes.ts';
 import { byteaArray, textArray } from '../../../infra/db/binary-params.ts';
 import { bucketOf, forEachPending, ordinalAt, pendingRows } from '../../../projections/orchestration/estate-pending.ts';
 import { tsvectorArray } from '../../../projections/orchestration/estate-tsvector.ts';
 import { freshDatabase, type TestDatabase } from '../../support/database.ts';
 
-interface Ctx { db: TestDatabase }
+interface Ctx {
+  db: TestDatabase;
+}
 const test = suite<Ctx>('estate lexemes');
 
 test.before(async (ctx) => {
@@ -23,7 +32,13 @@ const entries = (text: string) => Object.fromEntries(lexemesOf(text));
 
 test('words are runs of letters, digits and marks; stop words keep their positions', () => {
   assert.equal(entries('The deployments were rolled back.'), { deploy: [2], roll: [4], back: [5] });
-  assert.equal(entries('well-known user@example.com don\'t'), { well: [1], known: [2], user: [3], exampl: [4], com: [5] });
+  assert.equal(entries("well-known user@example.com don't"), {
+    well: [1],
+    known: [2],
+    user: [3],
+    exampl: [4],
+    com: [5],
+  });
   assert.equal(entries('snake_case kebab-case'), { snake: [1], case: [2, 4], kebab: [3] });
 });
 
@@ -67,15 +82,21 @@ test('a Lexicon gives the same lexemes however much it holds, and starts over on
   const named = (found: typeof first) => Array.from(found.ids, (id) => lexicon.lexeme(id));
   assert.equal(named(again), named(first));
   assert.equal(again.positions, first.positions);
-  assert.equal(Array.from(lexicon.distinct(text), (id) => lexicon.lexeme(id)), named(first));
+  assert.equal(
+    Array.from(lexicon.distinct(text), (id) => lexicon.lexeme(id)),
+    named(first),
+  );
   assert.equal(Buffer.from(lexicon.utf8(first.ids[0]!)).toString(), 'deploy');
   assert.is(lexicon.utf8Hash(first.ids[0]!), fnv1a(Buffer.from('deploy')));
   const kept = restrict(again, (id) => lexicon.lexeme(id) === 'roll');
-  assert.equal(Array.from(kept.ids, (id) => lexicon.lexeme(id)), ['roll']);
+  assert.equal(
+    Array.from(kept.ids, (id) => lexicon.lexeme(id)),
+    ['roll'],
+  );
   assert.equal(Array.from(kept.positions), [2, 5]);
 });
 
-test('plain English prose: the same tsvector as to_tsvector(\'english\', ...)', async ({ db }) => {
+test("plain English prose: the same tsvector as to_tsvector('english', ...)", async ({ db }) => {
   const prose = [
     'The deployment pipeline builds every service, runs the integration tests and publishes the images.',
     'When a release fails its health checks, the orchestrator rolls the traffic back to the previous version automatically.',
@@ -86,32 +107,70 @@ test('plain English prose: the same tsvector as to_tsvector(\'english\', ...)', 
   const { rows } = await db.pool.query<{ same: boolean; ours: string; theirs: string }>(
     `SELECT v = to_tsvector('english', t) AS same, v::text AS ours, to_tsvector('english', t)::text AS theirs
      FROM unnest($1::text[], $2::tsvector[]) AS u(t, v)`,
-    [textArray(prose), tsvectorArray(lexicon, prose.map((p) => lexicon.scan(p)))]);
+    [
+      textArray(prose),
+      tsvectorArray(
+        lexicon,
+        prose.map((p) => lexicon.scan(p)),
+      ),
+    ],
+  );
   for (const row of rows) assert.ok(row.same, `${row.ours}\n${row.theirs}`);
   assert.is(rows.length, prose.length);
 });
 
 test('binary parameters: texts and bytes of any kind read back exactly', async ({ db }) => {
-  const texts = ['', 'plain', 'quote " backslash \\ brace { } comma ,', 'Ünïcode 𝒜 日本語', 'x'.repeat(100_000), 'NULL'];
-  const { rows } = await db.pool.query<{ t: string }>('SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n', [textArray(texts)]);
-  assert.equal(rows.map((r) => r.t), texts);
+  const texts = [
+    '',
+    'plain',
+    'quote " backslash \\ brace { } comma ,',
+    'Ünïcode 𝒜 日本語',
+    'x'.repeat(100_000),
+    'NULL',
+  ];
+  const { rows } = await db.pool.query<{ t: string }>(
+    'SELECT t FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n',
+    [textArray(texts)],
+  );
+  assert.equal(
+    rows.map((r) => r.t),
+    texts,
+  );
   const bytes = [Buffer.alloc(0), Buffer.from([0, 255, 92, 120, 34]), Buffer.alloc(70_000, 7)];
-  const back = await db.pool.query<{ b: Buffer }>('SELECT b FROM unnest($1::bytea[]) WITH ORDINALITY AS u(b, n) ORDER BY n', [byteaArray(bytes)]);
-  assert.equal(back.rows.map((r) => r.b), bytes);
+  const back = await db.pool.query<{ b: Buffer }>(
+    'SELECT b FROM unnest($1::bytea[]) WITH ORDINALITY AS u(b, n) ORDER BY n',
+    [byteaArray(bytes)],
+  );
+  assert.equal(
+    back.rows.map((r) => r.b),
+    bytes,
+  );
 });
 
 test('pending rows hold each chunk under each of its lexemes, grouped by bucket, ordinals ascending', () => {
   const lexicon = new Lexicon();
   const texts = ['alpha beta', 'beta gamma', 'alpha café', 'the of'];
   const ordinals = [7, 9, 70_000, 70_001];
-  const { buckets, rows } = pendingRows(lexicon, texts.map((t) => lexicon.distinct(t)), ordinals);
+  const { buckets, rows } = pendingRows(
+    lexicon,
+    texts.map((t) => lexicon.distinct(t)),
+    ordinals,
+  );
   const decoded = new Map<string, number[]>();
-  rows.forEach((row, i) => forEachPending(row, (lexeme, at, count) => {
-    assert.is(bucketOf(Buffer.from(lexeme)), buckets[i]);
-    decoded.set(lexeme, Array.from({ length: count }, (_, k) => ordinalAt(row, at + 4 * k)));
-  }));
+  rows.forEach((row, i) =>
+    forEachPending(row, (lexeme, at, count) => {
+      assert.is(bucketOf(Buffer.from(lexeme)), buckets[i]);
+      decoded.set(
+        lexeme,
+        Array.from({ length: count }, (_, k) => ordinalAt(row, at + 4 * k)),
+      );
+    }),
+  );
   assert.equal(Object.fromEntries(decoded), { alpha: [7, 70_000], beta: [7, 9], gamma: [9], café: [70_000] });
-  assert.equal(buckets, [...buckets].sort((a, b) => a - b));
+  assert.equal(
+    buckets,
+    [...buckets].sort((a, b) => a - b),
+  );
   assert.throws(() => forEachPending(Buffer.from([0, 1, 97, 0, 0, 0, 9]), () => {}), /malformed/);
 });
 

@@ -3,7 +3,19 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { and, andNot, cardinality, changed, CONTAINER_SIZE, fromBits, highest, or, size, toBits, type PostingSet } from '../../../projections/orchestration/estate-postings.ts';
+import {
+  and,
+  andNot,
+  cardinality,
+  changed,
+  CONTAINER_SIZE,
+  fromBits,
+  highest,
+  or,
+  size,
+  toBits,
+  type PostingSet,
+} from '../../../projections/orchestration/estate-postings.ts';
 
 const test = suite('estate posting containers');
 
@@ -52,7 +64,8 @@ test('and, or, andNot, size and highest agree with plain sets', () => {
       for (let i = 0; i < 3 * CONTAINER_SIZE; i++) if (rand() < density) set.add(i);
       return set;
     };
-    const a = make(rand() * 0.2), b = make(rand() * 0.02);
+    const a = make(rand() * 0.2),
+      b = make(rand() * 0.02);
     const encode = (set: Set<number>): PostingSet => {
       const out: PostingSet = new Map();
       for (let hi = 0; hi < 3; hi++) {
@@ -62,7 +75,8 @@ test('and, or, andNot, size and highest agree with plain sets', () => {
       }
       return out;
     };
-    const A = encode(a), B = encode(b);
+    const A = encode(a),
+      B = encode(b);
     assert.is(size(and(A, B)), [...a].filter((x) => b.has(x)).length);
     assert.is(size(or(A, B)), new Set([...a, ...b]).size);
     assert.is(size(andNot(A, B)), [...a].filter((x) => !b.has(x)).length);
@@ -76,7 +90,11 @@ test('cardinality counts every bit, the high bit of a word included', () => {
   bits[0] = 0xffffffff;
   bits[2047] = 0x80000001;
   assert.is(cardinality(bits), 34);
-  assert.equal(highest(new Map([[2, bits]]), 3), [2 * CONTAINER_SIZE + 65535, 2 * CONTAINER_SIZE + 65504, 2 * CONTAINER_SIZE + 31]);
+  assert.equal(highest(new Map([[2, bits]]), 3), [
+    2 * CONTAINER_SIZE + 65535,
+    2 * CONTAINER_SIZE + 65504,
+    2 * CONTAINER_SIZE + 31,
+  ]);
 });
 
 test.run();

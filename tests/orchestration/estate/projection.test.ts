@@ -9,8 +9,20 @@ import { documentIdOf } from '../../../domain/orchestration/estate/decider.ts';
 import { forgetRecentBlobs } from '../../../infra/blobs.ts';
 import { estateProjections } from '../../../projections/orchestration/estate.ts';
 import { Lexicon, lexemesOf, queryGroups } from '../../../domain/orchestration/estate/lexemes.ts';
-import { appendPending, applyFold, compactSearchIndex, foldPending, planFold, tsquery } from '../../../projections/orchestration/estate-index.ts';
-import { bucketOf, forEachPending, PENDING_BUCKETS, pendingRow } from '../../../projections/orchestration/estate-pending.ts';
+import {
+  appendPending,
+  applyFold,
+  compactSearchIndex,
+  foldPending,
+  planFold,
+  tsquery,
+} from '../../../projections/orchestration/estate-index.ts';
+import {
+  bucketOf,
+  forEachPending,
+  PENDING_BUCKETS,
+  pendingRow,
+} from '../../../projections/orchestration/estate-pending.ts';
 import { tsvectorArray } from '../../../projections/orchestration/estate-tsvector.ts';
 import { http, logText, startTestApps, type TestServices } from '../../support/services.ts';
 import { admin, ADMIN_KEY, ingest, searchFor, vault } from './helpers.ts';
@@ -23,14 +35,31 @@ test.after(async ({ s }) => s?.close());
 
 const SNAPSHOTS: Record<string, string> = {
   estate_documents: 'SELECT * FROM estate_documents ORDER BY id',
-  estate_chunks: 'SELECT chunk_id, document_id, chunk_index, ordinal, is_vault, category, content FROM estate_chunks ORDER BY ordinal',
+  estate_chunks:
+    'SELECT chunk_id, document_id, chunk_index, ordinal, is_vault, category, content FROM estate_chunks ORDER BY ordinal',
   estate_postings: `SELECT lexeme, hi, encode(data, 'hex') AS data FROM estate_postings ORDER BY lexeme, hi`,
   estate_partitions: `SELECT partition, hi, encode(data, 'hex') AS data FROM estate_partitions ORDER BY partition, hi`,
   estate_counters: 'SELECT * FROM estate_counters ORDER BY name',
   estate_runs: 'SELECT * FROM estate_runs ORDER BY run_id',
 };
 
-const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'deploying', 'deployment', 'services'];
+const WORDS = [
+  'alpha',
+  'bravo',
+  'charlie',
+  'delta',
+  'echo',
+  'foxtrot',
+  'golf',
+  'hotel',
+  'india',
+  'juliet',
+  'kilo',
+  'lima',
+  'deploying',
+  'deployment',
+  'services',
+];
 
 function rng(seed: number) {
   let a = seed;
@@ -42,7 +71,10 @@ function rng(seed: number) {
 
 function text(rand: () => number, paragraphs: number): string {
   return Array.from({ length: paragraphs }, (_, p) => {
-    const words = Array.from({ length: 20 + Math.floor(rand() * 200) }, () => WORDS[Math.floor(rand() * rand() * WORDS.length)]);
+    const words = Array.from(
+      { length: 20 + Math.floor(rand() * 200) },
+      () => WORDS[Math.floor(rand() * rand() * WORDS.length)],
+    );
     return `${p % 4 === 0 ? '## Section\n\n' : ''}${words.join(' ')}.`;
   }).join('\n\n');
 }
@@ -50,18 +82,44 @@ function text(rand: () => number, paragraphs: number): string {
 test('a history touching every event, then rebuild: the same tables, search index included', async ({ s }) => {
   const rand = rng(3);
   const docs = Array.from({ length: 30 }, (_, i) => ({
-    source_repo: i % 3 ? 'infra' : 'handbook', path: `${['runbooks', 'services', 'people'][i % 3]}/doc-${i}.md`, content: text(rand, 3 + (i % 12)),
+    source_repo: i % 3 ? 'infra' : 'handbook',
+    path: `${['runbooks', 'services', 'people'][i % 3]}/doc-${i}.md`,
+    content: text(rand, 3 + (i % 12)),
   }));
   // A long document too: its chunks (over 32) are indexed on other connections (staged).
   docs.push({ source_repo: 'handbook', path: 'people/long.md', content: text(rand, 150) });
   assert.is((await ingest(s, docs)).body.status, 'ok');
   // Updates, unchanged ones, deletes, a re-creation after a delete, the vault.
-  assert.is((await ingest(s, docs.slice(0, 10).map((d, i) => (i % 2 ? d : { ...d, content: text(rand, 4) })))).body.status, 'ok');
+  assert.is(
+    (
+      await ingest(
+        s,
+        docs.slice(0, 10).map((d, i) => (i % 2 ? d : { ...d, content: text(rand, 4) })),
+      )
+    ).body.status,
+    'ok',
+  );
   for (const d of docs.slice(20, 24)) {
-    assert.is((await http(`${s.orch}/api/v1/knowledge/doc/${documentIdOf(d.source_repo, d.path)}`, { method: 'DELETE', headers: admin })).status, 204);
+    assert.is(
+      (
+        await http(`${s.orch}/api/v1/knowledge/doc/${documentIdOf(d.source_repo, d.path)}`, {
+          method: 'DELETE',
+          headers: admin,
+        })
+      ).status,
+      204,
+    );
   }
   assert.is((await ingest(s, [{ ...docs[20]!, content: text(rand, 2) }])).body.results[0].status, 'created');
-  assert.is((await vault(s, [{ path: 'customers/a.md', content: text(rand, 3) }, { path: 'customers/b.md', content: text(rand, 5) }])).body.status, 'ok');
+  assert.is(
+    (
+      await vault(s, [
+        { path: 'customers/a.md', content: text(rand, 3) },
+        { path: 'customers/b.md', content: text(rand, 5) },
+      ])
+    ).body.status,
+    'ok',
+  );
   // The same document written twice at once: both events may share a projection batch.
   const racing = await Promise.all([1, 2].map((n) => ingest(s, [{ ...docs[5]!, content: `${text(rand, 2)} ${n}` }])));
   assert.ok(racing.every((r) => r.body.status === 'ok'));
@@ -72,13 +130,16 @@ test('a history touching every event, then rebuild: the same tables, search inde
   const snapshot = async () => {
     await compactSearchIndex(s.db.pool);
     assert.is((await s.db.pool.query('SELECT 1 FROM estate_postings_pending')).rowCount, 0);
-    return Object.fromEntries(await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])));
+    return Object.fromEntries(
+      await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])),
+    );
   };
   const live = await snapshot();
   for (const [table, rows] of Object.entries(live)) assert.ok((rows as unknown[]).length > 0, table);
   await s.platform.engine.stop(); // rebuild is refused while a process runs the projection
   forgetRecentBlobs(); // the rebuild reads the stored blobs, not the texts this process kept
-  for (const projection of estateProjections) assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
+  for (const projection of estateProjections)
+    assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
   const rebuilt = await snapshot();
   for (const table of Object.keys(SNAPSHOTS)) assert.equal(rebuilt[table], live[table], table);
   await s.restart();
@@ -87,11 +148,17 @@ test('a history touching every event, then rebuild: the same tables, search inde
 test('the search index agrees with tsvector @@ tsquery: totals of any and all, in every scope', async ({ s }) => {
   const rand = rng(11);
   const scopes: Array<[Record<string, string>, string]> = [
-    [{}, 'NOT is_vault'], [{ scope: 'runbooks' }, `NOT is_vault AND category = 'runbooks'`],
-    [{ scope: 'people' }, `NOT is_vault AND category = 'people'`], [{ scope: 'vault' }, 'is_vault'],
+    [{}, 'NOT is_vault'],
+    [{ scope: 'runbooks' }, `NOT is_vault AND category = 'runbooks'`],
+    [{ scope: 'people' }, `NOT is_vault AND category = 'people'`],
+    [{ scope: 'vault' }, 'is_vault'],
   ];
   // More documents after the first test's compaction: their postings are pending.
-  const more = Array.from({ length: 12 }, (_, i) => ({ source_repo: 'later', path: `${['runbooks', 'people'][i % 2]}/later-${i}.md`, content: text(rand, 2 + (i % 5)) }));
+  const more = Array.from({ length: 12 }, (_, i) => ({
+    source_repo: 'later',
+    path: `${['runbooks', 'people'][i % 2]}/later-${i}.md`,
+    content: text(rand, 2 + (i % 5)),
+  }));
   assert.is((await ingest(s, more)).body.status, 'ok');
   assert.is((await vault(s, [{ path: 'customers/later.md', content: text(rand, 3) }])).body.status, 'ok');
   let compared = 0;
@@ -100,15 +167,31 @@ test('the search index agrees with tsvector @@ tsquery: totals of any and all, i
   assert.ok(pending > 0, 'some postings are still pending');
   for (let i = 0; i < 40; i++) {
     if (i === 20) await compactSearchIndex(s.db.pool); // the second half with every posting folded
-    const q = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+    const q = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(
+      ' ',
+    );
     for (const match of ['any', 'all'] as const) {
       for (const [params, filter] of scopes) {
         const r = await searchFor(s, { q, match, limit: '100', ...params });
         const groups = queryGroups(q, match);
-        const chunks = (await s.db.pool.query<{ ordinal: number; content: string }>(`SELECT ordinal, content FROM estate_chunks WHERE ${filter}`)).rows;
-        const { rows } = groups.length === 0 ? { rows: [{ n: 0 }] } : await s.db.pool.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM unnest($1::tsvector[]) AS v WHERE v @@ $2::tsquery',
-          [tsvectorArray(lexicon, chunks.map((c) => lexicon.scan(c.content))), tsquery(groups)]);
+        const chunks = (
+          await s.db.pool.query<{ ordinal: number; content: string }>(
+            `SELECT ordinal, content FROM estate_chunks WHERE ${filter}`,
+          )
+        ).rows;
+        const { rows } =
+          groups.length === 0
+            ? { rows: [{ n: 0 }] }
+            : await s.db.pool.query<{ n: number }>(
+                'SELECT count(*)::int AS n FROM unnest($1::tsvector[]) AS v WHERE v @@ $2::tsquery',
+                [
+                  tsvectorArray(
+                    lexicon,
+                    chunks.map((c) => lexicon.scan(c.content)),
+                  ),
+                  tsquery(groups),
+                ],
+              );
         assert.is(r.body.total_matches, rows[0]!.n, `${q} ${match} ${JSON.stringify(params)}`);
         if (rows[0]!.n <= 100) assert.is(r.body.count, rows[0]!.n);
         compared++;
@@ -118,22 +201,29 @@ test('the search index agrees with tsvector @@ tsquery: totals of any and all, i
   assert.is(compared, 320);
 });
 
-test('a fold leaves rare lexemes pending, one row per bucket, and folds a bucket whole when that row grows too large', async ({ s }) => {
+test('a fold leaves rare lexemes pending, one row per bucket, and folds a bucket whole when that row grows too large', async ({
+  s,
+}) => {
   await compactSearchIndex(s.db.pool);
   const rare = ['quokkaone', 'quokkatwo', 'quokkathree'];
   const rareLexemes = rare.map((word) => [...lexemesOf(word).keys()][0]!);
   const docs = Array.from({ length: 8 }, (_, i) => ({
-    source_repo: 'folds', path: `runbooks/fold-${i}.md`, content: `${text(rng(40 + i), 3)}${i < rare.length ? ` ${rare[i]}` : ''}`,
+    source_repo: 'folds',
+    path: `runbooks/fold-${i}.md`,
+    content: `${text(rng(40 + i), 3)}${i < rare.length ? ` ${rare[i]}` : ''}`,
   }));
   for (const half of [docs.slice(0, 4), docs.slice(4)]) assert.is((await ingest(s, half)).body.status, 'ok');
   const queries = [...rare, 'alpha', 'deploying services', 'quokkaone bravo'];
-  const totals = async () => Promise.all(queries.map(async (q) => (await searchFor(s, { q, limit: '100' })).body.total_matches as number));
+  const totals = async () =>
+    Promise.all(queries.map(async (q) => (await searchFor(s, { q, limit: '100' })).body.total_matches as number));
   const before = await totals();
   assert.equal(before.slice(0, 3), [1, 1, 1]);
   /** Pending postings: lexeme -> how many. */
   const pending = async () => {
     const found = new Map<string, number>();
-    for (const { entries } of (await s.db.pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending')).rows) {
+    for (const { entries } of (
+      await s.db.pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending')
+    ).rows) {
       forEachPending(entries, (lexeme, _at, count) => found.set(lexeme, (found.get(lexeme) ?? 0) + count));
     }
     return found;
@@ -141,19 +231,32 @@ test('a fold leaves rare lexemes pending, one row per bucket, and folds a bucket
   assert.ok((await pending()).has('alpha'));
 
   // Every bucket folded once: the common lexemes go to containers, the rare ones stay pending.
-  for (let b = 0; b < PENDING_BUCKETS; b += 16) await foldPending(s.db.pool, 1, Array.from({ length: 16 }, (_, i) => b + i));
+  for (let b = 0; b < PENDING_BUCKETS; b += 16)
+    await foldPending(
+      s.db.pool,
+      1,
+      Array.from({ length: 16 }, (_, i) => b + i),
+    );
   const left = await pending();
   for (const lexeme of rareLexemes) assert.is(left.get(lexeme), 1, `${lexeme} stays pending`);
   assert.not.ok(left.has('alpha') || left.has('servic'), 'common lexemes are folded');
-  assert.ok([...left.values()].every((n) => n < 4), 'only lexemes with fewer than 4 postings stay');
-  const perBucket = (await s.db.pool.query<{ n: number }>('SELECT max(n)::int AS n FROM (SELECT count(*) AS n FROM estate_postings_pending GROUP BY bucket) c')).rows[0]!.n;
+  assert.ok(
+    [...left.values()].every((n) => n < 4),
+    'only lexemes with fewer than 4 postings stay',
+  );
+  const perBucket = (
+    await s.db.pool.query<{ n: number }>(
+      'SELECT max(n)::int AS n FROM (SELECT count(*) AS n FROM estate_postings_pending GROUP BY bucket) c',
+    )
+  ).rows[0]!.n;
   assert.is(perBucket, 1, 'one row per bucket left');
   assert.equal(await totals(), before, 'the same sets, folded or pending');
 
   // A bucket whose rare postings would outgrow a row is folded whole.
   const bucket = bucketOf(Buffer.from(rareLexemes[0]!, 'utf8'));
   const many: [string, number[]][] = [];
-  for (let n = 0; many.length < 1200; n++) if (bucketOf(Buffer.from(`zz${n}`, 'utf8')) === bucket) many.push([`zz${n}`, [9_000_000 + n]]);
+  for (let n = 0; many.length < 1200; n++)
+    if (bucketOf(Buffer.from(`zz${n}`, 'utf8')) === bucket) many.push([`zz${n}`, [9_000_000 + n]]);
   await appendPending(s.db.pool, { buckets: [bucket], rows: [pendingRow(many)] });
   assert.is(await foldPending(s.db.pool, 1, [bucket]), 1);
   assert.is((await s.db.pool.query('SELECT 1 FROM estate_postings_pending WHERE bucket = $1', [bucket])).rowCount, 0);
@@ -164,13 +267,20 @@ test('a fold leaves rare lexemes pending, one row per bucket, and folds a bucket
   assert.equal(await totals(), before);
 });
 
-test('a fold reads and computes before its first write, and leaves the rows appended meanwhile pending', async ({ s }) => {
+test('a fold reads and computes before its first write, and leaves the rows appended meanwhile pending', async ({
+  s,
+}) => {
   await compactSearchIndex(s.db.pool);
-  const docs = Array.from({ length: 4 }, (_, i) => ({ source_repo: 'folds', path: `runbooks/late-${i}.md`, content: text(rng(60 + i), 3) }));
+  const docs = Array.from({ length: 4 }, (_, i) => ({
+    source_repo: 'folds',
+    path: `runbooks/late-${i}.md`,
+    content: text(rng(60 + i), 3),
+  }));
   assert.is((await ingest(s, docs)).body.status, 'ok');
   const bucket = bucketOf(Buffer.from('alpha', 'utf8'));
   const queries = ['alpha', 'alpha bravo', 'deploying services'];
-  const totals = async () => Promise.all(queries.map(async (q) => (await searchFor(s, { q, limit: '100' })).body.total_matches as number));
+  const totals = async () =>
+    Promise.all(queries.map(async (q) => (await searchFor(s, { q, limit: '100' })).body.total_matches as number));
   const before = await totals();
   assert.ok(before[0]! > 0);
   let late = '';
@@ -190,7 +300,11 @@ test('a fold reads and computes before its first write, and leaves the rows appe
   } finally {
     tx.release();
   }
-  const left = (await s.db.pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending WHERE bucket = $1', [bucket])).rows;
+  const left = (
+    await s.db.pool.query<{ entries: Buffer }>('SELECT entries FROM estate_postings_pending WHERE bucket = $1', [
+      bucket,
+    ])
+  ).rows;
   const lexemes: string[] = [];
   for (const { entries } of left) forEachPending(entries, (lexeme) => lexemes.push(lexeme));
   assert.equal(lexemes, [late], 'only the row appended after the fold read the bucket is left');
@@ -203,10 +317,14 @@ test('a fold reads and computes before its first write, and leaves the rows appe
 test('events stay far below 1 MB and hold no content: the worst-case document', async ({ s }) => {
   const marker = 'zqxjkmarker';
   const worst = `${marker}\n${'# h\nx\n'.repeat(83_000)}`.slice(0, 500_000);
-  const r = await ingest(s, [{ source_repo: 'worst', path: 'case/headings.md', content: worst, metadata: { note: 'm'.repeat(16_000) } }]);
+  const r = await ingest(s, [
+    { source_repo: 'worst', path: 'case/headings.md', content: worst, metadata: { note: 'm'.repeat(16_000) } },
+  ]);
   assert.is(r.body.status, 'ok', r.text.slice(0, 200));
   assert.ok(r.body.total_chunks > 1000);
-  const { rows } = await s.db.pool.query<{ n: number }>(`SELECT max(octet_length(data::text))::int AS n FROM events WHERE type LIKE 'Estate%'`);
+  const { rows } = await s.db.pool.query<{ n: number }>(
+    `SELECT max(octet_length(data::text))::int AS n FROM events WHERE type LIKE 'Estate%'`,
+  );
   assert.ok(rows[0]!.n < 200_000, `largest estate event: ${rows[0]!.n} bytes`);
   assert.not.match(await logText(s), marker);
   assert.is((await searchFor(s, { q: marker })).body.total_matches, 1);

@@ -9,32 +9,62 @@ import { browser, createAccount, login, type Session } from '../../support/princ
 import { http, startTestApps, type TestServices } from '../../support/services.ts';
 import { ADMIN_KEY, admin, get, ingest } from './helpers.ts';
 
-interface Ctx { s: TestServices; userSession: Session; readerSession: Session; stays: string }
+interface Ctx {
+  s: TestServices;
+  userSession: Session;
+  readerSession: Session;
+  stays: string;
+}
 const test = suite<Ctx>('estate knowledge: web-UI mirrors');
 
 test.before(async (ctx) => {
   ctx.s = await startTestApps('estate_mirror', { ADMIN_API_KEY: ADMIN_KEY });
-  const [user, reader] = await Promise.all([createAccount(ctx.s, ADMIN_KEY, 'user'), createAccount(ctx.s, ADMIN_KEY, 'readonly')]);
+  const [user, reader] = await Promise.all([
+    createAccount(ctx.s, ADMIN_KEY, 'user'),
+    createAccount(ctx.s, ADMIN_KEY, 'readonly'),
+  ]);
   [ctx.userSession, ctx.readerSession] = await Promise.all([login(ctx.s, user), login(ctx.s, reader)]);
-  const stored = await ingest(ctx.s, [{ source_repo: 'infra', path: 'runbooks/stays.md', content: 'The mirror document about deploys stays here.' }]);
+  const stored = await ingest(ctx.s, [
+    { source_repo: 'infra', path: 'runbooks/stays.md', content: 'The mirror document about deploys stays here.' },
+  ]);
   assert.is(stored.status, 200, stored.text);
   ctx.stays = stored.body.results[0].document_id;
 });
 test.after(async ({ s }) => s?.close());
 
-test('a user session ingests, stores in the vault, searches, reads the corpus, documents and runs, and deletes: as /api/v1/', async ({ s, userSession }) => {
+test('a user session ingests, stores in the vault, searches, reads the corpus, documents and runs, and deletes: as /api/v1/', async ({
+  s,
+  userSession,
+}) => {
   const web = browser(s, userSession);
   const made = await http(`${s.orch}/api/knowledge/ingest`, {
-    headers: web, json: { documents: [{ source_repo: 'web', path: 'guides/mirror.md', content: 'A mirrored guide about deploys.' }, { source_repo: 'web', path: 'guides/empty.md', content: '' }] },
+    headers: web,
+    json: {
+      documents: [
+        { source_repo: 'web', path: 'guides/mirror.md', content: 'A mirrored guide about deploys.' },
+        { source_repo: 'web', path: 'guides/empty.md', content: '' },
+      ],
+    },
   });
   assert.is(made.status, 200, made.text);
-  assert.equal([made.body.status, made.body.results.map((r: { status: string }) => r.status)], ['partial', ['created', 'failed']]);
+  assert.equal(
+    [made.body.status, made.body.results.map((r: { status: string }) => r.status)],
+    ['partial', ['created', 'failed']],
+  );
   const id = made.body.results[0].document_id as string;
-  const vaulted = await http(`${s.orch}/api/knowledge/vault`, { headers: web, json: { documents: [{ path: 'acme/notes.md', content: 'vault deploys' }] } });
+  const vaulted = await http(`${s.orch}/api/knowledge/vault`, {
+    headers: web,
+    json: { documents: [{ path: 'acme/notes.md', content: 'vault deploys' }] },
+  });
   assert.equal([vaulted.status, vaulted.body.status], [200, 'ok']);
   for (const path of [
-    '/knowledge/search?q=deploys&match=all&limit=500', '/knowledge/search?q=deploys&scope=vault', '/knowledge/corpus', '/knowledge/corpus/paths?source_repo=web',
-    '/knowledge/docs?category=guides', `/knowledge/doc/${id}`, '/knowledge/ingest/status',
+    '/knowledge/search?q=deploys&match=all&limit=500',
+    '/knowledge/search?q=deploys&scope=vault',
+    '/knowledge/corpus',
+    '/knowledge/corpus/paths?source_repo=web',
+    '/knowledge/docs?category=guides',
+    `/knowledge/doc/${id}`,
+    '/knowledge/ingest/status',
   ]) {
     const mirrored = await get(s, `/api${path}`, web);
     assert.is(mirrored.status, 200, `${path}: ${mirrored.text}`);
@@ -44,13 +74,21 @@ test('a user session ingests, stores in the vault, searches, reads the corpus, d
   assert.equal([clamped.body.limit, clamped.body.limit_clamped], [100, true]);
   const runs = (await get(s, '/api/knowledge/ingest/status', web)).body;
   assert.is(runs.last_incomplete_run, made.body.run_id);
-  assert.equal(runs.runs.find((r: { run_id: string }) => r.run_id === made.body.run_id).errors.map((e: { path: string }) => e.path), ['guides/empty.md']);
+  assert.equal(
+    runs.runs
+      .find((r: { run_id: string }) => r.run_id === made.body.run_id)
+      .errors.map((e: { path: string }) => e.path),
+    ['guides/empty.md'],
+  );
   assert.is((await http(`${s.orch}/api/knowledge/doc/${id}`, { method: 'DELETE', headers: web })).status, 204);
   assert.is((await get(s, `/api/v1/knowledge/doc/${id}`)).status, 404);
   assert.is((await get(s, `/api/knowledge/doc/${id}`, web)).status, 404);
 });
 
-test('a keyed caller gets 403 session_required on every mirror, the admin key included; anonymous gets 401', async ({ s, stays }) => {
+test('a keyed caller gets 403 session_required on every mirror, the admin key included; anonymous gets 401', async ({
+  s,
+  stays,
+}) => {
   const mirrors: [string, string, unknown?][] = [
     ['POST', '/api/knowledge/ingest', { documents: [{ source_repo: 'keyed', path: 'k/k.md', content: 'keyed' }] }],
     ['POST', '/api/knowledge/vault', { documents: [{ path: 'k/k.md', content: 'keyed' }] }],
@@ -72,9 +110,20 @@ test('a keyed caller gets 403 session_required on every mirror, the admin key in
   assert.equal((await get(s, '/api/v1/knowledge/corpus/paths?source_repo=keyed')).body.paths, []);
 });
 
-test('a readonly session reads every mirror; its writes are refused (insufficient_role) and change nothing', async ({ s, readerSession, stays }) => {
+test('a readonly session reads every mirror; its writes are refused (insufficient_role) and change nothing', async ({
+  s,
+  readerSession,
+  stays,
+}) => {
   const web = browser(s, readerSession);
-  for (const path of ['/api/knowledge/search?q=deploys', '/api/knowledge/corpus', '/api/knowledge/corpus/paths', '/api/knowledge/docs', `/api/knowledge/doc/${stays}`, '/api/knowledge/ingest/status']) {
+  for (const path of [
+    '/api/knowledge/search?q=deploys',
+    '/api/knowledge/corpus',
+    '/api/knowledge/corpus/paths',
+    '/api/knowledge/docs',
+    `/api/knowledge/doc/${stays}`,
+    '/api/knowledge/ingest/status',
+  ]) {
     assert.is((await get(s, path, web)).status, 200, path);
   }
   const writes: [string, string, unknown?][] = [
@@ -90,7 +139,11 @@ test('a readonly session reads every mirror; its writes are refused (insufficien
   assert.equal((await get(s, '/api/v1/knowledge/corpus/paths?source_repo=reader')).body.paths, []);
 });
 
-test('CSRF: a session write without the token (or with a wrong one) is refused and changes nothing', async ({ s, userSession, stays }) => {
+test('CSRF: a session write without the token (or with a wrong one) is refused and changes nothing', async ({
+  s,
+  userSession,
+  stays,
+}) => {
   const cookieOnly = { cookie: userSession.cookie, origin: s.orch };
   const wrong = { ...browser(s, userSession), 'x-csrf-token': 'not-the-token' };
   const writes: [string, string, unknown?][] = [
@@ -106,7 +159,12 @@ test('CSRF: a session write without the token (or with a wrong one) is refused a
   }
   assert.is((await get(s, `/api/v1/knowledge/doc/${stays}`)).status, 200);
   assert.equal((await get(s, '/api/v1/knowledge/corpus/paths?source_repo=nocsrf')).body.paths, []);
-  assert.equal((await get(s, '/api/v1/knowledge/docs?scope=vault')).body.documents.filter((d: { path: string }) => d.path.startsWith('nocsrf/')), []);
+  assert.equal(
+    (await get(s, '/api/v1/knowledge/docs?scope=vault')).body.documents.filter((d: { path: string }) =>
+      d.path.startsWith('nocsrf/'),
+    ),
+    [],
+  );
 });
 
 test.run();

@@ -10,7 +10,13 @@ import { http, startTestApps, type TestServices } from '../../support/services.t
 const ADMIN_KEY = 'orch_search-admin-key-00000000000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
 
-interface Ctx { s: TestServices; bot: string; many: string; other: string; ids: Record<string, string> }
+interface Ctx {
+  s: TestServices;
+  bot: string;
+  many: string;
+  other: string;
+  ids: Record<string, string>;
+}
 const test = suite<Ctx>('knowledge: ranked search');
 
 async function newProfile(s: TestServices, slug: string): Promise<string> {
@@ -46,21 +52,37 @@ test.before(async (ctx) => {
   ctx.other = await newProfile(ctx.s, 'search-other');
   ctx.many = await newProfile(ctx.s, 'search-many');
   ctx.ids = {};
-  for (const [key, [title, content]] of Object.entries(SNIPPETS)) ctx.ids[key] = await add(ctx.s, ctx.bot, title, content);
+  for (const [key, [title, content]] of Object.entries(SNIPPETS))
+    ctx.ids[key] = await add(ctx.s, ctx.bot, title, content);
   await add(ctx.s, ctx.other, 'Password of the other bot', 'The other bot also knows about passwords and printers.');
   for (let i = 0; i < 55; i++) await add(ctx.s, ctx.many, `Policy ${i}`, `Policy number ${i} about expenses.`);
 });
 test.after(async ({ s }) => s?.close());
 
-const search = (s: TestServices, profileId: string, query: string) => http(`${s.orch}/api/v1/bots/${profileId}/knowledge/search?${query}`, { headers: admin });
+const search = (s: TestServices, profileId: string, query: string) =>
+  http(`${s.orch}/api/v1/bots/${profileId}/knowledge/search?${query}`, { headers: admin });
 const q = (text: string) => `q=${encodeURIComponent(text)}`;
 
-test('hits are snippet rows with a numeric score, relevance descending, only this bot\'s', async ({ s, bot, ids }) => {
+test("hits are snippet rows with a numeric score, relevance descending, only this bot's", async ({ s, bot, ids }) => {
   const r = await search(s, bot, q('password'));
   assert.is(r.status, 200);
-  assert.equal(r.body.map((h: { id: string }) => h.id), [ids.reset, ids.vpn], 'the title hit first');
+  assert.equal(
+    r.body.map((h: { id: string }) => h.id),
+    [ids.reset, ids.vpn],
+    'the title hit first',
+  );
   for (const h of r.body) {
-    assert.equal(Object.keys(h), ['id', 'profile_id', 'title', 'content', 'source', 'metadata', 'created_at', 'updated_at', 'score']);
+    assert.equal(Object.keys(h), [
+      'id',
+      'profile_id',
+      'title',
+      'content',
+      'source',
+      'metadata',
+      'created_at',
+      'updated_at',
+      'score',
+    ]);
     assert.type(h.score, 'number');
     assert.ok(h.score >= SEARCH_FLOOR);
     assert.is(h.profile_id, bot);
@@ -68,22 +90,32 @@ test('hits are snippet rows with a numeric score, relevance descending, only thi
   assert.ok(r.body[0].score > r.body[1].score);
 });
 
-test('the query\'s words are ORed, with English stemming', async ({ s, bot, ids }) => {
+test("the query's words are ORed, with English stemming", async ({ s, bot, ids }) => {
   const stemmed = await search(s, bot, q('resetting passwords'));
   assert.equal(stemmed.body.map((h: { id: string }) => h.id).sort(), [ids.reset, ids.vpn].sort());
   assert.is(stemmed.body[0].id, ids.reset, 'two words matched outrank one');
   const either = await search(s, bot, q('printer vpn'));
   assert.equal(either.body.map((h: { id: string }) => h.id).sort(), [ids.printer, ids.vpn].sort());
-  assert.equal((await search(s, bot, q('Printers!'))).body.map((h: { id: string }) => h.id), [ids.printer]);
+  assert.equal(
+    (await search(s, bot, q('Printers!'))).body.map((h: { id: string }) => h.id),
+    [ids.printer],
+  );
 });
 
 test('a title hit weighs more than the same word in the content', async ({ s, bot, ids }) => {
   const r = await search(s, bot, q('toner'));
-  assert.equal(r.body.map((h: { id: string }) => h.id), [ids.tonerTitle, ids.tonerBody]);
+  assert.equal(
+    r.body.map((h: { id: string }) => h.id),
+    [ids.tonerTitle, ids.tonerBody],
+  );
   assert.ok(r.body[0].score > r.body[1].score);
 });
 
-test('the relevance floor: a single passing mention in a long snippet\'s content is not returned', async ({ s, bot, ids }) => {
+test("the relevance floor: a single passing mention in a long snippet's content is not returned", async ({
+  s,
+  bot,
+  ids,
+}) => {
   const r = await search(s, bot, q('zephyr'));
   const found = r.body.map((h: { id: string }) => h.id);
   assert.ok(found.includes(ids.zephyrTitle));
@@ -92,36 +124,61 @@ test('the relevance floor: a single passing mention in a long snippet\'s content
   // The handbook does match the word: it is the floor, not the match, that leaves it out.
   const { rows } = await s.db.pool.query(
     `SELECT ts_rank_cd('{0.1,0.2,0.4,1.0}'::real[], search, to_tsquery('english', 'zephyr'), 1) AS score FROM knowledge_snippets WHERE id = $1 AND search @@ to_tsquery('english', 'zephyr')`,
-    [ids.handbook]);
+    [ids.handbook],
+  );
   assert.is(rows.length, 1);
   assert.ok(rows[0].score > 0 && rows[0].score < SEARCH_FLOOR, `score ${rows[0].score}`);
 });
 
-test('scores are ts_rank_cd of the ORed query over each snippet\'s weighted vector (one word and several)', async ({ s, bot }) => {
-  for (const [text, tsquery] of [['password', 'password'], ['printer vpn toner zephyr', 'printer | vpn | toner | zephyr'], ['resetting passwords', 'reset | password']] as const) {
+test("scores are ts_rank_cd of the ORed query over each snippet's weighted vector (one word and several)", async ({
+  s,
+  bot,
+}) => {
+  for (const [text, tsquery] of [
+    ['password', 'password'],
+    ['printer vpn toner zephyr', 'printer | vpn | toner | zephyr'],
+    ['resetting passwords', 'reset | password'],
+  ] as const) {
     const hits = (await search(s, bot, `${q(text)}&limit=50`)).body as { id: string; score: number }[];
     assert.ok(hits.length > 0, text);
     const { rows } = await s.db.pool.query<{ id: string; rank: number }>(
       `SELECT id, ts_rank_cd('{0.1,0.2,0.4,1.0}'::real[], search, to_tsquery('english', $2), 1) AS rank FROM knowledge_snippets
-       WHERE profile_id = $1 AND search @@ to_tsquery('english', $2)`, [bot, tsquery]);
+       WHERE profile_id = $1 AND search @@ to_tsquery('english', $2)`,
+      [bot, tsquery],
+    );
     const expected = rows.filter((r) => r.rank >= SEARCH_FLOOR).sort((a, b) => b.rank - a.rank);
     assert.equal(hits.map((h) => h.id).sort(), expected.map((r) => r.id).sort(), text);
-    for (const hit of hits) assert.ok(Math.abs(hit.score - rows.find((r) => r.id === hit.id)!.rank) < 1e-5, `${text}: ${hit.score}`);
+    for (const hit of hits)
+      assert.ok(Math.abs(hit.score - rows.find((r) => r.id === hit.id)!.rank) < 1e-5, `${text}: ${hit.score}`);
     for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.score >= hits[i]!.score, 'relevance descending');
   }
 });
 
-test('equal scores: the newer snippet first; quotes and backslashes in snippets are indexed like any text', async ({ s }) => {
+test('equal scores: the newer snippet first; quotes and backslashes in snippets are indexed like any text', async ({
+  s,
+}) => {
   const id = await newProfile(s, 'search-ties');
   const older = await add(s, id, 'Gadget', 'Same text.');
   s.clock.advance(1000);
   const newer = await add(s, id, 'Gadget', 'Same text.');
   for (const text of ['gadget', 'gadget text']) {
-    assert.equal((await search(s, id, q(text))).body.map((h: { id: string }) => h.id), [newer, older], text);
+    assert.equal(
+      (await search(s, id, q(text))).body.map((h: { id: string }) => h.id),
+      [newer, older],
+      text,
+    );
   }
-  const odd = await add(s, id, 'O\'Brien\'s "quoted" notes', 'Paths like C:\\temp\\x.txt and \\\\server\\share, it\'s fine; a\\b \'single\'.');
+  const odd = await add(
+    s,
+    id,
+    'O\'Brien\'s "quoted" notes',
+    "Paths like C:\\temp\\x.txt and \\\\server\\share, it's fine; a\\b 'single'.",
+  );
   for (const text of ['Brien', 'temp', 'quoted notes', 'C:\\temp\\x.txt']) {
-    assert.ok((await search(s, id, q(text))).body.some((h: { id: string }) => h.id === odd), text);
+    assert.ok(
+      (await search(s, id, q(text))).body.some((h: { id: string }) => h.id === odd),
+      text,
+    );
   }
 });
 
@@ -141,15 +198,49 @@ test('q missing, empty or blank: 400', async ({ s, bot }) => {
   }
 });
 
-test('any text is a safe query: operators, quotes, backslashes, unicode, NUL and broken encodings never give a 5xx', async ({ s, bot, ids }) => {
+test('any text is a safe query: operators, quotes, backslashes, unicode, NUL and broken encodings never give a 5xx', async ({
+  s,
+  bot,
+  ids,
+}) => {
   const texts = [
-    '&|!():*\'"\\', '\'', '\\', '"', 'a & b', '!', 'foo:*', '(((', ')', '<->', '<2>', 'password:*A', '!password', 'password & !vpn',
-    '\'; DROP TABLE knowledge_snippets; --', '日本語 café naïve', '😀🔥', 'مرحبا', '\u0000', 'pass\u0000word', '\u0001\u001f', ' \t\n ',
-    'x'.repeat(10_000), 'password '.repeat(2_000), '\'password\'', '\\\'', '%', '_', '$1', '::tsquery',
+    '&|!():*\'"\\',
+    "'",
+    '\\',
+    '"',
+    'a & b',
+    '!',
+    'foo:*',
+    '(((',
+    ')',
+    '<->',
+    '<2>',
+    'password:*A',
+    '!password',
+    'password & !vpn',
+    "'; DROP TABLE knowledge_snippets; --",
+    '日本語 café naïve',
+    '😀🔥',
+    'مرحبا',
+    '\u0000',
+    'pass\u0000word',
+    '\u0001\u001f',
+    ' \t\n ',
+    'x'.repeat(10_000),
+    'password '.repeat(2_000),
+    "'password'",
+    "\\'",
+    '%',
+    '_',
+    '$1',
+    '::tsquery',
   ];
   for (const text of texts) {
     const r = await search(s, bot, q(text));
-    assert.ok(r.status === 200 || r.status === 400, `${JSON.stringify(text.slice(0, 40))}: ${r.status} ${r.text.slice(0, 200)}`);
+    assert.ok(
+      r.status === 200 || r.status === 400,
+      `${JSON.stringify(text.slice(0, 40))}: ${r.status} ${r.text.slice(0, 200)}`,
+    );
     if (r.status === 200) assert.ok(Array.isArray(r.body));
   }
   // Percent-encodings that are not UTF-8, and a lone surrogate.
@@ -158,7 +249,10 @@ test('any text is a safe query: operators, quotes, backslashes, unicode, NUL and
     assert.ok(r.status < 500, `${raw}: ${r.status} ${r.text}`);
   }
   // Operators are plain text: the words around them still match.
-  assert.ok((await search(s, bot, q('password & !vpn'))).body.some((h: { id: string }) => h.id === ids.vpn), '! is not a NOT');
+  assert.ok(
+    (await search(s, bot, q('password & !vpn'))).body.some((h: { id: string }) => h.id === ids.vpn),
+    '! is not a NOT',
+  );
   // A NUL in the query is refused before the route (the path and query check of every service).
   assert.is((await search(s, bot, q('pass\u0000word password'))).status, 400);
   assert.is((await s.db.pool.query('SELECT count(*)::int AS n FROM knowledge_snippets')).rows[0].n > 0, true);
@@ -187,19 +281,36 @@ test('limit: default 5, clamped to 1-50, never 400', async ({ s, many }) => {
 });
 
 test('edits and deletions reach the search at once', async ({ s, bot, ids }) => {
-  const patched = await http(`${s.orch}/api/v1/bots/${bot}/knowledge/${ids.hours}`, { method: 'PATCH', headers: admin, json: { content: 'Open nine to five; the helpdesk answers quokka questions.' } });
+  const patched = await http(`${s.orch}/api/v1/bots/${bot}/knowledge/${ids.hours}`, {
+    method: 'PATCH',
+    headers: admin,
+    json: { content: 'Open nine to five; the helpdesk answers quokka questions.' },
+  });
   assert.is(patched.status, 200);
-  assert.equal((await search(s, bot, q('quokka'))).body.map((h: { id: string }) => h.id), [ids.hours]);
-  assert.is((await http(`${s.orch}/api/v1/bots/${bot}/knowledge/${ids.hours}`, { method: 'DELETE', headers: admin })).status, 204);
+  assert.equal(
+    (await search(s, bot, q('quokka'))).body.map((h: { id: string }) => h.id),
+    [ids.hours],
+  );
+  assert.is(
+    (await http(`${s.orch}/api/v1/bots/${bot}/knowledge/${ids.hours}`, { method: 'DELETE', headers: admin })).status,
+    204,
+  );
   assert.equal((await search(s, bot, q('quokka'))).body, []);
 });
 
-test('the route and the chat pipeline\'s grounding retrieval are one function (top 5)', async ({ s, bot, many }) => {
+test("the route and the chat pipeline's grounding retrieval are one function (top 5)", async ({ s, bot, many }) => {
   assert.is(GROUNDING_HITS, 5);
-  for (const [profile, text] of [[bot, 'password printer toner zephyr'], [many, 'policy expenses'], [many, 'policy']] as const) {
+  for (const [profile, text] of [
+    [bot, 'password printer toner zephyr'],
+    [many, 'policy expenses'],
+    [many, 'policy'],
+  ] as const) {
     const route = (await search(s, profile, q(text))).body;
     const direct = await searchKnowledge(s.platform.pool, profile, text, GROUNDING_HITS);
-    assert.equal(route.map((h: { id: string; score: number }) => [h.id, h.score]), direct.map((h) => [h.id, h.score]));
+    assert.equal(
+      route.map((h: { id: string; score: number }) => [h.id, h.score]),
+      direct.map((h) => [h.id, h.score]),
+    );
   }
 });
 

@@ -36,17 +36,49 @@ test.after(async ({ s }) => s?.close());
 
 test('requests by service, route pattern and status; events appended by type; process metrics', async ({ s }) => {
   await http(`${s.orch}/api/v1/health`);
-  await http(`${s.orch}/api/v1/admin/users/${randomUUID()}`, { method: 'PATCH', headers: { 'X-API-Key': ADMIN_KEY }, json: { role: 'user' } });
+  await http(`${s.orch}/api/v1/admin/users/${randomUUID()}`, {
+    method: 'PATCH',
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { role: 'user' },
+  });
   await http(`${s.orch}/no/such/route`);
   await http(`${s.chat}/api/health`);
   const r = await http(`${s.orch}/metrics`);
   assert.is(r.status, 200);
   assert.match(r.headers.get('content-type') ?? '', /text\/plain/);
   const text = r.text;
-  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'orch', method: 'GET', route: '/api/v1/health', status: '200' })! >= 1);
-  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'orch', method: 'PATCH', route: '/api/v1/admin/users/:user_id', status: '404' })! >= 1);
-  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'orch', method: 'GET', route: 'unmatched', status: '404' })! >= 1);
-  assert.ok(sample(text, 'orchard_http_requests_total', { service: 'chat', method: 'GET', route: '/api/health', status: '200' })! >= 1);
+  assert.ok(
+    sample(text, 'orchard_http_requests_total', {
+      service: 'orch',
+      method: 'GET',
+      route: '/api/v1/health',
+      status: '200',
+    })! >= 1,
+  );
+  assert.ok(
+    sample(text, 'orchard_http_requests_total', {
+      service: 'orch',
+      method: 'PATCH',
+      route: '/api/v1/admin/users/:user_id',
+      status: '404',
+    })! >= 1,
+  );
+  assert.ok(
+    sample(text, 'orchard_http_requests_total', {
+      service: 'orch',
+      method: 'GET',
+      route: 'unmatched',
+      status: '404',
+    })! >= 1,
+  );
+  assert.ok(
+    sample(text, 'orchard_http_requests_total', {
+      service: 'chat',
+      method: 'GET',
+      route: '/api/health',
+      status: '200',
+    })! >= 1,
+  );
   assert.match(text, /orchard_http_request_duration_seconds_bucket\{[^}]*route="\/api\/v1\/health"/);
   assert.not.match(text, new RegExp(`route="[^"]*${'[0-9a-f]{8}-'}`)); // never a raw id in a label
   assert.ok(sample(text, 'orchard_events_appended_total', { type: 'UserCreated' })! >= 1); // the bootstrap admin
@@ -63,34 +95,60 @@ test('every projection: checkpoint, lag 0 when caught up, active here, no errors
   // The engine takes each projection's lock in turn at start: on a loaded machine the last ones
   // may still be on their way when this test begins, so wait (bounded) until each is active and caught up.
   let text = '';
-  const ready = ({ name }: { name: string }) => sample(text, 'orchard_projection_active', { projection: name }) === 1
-    && sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
-  await until(() => `every projection active and caught up (not yet: ${allProjections.filter((p) => !ready(p)).map((p) => p.name).join(', ')})`, async () => {
-    text = (await http(`${s.orch}/metrics`)).text;
-    return allProjections.every(ready);
-  }, 20_000, 100);
+  const ready = ({ name }: { name: string }) =>
+    sample(text, 'orchard_projection_active', { projection: name }) === 1 &&
+    sample(text, 'orchard_projection_lag_events', { projection: name }) === 0;
+  await until(
+    () =>
+      `every projection active and caught up (not yet: ${allProjections
+        .filter((p) => !ready(p))
+        .map((p) => p.name)
+        .join(', ')})`,
+    async () => {
+      text = (await http(`${s.orch}/metrics`)).text;
+      return allProjections.every(ready);
+    },
+    20_000,
+    100,
+  );
   for (const { name } of allProjections) {
     assert.is(sample(text, 'orchard_projection_lag_events', { projection: name }), 0, name);
     assert.is(sample(text, 'orchard_projection_active', { projection: name }), 1, name);
     assert.is(sample(text, 'orchard_projection_errors_total', { projection: name }), 0, name);
-    assert.ok(sample(text, 'orchard_projection_checkpoint_position', { projection: name, part: 'prepare' }) !== undefined, name);
+    assert.ok(
+      sample(text, 'orchard_projection_checkpoint_position', { projection: name, part: 'prepare' }) !== undefined,
+      name,
+    );
   }
   assert.ok(sample(text, 'orchard_projection_checkpoint_position', { projection: 'users', part: 'prepare' })! > 0);
 });
 
 test('a projection that cannot apply an event: lag and its last error show', async ({ s }) => {
   // A malformed event (no session hash) in the log: the sessions projection fails on it and stays behind.
-  const bad = toAppend({ type: 'SessionStarted', data: { user_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+  const bad = toAppend(
+    { type: 'SessionStarted', data: { user_id: randomUUID() } },
+    { actor: { kind: 'system', id: 'test' }, correlationId: null },
+  );
   await s.platform.store.append(sessionStream(randomUUID()), [bad], { expected: 'no_stream' });
   let text = '';
-  await until('the sessions projection to fail on it', async () => {
-    text = (await http(`${s.orch}/metrics`)).text;
-    return (sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0;
-  }, 10_000, 100);
+  await until(
+    'the sessions projection to fail on it',
+    async () => {
+      text = (await http(`${s.orch}/metrics`)).text;
+      return (sample(text, 'orchard_projection_errors_total', { projection: 'sessions' }) ?? 0) > 0;
+    },
+    10_000,
+    100,
+  );
   assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'sessions' }), 1);
   assert.ok(sample(text, 'orchard_projection_errors_total', { projection: 'sessions' })! >= 1);
   assert.ok(sample(text, 'orchard_projection_last_error_timestamp_seconds', { projection: 'sessions' })! > 0);
-  assert.ok(text.includes('orchard_projection_last_error_info{projection="sessions",error="null value in column \\"session_hash\\"'), 'the last error is named');
+  assert.ok(
+    text.includes(
+      'orchard_projection_last_error_info{projection="sessions",error="null value in column \\"session_hash\\"',
+    ),
+    'the last error is named',
+  );
   assert.is(sample(text, 'orchard_projection_lag_events', { projection: 'users' }), 0);
 });
 
@@ -100,52 +158,100 @@ test('every reactor beside the projections: checkpoint, lag, active here, and it
   background.start();
   try {
     const scrape = async () => (await http(`${s.orch}/metrics`)).text;
-    const caughtUp = (text: string) => reactors.every((name) => sample(text, 'orchard_reactor_active', { reactor: name }) === 1
-      && sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0);
-    let text = await until('the reactors active and caught up', async () => { const t = await scrape(); return caughtUp(t) && t; }, 20_000, 100);
+    const caughtUp = (text: string) =>
+      reactors.every(
+        (name) =>
+          sample(text, 'orchard_reactor_active', { reactor: name }) === 1 &&
+          sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0,
+      );
+    let text = await until(
+      'the reactors active and caught up',
+      async () => {
+        const t = await scrape();
+        return caughtUp(t) && t;
+      },
+      20_000,
+      100,
+    );
     for (const name of reactors) {
       assert.is(sample(text, 'orchard_reactor_active', { reactor: name }), 1, name);
       assert.is(sample(text, 'orchard_reactor_lag_events', { reactor: name }), 0, name);
       assert.is(sample(text, 'orchard_reactor_errors_total', { reactor: name }), 0, name);
-      assert.is(sample(text, 'orchard_projection_active', { projection: name }), undefined, `${name} is not listed as a projection`);
+      assert.is(
+        sample(text, 'orchard_projection_active', { projection: name }),
+        undefined,
+        `${name} is not listed as a projection`,
+      );
     }
     // The push sender starts at the log's head: its checkpoint is written at once.
-    assert.ok(sample(text, 'orchard_reactor_checkpoint_position', { reactor: 'web_push_sender', part: 'prepare' })! > 0);
+    assert.ok(
+      sample(text, 'orchard_reactor_checkpoint_position', { reactor: 'web_push_sender', part: 'prepare' })! > 0,
+    );
 
     // A delivery the poster cannot act on (no file list): it fails, stays behind, and says why.
-    const bad = toAppend({ type: 'ScheduledMessageDelivered', data: { scheduled_message_id: randomUUID() } }, { actor: { kind: 'system', id: 'test' }, correlationId: null });
+    const bad = toAppend(
+      { type: 'ScheduledMessageDelivered', data: { scheduled_message_id: randomUUID() } },
+      { actor: { kind: 'system', id: 'test' }, correlationId: null },
+    );
     await s.platform.store.append(scheduledStream(randomUUID()), [bad], { expected: 'no_stream' });
-    text = await until('the poster\'s error counted', async () => {
-      const t = await scrape();
-      return (sample(t, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' }) ?? 0) > 0 && t;
-    }, 20_000, 100);
+    text = await until(
+      "the poster's error counted",
+      async () => {
+        const t = await scrape();
+        return (sample(t, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' }) ?? 0) > 0 && t;
+      },
+      20_000,
+      100,
+    );
     assert.ok(sample(text, 'orchard_reactor_errors_total', { reactor: 'scheduled_message_poster' })! >= 1);
     assert.is(sample(text, 'orchard_reactor_lag_events', { reactor: 'scheduled_message_poster' }), 1);
-    assert.ok(sample(text, 'orchard_reactor_last_error_timestamp_seconds', { reactor: 'scheduled_message_poster' })! > 0);
-    assert.ok(text.includes('orchard_reactor_last_error_info{reactor="scheduled_message_poster",error="'), 'the last error is named');
+    assert.ok(
+      sample(text, 'orchard_reactor_last_error_timestamp_seconds', { reactor: 'scheduled_message_poster' })! > 0,
+    );
+    assert.ok(
+      text.includes('orchard_reactor_last_error_info{reactor="scheduled_message_poster",error="'),
+      'the last error is named',
+    );
   } finally {
     await background.stop();
   }
 });
 
-test('the processors every instance runs (the write gate, the bot sockets\' supervisor) are listed as reactors, active here, at their position in this process', async ({ s }) => {
+test("the processors every instance runs (the write gate, the bot sockets' supervisor) are listed as reactors, active here, at their position in this process", async ({
+  s,
+}) => {
   const bots = chatsvcBots(s.platform); // registers the supervisor's processor (serve does, with the orchestration service)
   await bots.start();
   try {
     let text = '';
-    const listed = (name: string) => sample(text, 'orchard_reactor_active', { reactor: name }) === 1
-      && sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0;
-    await until('the write gate and the supervisor active and caught up', async () => {
-      text = (await http(`${s.orch}/metrics`)).text;
-      return listed('write_gate') && listed('chatsvc_bot_supervisor');
-    }, 20_000, 100);
+    const listed = (name: string) =>
+      sample(text, 'orchard_reactor_active', { reactor: name }) === 1 &&
+      sample(text, 'orchard_reactor_lag_events', { reactor: name }) === 0;
+    await until(
+      'the write gate and the supervisor active and caught up',
+      async () => {
+        text = (await http(`${s.orch}/metrics`)).text;
+        return listed('write_gate') && listed('chatsvc_bot_supervisor');
+      },
+      20_000,
+      100,
+    );
     for (const name of ['write_gate', 'chatsvc_bot_supervisor']) {
       assert.is(sample(text, 'orchard_reactor_errors_total', { reactor: name }), 0, name);
-      assert.ok(sample(text, 'orchard_reactor_checkpoint_position', { reactor: name, part: 'prepare' }) !== undefined, name);
-      assert.is(sample(text, 'orchard_projection_active', { projection: name }), undefined, `${name} is not listed as a projection`);
+      assert.ok(
+        sample(text, 'orchard_reactor_checkpoint_position', { reactor: name, part: 'prepare' }) !== undefined,
+        name,
+      );
+      assert.is(
+        sample(text, 'orchard_projection_active', { projection: name }),
+        undefined,
+        `${name} is not listed as a projection`,
+      );
     }
     // The supervisor's position is this process's: the head when it started, at least the bootstrap's events.
-    assert.ok(sample(text, 'orchard_reactor_checkpoint_position', { reactor: 'chatsvc_bot_supervisor', part: 'prepare' })! > 0);
+    assert.ok(
+      sample(text, 'orchard_reactor_checkpoint_position', { reactor: 'chatsvc_bot_supervisor', part: 'prepare' })! > 0,
+    );
   } finally {
     await bots.stop();
   }

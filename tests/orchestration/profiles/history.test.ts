@@ -17,28 +17,46 @@ test.before(async (ctx) => {
 test.after(async ({ s }) => s?.close());
 
 const get = (s: TestServices, path: string) => http(`${s.orch}${PROFILES}${path}`, { headers: admin });
-const put = (s: TestServices, json: unknown) => http(`${s.orch}${PROFILES}/audited`, { method: 'PUT', headers: admin, json });
+const put = (s: TestServices, json: unknown) =>
+  http(`${s.orch}${PROFILES}/audited`, { method: 'PUT', headers: admin, json });
 const at = (iso: string, deltaMs: number) => new Date(Date.parse(iso) + deltaMs).toISOString();
 
-test('a profile changed three times: history lists each change; as_of returns each exact earlier version', async ({ s }) => {
+test('a profile changed three times: history lists each change; as_of returns each exact earlier version', async ({
+  s,
+}) => {
   const steps: Reply[] = [];
-  steps.push(await http(`${s.orch}${PROFILES}`, { headers: admin, json: { slug: 'audited', name: 'Audited v1', security_tier: 2 } }));
+  steps.push(
+    await http(`${s.orch}${PROFILES}`, {
+      headers: admin,
+      json: { slug: 'audited', name: 'Audited v1', security_tier: 2 },
+    }),
+  );
   s.clock.advance(60_000);
   steps.push(await put(s, { name: 'Audited v2', temperature: 0.3 }));
   s.clock.advance(60_000);
   steps.push(await put(s, { enabled: false }));
   s.clock.advance(60_000);
   steps.push(await put(s, { system_prompt: 'Answer in French.', security_tier: 1, rate_limit_rpm: 60 }));
-  assert.equal(steps.map((r) => r.status), [201, 200, 200, 200]);
+  assert.equal(
+    steps.map((r) => r.status),
+    [201, 200, 200, 200],
+  );
   const versions = steps.map((r) => r.body);
 
   const history = await get(s, '/audited/history');
   assert.is(history.status, 200);
-  assert.equal(history.body.map((h: { revision: number }) => h.revision), [0, 1, 2, 3]);
-  assert.equal(history.body.map((h: { event_type: string }) => h.event_type), ['ProfileCreated', 'ProfileUpdated', 'ProfileUpdated', 'ProfileUpdated']);
-  assert.equal(history.body.slice(1).map((h: { changed_fields: string[] }) => h.changed_fields), [
-    ['name', 'temperature'], ['enabled'], ['security_tier', 'system_prompt', 'rate_limit_rpm'],
-  ]);
+  assert.equal(
+    history.body.map((h: { revision: number }) => h.revision),
+    [0, 1, 2, 3],
+  );
+  assert.equal(
+    history.body.map((h: { event_type: string }) => h.event_type),
+    ['ProfileCreated', 'ProfileUpdated', 'ProfileUpdated', 'ProfileUpdated'],
+  );
+  assert.equal(
+    history.body.slice(1).map((h: { changed_fields: string[] }) => h.changed_fields),
+    [['name', 'temperature'], ['enabled'], ['security_tier', 'system_prompt', 'rate_limit_rpm']],
+  );
   assert.ok(history.body[0].changed_fields.includes('slug'));
   history.body.forEach((h: { actor: unknown; correlation_id: string; at: string }, i: number) => {
     assert.equal(h.actor, { kind: 'user', id: BOOTSTRAP_ADMIN_ID });
@@ -92,9 +110,14 @@ test('history and as_of read the log, not the read model', async ({ s }) => {
   await s.db.pool.query(`UPDATE profiles SET name = 'Audited v2' WHERE slug = 'audited'`);
 });
 
-test('history: knowledge events on the same stream are not profile changes; the flag they turn on is', async ({ s }) => {
+test('history: knowledge events on the same stream are not profile changes; the flag they turn on is', async ({
+  s,
+}) => {
   const profile = (await get(s, '/audited')).body;
-  const added = await http(`${s.orch}/api/v1/bots/${profile.id}/knowledge`, { headers: admin, json: { title: 'Hours', content: 'Nine to five.' } });
+  const added = await http(`${s.orch}/api/v1/bots/${profile.id}/knowledge`, {
+    headers: admin,
+    json: { title: 'Hours', content: 'Nine to five.' },
+  });
   assert.is(added.status, 201, added.text);
   const history = (await get(s, '/audited/history')).body;
   assert.is(history.length, 5);

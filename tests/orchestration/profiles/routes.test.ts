@@ -14,9 +14,27 @@ const PROFILES = '/api/v1/agent-chat/profiles';
 
 /** Every field of the spec's profile table, plus the timestamps. */
 const PROFILE_KEYS = [
-  'id', 'slug', 'name', 'description', 'security_tier', 'model', 'system_prompt', 'max_tokens', 'temperature', 'pii_scrub',
-  'cost_cap_daily_cents', 'rate_limit_rpm', 'rate_limit_rpd', 'enabled', 'knowledge_search_enabled', 'channel_reply_mode',
-  'can_use_tools', 'integrations', 'conversation_ttl_hours', 'created_at', 'updated_at',
+  'id',
+  'slug',
+  'name',
+  'description',
+  'security_tier',
+  'model',
+  'system_prompt',
+  'max_tokens',
+  'temperature',
+  'pii_scrub',
+  'cost_cap_daily_cents',
+  'rate_limit_rpm',
+  'rate_limit_rpd',
+  'enabled',
+  'knowledge_search_enabled',
+  'channel_reply_mode',
+  'can_use_tools',
+  'integrations',
+  'conversation_ttl_hours',
+  'created_at',
+  'updated_at',
 ];
 
 const test = suite<{ s: TestServices }>('profiles: routes');
@@ -25,20 +43,42 @@ test.before(async (ctx) => {
 });
 test.after(async ({ s }) => s?.close());
 
-const eventCount = async (s: TestServices) => Number((await s.db.pool.query('SELECT count(*) FROM events')).rows[0].count);
-const create = (s: TestServices, json: unknown, headers: Record<string, string> = admin) => http(`${s.orch}${PROFILES}`, { headers, json });
+const eventCount = async (s: TestServices) =>
+  Number((await s.db.pool.query('SELECT count(*) FROM events')).rows[0].count);
+const create = (s: TestServices, json: unknown, headers: Record<string, string> = admin) =>
+  http(`${s.orch}${PROFILES}`, { headers, json });
 
 test('POST creates a profile: 201 with every field, id included, and the documented defaults', async ({ s }) => {
   const r = await create(s, { slug: 'support-bot', name: 'Support bot' });
   assert.is(r.status, 201, r.text);
   assert.equal(Object.keys(r.body), PROFILE_KEYS);
   assert.match(r.body.id, /^[0-9a-f-]{36}$/);
-  assert.equal({ ...r.body, id: undefined, created_at: undefined, updated_at: undefined }, {
-    id: undefined, slug: 'support-bot', name: 'Support bot', description: '', security_tier: 3, model: 'test-model-1', system_prompt: '',
-    max_tokens: 1024, temperature: 0.7, pii_scrub: true, cost_cap_daily_cents: 500, rate_limit_rpm: 20, rate_limit_rpd: 1000,
-    enabled: true, knowledge_search_enabled: false, channel_reply_mode: 'dm_only', can_use_tools: false, integrations: {},
-    conversation_ttl_hours: 24, created_at: undefined, updated_at: undefined,
-  });
+  assert.equal(
+    { ...r.body, id: undefined, created_at: undefined, updated_at: undefined },
+    {
+      id: undefined,
+      slug: 'support-bot',
+      name: 'Support bot',
+      description: '',
+      security_tier: 3,
+      model: 'test-model-1',
+      system_prompt: '',
+      max_tokens: 1024,
+      temperature: 0.7,
+      pii_scrub: true,
+      cost_cap_daily_cents: 500,
+      rate_limit_rpm: 20,
+      rate_limit_rpd: 1000,
+      enabled: true,
+      knowledge_search_enabled: false,
+      channel_reply_mode: 'dm_only',
+      can_use_tools: false,
+      integrations: {},
+      conversation_ttl_hours: 24,
+      created_at: undefined,
+      updated_at: undefined,
+    },
+  );
   assert.is(r.body.created_at, r.body.updated_at);
   const read = await http(`${s.orch}${PROFILES}/support-bot`, { headers: admin });
   assert.equal(read.body, r.body);
@@ -46,8 +86,15 @@ test('POST creates a profile: 201 with every field, id included, and the documen
 
 test('POST takes every accepted field', async ({ s }) => {
   const body = {
-    slug: 'a', name: 'Full', security_tier: 1, model: 'gpt-x', system_prompt: 'Be brief.', max_tokens: 200_000,
-    rate_limit_rpm: 1, rate_limit_rpd: 1, cost_cap_daily_cents: 0,
+    slug: 'a',
+    name: 'Full',
+    security_tier: 1,
+    model: 'gpt-x',
+    system_prompt: 'Be brief.',
+    max_tokens: 200_000,
+    rate_limit_rpm: 1,
+    rate_limit_rpd: 1,
+    cost_cap_daily_cents: 0,
   };
   const r = await create(s, body);
   assert.is(r.status, 201, r.text);
@@ -58,7 +105,16 @@ test('POST takes every accepted field', async ({ s }) => {
 
 test('POST: unknown field names are 400 naming the field; nothing is written', async ({ s }) => {
   const before = await eventCount(s);
-  for (const field of ['tier', 'cost_cap_usd', 'rate_per_min', 'description', 'enabled', 'temperature', 'channel_reply_mode', 'id']) {
+  for (const field of [
+    'tier',
+    'cost_cap_usd',
+    'rate_per_min',
+    'description',
+    'enabled',
+    'temperature',
+    'channel_reply_mode',
+    'id',
+  ]) {
     const r = await create(s, { slug: `unknown-${field.replace(/_/g, '-')}`, name: 'x', [field]: 1 });
     assert.is(r.status, 400, field);
     assert.is(r.body.error, 'validation_failed');
@@ -98,9 +154,15 @@ test('POST: validation of every field and its limits is 400; nothing is written'
     assert.is(r.status, 400, `${what}: ${r.text}`);
     assert.is(r.body.error, 'validation_failed', what);
   }
-  const notObject = await http(`${s.orch}${PROFILES}`, { headers: { ...admin, 'content-type': 'application/json' }, body: '[1]' });
+  const notObject = await http(`${s.orch}${PROFILES}`, {
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: '[1]',
+  });
   assert.is(notObject.status, 400);
-  const malformed = await http(`${s.orch}${PROFILES}`, { headers: { ...admin, 'content-type': 'application/json' }, body: '{"slug":' });
+  const malformed = await http(`${s.orch}${PROFILES}`, {
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: '{"slug":',
+  });
   assert.is(malformed.status, 400);
   assert.is(await eventCount(s), before);
 });
@@ -120,7 +182,10 @@ test('two racing creates of one slug: exactly one 201 and one 409', async ({ s }
     const slug = `race-${round}`;
     const replies = await Promise.all([create(s, { slug, name: 'A' }), create(s, { slug, name: 'B' })]);
     assert.equal(replies.map((r) => r.status).sort(), [201, 409], replies.map((r) => r.text).join(' | '));
-    const { rows } = await s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'ProfileCreated' AND data->>'slug' = $1`, [slug]);
+    const { rows } = await s.db.pool.query(
+      `SELECT count(*)::int AS n FROM events WHERE type = 'ProfileCreated' AND data->>'slug' = $1`,
+      [slug],
+    );
     assert.is(rows[0].n, 1);
     const winner = replies.find((r) => r.status === 201)!;
     assert.equal((await http(`${s.orch}${PROFILES}/${slug}`, { headers: admin })).body, winner.body);
@@ -152,7 +217,9 @@ test('the built-in personal assistant exists from the first start, tier 3, creat
   assert.is(r.body.model, 'test-model-1');
   assert.ok(r.body.system_prompt.length > 0);
   await s.restart();
-  const { rows } = await s.db.pool.query(`SELECT stream_id, metadata FROM events WHERE type = 'ProfileCreated' AND data->>'slug' = 'personal-assistant'`);
+  const { rows } = await s.db.pool.query(
+    `SELECT stream_id, metadata FROM events WHERE type = 'ProfileCreated' AND data->>'slug' = 'personal-assistant'`,
+  );
   assert.is(rows.length, 1);
   assert.is(rows[0].stream_id, 'orch.agent_profile-personal-assistant');
   assert.equal(rows[0].metadata.actor, { kind: 'system', id: 'bootstrap' });
@@ -163,18 +230,38 @@ test('PUT changes only the fields sent, and shows the profile as changed', async
   const before = (await http(`${s.orch}${PROFILES}/support-bot`, { headers: admin })).body;
   s.clock.advance(60_000);
   const change = {
-    name: 'Support', description: 'Answers customers', security_tier: 1, model: 'm2', system_prompt: 'Help.', max_tokens: 2048,
-    temperature: 0.2, pii_scrub: false, cost_cap_daily_cents: 0, rate_limit_rpm: 5, rate_limit_rpd: 50, enabled: false,
-    knowledge_search_enabled: true, can_use_tools: true, conversation_ttl_hours: 48,
+    name: 'Support',
+    description: 'Answers customers',
+    security_tier: 1,
+    model: 'm2',
+    system_prompt: 'Help.',
+    max_tokens: 2048,
+    temperature: 0.2,
+    pii_scrub: false,
+    cost_cap_daily_cents: 0,
+    rate_limit_rpm: 5,
+    rate_limit_rpd: 50,
+    enabled: false,
+    knowledge_search_enabled: true,
+    can_use_tools: true,
+    conversation_ttl_hours: 48,
   };
   const r = await http(`${s.orch}${PROFILES}/support-bot`, { method: 'PUT', headers: admin, json: change });
   assert.is(r.status, 200, r.text);
   assert.equal(r.body, { ...before, ...change, updated_at: r.body.updated_at });
   assert.ok(Date.parse(r.body.updated_at) >= Date.parse(before.updated_at) + 60_000);
-  const one = await http(`${s.orch}${PROFILES}/support-bot`, { method: 'PUT', headers: admin, json: { enabled: true } });
+  const one = await http(`${s.orch}${PROFILES}/support-bot`, {
+    method: 'PUT',
+    headers: admin,
+    json: { enabled: true },
+  });
   assert.equal(one.body, { ...r.body, enabled: true, updated_at: one.body.updated_at });
   // Disabled profiles stay readable and listed (no delete exists).
-  assert.is((await http(`${s.orch}${PROFILES}/support-bot`, { method: 'PUT', headers: admin, json: { enabled: false } })).body.enabled, false);
+  assert.is(
+    (await http(`${s.orch}${PROFILES}/support-bot`, { method: 'PUT', headers: admin, json: { enabled: false } })).body
+      .enabled,
+    false,
+  );
   assert.is((await http(`${s.orch}${PROFILES}/support-bot`, { headers: admin })).status, 200);
 });
 
@@ -189,7 +276,9 @@ test('PUT that changes nothing appends nothing and answers the profile', async (
   assert.is(await eventCount(s), before);
 });
 
-test('PUT refuses slug (rename), channel_reply_mode, unknown fields and invalid values with 400; nothing is written', async ({ s }) => {
+test('PUT refuses slug (rename), channel_reply_mode, unknown fields and invalid values with 400; nothing is written', async ({
+  s,
+}) => {
   const before = await eventCount(s);
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ slug: 'renamed' }, /slug cannot be renamed/],
@@ -229,8 +318,11 @@ test('every profile route: anonymous 401, non-admin 403 admin role required', as
   const user = await createAccount(s, ADMIN_KEY, 'user');
   const readonly = await createAccount(s, ADMIN_KEY, 'readonly');
   const calls: [string, string, unknown?][] = [
-    ['GET', PROFILES], ['POST', PROFILES, { slug: 'nope-x', name: 'x' }], ['GET', `${PROFILES}/support-bot`],
-    ['GET', `${PROFILES}/support-bot?as_of=2026-01-01T00:00:00Z`], ['PUT', `${PROFILES}/support-bot`, { enabled: true }],
+    ['GET', PROFILES],
+    ['POST', PROFILES, { slug: 'nope-x', name: 'x' }],
+    ['GET', `${PROFILES}/support-bot`],
+    ['GET', `${PROFILES}/support-bot?as_of=2026-01-01T00:00:00Z`],
+    ['PUT', `${PROFILES}/support-bot`, { enabled: true }],
     ['GET', `${PROFILES}/support-bot/history`],
   ];
   for (const [method, path, json] of calls) {

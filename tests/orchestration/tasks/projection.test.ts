@@ -27,23 +27,46 @@ test('rebuilding from the log reproduces the live read models', async ({ s, keys
   const admin = { 'X-API-Key': keys.adminKey };
   const runner = { 'X-API-Key': keys.runnerKey };
   const project = await createProject(s, keys.adminKey, { repo_path: '/srv/x' });
-  await http(`${s.orch}/api/v1/projects/${project}`, { method: 'PATCH', headers: admin, json: { name: 'renamed', max_concurrent_agents: 7 } });
+  await http(`${s.orch}/api/v1/projects/${project}`, {
+    method: 'PATCH',
+    headers: admin,
+    json: { name: 'renamed', max_concurrent_agents: 7 },
+  });
   const agent = await spawn(s, keys.adminKey, project, { initial_prompt: 'go', persistent: true });
   const tasks = [];
   for (let i = 0; i < 30; i++) {
-    tasks.push((await http(`${s.orch}/api/v1/tasks`, { headers: admin, json: { project_id: project, title: `t${i}`, priority: 'low', metadata: { i } } })).body);
+    tasks.push(
+      (
+        await http(`${s.orch}/api/v1/tasks`, {
+          headers: admin,
+          json: { project_id: project, title: `t${i}`, priority: 'low', metadata: { i } },
+        })
+      ).body,
+    );
   }
-  await http(`${s.orch}/api/v1/tasks/${tasks[0].id}`, { method: 'PATCH', headers: admin, json: { status: 'done', title: 'first', metadata: { x: [1] } } });
+  await http(`${s.orch}/api/v1/tasks/${tasks[0].id}`, {
+    method: 'PATCH',
+    headers: admin,
+    json: { status: 'done', title: 'first', metadata: { x: [1] } },
+  });
   await http(`${s.orch}/api/v1/tasks/${tasks[1].id}/assign`, { headers: admin, json: { agent_id: agent.id } });
   await http(`${s.orch}/api/v1/tasks/${tasks[2].id}`, { method: 'DELETE', headers: admin });
   await claimAgent(s, keys.runnerKey, agent.id);
-  const report = (body: Record<string, unknown>) => http(`${s.orch}/api/v1/runner/agents/${agent.id}/report`, { headers: runner, json: body });
+  const report = (body: Record<string, unknown>) =>
+    http(`${s.orch}/api/v1/runner/agents/${agent.id}/report`, { headers: runner, json: body });
   await report({ event: 'running', runner_instance: 'test-runner' });
   await report({ event: 'cost', cost_usd: 0.125 });
   await report({ event: 'failed', runner_instance: 'test-runner', reason: 'why' });
-  await http(`${s.orch}/api/v1/agents/mcp-servers`, { method: 'PUT', headers: admin, json: [{ name: 'm', command: 'c', env: { A: 'b' } }] });
+  await http(`${s.orch}/api/v1/agents/mcp-servers`, {
+    method: 'PUT',
+    headers: admin,
+    json: [{ name: 'm', command: 'c', env: { A: 'b' } }],
+  });
 
-  const snapshot = async () => Object.fromEntries(await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])));
+  const snapshot = async () =>
+    Object.fromEntries(
+      await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])),
+    );
   const live = await snapshot();
   assert.is(live.tasks.length, 29);
   await s.platform.engine.stop();

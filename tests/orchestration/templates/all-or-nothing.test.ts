@@ -16,14 +16,21 @@ import { http, startTestApps, type TestServices } from '../../support/services.t
 const ADMIN_KEY = 'orch_atomic-admin-key-00000000000000000';
 const admin = { 'X-API-Key': ADMIN_KEY };
 
-const instantiate = (s: TestServices, json: unknown) => http(`${s.orch}/api/v1/templates/internal-it-faq/instantiate`, { headers: admin, json });
+const instantiate = (s: TestServices, json: unknown) =>
+  http(`${s.orch}/api/v1/templates/internal-it-faq/instantiate`, { headers: admin, json });
 
 /** Nothing of the slug anywhere: not in the log, not in a read model, not through the API. */
 async function nothingVisible(s: TestServices, slug: string): Promise<void> {
-  assert.equal(await s.platform.store.readStream(profileStream(slug)), [], 'no event on the profile\'s stream (its reservation)');
+  assert.equal(
+    await s.platform.store.readStream(profileStream(slug)),
+    [],
+    "no event on the profile's stream (its reservation)",
+  );
   assert.is((await http(`${s.orch}/api/v1/agent-chat/profiles/${slug}`, { headers: admin })).status, 404);
   assert.is((await s.db.pool.query('SELECT count(*)::int AS n FROM profiles WHERE slug = $1', [slug])).rows[0].n, 0);
-  const { rows } = await s.db.pool.query(`SELECT count(*)::int AS n FROM knowledge_snippets k WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.id = k.profile_id)`);
+  const { rows } = await s.db.pool.query(
+    `SELECT count(*)::int AS n FROM knowledge_snippets k WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.id = k.profile_id)`,
+  );
   assert.is(rows[0].n, 0, 'no orphan snippet');
 }
 
@@ -66,14 +73,19 @@ pg('a failure in the middle of the append leaves nothing; a retry with the same 
 pg('a refusal (a taken slug) adds nothing to the existing profile', async ({ s }) => {
   const before = await s.platform.store.readStream(profileStream('midway'));
   assert.is((await instantiate(s, { slug: 'midway', name: 'Again' })).status, 409);
-  assert.equal((await s.platform.store.readStream(profileStream('midway'))).map((e) => e.id), before.map((e) => e.id));
+  assert.equal(
+    (await s.platform.store.readStream(profileStream('midway'))).map((e) => e.id),
+    before.map((e) => e.id),
+  );
 });
 
 pg.run();
 
 // --- EventStoreDB ----------------------------------------------------------------------------
 
-const esdb = suite<{ s: TestServices; stopServer: () => Promise<void> }>('templates: all-or-nothing on the EventStoreDB log');
+const esdb = suite<{ s: TestServices; stopServer: () => Promise<void> }>(
+  'templates: all-or-nothing on the EventStoreDB log',
+);
 esdb.before(async (ctx) => {
   // Big enough for every other append of the run, too small for a template with its memories.
   const server = await startEsdbTestServer({ maxAppendSize: 2500 });
@@ -100,15 +112,32 @@ esdb('an append the server refuses leaves nothing; a retry with the same slug su
 });
 
 esdb('instantiation with memories, a duplicate, and knowledge writes work on EventStoreDB', async ({ s }) => {
-  const r = await http(`${s.orch}/api/v1/templates/sales-sdr/instantiate`, { headers: admin, json: { slug: 'esdb-sdr', name: 'SDR', seed_memories: false } });
+  const r = await http(`${s.orch}/api/v1/templates/sales-sdr/instantiate`, {
+    headers: admin,
+    json: { slug: 'esdb-sdr', name: 'SDR', seed_memories: false },
+  });
   assert.is(r.status, 201, r.text);
-  const dup = await http(`${s.orch}/api/v1/templates/hr-faq/instantiate`, { headers: admin, json: { slug: 'esdb-sdr', name: 'Dup', seed_memories: false } });
+  const dup = await http(`${s.orch}/api/v1/templates/hr-faq/instantiate`, {
+    headers: admin,
+    json: { slug: 'esdb-sdr', name: 'Dup', seed_memories: false },
+  });
   assert.is(dup.status, 409);
-  const added = await http(`${s.orch}/api/v1/bots/${r.body.agent_profile_id}/knowledge`, { headers: admin, json: { title: 'Pricing', content: 'Plans start at ten dollars.' } });
+  const added = await http(`${s.orch}/api/v1/bots/${r.body.agent_profile_id}/knowledge`, {
+    headers: admin,
+    json: { title: 'Pricing', content: 'Plans start at ten dollars.' },
+  });
   assert.is(added.status, 201, added.text);
-  const hits = await http(`${s.orch}/api/v1/bots/${r.body.agent_profile_id}/knowledge/search?q=plans`, { headers: admin });
-  assert.equal(hits.body.map((h: { title: string }) => h.title), ['Pricing']);
-  assert.is((await http(`${s.orch}/api/v1/agent-chat/profiles/esdb-sdr`, { headers: admin })).body.knowledge_search_enabled, true);
+  const hits = await http(`${s.orch}/api/v1/bots/${r.body.agent_profile_id}/knowledge/search?q=plans`, {
+    headers: admin,
+  });
+  assert.equal(
+    hits.body.map((h: { title: string }) => h.title),
+    ['Pricing'],
+  );
+  assert.is(
+    (await http(`${s.orch}/api/v1/agent-chat/profiles/esdb-sdr`, { headers: admin })).body.knowledge_search_enabled,
+    true,
+  );
 });
 
 esdb.run();

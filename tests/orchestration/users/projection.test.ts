@@ -29,19 +29,59 @@ test('rebuilding every identity projection from the log reproduces the live read
   const user = await createAccount(s, ADMIN_KEY, 'user');
   const adminSession = await login(s, admin);
   const userSession = await login(s, user);
-  assert.is((await http(`${s.orch}/api/v1/me/api-key/rotate`, { method: 'POST', headers: browser(s, userSession) })).status, 200);
-  assert.is((await http(`${s.orch}/api/v1/me/api-key/rotate`, { method: 'POST', headers: { 'X-API-Key': ADMIN_KEY } })).status, 403);
-  assert.is((await http(`${s.orch}/api/v1/admin/users/${user.id}`, { method: 'PATCH', headers: browser(s, adminSession), json: { role: 'readonly' } })).status, 200);
-  assert.is((await http(`${s.orch}/api/v1/admin/users/${user.id}`, { method: 'PATCH', headers: browser(s, adminSession), json: { is_active: false } })).status, 200);
-  assert.is((await http(`${s.orch}/api/v1/admin/users/${user.id}`, { method: 'PATCH', headers: browser(s, adminSession), json: { is_active: true } })).status, 200);
-  assert.is((await http(`${s.orch}/auth/login`, { json: { email: admin.email, password: 'wrong password!' } })).status, 401);
+  assert.is(
+    (await http(`${s.orch}/api/v1/me/api-key/rotate`, { method: 'POST', headers: browser(s, userSession) })).status,
+    200,
+  );
+  assert.is(
+    (await http(`${s.orch}/api/v1/me/api-key/rotate`, { method: 'POST', headers: { 'X-API-Key': ADMIN_KEY } })).status,
+    403,
+  );
+  assert.is(
+    (
+      await http(`${s.orch}/api/v1/admin/users/${user.id}`, {
+        method: 'PATCH',
+        headers: browser(s, adminSession),
+        json: { role: 'readonly' },
+      })
+    ).status,
+    200,
+  );
+  assert.is(
+    (
+      await http(`${s.orch}/api/v1/admin/users/${user.id}`, {
+        method: 'PATCH',
+        headers: browser(s, adminSession),
+        json: { is_active: false },
+      })
+    ).status,
+    200,
+  );
+  assert.is(
+    (
+      await http(`${s.orch}/api/v1/admin/users/${user.id}`, {
+        method: 'PATCH',
+        headers: browser(s, adminSession),
+        json: { is_active: true },
+      })
+    ).status,
+    200,
+  );
+  assert.is(
+    (await http(`${s.orch}/auth/login`, { json: { email: admin.email, password: 'wrong password!' } })).status,
+    401,
+  );
   assert.is((await http(`${s.orch}/auth/logout`, { method: 'POST', headers: browser(s, userSession) })).status, 204);
 
-  const snapshot = async () => Object.fromEntries(await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])));
+  const snapshot = async () =>
+    Object.fromEntries(
+      await Promise.all(Object.entries(SNAPSHOTS).map(async ([t, q]) => [t, (await s.db.pool.query(q)).rows])),
+    );
   const live = await snapshot();
   for (const rows of Object.values(live)) assert.ok((rows as unknown[]).length > 0);
   await s.platform.engine.stop(); // rebuild is refused while a process runs the projection
-  for (const projection of [...usersProjections, auditLogProjection]) assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
+  for (const projection of [...usersProjections, auditLogProjection])
+    assert.ok((await s.platform.engine.rebuild(projection.name)) > 0, projection.name);
   assert.equal(await snapshot(), live);
 });
 

@@ -24,7 +24,8 @@ test('Reserve: the first owner reserves; the same owner again appends nothing; a
   reserve([reserved]).when({ type: 'Reserve', kind: 'username', owner_id: 'u1' }).then([]);
   reserve([reserved]).when({ type: 'Reserve', kind: 'username', owner_id: 'u2' }).thenError('username_taken');
   reserve([{ type: 'UniqueValueReserved', data: { kind: 'customer_slug', owner_id: 'c1' } }])
-    .when({ type: 'Reserve', kind: 'customer_slug', owner_id: 'c2' }).thenError('customer_slug_taken');
+    .when({ type: 'Reserve', kind: 'customer_slug', owner_id: 'c2' })
+    .thenError('customer_slug_taken');
 });
 
 test.run();

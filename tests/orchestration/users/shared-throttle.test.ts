@@ -19,7 +19,13 @@ const ADMIN_KEY = 'orch_throttle-admin-key-0000000000000000';
 async function lockedAcrossInstances(env: Record<string, string>): Promise<number> {
   const db = await freshDatabase('shared_throttle');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'orchard-throttle-'));
-  const base = { DATABASE_URL: db.url, DATA_DIR: dataDir, ORCH_SECRET_KEY: TEST_SECRET_KEY, ADMIN_API_KEY: ADMIN_KEY, ...env };
+  const base = {
+    DATABASE_URL: db.url,
+    DATA_DIR: dataDir,
+    ORCH_SECRET_KEY: TEST_SECRET_KEY,
+    ADMIN_API_KEY: ADMIN_KEY,
+    ...env,
+  };
   const [a, b] = [new TestServices(db, { ...base }, 'in-process'), new TestServices(db, { ...base }, 'in-process')];
   try {
     await a.start();
@@ -28,10 +34,14 @@ async function lockedAcrossInstances(env: Record<string, string>): Promise<numbe
     // A peer of its own: Redis outlives this run, and the per-address counter must start empty.
     const peer = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
     for (let i = 0; i < 5; i++) {
-      const r = await http(`${(i % 2 ? b : a).orch}/auth/login`, { json: { email: account.email, password: 'not the password!' }, peer });
+      const r = await http(`${(i % 2 ? b : a).orch}/auth/login`, {
+        json: { email: account.email, password: 'not the password!' },
+        peer,
+      });
       assert.is(r.status, 401);
     }
-    return (await http(`${a.orch}/auth/login`, { json: { email: account.email, password: account.password }, peer })).status;
+    return (await http(`${a.orch}/auth/login`, { json: { email: account.email, password: account.password }, peer }))
+      .status;
   } finally {
     await b.stop();
     await a.close();

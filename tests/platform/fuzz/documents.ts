@@ -46,7 +46,10 @@ export function rewriteRefs<T>(value: T, prefix = ''): T {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', `${prefix}#/$defs/`) : rewriteRefs(v, prefix);
+    out[k] =
+      k === '$ref' && typeof v === 'string'
+        ? v.replace('#/components/schemas/', `${prefix}#/$defs/`)
+        : rewriteRefs(v, prefix);
   }
   return out as T;
 }
@@ -57,7 +60,10 @@ type RawOperation = {
   responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
 };
 
-export function readDocument(service: ServiceName, document: { paths?: Record<string, Record<string, RawOperation>>; components?: { schemas?: Record<string, Schema> } }): ServiceDocument {
+export function readDocument(
+  service: ServiceName,
+  document: { paths?: Record<string, Record<string, RawOperation>>; components?: { schemas?: Record<string, Schema> } },
+): ServiceDocument {
   const defs = rewriteRefs(document.components?.schemas ?? {});
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -66,12 +72,31 @@ export function readDocument(service: ServiceName, document: { paths?: Record<st
       const op = rewriteRefs(raw);
       const responses: Operation['responses'] = {};
       for (const [status, response] of Object.entries(op.responses ?? {})) {
-        responses[status] = Object.fromEntries(Object.entries(response.content ?? {}).map(([type, media]) => [type, media.schema]));
+        responses[status] = Object.fromEntries(
+          Object.entries(response.content ?? {}).map(([type, media]) => [type, media.schema]),
+        );
       }
       operations.push({
-        service, method: method.toUpperCase(), path, key: `${service} ${method.toUpperCase()} ${path}`,
-        parameters: (op.parameters ?? []).map((p) => ({ name: p.name, in: p.in, required: p.required === true || p.in === 'path', schema: p.schema ?? { type: 'string' } })),
-        ...(op.requestBody ? { body: { required: op.requestBody.required === true, content: Object.fromEntries(Object.entries(op.requestBody.content).map(([t, m]) => [t, m.schema ?? {}])) } } : {}),
+        service,
+        method: method.toUpperCase(),
+        path,
+        key: `${service} ${method.toUpperCase()} ${path}`,
+        parameters: (op.parameters ?? []).map((p) => ({
+          name: p.name,
+          in: p.in,
+          required: p.required === true || p.in === 'path',
+          schema: p.schema ?? { type: 'string' },
+        })),
+        ...(op.requestBody
+          ? {
+              body: {
+                required: op.requestBody.required === true,
+                content: Object.fromEntries(
+                  Object.entries(op.requestBody.content).map(([t, m]) => [t, m.schema ?? {}]),
+                ),
+              },
+            }
+          : {}),
         responses,
       });
     }
@@ -83,6 +108,9 @@ export function readDocument(service: ServiceName, document: { paths?: Record<st
 export function loadDocuments(platform: Platform): ServiceDocument[] {
   return SERVICES.map((service) => {
     const app = createApp(service, platform);
-    return readDocument(service, app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: service, version: '0' } }) as never);
+    return readDocument(
+      service,
+      app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: service, version: '0' } }) as never,
+    );
   });
 }

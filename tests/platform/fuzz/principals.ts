@@ -37,9 +37,13 @@ export async function fuzzEnv(dir: string): Promise<Record<string, string>> {
   const file = path.join(dir, 'fuzz-admin.key');
   await writeFile(file, `${ADMIN_KEY}\n`, { mode: 0o600 });
   return {
-    ADMIN_API_KEY_FILE: file, ORCH_RUNNER_API_KEY: RUNNER_KEY,
-    REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32,::1/128', REGISTRY_TOKEN_RATE_PER_MIN: '1000000',
-    CHATSVC_AUTH_RATE_PER_MIN: '1000000', CHATSVC_API_RATE_PER_SEC: '1000000', ORCH_PUBLIC_CHAT_RPM: '1000000',
+    ADMIN_API_KEY_FILE: file,
+    ORCH_RUNNER_API_KEY: RUNNER_KEY,
+    REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32,::1/128',
+    REGISTRY_TOKEN_RATE_PER_MIN: '1000000',
+    CHATSVC_AUTH_RATE_PER_MIN: '1000000',
+    CHATSVC_API_RATE_PER_SEC: '1000000',
+    ORCH_PUBLIC_CHAT_RPM: '1000000',
     CHATSVC_BOOTSTRAP_SECRET: BOOTSTRAP_SECRET,
   };
 }
@@ -57,7 +61,10 @@ export interface World {
 
 /** An account without a password (nothing to hash). */
 async function keyOnly(s: TestServices, role: Account['role'], name: string): Promise<Account> {
-  const r = await http(`${s.orch}/api/v1/admin/users`, { headers: { 'X-API-Key': ADMIN_KEY }, json: { username: name, email: `${name}@example.test`, role } });
+  const r = await http(`${s.orch}/api/v1/admin/users`, {
+    headers: { 'X-API-Key': ADMIN_KEY },
+    json: { username: name, email: `${name}@example.test`, role },
+  });
   if (r.status !== 201) throw new Error(`fuzz world, account ${name}: ${r.status} ${r.text}`);
   return { id: r.body.id, username: name, email: `${name}@example.test`, password: '', apiKey: r.body.api_key, role };
 }
@@ -72,15 +79,43 @@ export async function buildWorld(s: TestServices): Promise<World> {
   const key = { 'X-API-Key': ADMIN_KEY };
   // Password hashing (scrypt, 128 MiB) is the slow part of the world: one password account,
   // two sessions of it (the second for logout); every other account has a key only.
-  const [readonly, target, adminAccount] = await Promise.all([keyOnly(s, 'readonly', 'fuzz-readonly'), keyOnly(s, 'user', 'fuzz-target'), createAccount(s, ADMIN_KEY, 'admin', 'fuzz-admin')]);
+  const [readonly, target, adminAccount] = await Promise.all([
+    keyOnly(s, 'readonly', 'fuzz-readonly'),
+    keyOnly(s, 'user', 'fuzz-target'),
+    createAccount(s, ADMIN_KEY, 'admin', 'fuzz-admin'),
+  ]);
   const [adminSession, logoutSession] = await Promise.all([login(s, adminAccount), login(s, adminAccount)]);
   const ids: Record<string, string> = {};
-  const profile = await ok('profile', http(`${s.orch}/api/v1/agent-chat/profiles`, { headers: key, json: { slug: 'fuzz-bot', name: 'Fuzz bot', security_tier: 1 } }));
+  const profile = await ok(
+    'profile',
+    http(`${s.orch}/api/v1/agent-chat/profiles`, {
+      headers: key,
+      json: { slug: 'fuzz-bot', name: 'Fuzz bot', security_tier: 1 },
+    }),
+  );
   ids.profileSlug = profile.slug;
   ids.profileId = profile.id;
-  ids.snippet = (await ok('snippet', http(`${s.orch}/api/v1/bots/${profile.id}/knowledge`, { headers: key, json: { title: 'fuzz', content: 'fuzz snippet' } }))).id;
-  ids.project = (await ok('project', http(`${s.orch}/api/v1/projects`, { headers: key, json: { name: 'fuzz', repo_path: '/srv/fuzz' } }))).id;
-  ids.task = (await ok('task', http(`${s.orch}/api/v1/tasks`, { headers: key, json: { project_id: ids.project, title: 't', priority: 'low' } }))).id;
+  ids.snippet = (
+    await ok(
+      'snippet',
+      http(`${s.orch}/api/v1/bots/${profile.id}/knowledge`, {
+        headers: key,
+        json: { title: 'fuzz', content: 'fuzz snippet' },
+      }),
+    )
+  ).id;
+  ids.project = (
+    await ok(
+      'project',
+      http(`${s.orch}/api/v1/projects`, { headers: key, json: { name: 'fuzz', repo_path: '/srv/fuzz' } }),
+    )
+  ).id;
+  ids.task = (
+    await ok(
+      'task',
+      http(`${s.orch}/api/v1/tasks`, { headers: key, json: { project_id: ids.project, title: 't', priority: 'low' } }),
+    )
+  ).id;
   const templates = await http(`${s.orch}/api/v1/templates`, { headers: key });
   ids.template = templates.body?.templates?.[0]?.slug ?? templates.body?.[0]?.slug ?? 'none';
   ids.targetUser = target.id;
@@ -88,7 +123,10 @@ export async function buildWorld(s: TestServices): Promise<World> {
 
   const sp = new Spaces(s);
   const chatAdmin = await registerChat(s.chat, uniqueName('fuzzadmin')); // the first account: instance admin
-  const [member, victim] = await Promise.all([registerChat(s.chat, uniqueName('fuzzmember')), registerChat(s.chat, uniqueName('fuzzvictim'))]);
+  const [member, victim] = await Promise.all([
+    registerChat(s.chat, uniqueName('fuzzmember')),
+    registerChat(s.chat, uniqueName('fuzzvictim')),
+  ]);
   ids.community = await sp.community(chatAdmin, 'Fuzz');
   await sp.join(ids.community, chatAdmin, [member, victim]);
   ids.group = await sp.group(chatAdmin, ids.community);
@@ -96,25 +134,66 @@ export async function buildWorld(s: TestServices): Promise<World> {
   await sp.ok(victim, 'POST', `/api/groups/${ids.group}/join`);
   ids.channel = await sp.channel(chatAdmin, ids.group, [member, victim]);
   ids.message = (await sp.post(chatAdmin, ids.channel, 'fuzz root')).id;
-  ids.poll = (await sp.ok(member, 'POST', `/api/channels/${ids.channel}/polls`, { question: 'q', options: ['a', 'b'] }, 201)).id;
+  ids.poll = (
+    await sp.ok(member, 'POST', `/api/channels/${ids.channel}/polls`, { question: 'q', options: ['a', 'b'] }, 201)
+  ).id;
   const invite = await sp.ok(chatAdmin, 'POST', `/api/communities/${ids.community}/invites`, {}, 201);
   ids.inviteCode = invite.code;
   ids.invite = invite.id;
   ids.victim = victim.id;
   // A file (a PNG: its download is served with its stored type) and a scheduled message.
-  ids.file = (await ok('file', http(`${s.chat}/api/files/upload`, fileUpload(chatAdmin, png(7), { filename: 'fuzz.png', fields: { channel_id: ids.channel } })))).id;
-  ids.scheduled = (await sp.ok(chatAdmin, 'POST', '/api/messages/schedule', { channel_id: ids.channel, ciphertext: 'later', send_at: new Date(Date.now() + 86_400_000).toISOString() }, 201)).id;
+  ids.file = (
+    await ok(
+      'file',
+      http(
+        `${s.chat}/api/files/upload`,
+        fileUpload(chatAdmin, png(7), { filename: 'fuzz.png', fields: { channel_id: ids.channel } }),
+      ),
+    )
+  ).id;
+  ids.scheduled = (
+    await sp.ok(
+      chatAdmin,
+      'POST',
+      '/api/messages/schedule',
+      { channel_id: ids.channel, ciphertext: 'later', send_at: new Date(Date.now() + 86_400_000).toISOString() },
+      201,
+    )
+  ).id;
 
   const registryAdmin = await interactive(s, 'fuzz-admin', 'admin');
   const registryReadonly = await interactive(s, 'fuzz-reader', 'readonly');
   const rk = { headers: registryAdmin.headers };
-  ids.customer = (await ok('customer', http(`${s.registry}/api/v1/customers`, { ...rk, json: { slug: 'fuzz-co', name: 'Fuzz Co' } }))).slug ?? 'fuzz-co';
-  ids.deployment = (await ok('deployment', http(`${s.registry}/api/v1/deployments`, { ...rk, json: { customer_slug: 'fuzz-co', product: 'chat', version: '1.2.0' } }))).id;
-  ids.subscription = (await ok('subscription', http(`${s.registry}/api/v1/subscriptions`, { ...rk, json: { customer_slug: 'fuzz-co', product: 'chat', mrr_cents: 9900, status: 'active' } }))).id;
+  ids.customer =
+    (
+      await ok(
+        'customer',
+        http(`${s.registry}/api/v1/customers`, { ...rk, json: { slug: 'fuzz-co', name: 'Fuzz Co' } }),
+      )
+    ).slug ?? 'fuzz-co';
+  ids.deployment = (
+    await ok(
+      'deployment',
+      http(`${s.registry}/api/v1/deployments`, {
+        ...rk,
+        json: { customer_slug: 'fuzz-co', product: 'chat', version: '1.2.0' },
+      }),
+    )
+  ).id;
+  ids.subscription = (
+    await ok(
+      'subscription',
+      http(`${s.registry}/api/v1/subscriptions`, {
+        ...rk,
+        json: { customer_slug: 'fuzz-co', product: 'chat', mrr_cents: 9900, status: 'active' },
+      }),
+    )
+  ).id;
   ids.registryToken = (await mintToken(s, registryAdmin, ['deployments:read'])).id;
 
   return {
-    s, ids,
+    s,
+    ids,
     orch: { readonly, adminAccount, adminSession, logoutSession, target },
     chat: { admin: chatAdmin, member, victim },
     registry: { admin: registryAdmin, readonly: registryReadonly },
@@ -135,7 +214,11 @@ const PATH_RESOURCES: Array<[Operation['service'], RegExp, string]> = [
   ['orch', /tasks\/\{id\}$/, 'task'],
   ['orch', /streams\/\{stream\}$/, 'stream'],
   ['chat', /communities\/\{cid\}$/, 'community'],
-  ['chat', /\{uid\}$|users\/\{user_id\}$|keys\/\{user_id\}$|admin\/users\/\{id\}$|purge\/user\/\{id\}$|members\/\{user_id\}$/, 'victim'],
+  [
+    'chat',
+    /\{uid\}$|users\/\{user_id\}$|keys\/\{user_id\}$|admin\/users\/\{id\}$|purge\/user\/\{id\}$|members\/\{user_id\}$/,
+    'victim',
+  ],
   ['chat', /channels\/\{chid\}$|channels\/\{id\}$|purge\/channel\/\{id\}$/, 'channel'],
   ['chat', /invites\/\{iid\}$/, 'invite'],
   ['chat', /(community|group)-invites\/\{code\}$/, 'inviteCode'],
@@ -165,14 +248,21 @@ export function realResource(world: World, op: Operation, name: string): string 
  * logout ends a session of its own, made for it).
  */
 const SELF_ENDING = new Set([
-  'orch POST /api/v1/me/api-key/rotate', 'orch POST /auth/logout',
-  'chat DELETE /api/account/delete', 'chat POST /api/account/change-password', 'chat POST /api/account/sessions/revoke-all',
-  'chat DELETE /api/account/sessions/{id}', 'chat POST /api/totp/setup', 'chat POST /api/totp/verify', 'chat POST /api/totp/disable',
+  'orch POST /api/v1/me/api-key/rotate',
+  'orch POST /auth/logout',
+  'chat DELETE /api/account/delete',
+  'chat POST /api/account/change-password',
+  'chat POST /api/account/sessions/revoke-all',
+  'chat DELETE /api/account/sessions/{id}',
+  'chat POST /api/totp/setup',
+  'chat POST /api/totp/verify',
+  'chat POST /api/totp/disable',
   'registry POST /api/v1/auth/logout',
 ]);
 
 /** Operations called without credentials by design (their own secret is in the request, or they are public). */
-const ANONYMOUS = /^(orch POST \/auth\/(login|register)$|orch GET \/api\/v1\/health|orch POST \/api\/v1\/public\/|chat POST \/api\/auth\/|chat GET \/api\/auth\/config|chat GET \/api\/health|chat POST \/api\/webhooks\/execute\/|chat GET \/api\/calendar\/feeds\/|chat POST \/api\/admin\/bots\/bootstrap-token|registry GET \/health|registry GET \/api\/v1\/auth\/(login|callback))/;
+const ANONYMOUS =
+  /^(orch POST \/auth\/(login|register)$|orch GET \/api\/v1\/health|orch POST \/api\/v1\/public\/|chat POST \/api\/auth\/|chat GET \/api\/auth\/config|chat GET \/api\/health|chat POST \/api\/webhooks\/execute\/|chat GET \/api\/calendar\/feeds\/|chat POST \/api\/admin\/bots\/bootstrap-token|registry GET \/health|registry GET \/api\/v1\/auth\/(login|callback))/;
 
 const freshChat = new Map<string, Promise<ChatAccount>>();
 
@@ -182,7 +272,8 @@ export const isSelfEnding = (op: Operation) => SELF_ENDING.has(op.key);
 export async function credentials(world: World, op: Operation, who: Who): Promise<Record<string, string>> {
   if (who === 'none') return {};
   const { s } = world;
-  if (who === 'right' && op.key === 'chat POST /api/admin/bots/bootstrap-token') return { 'x-provision-bootstrap-secret': BOOTSTRAP_SECRET };
+  if (who === 'right' && op.key === 'chat POST /api/admin/bots/bootstrap-token')
+    return { 'x-provision-bootstrap-secret': BOOTSTRAP_SECRET };
   if (who === 'right' && ANONYMOUS.test(op.key) && op.key !== 'orch POST /auth/register') return {};
   switch (op.service) {
     case 'orch': {
@@ -190,7 +281,8 @@ export async function credentials(world: World, op: Operation, who: Who): Promis
       // A readonly session would cost a password hash; the readonly key on a mirror is refused as a key (403).
       if (who === 'lesser') return { 'X-API-Key': world.orch.readonly.apiKey };
       if (op.key === 'orch POST /auth/logout') return browser(s, world.orch.logoutSession);
-      if (isSelfEnding(op)) return { 'X-API-Key': (await keyOnly(s, 'user', `fuzz-fresh-${randomUUID().slice(0, 8)}`)).apiKey };
+      if (isSelfEnding(op))
+        return { 'X-API-Key': (await keyOnly(s, 'user', `fuzz-fresh-${randomUUID().slice(0, 8)}`)).apiKey };
       if (op.path.startsWith('/api/v1/runner/')) return { 'X-API-Key': RUNNER_KEY };
       return mirror ? browser(s, world.orch.adminSession) : { 'X-API-Key': ADMIN_KEY };
     }

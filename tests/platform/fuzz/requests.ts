@@ -38,18 +38,28 @@ export function encode(value: string): string {
   for (const ch of value.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\s\S]/g) ?? []) {
     const code = ch.charCodeAt(0);
     if (ch.length === 1 && code >= 0xd800 && code <= 0xdfff) {
-      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else out += encodeURIComponent(ch);
   }
   return out;
 }
 
-const asText = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+const asText = (value: unknown): string =>
+  typeof value === 'string'
+    ? value
+    : typeof value === 'object' && value !== null
+      ? JSON.stringify(value)
+      : String(value);
 
 export class RequestFactory {
   private readonly defs = new Map<string, ServiceDocument['defs']>();
 
-  constructor(documents: ServiceDocument[], private readonly realResource: (op: Operation, name: string) => string | undefined) {
+  constructor(
+    documents: ServiceDocument[],
+    private readonly realResource: (op: Operation, name: string) => string | undefined,
+  ) {
     for (const d of documents) this.defs.set(d.service, d.defs);
   }
 
@@ -61,9 +71,19 @@ export class RequestFactory {
    */
   fake(op: Operation, schema: Schema, seed: number): unknown {
     if (typeof schema === 'boolean') return 'x';
-    return generateSync({ ...schema, $defs: this.defs.get(op.service) } as never, {
-      seed, maxDepth: 4, maxDefaultItems: 2, maxItems: 8, maxLength: 512, optionalsProbability: 0.5, useExamplesValue: true, useDefaultValue: false,
-    } as never);
+    return generateSync(
+      { ...schema, $defs: this.defs.get(op.service) } as never,
+      {
+        seed,
+        maxDepth: 4,
+        maxDefaultItems: 2,
+        maxItems: 8,
+        maxLength: 512,
+        optionalsProbability: 0.5,
+        useExamplesValue: true,
+        useDefaultValue: false,
+      } as never,
+    );
   }
 
   valid(op: Operation, seed: number, who: Who = 'right'): FuzzRequest {
@@ -94,9 +114,15 @@ export class RequestFactory {
 
 /** A multipart body of a generated object: `format: binary` fields as a small PNG file part, the others as text fields. */
 export function formBody(value: unknown, schema: Schema): NonNullable<FuzzRequest['body']> {
-  const properties = (typeof schema === 'object' ? schema.properties ?? {} : {}) as Record<string, { format?: string }>;
+  const properties = (typeof schema === 'object' ? (schema.properties ?? {}) : {}) as Record<
+    string,
+    { format?: string }
+  >;
   const parts: Part[] = Object.entries((value ?? {}) as Record<string, unknown>).map(([name, v]) =>
-    properties[name]?.format === 'binary' ? { name, filename: 'fuzz.png', contentType: 'image/png', data: png(1) } : { name, data: asText(v) });
+    properties[name]?.format === 'binary'
+      ? { name, filename: 'fuzz.png', contentType: 'image/png', data: png(1) }
+      : { name, data: asText(v) },
+  );
   const { body, contentType } = multipart(parts);
   return { contentType, raw: body };
 }
@@ -104,7 +130,9 @@ export function formBody(value: unknown, schema: Schema): NonNullable<FuzzReques
 /** The request's URL path and query string. */
 export function url(request: FuzzRequest): string {
   const path = request.op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => request.path[name] ?? 'x');
-  const query = request.query.map(([k, v]) => (v === '' && k.startsWith('\u0000') ? k.slice(1) : `${k}=${v}`)).join('&');
+  const query = request.query
+    .map(([k, v]) => (v === '' && k.startsWith('\u0000') ? k.slice(1) : `${k}=${v}`))
+    .join('&');
   return query ? `${path}?${query}` : path;
 }
 

@@ -8,7 +8,8 @@ import addFormatsModule, { type FormatsPlugin } from 'ajv-formats';
 import type { Operation, Schema, ServiceDocument } from './documents.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under `default` in ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  addFormatsModule) as unknown as FormatsPlugin;
 
 export interface Answer {
   status: number;
@@ -23,7 +24,24 @@ export class ResponseChecker {
   constructor(documents: ServiceDocument[]) {
     addFormats(this.ajv);
     // OpenAPI's `binary` strings (file bodies) and zod's ids are not JSON Schema formats to check.
-    for (const f of ['binary', 'int32', 'int64', 'float', 'double', 'cuid', 'cuid2', 'ulid', 'nanoid', 'emoji', 'base64url', 'jwt', 'cidrv4', 'cidrv6', 'e164']) this.ajv.addFormat(f, true);
+    for (const f of [
+      'binary',
+      'int32',
+      'int64',
+      'float',
+      'double',
+      'cuid',
+      'cuid2',
+      'ulid',
+      'nanoid',
+      'emoji',
+      'base64url',
+      'jwt',
+      'cidrv4',
+      'cidrv6',
+      'e164',
+    ])
+      this.ajv.addFormat(f, true);
     for (const d of documents) {
       this.ajv.addSchema({ $id: `https://fuzz.test/${d.service}`, $defs: rewriteForAjv(d.defs, d.service) } as object);
     }
@@ -31,7 +49,8 @@ export class ResponseChecker {
 
   /** Every problem with this answer, as readable lines (empty: documented). */
   check(op: Operation, answer: Answer): string[] {
-    const declared = op.responses[String(answer.status)] ?? op.responses[`${String(answer.status)[0]}XX`] ?? op.responses.default;
+    const declared =
+      op.responses[String(answer.status)] ?? op.responses[`${String(answer.status)[0]}XX`] ?? op.responses.default;
     if (!declared) {
       return [`status ${answer.status} is not declared (declared: ${Object.keys(op.responses).join(', ')})`];
     }
@@ -42,7 +61,9 @@ export class ResponseChecker {
     const media = answer.contentType.split(';')[0]!.trim().toLowerCase();
     const match = types.find((t) => mediaMatches(t, media));
     if (!match) {
-      problems.push(`content type "${media || '(none)'}" is not declared for ${answer.status} (declared: ${types.join(', ')})`);
+      problems.push(
+        `content type "${media || '(none)'}" is not declared for ${answer.status} (declared: ${types.join(', ')})`,
+      );
       return problems;
     }
     const schema = declared[match];
@@ -56,7 +77,9 @@ export class ResponseChecker {
     }
     const validate = this.validator(op, String(answer.status), match, schema);
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+      const errors = (validate.errors ?? [])
+        .slice(0, 3)
+        .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
       problems.push(`body does not match the ${answer.status} schema: ${errors.join('; ')}`);
     }
     return problems;
@@ -79,7 +102,10 @@ function rewriteForAjv<T>(value: T, service: string): T {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `https://fuzz.test/${service}${v}` : rewriteForAjv(v, service);
+    out[k] =
+      k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+        ? `https://fuzz.test/${service}${v}`
+        : rewriteForAjv(v, service);
   }
   return out as T;
 }

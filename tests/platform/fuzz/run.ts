@@ -26,7 +26,11 @@ export interface FuzzOptions {
   timeoutMs: number;
 }
 
-const BASE: Record<Operation['service'], keyof Pick<TestServices, 'orch' | 'chat' | 'registry'>> = { orch: 'orch', chat: 'chat', registry: 'registry' };
+const BASE: Record<Operation['service'], keyof Pick<TestServices, 'orch' | 'chat' | 'registry'>> = {
+  orch: 'orch',
+  chat: 'chat',
+  registry: 'registry',
+};
 
 /** A log line that says a request failed unhandled, carries a stack trace, or is an error (a projection that failed on an event). */
 const BAD_LOG = /"msg":"unhandled_error"|\\n\s+at [^\s]+ \(|"stack":"|"level":"error"/;
@@ -44,7 +48,13 @@ export class Fuzzer {
   private scanned = 0;
   private readonly defs: Map<string, ServiceDocument['defs']>;
 
-  constructor(private readonly world: World, documents: ServiceDocument[], private readonly factory: RequestFactory, private readonly checker: ResponseChecker, private readonly options: FuzzOptions) {
+  constructor(
+    private readonly world: World,
+    documents: ServiceDocument[],
+    private readonly factory: RequestFactory,
+    private readonly checker: ResponseChecker,
+    private readonly options: FuzzOptions,
+  ) {
     this.defs = new Map(documents.map((d) => [d.service, d.defs]));
   }
 
@@ -56,7 +66,8 @@ export class Fuzzer {
       let k = 0;
       for (const [kind, mutate] of Object.entries(MUTATIONS)) {
         const seed = seedOf(1000 + round * 100 + k++);
-        for (const request of mutate(this.factory.valid(op, seed), prng(seed), this.defs.get(op.service) ?? {})) await this.send(request, kind);
+        for (const request of mutate(this.factory.valid(op, seed), prng(seed), this.defs.get(op.service) ?? {}))
+          await this.send(request, kind);
       }
     }
   }
@@ -65,8 +76,14 @@ export class Fuzzer {
   unattributed(): Finding[] {
     const lines = this.world.s.logLines.slice(this.scanned);
     this.scanned += lines.length;
-    return lines.filter((line) => BAD_LOG.test(line) && !/"request_id":"fuzz-/.test(line))
-      .map((line) => ({ op: '(no request)', kind: 'log', problem: `log: ${show(line, 300)}`, replay: `FUZZ_SEED=${this.options.seed}` }));
+    return lines
+      .filter((line) => BAD_LOG.test(line) && !/"request_id":"fuzz-/.test(line))
+      .map((line) => ({
+        op: '(no request)',
+        kind: 'log',
+        problem: `log: ${show(line, 300)}`,
+        replay: `FUZZ_SEED=${this.options.seed}`,
+      }));
   }
 
   private async send(request: FuzzRequest, kind = 'valid'): Promise<void> {
@@ -76,7 +93,11 @@ export class Fuzzer {
     // Our own request id (hono's requestId() keeps a well-formed incoming one): the log lines of
     // this request are found by it, whatever else runs at the same time.
     const id = `fuzz-${this.options.seed}-${++this.sequence}`;
-    const headers: Record<string, string> = { ...request.headers, ...await credentials(this.world, op, request.who), 'x-request-id': id };
+    const headers: Record<string, string> = {
+      ...request.headers,
+      ...(await credentials(this.world, op, request.who)),
+      'x-request-id': id,
+    };
     if (contentType) headers['content-type'] = contentType;
     const replay = `FUZZ_SEED=${this.options.seed} ${op.method} ${show(url(request), 200)} as ${request.who}; ${request.note}${body !== undefined ? `; body (${contentType ?? 'no content type'}): ${show(body)}` : ''}`;
     const logFrom = this.world.s.logLines.length;
@@ -85,9 +106,18 @@ export class Fuzzer {
     try {
       const reply = await Promise.race([
         http(target, { method: op.method, headers, ...(body !== undefined ? { body } : {}) }),
-        new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs); }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+            this.options.timeoutMs,
+          );
+        }),
       ]);
-      for (const problem of this.checker.check(op, { status: reply.status, contentType: reply.headers.get('content-type') ?? '', text: reply.text })) {
+      for (const problem of this.checker.check(op, {
+        status: reply.status,
+        contentType: reply.headers.get('content-type') ?? '',
+        text: reply.text,
+      })) {
         this.findings.push({ op: op.key, kind, problem: `${problem} — answered: ${show(reply.text, 200)}`, replay });
       }
     } catch (error) {
@@ -95,7 +125,9 @@ export class Fuzzer {
     } finally {
       clearTimeout(timer);
     }
-    const bad = this.world.s.logLines.slice(logFrom).filter((line) => line.includes(`"request_id":"${id}"`) && BAD_LOG.test(line));
+    const bad = this.world.s.logLines
+      .slice(logFrom)
+      .filter((line) => line.includes(`"request_id":"${id}"`) && BAD_LOG.test(line));
     for (const line of bad) this.findings.push({ op: op.key, kind, problem: `log: ${show(line, 300)}`, replay });
   }
 }

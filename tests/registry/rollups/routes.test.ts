@@ -19,7 +19,11 @@ test.after(async ({ s }) => s?.close());
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-test('summary: customers by status, paying customers, MRR over active subscriptions, ARR, subscriptions by status, deployments by product and channel', async ({ s, admin, api }) => {
+test('summary: customers by status, paying customers, MRR over active subscriptions, ARR, subscriptions by status, deployments by product and channel', async ({
+  s,
+  admin,
+  api,
+}) => {
   const post = async (path: string, json: unknown) => {
     const r = await http(`${api}${path}`, { headers: admin.headers, json });
     assert.is(r.status, 201, r.text);
@@ -65,9 +69,25 @@ test('summary: customers by status, paying customers, MRR over active subscripti
   assert.is((await http(`${api}/summary`, { headers: token.headers })).status, 200);
 });
 
-test('rollout (deployments:read): per product, deployments per version and channel, share on the newest version', async ({ s, admin, api }) => {
-  for (const [customer_slug, version, channel] of [['acme', '2.10.0', 'canary'], ['cogs', '2.9.1', 'stable'], ['dusk', '2.10.0-rc.1', 'beta']]) {
-    assert.is((await http(`${api}/deployments`, { headers: admin.headers, json: { customer_slug, product: 'chat', version, channel } })).status, 201);
+test('rollout (deployments:read): per product, deployments per version and channel, share on the newest version', async ({
+  s,
+  admin,
+  api,
+}) => {
+  for (const [customer_slug, version, channel] of [
+    ['acme', '2.10.0', 'canary'],
+    ['cogs', '2.9.1', 'stable'],
+    ['dusk', '2.10.0-rc.1', 'beta'],
+  ]) {
+    assert.is(
+      (
+        await http(`${api}/deployments`, {
+          headers: admin.headers,
+          json: { customer_slug, product: 'chat', version, channel },
+        })
+      ).status,
+      201,
+    );
   }
   const token = await mintToken(s, admin, ['deployments:read']);
   const r = await http(`${api}/summary/rollout`, { headers: token.headers });
@@ -76,13 +96,26 @@ test('rollout (deployments:read): per product, deployments per version and chann
   assert.is(chat.total, 5);
   assert.is(chat.newest_version, '2.10.0');
   assert.is(chat.newest_version_share, 0.2);
-  assert.equal(chat.versions.map((v: { version: string }) => v.version), ['2.10.0', '2.10.0-rc.1', '2.9.1', '2.1.0', '2.0.0']);
+  assert.equal(
+    chat.versions.map((v: { version: string }) => v.version),
+    ['2.10.0', '2.10.0-rc.1', '2.9.1', '2.1.0', '2.0.0'],
+  );
   assert.equal(chat.channels, { canary: 2, beta: 1, stable: 2 });
   assert.equal(chat.versions[0].channels, { canary: 1, beta: 0, stable: 0 });
   const registry = r.body.products.find((p: { product: string }) => p.product === 'registry');
-  assert.equal(registry, { product: 'registry', total: 0, newest_version: null, newest_version_share: 0, versions: [], channels: { canary: 0, beta: 0, stable: 0 } });
+  assert.equal(registry, {
+    product: 'registry',
+    total: 0,
+    newest_version: null,
+    newest_version_share: 0,
+    versions: [],
+    channels: { canary: 0, beta: 0, stable: 0 },
+  });
   const one = await http(`${api}/summary/rollout?product=orchestration`, { headers: token.headers });
-  assert.equal(one.body.products.map((p: { product: string }) => p.product), ['orchestration']);
+  assert.equal(
+    one.body.products.map((p: { product: string }) => p.product),
+    ['orchestration'],
+  );
   assert.is(one.body.products[0].newest_version_share, 1);
   assert.is((await http(`${api}/summary/rollout?product=crm`, { headers: token.headers })).status, 422);
   const customersOnly = await mintToken(s, admin, ['customers:read']);
@@ -96,54 +129,139 @@ test('status: database, log head, projection lag, counts, last change time', asy
   assert.is(r.body.database, 'ok');
   assert.match(r.body.log_head_position, /^\d+\/\d+$/);
   const names = r.body.projections.map((p: { name: string }) => p.name).sort();
-  assert.equal(names, ['registry_audit', 'registry_customers', 'registry_deployments', 'registry_sessions', 'registry_subscriptions', 'registry_summary', 'registry_tokens', 'registry_trend']);
+  assert.equal(names, [
+    'registry_audit',
+    'registry_customers',
+    'registry_deployments',
+    'registry_sessions',
+    'registry_subscriptions',
+    'registry_summary',
+    'registry_tokens',
+    'registry_trend',
+  ]);
   for (const p of r.body.projections) assert.is(p.lag_events, 0, p.name);
   assert.equal(r.body.counts, { customers: 4, deployments: 6, subscriptions: 6, contacts: 0, active_tokens: 3 });
-  const changes = await loggedEvents(s, { eventTypes: ['CustomerDeleted', 'DeploymentRegistered', 'RegistryTokenCreated'] });
-  assert.is(r.body.last_change_at, changes.map((e) => e.data.at as string).sort().at(-1));
+  const changes = await loggedEvents(s, {
+    eventTypes: ['CustomerDeleted', 'DeploymentRegistered', 'RegistryTokenCreated'],
+  });
+  assert.is(
+    r.body.last_change_at,
+    changes
+      .map((e) => e.data.at as string)
+      .sort()
+      .at(-1),
+  );
 });
 
-test('events: newest first, each with position, type, stream, actor, at and (updates) before/after; filters; paged by position', async ({ s, admin, api }) => {
+test('events: newest first, each with position, type, stream, actor, at and (updates) before/after; filters; paged by position', async ({
+  s,
+  admin,
+  api,
+}) => {
   const token = await mintToken(s, admin, ['customers:read', 'customers:write']);
-  assert.is((await http(`${api}/customers/acme`, { method: 'PATCH', headers: token.headers, json: { notes: 'vip', status: 'churned' } })).status, 200);
+  assert.is(
+    (
+      await http(`${api}/customers/acme`, {
+        method: 'PATCH',
+        headers: token.headers,
+        json: { notes: 'vip', status: 'churned' },
+      })
+    ).status,
+    200,
+  );
   const r = await http(`${api}/events?limit=3`, { headers: token.headers });
   assert.is(r.status, 200);
   const [latest] = r.body.items;
-  assert.equal(Object.keys(latest).sort(), ['actor', 'at', 'changes', 'customer_slug', 'data', 'position', 'stream', 'type']);
+  assert.equal(Object.keys(latest).sort(), [
+    'actor',
+    'at',
+    'changes',
+    'customer_slug',
+    'data',
+    'position',
+    'stream',
+    'type',
+  ]);
   assert.is(latest.type, 'CustomerUpdated');
   assert.match(latest.stream, /^registry\.customer-/);
   assert.equal(latest.actor, { kind: 'service', id: `token:${token.id}` });
-  assert.equal(latest.changes, { notes: { before: null, after: 'vip' }, status: { before: 'paying', after: 'churned' } });
+  assert.equal(latest.changes, {
+    notes: { before: null, after: 'vip' },
+    status: { before: 'paying', after: 'churned' },
+  });
   assert.is(r.body.items[1].type, 'RegistryTokenCreated');
   assert.is(r.body.items[1].data.token_hash, undefined, 'no token hash in the audit stream');
   assert.is(r.body.next_before, r.body.items[2].position);
-  const next = await http(`${api}/events?limit=3&before=${encodeURIComponent(r.body.next_before)}`, { headers: token.headers });
+  const next = await http(`${api}/events?limit=3&before=${encodeURIComponent(r.body.next_before)}`, {
+    headers: token.headers,
+  });
   assert.is(next.body.items.length, 3);
   const all = await http(`${api}/events?limit=200`, { headers: token.headers });
-  assert.equal(next.body.items.map((e: { position: string }) => e.position), all.body.items.slice(3, 6).map((e: { position: string }) => e.position));
+  assert.equal(
+    next.body.items.map((e: { position: string }) => e.position),
+    all.body.items.slice(3, 6).map((e: { position: string }) => e.position),
+  );
   assert.is(all.body.next_before, null);
   const acme = await http(`${api}/events?customer=acme&limit=200`, { headers: token.headers });
   assert.ok(acme.body.items.length >= 5);
   assert.ok(acme.body.items.every((e: { customer_slug: string }) => e.customer_slug === 'acme'));
-  assert.ok(acme.body.items.some((e: { type: string }) => e.type === 'DeploymentRegistered'), 'deployments and subscriptions name their customer');
+  assert.ok(
+    acme.body.items.some((e: { type: string }) => e.type === 'DeploymentRegistered'),
+    'deployments and subscriptions name their customer',
+  );
   const typed = await http(`${api}/events?type=SubscriptionCreated&limit=200`, { headers: token.headers });
   assert.is(typed.body.items.length, 7);
   assert.is((await http(`${api}/events?type=Nope`, { headers: token.headers })).status, 422);
   assert.is((await http(`${api}/events?before=yesterday`, { headers: token.headers })).status, 422);
   assert.ok((await loggedEvents(s, { eventTypes: ['RegistryTokenUsed'] })).length > 0);
-  assert.not.ok(all.body.items.some((e: { type: string }) => e.type === 'RegistryTokenUsed'), 'token uses are not changes');
+  assert.not.ok(
+    all.body.items.some((e: { type: string }) => e.type === 'RegistryTokenUsed'),
+    'token uses are not changes',
+  );
 });
 
-test('signals: at_risk, stale_deployment (14 days), renewal_due (30 days), stale_lead, each with the customer and the reason', async ({ s, admin, api }) => {
+test('signals: at_risk, stale_deployment (14 days), renewal_due (30 days), stale_lead, each with the customer and the reason', async ({
+  s,
+  admin,
+  api,
+}) => {
   const now = s.clock.now().getTime();
-  const post = async (path: string, json: unknown) => assert.is((await http(`${api}${path}`, { headers: admin.headers, json })).status, 201);
+  const post = async (path: string, json: unknown) =>
+    assert.is((await http(`${api}${path}`, { headers: admin.headers, json })).status, 201);
   await post('/customers', { slug: 'lazy', name: 'Lazy Lead', next_action_date: day(now - 2 * DAY) });
   await post('/customers', { slug: 'keen', name: 'Keen Lead', next_action_date: day(now + 2 * DAY) });
-  await post('/subscriptions', { customer_slug: 'cogs', product: 'orchestration', status: 'active', mrr_cents: 100, renewal_date: day(now + 10 * DAY) });
-  await post('/subscriptions', { customer_slug: 'cogs', product: 'registry', status: 'active', mrr_cents: 100, renewal_date: day(now + 45 * DAY) });
-  await post('/subscriptions', { customer_slug: 'dusk', product: 'orchestration', status: 'cancelled', renewal_date: day(now + 5 * DAY) });
-  await post('/deployments', { customer_slug: 'keen', product: 'registry', version: '1', last_seen_at: new Date(now - 15 * DAY).toISOString() });
-  await post('/deployments', { customer_slug: 'keen', product: 'registry', version: '1', last_seen_at: new Date(now - 13 * DAY).toISOString() });
+  await post('/subscriptions', {
+    customer_slug: 'cogs',
+    product: 'orchestration',
+    status: 'active',
+    mrr_cents: 100,
+    renewal_date: day(now + 10 * DAY),
+  });
+  await post('/subscriptions', {
+    customer_slug: 'cogs',
+    product: 'registry',
+    status: 'active',
+    mrr_cents: 100,
+    renewal_date: day(now + 45 * DAY),
+  });
+  await post('/subscriptions', {
+    customer_slug: 'dusk',
+    product: 'orchestration',
+    status: 'cancelled',
+    renewal_date: day(now + 5 * DAY),
+  });
+  await post('/deployments', {
+    customer_slug: 'keen',
+    product: 'registry',
+    version: '1',
+    last_seen_at: new Date(now - 15 * DAY).toISOString(),
+  });
+  await post('/deployments', {
+    customer_slug: 'keen',
+    product: 'registry',
+    version: '1',
+    last_seen_at: new Date(now - 13 * DAY).toISOString(),
+  });
   const r = await http(`${api}/signals`, { headers: admin.headers });
   assert.is(r.status, 200);
   const seen = r.body.items.map((i: { kind: string; customer: { slug: string } }) => `${i.kind}:${i.customer.slug}`);
@@ -156,12 +274,20 @@ test('signals: at_risk, stale_deployment (14 days), renewal_due (30 days), stale
   assert.match(r.body.items[1].reason, /orchestration subscription renews on \d{4}-\d\d-\d\d/);
   assert.match(r.body.items[2].reason, /registry deployment not seen since/);
   assert.match(r.body.items[3].reason, /next action was due/);
-  assert.equal((await http(`${api}/signals?kind=stale_lead`, { headers: admin.headers })).body.items.map((i: { customer: { slug: string } }) => i.customer.slug), ['lazy']);
+  assert.equal(
+    (await http(`${api}/signals?kind=stale_lead`, { headers: admin.headers })).body.items.map(
+      (i: { customer: { slug: string } }) => i.customer.slug,
+    ),
+    ['lazy'],
+  );
   assert.is((await http(`${api}/signals?kind=gloomy`, { headers: admin.headers })).status, 422);
   // A kind that does not read the clock, with paging.
   const risky = await http(`${api}/signals?kind=at_risk&limit=5&offset=0`, { headers: admin.headers });
   assert.is(risky.status, 200, risky.text);
-  assert.equal(risky.body.items.map((i: { customer: { slug: string } }) => i.customer.slug), ['bolt']);
+  assert.equal(
+    risky.body.items.map((i: { customer: { slug: string } }) => i.customer.slug),
+    ['bolt'],
+  );
   assert.is(risky.body.total, 1);
   // Time passes: the other deployment goes stale too, and the lead's action falls due.
   s.clock.advance(3 * DAY);

@@ -22,7 +22,17 @@ function toNextMonth(s: TestServices): void {
   s.clock.advance(target - now.getTime());
 }
 
-type Point = { month: string; complete: boolean; mrr_cents: number; arr_cents: number; customers_total: number; customers_by_status: Record<string, number>; new_customers: number; churned_customers: number; month_end: string };
+type Point = {
+  month: string;
+  complete: boolean;
+  mrr_cents: number;
+  arr_cents: number;
+  customers_total: number;
+  customers_by_status: Record<string, number>;
+  new_customers: number;
+  churned_customers: number;
+  month_end: string;
+};
 
 async function trend(s: TestServices, admin: Interactive, months = 12): Promise<Point[]> {
   const r = await http(`${s.registry}/api/v1/summary/trend?months=${months}`, { headers: admin.headers });
@@ -32,12 +42,15 @@ async function trend(s: TestServices, admin: Interactive, months = 12): Promise<
 
 test('past months stay as they were when data changes after their end', async ({ s, admin }) => {
   const post = (path: string, json: unknown) => http(`${s.registry}/api/v1${path}`, { headers: admin.headers, json });
-  const patch = (path: string, json: unknown) => http(`${s.registry}/api/v1${path}`, { method: 'PATCH', headers: admin.headers, json });
+  const patch = (path: string, json: unknown) =>
+    http(`${s.registry}/api/v1${path}`, { method: 'PATCH', headers: admin.headers, json });
 
   // Month 0: two customers, one active subscription.
   assert.is((await post('/customers', { slug: 'acme', name: 'Acme', status: 'paying' })).status, 201);
   assert.is((await post('/customers', { slug: 'bolt', name: 'Bolt' })).status, 201);
-  const sub = (await post('/subscriptions', { customer_slug: 'acme', product: 'chat', status: 'active', mrr_cents: 10_000 })).body;
+  const sub = (
+    await post('/subscriptions', { customer_slug: 'acme', product: 'chat', status: 'active', mrr_cents: 10_000 })
+  ).body;
   assert.is((await post('/subscriptions', { customer_slug: 'bolt', product: 'chat', mrr_cents: 0 })).status, 201);
   const m0 = (await trend(s, admin)).at(-1)!;
   assert.is(m0.complete, false);
@@ -61,7 +74,7 @@ test('past months stay as they were when data changes after their end', async ({
   assert.match(closed0!.month_end, /T23:59:59\.999Z$/);
   const { month_end: _a, complete: _b, ...m0Figures } = m0;
   const { month_end: _c, complete: _d, ...closed0Figures } = closed0!;
-  assert.equal(closed0Figures, m0Figures, 'month 0 is unchanged by month 1\'s changes');
+  assert.equal(closed0Figures, m0Figures, "month 0 is unchanged by month 1's changes");
   assert.is(running1!.mrr_cents, 20_000);
   assert.is(running1!.churned_customers, 1);
   assert.is(running1!.new_customers, 1);
@@ -70,16 +83,23 @@ test('past months stay as they were when data changes after their end', async ({
   // Month 2 passes without an event; month 3: acme is deleted.
   toNextMonth(s);
   toNextMonth(s);
-  assert.is((await http(`${s.registry}/api/v1/customers/acme`, { method: 'DELETE', headers: admin.headers })).status, 204);
+  assert.is(
+    (await http(`${s.registry}/api/v1/customers/acme`, { method: 'DELETE', headers: admin.headers })).status,
+    204,
+  );
   const after3 = await trend(s, admin);
   const [c0, c1, c2, r3] = after3.slice(-4);
   assert.equal({ ...c0, month_end: '', complete: false }, { ...closed0!, month_end: '', complete: false });
-  assert.equal({ ...c1, month_end: '', complete: false }, { ...running1!, month_end: '', complete: false }, 'month 1 as it was while running');
+  assert.equal(
+    { ...c1, month_end: '', complete: false },
+    { ...running1!, month_end: '', complete: false },
+    'month 1 as it was while running',
+  );
   assert.is(c2!.mrr_cents, 20_000, 'a quiet month carries the totals');
   assert.is(c2!.new_customers, 0);
   assert.is(c2!.churned_customers, 0);
   assert.equal(c2!.customers_by_status, running1!.customers_by_status);
-  assert.is(r3!.mrr_cents, 0, 'a deleted customer\'s revenue leaves the month it was deleted in');
+  assert.is(r3!.mrr_cents, 0, "a deleted customer's revenue leaves the month it was deleted in");
   assert.is(r3!.customers_total, 2);
   assert.is(r3!.churned_customers, 0, 'a deletion is not a churn');
 
@@ -100,8 +120,16 @@ test('months: default 12, 1-60, otherwise 422; customers:read', async ({ s, admi
   const r = await http(`${s.registry}/api/v1/summary/trend`, { headers: admin.headers });
   assert.is(r.body.months.length, 12);
   assert.ok(Date.parse(r.body.as_of) > 0);
-  for (const months of ['0', '61', 'x', '1.5']) assert.is((await http(`${s.registry}/api/v1/summary/trend?months=${months}`, { headers: admin.headers })).status, 422, months);
-  assert.is((await http(`${s.registry}/api/v1/summary/trend?months=60`, { headers: admin.headers })).body.months.length, 60);
+  for (const months of ['0', '61', 'x', '1.5'])
+    assert.is(
+      (await http(`${s.registry}/api/v1/summary/trend?months=${months}`, { headers: admin.headers })).status,
+      422,
+      months,
+    );
+  assert.is(
+    (await http(`${s.registry}/api/v1/summary/trend?months=60`, { headers: admin.headers })).body.months.length,
+    60,
+  );
 });
 
 test.run();

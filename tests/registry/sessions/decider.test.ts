@@ -7,12 +7,32 @@ import { spec } from '../../support/given-when-then.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-01T01:00:00.000Z';
-const start = { type: 'StartSession' as const, session_hash: 'h1', subject: 'sub', name: 'Ann', email: null, role: 'admin' as const, at };
+const start = {
+  type: 'StartSession' as const,
+  session_hash: 'h1',
+  subject: 'sub',
+  name: 'Ann',
+  email: null,
+  role: 'admin' as const,
+  at,
+};
 const started: RegistrySessionEvent = {
   type: 'RegistrySessionStarted',
-  data: { session_hash: 'h1', subject: 'sub', name: 'Ann', email: null, role: 'admin', via: 'oidc', expires_at: new Date(Date.parse(at) + REGISTRY_SESSION_TTL_MS).toISOString(), at },
+  data: {
+    session_hash: 'h1',
+    subject: 'sub',
+    name: 'Ann',
+    email: null,
+    role: 'admin',
+    via: 'oidc',
+    expires_at: new Date(Date.parse(at) + REGISTRY_SESSION_TTL_MS).toISOString(),
+    at,
+  },
 };
-const ended: RegistrySessionEvent = { type: 'RegistrySessionEnded', data: { session_hash: 'h1', reason: 'logout', at: later } };
+const ended: RegistrySessionEvent = {
+  type: 'RegistrySessionEnded',
+  data: { session_hash: 'h1', reason: 'logout', at: later },
+};
 const session = spec(registrySessionDecider);
 const test = suite('domain: registry sessions');
 

@@ -21,16 +21,25 @@ test.after(async ({ s }) => s?.close());
 
 const admin = { 'X-Forwarded-User': 'olga', 'X-Forwarded-Groups': 'staff, ops' };
 
-test('identity headers from a trusted peer sign the request in; the configured headers and admin group apply', async ({ s }) => {
+test('identity headers from a trusted peer sign the request in; the configured headers and admin group apply', async ({
+  s,
+}) => {
   const me = await http(`${s.registry}/api/v1/auth/me`, { headers: admin, peer: '10.1.2.3' });
   assert.is(me.status, 200);
   assert.is(me.body.kind, 'forward_auth');
   assert.is(me.body.name, 'olga');
   assert.is(me.body.role, 'admin');
-  const plain = await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Forwarded-User': 'pat', 'X-Forwarded-Groups': 'staff,opsx' }, peer: '::ffff:10.9.9.9' });
+  const plain = await http(`${s.registry}/api/v1/auth/me`, {
+    headers: { 'X-Forwarded-User': 'pat', 'X-Forwarded-Groups': 'staff,opsx' },
+    peer: '::ffff:10.9.9.9',
+  });
   assert.is(plain.body.role, 'readonly');
   // The default header names mean nothing here.
-  assert.is((await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Idp-Username': 'olga', 'X-Idp-Groups': 'ops' } })).status, 401);
+  assert.is(
+    (await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Idp-Username': 'olga', 'X-Idp-Groups': 'ops' } }))
+      .status,
+    401,
+  );
 });
 
 test('from an untrusted peer the headers are ignored (401)', async ({ s }) => {
@@ -41,7 +50,9 @@ test('from an untrusted peer the headers are ignored (401)', async ({ s }) => {
   }
 });
 
-test('writes need the CSRF token (handed out on reads, bound to the user); a read-only user cannot write', async ({ s }) => {
+test('writes need the CSRF token (handed out on reads, bound to the user); a read-only user cannot write', async ({
+  s,
+}) => {
   const first = await http(`${s.registry}/api/v1/customers`, { headers: admin });
   assert.is(first.status, 200);
   const csrf = /registry_csrf=([^;]+)/.exec(first.headers.getSetCookie().join('\n'))?.[1];
@@ -50,13 +61,25 @@ test('writes need the CSRF token (handed out on reads, bound to the user); a rea
   const none = await http(`${s.registry}/api/v1/customers`, { headers: admin, json: body });
   assert.is(none.status, 403);
   assert.is(none.body.error.code, 'csrf_failed');
-  const ok = await http(`${s.registry}/api/v1/customers`, { headers: { ...admin, cookie: `registry_csrf=${csrf}`, 'x-csrf-token': csrf! }, json: body });
+  const ok = await http(`${s.registry}/api/v1/customers`, {
+    headers: { ...admin, cookie: `registry_csrf=${csrf}`, 'x-csrf-token': csrf! },
+    json: body,
+  });
   assert.is(ok.status, 201);
   // Another user's token does not carry over.
-  const pat = { csrf: (await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Forwarded-User': 'pat' } })).body.csrf_token as string };
-  const other = await http(`${s.registry}/api/v1/customers`, { headers: { ...admin, cookie: `registry_csrf=${pat.csrf}`, 'x-csrf-token': pat.csrf }, json: { slug: 'b', name: 'B' } });
+  const pat = {
+    csrf: (await http(`${s.registry}/api/v1/auth/me`, { headers: { 'X-Forwarded-User': 'pat' } })).body
+      .csrf_token as string,
+  };
+  const other = await http(`${s.registry}/api/v1/customers`, {
+    headers: { ...admin, cookie: `registry_csrf=${pat.csrf}`, 'x-csrf-token': pat.csrf },
+    json: { slug: 'b', name: 'B' },
+  });
   assert.is(other.status, 403);
-  const reader = await http(`${s.registry}/api/v1/customers`, { headers: { 'X-Forwarded-User': 'pat', cookie: `registry_csrf=${pat.csrf}`, 'x-csrf-token': pat.csrf }, json: { slug: 'c', name: 'C' } });
+  const reader = await http(`${s.registry}/api/v1/customers`, {
+    headers: { 'X-Forwarded-User': 'pat', cookie: `registry_csrf=${pat.csrf}`, 'x-csrf-token': pat.csrf },
+    json: { slug: 'c', name: 'C' },
+  });
   assert.is(reader.status, 403);
   assert.is(reader.body.error.code, 'read_only');
 });
@@ -64,9 +87,14 @@ test('writes need the CSRF token (handed out on reads, bound to the user); a rea
 test('a machine token in the same request wins over identity headers', async ({ s }) => {
   const olga = await http(`${s.registry}/api/v1/auth/me`, { headers: admin });
   const headers = { ...admin, cookie: `registry_csrf=${olga.body.csrf_token}`, 'x-csrf-token': olga.body.csrf_token };
-  const minted = await http(`${s.registry}/api/v1/admin/tokens`, { headers, json: { name: 'reader', scopes: ['deployments:read'] } });
+  const minted = await http(`${s.registry}/api/v1/admin/tokens`, {
+    headers,
+    json: { name: 'reader', scopes: ['deployments:read'] },
+  });
   assert.is(minted.status, 201);
-  const r = await http(`${s.registry}/api/v1/customers`, { headers: { ...admin, authorization: `Bearer ${minted.body.token}` } });
+  const r = await http(`${s.registry}/api/v1/customers`, {
+    headers: { ...admin, authorization: `Bearer ${minted.body.token}` },
+  });
   assert.is(r.status, 403, 'the token (without customers:read) decides, not the admin headers');
 });
 

@@ -15,14 +15,22 @@ const DIRECTORY = {
   bob: { email: 'bob@example.test', name: 'Bob', groups: ['staff'] },
 };
 
-interface Signed { cookie: string; csrf: string; sessionId: string; callback: Reply }
+interface Signed {
+  cookie: string;
+  csrf: string;
+  sessionId: string;
+  callback: Reply;
+}
 
 const test = suite<{ s: TestServices; idp: TestProvider }>('registry OIDC sign-in');
 test.before(async (ctx) => {
   ctx.idp = await startTestProvider(`${PUBLIC_URL}/api/v1/auth/callback`, DIRECTORY);
   ctx.s = await startTestApps('registry_oidc', {
-    REGISTRY_PUBLIC_URL: PUBLIC_URL, REGISTRY_OIDC_ISSUER: ctx.idp.issuer, REGISTRY_OIDC_CLIENT_ID: ctx.idp.clientId,
-    REGISTRY_OIDC_CLIENT_SECRET: ctx.idp.clientSecret, REGISTRY_OIDC_ADMIN_GROUP: 'registry-admins',
+    REGISTRY_PUBLIC_URL: PUBLIC_URL,
+    REGISTRY_OIDC_ISSUER: ctx.idp.issuer,
+    REGISTRY_OIDC_CLIENT_ID: ctx.idp.clientId,
+    REGISTRY_OIDC_CLIENT_SECRET: ctx.idp.clientSecret,
+    REGISTRY_OIDC_ADMIN_GROUP: 'registry-admins',
     // Configured, but OIDC takes precedence: forward-auth headers are then ignored.
     REGISTRY_FORWARD_AUTH_TRUSTED_NETS: '127.0.0.1/32',
   });
@@ -34,12 +42,16 @@ test.after(async ({ s, idp }) => {
 
 /** The whole browser round trip: login → provider → callback. */
 async function signIn(s: TestServices, idp: TestProvider, account: string, returnTo?: string): Promise<Signed> {
-  const login = await http(`${s.registry}/api/v1/auth/login${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`);
+  const login = await http(
+    `${s.registry}/api/v1/auth/login${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ''}`,
+  );
   assert.is(login.status, 302);
   const state = setCookies(login).registry_oidc!;
   const back = await idp.signIn(login.headers.get('location')!, account);
   assert.is(back.origin + back.pathname, `${PUBLIC_URL}/api/v1/auth/callback`);
-  const callback = await http(`${s.registry}/api/v1/auth/callback${back.search}`, { headers: { cookie: `registry_oidc=${state.value}` } });
+  const callback = await http(`${s.registry}/api/v1/auth/callback${back.search}`, {
+    headers: { cookie: `registry_oidc=${state.value}` },
+  });
   assert.is(callback.status, 302, callback.text);
   const cookies = setCookies(callback);
   const sessionId = cookies.registry_sess!.value;
@@ -47,7 +59,10 @@ async function signIn(s: TestServices, idp: TestProvider, account: string, retur
   return { sessionId, csrf, cookie: `registry_sess=${sessionId}; registry_csrf=${csrf}`, callback };
 }
 
-test('login redirects to the provider with PKCE (S256), state and nonce; the login state is a sealed HttpOnly Lax cookie', async ({ s, idp }) => {
+test('login redirects to the provider with PKCE (S256), state and nonce; the login state is a sealed HttpOnly Lax cookie', async ({
+  s,
+  idp,
+}) => {
   const r = await http(`${s.registry}/api/v1/auth/login`);
   assert.is(r.status, 302);
   const to = new URL(r.headers.get('location')!);
@@ -65,7 +80,10 @@ test('login redirects to the provider with PKCE (S256), state and nonce; the log
   assert.not.ok(cookie.value.includes(to.searchParams.get('state')!), 'sealed, not readable');
 });
 
-test('an admin-group member signs in: session cookie HttpOnly SameSite=Lax, admin role, writes with CSRF', async ({ s, idp }) => {
+test('an admin-group member signs in: session cookie HttpOnly SameSite=Lax, admin role, writes with CSRF', async ({
+  s,
+  idp,
+}) => {
   const alice = await signIn(s, idp, 'alice', '/api/v1/customers');
   assert.is(alice.callback.headers.get('location'), `${PUBLIC_URL}/api/v1/customers`);
   const sess = setCookies(alice.callback).registry_sess!;
@@ -76,10 +94,22 @@ test('an admin-group member signs in: session cookie HttpOnly SameSite=Lax, admi
   assert.not.match(setCookies(alice.callback).registry_csrf!.attributes, /HttpOnly/i);
   const me = await http(`${s.registry}/api/v1/auth/me`, { headers: { cookie: alice.cookie } });
   assert.is(me.status, 200);
-  assert.equal({ ...me.body, csrf_token: undefined }, { kind: 'session', name: 'alice', email: 'alice@example.test', role: 'admin', scopes: [], csrf_token: undefined });
+  assert.equal(
+    { ...me.body, csrf_token: undefined },
+    { kind: 'session', name: 'alice', email: 'alice@example.test', role: 'admin', scopes: [], csrf_token: undefined },
+  );
   assert.is(me.body.csrf_token, alice.csrf);
-  const write = { cookie: alice.cookie, 'x-csrf-token': alice.csrf, origin: PUBLIC_URL, host: 'registry.example.test', 'sec-fetch-site': 'same-origin' };
-  const created = await http(`${s.registry}/api/v1/customers`, { headers: write, json: { slug: 'acme', name: 'Acme' } });
+  const write = {
+    cookie: alice.cookie,
+    'x-csrf-token': alice.csrf,
+    origin: PUBLIC_URL,
+    host: 'registry.example.test',
+    'sec-fetch-site': 'same-origin',
+  };
+  const created = await http(`${s.registry}/api/v1/customers`, {
+    headers: write,
+    json: { slug: 'acme', name: 'Acme' },
+  });
   assert.is(created.status, 201, created.text);
   const events = await http(`${s.registry}/api/v1/events?limit=1`, { headers: { cookie: alice.cookie } });
   assert.equal(events.body.items[0].actor, { kind: 'user', id: 'oidc:alice@example.test' });
@@ -104,7 +134,13 @@ test('everyone else is read-only: any GET, no write (403)', async ({ s, idp }) =
   assert.is(bob.callback.headers.get('location'), `${PUBLIC_URL}/api/v1/docs`);
   const me = await http(`${s.registry}/api/v1/auth/me`, { headers: { cookie: bob.cookie } });
   assert.is(me.body.role, 'readonly');
-  for (const path of ['/api/v1/customers', '/api/v1/customers/acme', '/api/v1/summary', '/api/v1/deployments', '/api/v1/openapi.json']) {
+  for (const path of [
+    '/api/v1/customers',
+    '/api/v1/customers/acme',
+    '/api/v1/summary',
+    '/api/v1/deployments',
+    '/api/v1/openapi.json',
+  ]) {
     assert.is((await http(`${s.registry}${path}`, { headers: { cookie: bob.cookie } })).status, 200, path);
   }
   const write = { cookie: bob.cookie, 'x-csrf-token': bob.csrf, origin: PUBLIC_URL, host: 'registry.example.test' };
@@ -116,8 +152,16 @@ test('everyone else is read-only: any GET, no write (403)', async ({ s, idp }) =
 
 test('logout ends the session at once (CSRF-checked); the cookie is then refused', async ({ s, idp }) => {
   const alice = await signIn(s, idp, 'alice');
-  const headers = { cookie: alice.cookie, 'x-csrf-token': alice.csrf, origin: PUBLIC_URL, host: 'registry.example.test' };
-  assert.is((await http(`${s.registry}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: alice.cookie } })).status, 403);
+  const headers = {
+    cookie: alice.cookie,
+    'x-csrf-token': alice.csrf,
+    origin: PUBLIC_URL,
+    host: 'registry.example.test',
+  };
+  assert.is(
+    (await http(`${s.registry}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: alice.cookie } })).status,
+    403,
+  );
   const out = await http(`${s.registry}/api/v1/auth/logout`, { method: 'POST', headers });
   assert.is(out.status, 204);
   assert.match(out.headers.getSetCookie().join('\n'), /registry_sess=;/);
@@ -126,7 +170,10 @@ test('logout ends the session at once (CSRF-checked); the cookie is then refused
   assert.is((await http(`${s.registry}/api/v1/auth/logout`, { method: 'POST' })).status, 401);
 });
 
-test('refusals: a callback without the login state, with a forged state or code, or an error from the provider: 401 login_failed, no session', async ({ s, idp }) => {
+test('refusals: a callback without the login state, with a forged state or code, or an error from the provider: 401 login_failed, no session', async ({
+  s,
+  idp,
+}) => {
   const before = await eventCount(s);
   const none = await http(`${s.registry}/api/v1/auth/callback?code=abc&state=def`);
   assert.is(none.status, 401);
@@ -136,22 +183,33 @@ test('refusals: a callback without the login state, with a forged state or code,
   const back = await idp.signIn(login.headers.get('location')!, 'alice');
   const forgedState = new URL(back);
   forgedState.searchParams.set('state', 'forged');
-  const r1 = await http(`${s.registry}/api/v1/auth/callback${forgedState.search}`, { headers: { cookie: `registry_oidc=${state}` } });
+  const r1 = await http(`${s.registry}/api/v1/auth/callback${forgedState.search}`, {
+    headers: { cookie: `registry_oidc=${state}` },
+  });
   assert.is(r1.status, 401);
-  const denied = await http(`${s.registry}/api/v1/auth/callback?error=access_denied&state=x&iss=${encodeURIComponent(idp.issuer)}`, { headers: { cookie: `registry_oidc=${state}` } });
+  const denied = await http(
+    `${s.registry}/api/v1/auth/callback?error=access_denied&state=x&iss=${encodeURIComponent(idp.issuer)}`,
+    { headers: { cookie: `registry_oidc=${state}` } },
+  );
   assert.is(denied.status, 401);
-  const tampered = await http(`${s.registry}/api/v1/auth/callback${back.search}`, { headers: { cookie: `registry_oidc=${state.slice(0, -4)}AAAA` } });
+  const tampered = await http(`${s.registry}/api/v1/auth/callback${back.search}`, {
+    headers: { cookie: `registry_oidc=${state.slice(0, -4)}AAAA` },
+  });
   assert.is(tampered.status, 401);
   assert.is(await eventCount(s), before);
   // An open redirect is refused: return_to must be a path here.
   const evil = await http(`${s.registry}/api/v1/auth/login?return_to=${encodeURIComponent('//evil.example/x')}`);
   const alice = await idp.signIn(evil.headers.get('location')!, 'alice');
-  const landed = await http(`${s.registry}/api/v1/auth/callback${alice.search}`, { headers: { cookie: `registry_oidc=${setCookies(evil).registry_oidc!.value}` } });
+  const landed = await http(`${s.registry}/api/v1/auth/callback${alice.search}`, {
+    headers: { cookie: `registry_oidc=${setCookies(evil).registry_oidc!.value}` },
+  });
   assert.is(landed.headers.get('location'), `${PUBLIC_URL}/api/v1/docs`);
 });
 
 test('with OIDC configured, forward-auth headers are ignored even from a trusted peer', async ({ s }) => {
-  const r = await http(`${s.registry}/api/v1/customers`, { headers: { 'X-Idp-Username': 'mallory', 'X-Idp-Groups': 'registry-admin' } });
+  const r = await http(`${s.registry}/api/v1/customers`, {
+    headers: { 'X-Idp-Username': 'mallory', 'X-Idp-Groups': 'registry-admin' },
+  });
   assert.is(r.status, 401);
 });
 

@@ -18,8 +18,15 @@ test.before(async (ctx) => {
 });
 test.after(async ({ s }) => s?.close());
 
-test('create: registry_sk_ token shown once (no-store), stored only hashed with a prefix; default expiry 90 days', async ({ s, admin, url }) => {
-  const r = await http(url, { headers: admin.headers, json: { name: 'ci', scopes: ['customers:read', 'deployments:write'] } });
+test('create: registry_sk_ token shown once (no-store), stored only hashed with a prefix; default expiry 90 days', async ({
+  s,
+  admin,
+  url,
+}) => {
+  const r = await http(url, {
+    headers: admin.headers,
+    json: { name: 'ci', scopes: ['customers:read', 'deployments:write'] },
+  });
   assert.is(r.status, 201);
   assert.is(r.headers.get('cache-control'), 'no-store');
   assert.match(r.body.token, /^registry_sk_[A-Za-z0-9_-]{43}$/);
@@ -43,7 +50,11 @@ test('create: registry_sk_ token shown once (no-store), stored only hashed with 
   assert.is(one.body.prefix, r.body.prefix);
 });
 
-test('create: unknown scope, no scope, expiry outside 1-365 days, unknown fields: 422; nothing written', async ({ s, admin, url }) => {
+test('create: unknown scope, no scope, expiry outside 1-365 days, unknown fields: 422; nothing written', async ({
+  s,
+  admin,
+  url,
+}) => {
   const before = await eventCount(s);
   for (const body of [
     { name: 'x', scopes: ['customers:admin'] },
@@ -63,17 +74,37 @@ test('create: unknown scope, no scope, expiry outside 1-365 days, unknown fields
   }
   assert.is(await eventCount(s), before);
   for (const days of [1, 365]) {
-    const r = await http(url, { headers: admin.headers, json: { name: `d${days}`, scopes: ['customers:read'], expires_in_days: days } });
+    const r = await http(url, {
+      headers: admin.headers,
+      json: { name: `d${days}`, scopes: ['customers:read'], expires_in_days: days },
+    });
     assert.is(r.status, 201);
     assert.is(Math.round((Date.parse(r.body.expires_at) - Date.parse(r.body.created_at)) / DAY), days);
   }
 });
 
-test('administration is interactive-admin only: every token (whatever its scopes) gets 403, a read-only user 403, nobody 401', async ({ s, admin, url }) => {
-  const all = await mintToken(s, admin, ['customers:read', 'customers:write', 'contacts:write', 'deployments:read', 'deployments:write', 'subscriptions:read', 'subscriptions:write']);
+test('administration is interactive-admin only: every token (whatever its scopes) gets 403, a read-only user 403, nobody 401', async ({
+  s,
+  admin,
+  url,
+}) => {
+  const all = await mintToken(s, admin, [
+    'customers:read',
+    'customers:write',
+    'contacts:write',
+    'deployments:read',
+    'deployments:write',
+    'subscriptions:read',
+    'subscriptions:write',
+  ]);
   const reader = await interactive(s, 'rita', 'readonly');
   const id = (await http(url, { headers: admin.headers })).body.items[0].id;
-  for (const [method, path, json] of [['GET', url, undefined], ['POST', url, { name: 'x', scopes: ['customers:read'] }], ['GET', `${url}/${id}`, undefined], ['DELETE', `${url}/${id}`, undefined]] as const) {
+  for (const [method, path, json] of [
+    ['GET', url, undefined],
+    ['POST', url, { name: 'x', scopes: ['customers:read'] }],
+    ['GET', `${url}/${id}`, undefined],
+    ['DELETE', `${url}/${id}`, undefined],
+  ] as const) {
     const byToken = await http(path, { method, headers: all.headers, json });
     assert.is(byToken.status, 403, `${method} ${path}`);
     assert.is(byToken.body.error.code, 'interactive_admin_only');
@@ -90,8 +121,20 @@ test('a token calls exactly the routes its scopes cover', async ({ s, admin }) =
   assert.is((await http(`${s.registry}/api/v1/summary/rollout`, { headers: deployer.headers })).status, 200);
   const refused = await http(`${s.registry}/api/v1/customers`, { headers: deployer.headers });
   assert.is(refused.status, 403);
-  assert.equal(refused.body.error, { code: 'insufficient_scope', message: 'this route needs the scope customers:read', required_scope: 'customers:read' });
-  assert.is((await http(`${s.registry}/api/v1/deployments`, { headers: deployer.headers, json: { customer_slug: 'x', product: 'chat', version: '1' } })).status, 403);
+  assert.equal(refused.body.error, {
+    code: 'insufficient_scope',
+    message: 'this route needs the scope customers:read',
+    required_scope: 'customers:read',
+  });
+  assert.is(
+    (
+      await http(`${s.registry}/api/v1/deployments`, {
+        headers: deployer.headers,
+        json: { customer_slug: 'x', product: 'chat', version: '1' },
+      })
+    ).status,
+    403,
+  );
 });
 
 test('revoked: 401 from the next request on; revoking again is a no-op; unknown id 404', async ({ s, admin, url }) => {
@@ -129,8 +172,15 @@ test('last_used_at: set on use, then coalesced (one event a minute per token)', 
   assert.is((await http(`${s.registry}/api/v1/customers`, { headers: token.headers })).status, 200);
   const first = (await http(`${url}/${token.id}`, { headers: admin.headers })).body.last_used_at;
   assert.ok(first);
-  for (let i = 0; i < 3; i++) assert.is((await http(`${s.registry}/api/v1/customers`, { headers: token.headers })).status, 200);
-  const uses = async () => (await s.db.pool.query(`SELECT count(*)::int AS n FROM events WHERE type = 'RegistryTokenUsed' AND data->>'token_id' = $1`, [token.id])).rows[0].n;
+  for (let i = 0; i < 3; i++)
+    assert.is((await http(`${s.registry}/api/v1/customers`, { headers: token.headers })).status, 200);
+  const uses = async () =>
+    (
+      await s.db.pool.query(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'RegistryTokenUsed' AND data->>'token_id' = $1`,
+        [token.id],
+      )
+    ).rows[0].n;
   assert.is(await uses(), 1);
   assert.is((await http(`${url}/${token.id}`, { headers: admin.headers })).body.last_used_at, first);
   s.clock.advance(TOKEN_USE_COALESCE_MS + 1000);
@@ -139,7 +189,10 @@ test('last_used_at: set on use, then coalesced (one event a minute per token)', 
   assert.ok((await http(`${url}/${token.id}`, { headers: admin.headers })).body.last_used_at > first);
 });
 
-test('rate limit per token (REGISTRY_TOKEN_RATE_PER_MIN=5): 429 with Retry-After; another token is unaffected', async ({ s, admin }) => {
+test('rate limit per token (REGISTRY_TOKEN_RATE_PER_MIN=5): 429 with Retry-After; another token is unaffected', async ({
+  s,
+  admin,
+}) => {
   const busy = await mintToken(s, admin, ['customers:read']);
   const other = await mintToken(s, admin, ['customers:read']);
   const statuses: number[] = [];

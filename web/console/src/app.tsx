@@ -35,7 +35,11 @@ const Activity = lazy(() => import('./pages/activity.tsx').then((m) => m.Activit
 
 const PUBLIC_PATHS = new Set(['/sign-in', '/signed-out']);
 
-interface NavItem { href: string; label: string; admin?: boolean }
+interface NavItem {
+  href: string;
+  label: string;
+  admin?: boolean;
+}
 const NAV: NavItem[] = [
   { href: '/', label: 'Cockpit' },
   { href: '/projects', label: 'Projects' },
@@ -53,7 +57,9 @@ const NAV: NavItem[] = [
 function NotFound() {
   return (
     <Page title="Page not found">
-      <p>There is no page at this address. <a href="/">Go to the cockpit</a>.</p>
+      <p>
+        There is no page at this address. <a href="/">Go to the cockpit</a>.
+      </p>
     </Page>
   );
 }
@@ -65,7 +71,16 @@ function Nav() {
     <nav aria-label="Main">
       <ul>
         {items.map((item) => (
-          <li key={item.href}><a href={item.href} aria-current={path === item.href || (item.href !== '/' && path.startsWith(`${item.href}/`)) ? 'page' : undefined}>{item.label}</a></li>
+          <li key={item.href}>
+            <a
+              href={item.href}
+              aria-current={
+                path === item.href || (item.href !== '/' && path.startsWith(`${item.href}/`)) ? 'page' : undefined
+              }
+            >
+              {item.label}
+            </a>
+          </li>
         ))}
       </ul>
     </nav>
@@ -82,11 +97,22 @@ function Banner() {
   }
   return (
     <header class="banner">
-      <a class="brand" href="/">Orchard</a>
+      <a class="brand" href="/">
+        Orchard
+      </a>
       {state?.authenticated && state.user && (
         <div class="account">
-          <span>Signed in as <a href="/account"><strong>{state.user.username}</strong><span class="visually-hidden"> (your account)</span></a> <span class="role">({state.user.role})</span></span>
-          <button type="button" onClick={handler(signOut)}>Sign out</button>
+          <span>
+            Signed in as{' '}
+            <a href="/account">
+              <strong>{state.user.username}</strong>
+              <span class="visually-hidden"> (your account)</span>
+            </a>{' '}
+            <span class="role">({state.user.role})</span>
+          </span>
+          <button type="button" onClick={handler(signOut)}>
+            Sign out
+          </button>
         </div>
       )}
     </header>
@@ -100,9 +126,13 @@ function Routes() {
   useEffect(() => {
     if (needsSignIn) route(`/sign-in?next=${encodeURIComponent(url)}`, true);
   }, [needsSignIn, url]);
-  useEffect(() => whenUnauthorized(() => {
-    signedOutLocally();
-  }), []);
+  useEffect(
+    () =>
+      whenUnauthorized(() => {
+        signedOutLocally();
+      }),
+    [],
+  );
   if (state === null) return sessionError.value ? <p role="alert">{sessionError.value}</p> : <Loading />;
   if (needsSignIn) return <Loading />;
   return (
@@ -140,7 +170,9 @@ export function App() {
   const signedIn = session.value?.authenticated === true;
   return (
     <LocationProvider>
-      <a class="skip-link" href="#main">Skip to content</a>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <Banner />
       {signedIn && <Nav />}
       <main id="main" tabIndex={-1}>

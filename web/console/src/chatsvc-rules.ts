@@ -12,7 +12,7 @@ export const INSTANCE_URL_MAX = 2048;
 
 /** The message for a chat service base URL, or null when the server would take it. */
 export function checkInstanceUrl(raw: string): string | null {
-  if (raw.trim() === '') return 'Enter the chat service\'s base URL.';
+  if (raw.trim() === '') return "Enter the chat service's base URL.";
   if (raw.length > INSTANCE_URL_MAX) return `At most ${INSTANCE_URL_MAX} characters.`;
   let url: URL;
   try {
@@ -45,13 +45,17 @@ export function checkDisplayName(name: string): string | null {
 export function checkExpiry(text: string): { value: number | undefined } | { error: string } {
   if (text.trim() === '') return { value: undefined };
   const n = Number(text);
-  if (!Number.isInteger(n) || n < EXPIRY_HOURS.min || n > EXPIRY_HOURS.max) return { error: `A whole number of hours from ${EXPIRY_HOURS.min} to ${EXPIRY_HOURS.max.toLocaleString('en')}.` };
+  if (!Number.isInteger(n) || n < EXPIRY_HOURS.min || n > EXPIRY_HOURS.max)
+    return { error: `A whole number of hours from ${EXPIRY_HOURS.min} to ${EXPIRY_HOURS.max.toLocaleString('en')}.` };
   return { value: n };
 }
 
 /** A bot username suggested from a profile slug (hyphens become underscores). */
 export function suggestUsername(slug: string): string {
-  const base = slug.replace(/-/g, '_').replace(/[^A-Za-z0-9_]/g, '').slice(0, 28);
+  const base = slug
+    .replace(/-/g, '_')
+    .replace(/[^A-Za-z0-9_]/g, '')
+    .slice(0, 28);
   if (base.length < 3) return 'orchestration_bot';
   return /bot$/i.test(base) ? base : `${base}_bot`;
 }

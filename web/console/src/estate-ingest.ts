@@ -18,7 +18,10 @@ export const MAX_BATCH_BYTES = 32 * 1024 * 1024;
  */
 export const MAX_FILE_BYTES = 4 * MAX_CONTENT_CHARS;
 
-export interface SnippetPart { text: string; mark: boolean }
+export interface SnippetPart {
+  text: string;
+  mark: boolean;
+}
 
 /**
  * A search snippet into text parts: the server (ts_headline with StartSel=** and StopSel=**)
@@ -62,7 +65,8 @@ export function folderName(files: readonly { webkitRelativePath?: string }[]): s
 
 /** Why the browser leaves a file out before reading it, or null to read it. */
 export function skipBeforeReading(file: { size: number }): string | null {
-  if (file.size > MAX_FILE_BYTES) return `larger than ${MAX_FILE_BYTES.toLocaleString('en')} bytes: cannot fit the ${MAX_CONTENT_CHARS.toLocaleString('en')}-character limit`;
+  if (file.size > MAX_FILE_BYTES)
+    return `larger than ${MAX_FILE_BYTES.toLocaleString('en')} bytes: cannot fit the ${MAX_CONTENT_CHARS.toLocaleString('en')}-character limit`;
   return null;
 }
 
@@ -83,7 +87,11 @@ export function textOf(bytes: Uint8Array): string | null {
  * Items into batches of at most `maxCount` items and `maxBytes` bytes, in order. An item larger
  * than `maxBytes` goes alone in its batch (the server judges it). An empty list is no batch.
  */
-export function batches<T>(items: readonly T[], sizeOf: (item: T) => number, limits: { maxCount?: number; maxBytes?: number } = {}): T[][] {
+export function batches<T>(
+  items: readonly T[],
+  sizeOf: (item: T) => number,
+  limits: { maxCount?: number; maxBytes?: number } = {},
+): T[][] {
   const maxCount = limits.maxCount ?? MAX_DOCUMENTS_PER_BATCH;
   const maxBytes = limits.maxBytes ?? MAX_BATCH_BYTES;
   if (!Number.isInteger(maxCount) || maxCount < 1) throw new Error('maxCount must be a positive integer');

@@ -17,7 +17,9 @@ export function Page(props: { title: string; children?: ComponentChildren; actio
   return (
     <>
       <div class="page-head">
-        <h1 tabIndex={-1} ref={heading}>{props.title}</h1>
+        <h1 tabIndex={-1} ref={heading}>
+          {props.title}
+        </h1>
         {props.actions}
       </div>
       {props.children}
@@ -32,7 +34,9 @@ export function NeedsAdmin(props: { error?: ApiErrorBody }) {
       <div class="panel" role="alert">
         <p>This page is for administrators. Your account does not have the admin role.</p>
         {props.error?.message && <p class="muted">The server said: {props.error.message}</p>}
-        <p><a href="/">Back to the cockpit</a></p>
+        <p>
+          <a href="/">Back to the cockpit</a>
+        </p>
       </div>
     </Page>
   );
@@ -42,11 +46,19 @@ export function LoadFailed(props: { error?: ApiErrorBody | null; retry?: () => v
   return (
     <div class="panel error" role="alert">
       <p>Could not load this page{props.error?.message ? `: ${props.error.message}` : '.'}</p>
-      {props.retry && <button type="button" onClick={props.retry}>Try again</button>}
+      {props.retry && (
+        <button type="button" onClick={props.retry}>
+          Try again
+        </button>
+      )}
     </div>
   );
 }
 
 export function Loading() {
-  return <p class="muted" role="status">Loading…</p>;
+  return (
+    <p class="muted" role="status">
+      Loading…
+    </p>
+  );
 }

@@ -25,7 +25,9 @@ export type RangedField = keyof typeof LIMITS;
 export function checkSlug(slug: string): string | null {
   if (slug === '') return 'Enter a slug.';
   if (slug.length > 60) return 'A slug is at most 60 characters.';
-  return SLUG_PATTERN.test(slug) ? null : 'Use lowercase letters, digits and hyphens, with no hyphen at the start or end.';
+  return SLUG_PATTERN.test(slug)
+    ? null
+    : 'Use lowercase letters, digits and hyphens, with no hyphen at the start or end.';
 }
 
 /** Name and model: 1-200 characters once trimmed. */
@@ -47,7 +49,8 @@ export function checkNumber(field: RangedField, text: string): { value: number }
   const value = Number(trimmed);
   if (!Number.isFinite(value)) return { error: 'Enter a number.' };
   if (field !== 'temperature' && !Number.isInteger(value)) return { error: 'Enter a whole number.' };
-  if (value < min || value > max) return { error: `Between ${min.toLocaleString('en')} and ${max.toLocaleString('en')}.` };
+  if (value < min || value > max)
+    return { error: `Between ${min.toLocaleString('en')} and ${max.toLocaleString('en')}.` };
   return { value };
 }
 

@@ -6,7 +6,7 @@ import { api, type SessionState } from './api/client.ts';
 
 export const session = signal<SessionState | null>(null);
 export const sessionError = signal<string | null>(null);
-export const role = computed(() => (session.value?.authenticated ? session.value.user?.role ?? null : null));
+export const role = computed(() => (session.value?.authenticated ? (session.value.user?.role ?? null) : null));
 
 export async function loadSession(): Promise<SessionState | null> {
   const { data, error } = await api.GET('/auth/session');

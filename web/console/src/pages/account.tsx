@@ -48,25 +48,64 @@ export function Account() {
         <section aria-labelledby="who-heading">
           <h2 id="who-heading">Who you are</h2>
           <dl class="pairs">
-            <div><dt>Username</dt><dd>{user.username}</dd></div>
-            <div><dt>Email</dt><dd>{user.email}</dd></div>
-            <div><dt>Role</dt><dd>{ROLE_WORDS[user.role] ?? user.role}</dd></div>
-            <div><dt>Signed in by</dt><dd>{state?.login === 'forward_auth' ? 'single sign-on (your organisation\'s proxy)' : 'password'}</dd></div>
+            <div>
+              <dt>Username</dt>
+              <dd>{user.username}</dd>
+            </div>
+            <div>
+              <dt>Email</dt>
+              <dd>{user.email}</dd>
+            </div>
+            <div>
+              <dt>Role</dt>
+              <dd>{ROLE_WORDS[user.role] ?? user.role}</dd>
+            </div>
+            <div>
+              <dt>Signed in by</dt>
+              <dd>{state?.login === 'forward_auth' ? "single sign-on (your organisation's proxy)" : 'password'}</dd>
+            </div>
           </dl>
         </section>
       )}
       <section aria-labelledby="key-heading">
         <h2 id="key-heading">API key</h2>
-        <p>Your API key lets scripts and the command line act as you (the <code>X-API-Key</code> header). It was shown once, when it was made, and is not shown here.</p>
-        <p>Rotating makes a new key and shows it once; your current key stops working at that moment. Rotate it when it may have leaked, or when you have lost it.</p>
-        <button type="button" id="rotate-my-key" onClick={() => { setError(null); setConfirming(true); }}>Rotate my API key</button>
+        <p>
+          Your API key lets scripts and the command line act as you (the <code>X-API-Key</code> header). It was shown
+          once, when it was made, and is not shown here.
+        </p>
+        <p>
+          Rotating makes a new key and shows it once; your current key stops working at that moment. Rotate it when it
+          may have leaked, or when you have lost it.
+        </p>
+        <button
+          type="button"
+          id="rotate-my-key"
+          onClick={() => {
+            setError(null);
+            setConfirming(true);
+          }}
+        >
+          Rotate my API key
+        </button>
       </section>
       {confirming && (
-        <Confirm title="Rotate your API key?" confirm="Rotate my key" busy={busy} error={error}
+        <Confirm
+          title="Rotate your API key?"
+          confirm="Rotate my key"
+          busy={busy}
+          error={error}
           question="A new key is made and shown once. Your current key stops working immediately: scripts and tools using it get 401 until they have the new one."
-          onConfirm={handler(rotate)} onClose={() => setConfirming(false)} />
+          onConfirm={handler(rotate)}
+          onClose={() => setConfirming(false)}
+        />
       )}
-      {shown && <KeyOnce shown={shown} onClose={() => setShown(null)} returnTo={() => document.getElementById('rotate-my-key')} />}
+      {shown && (
+        <KeyOnce
+          shown={shown}
+          onClose={() => setShown(null)}
+          returnTo={() => document.getElementById('rotate-my-key')}
+        />
+      )}
     </Page>
   );
 }

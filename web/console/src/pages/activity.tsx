@@ -40,16 +40,20 @@ export function Activity() {
   const [type, setType] = useState('');
   const [stream, setStream] = useState('');
 
-  useEffect(() => listen((event) => {
-    const list = kept.current;
-    list.push(event);
-    if (list.length > LIMIT) {
-      list.splice(0, list.length - LIMIT);
-      setDropped((n) => n + 1);
-    }
-    if (paused.current) setWaiting((n) => n + 1);
-    else setShown(list.slice());
-  }), []);
+  useEffect(
+    () =>
+      listen((event) => {
+        const list = kept.current;
+        list.push(event);
+        if (list.length > LIMIT) {
+          list.splice(0, list.length - LIMIT);
+          setDropped((n) => n + 1);
+        }
+        if (paused.current) setWaiting((n) => n + 1);
+        else setShown(list.slice());
+      }),
+    [],
+  );
 
   function togglePause() {
     if (paused.current) {
@@ -65,28 +69,56 @@ export function Activity() {
     }
   }
 
-  const types = useMemo(() => [...new Set([...shown.map((e) => e.type), ...(type ? [type] : [])])].sort(), [shown, type]);
+  const types = useMemo(
+    () => [...new Set([...shown.map((e) => e.type), ...(type ? [type] : [])])].sort(),
+    [shown, type],
+  );
   const needle = stream.trim().toLowerCase();
-  const visible = useMemo(() => shown.filter((e) => (!type || e.type === type) && (!needle || e.stream.toLowerCase().includes(needle))).reverse(), [shown, type, needle]);
+  const visible = useMemo(
+    () =>
+      shown.filter((e) => (!type || e.type === type) && (!needle || e.stream.toLowerCase().includes(needle))).reverse(),
+    [shown, type, needle],
+  );
   const filtered = type !== '' || needle !== '';
 
   return (
-    <Page title="Activity" actions={<p class="live-state muted">{connected.value ? 'Live: up to date' : 'Live: connecting…'}</p>}>
+    <Page
+      title="Activity"
+      actions={<p class="live-state muted">{connected.value ? 'Live: up to date' : 'Live: connecting…'}</p>}
+    >
       <div class="activity-controls">
-        <Field id="activity-type" label="Type" kind="select" value={type} onInput={setType}
-          options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]} />
-        <Field id="activity-stream" label="Stream" type="search" value={stream} onInput={setStream}
-          hint="Any part of a stream's name, such as orch.task- or an id." />
-        <button type="button" class={isPaused ? '' : 'secondary'} onClick={togglePause}>{isPaused ? 'Resume' : 'Pause'}</button>
+        <Field
+          id="activity-type"
+          label="Type"
+          kind="select"
+          value={type}
+          onInput={setType}
+          options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]}
+        />
+        <Field
+          id="activity-stream"
+          label="Stream"
+          type="search"
+          value={stream}
+          onInput={setStream}
+          hint="Any part of a stream's name, such as orch.task- or an id."
+        />
+        <button type="button" class={isPaused ? '' : 'secondary'} onClick={togglePause}>
+          {isPaused ? 'Resume' : 'Pause'}
+        </button>
       </div>
       {isPaused && (
         <p class="panel" id="activity-paused">
-          Paused: {plural(waiting, 'new event')} since, kept until you resume{waiting > LIMIT ? ` (only the last ${count.format(LIMIT)} are kept)` : ''}.
+          Paused: {plural(waiting, 'new event')} since, kept until you resume
+          {waiting > LIMIT ? ` (only the last ${count.format(LIMIT)} are kept)` : ''}.
         </p>
       )}
       <p class="muted" id="activity-count">
-        {filtered ? `${plural(visible.length, 'event')} of ${count.format(shown.length)} match the filters` : `${plural(shown.length, 'event')}`} since this page opened, newest first.
-        {' '}The page keeps the last {count.format(LIMIT)}{dropped > 0 ? `; ${plural(dropped, 'older event')} dropped off the end` : ''}.
+        {filtered
+          ? `${plural(visible.length, 'event')} of ${count.format(shown.length)} match the filters`
+          : `${plural(shown.length, 'event')}`}{' '}
+        since this page opened, newest first. The page keeps the last {count.format(LIMIT)}
+        {dropped > 0 ? `; ${plural(dropped, 'older event')} dropped off the end` : ''}.
       </p>
       {visible.length === 0 ? (
         <p>{shown.length === 0 ? 'No events yet. They appear here as they happen.' : 'No events match the filters.'}</p>
@@ -95,7 +127,13 @@ export function Activity() {
           <table id="activity-table">
             <caption class="visually-hidden">Events, newest first</caption>
             <thead>
-              <tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Stream</th><th scope="col">Data</th><th scope="col">Position</th></tr>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Type</th>
+                <th scope="col">Stream</th>
+                <th scope="col">Data</th>
+                <th scope="col">Position</th>
+              </tr>
             </thead>
             <tbody>
               {visible.map((e) => (
@@ -103,7 +141,9 @@ export function Activity() {
                   <td class="nowrap">{new Date(e.at).toLocaleTimeString()}</td>
                   <td class="event-type">{e.type}</td>
                   <td class="event-stream">{e.stream}</td>
-                  <td class="event-data"><code>{dataText(e.data)}</code></td>
+                  <td class="event-data">
+                    <code>{dataText(e.data)}</code>
+                  </td>
                   <td class="nowrap muted">{e.position}</td>
                 </tr>
               ))}

@@ -18,14 +18,36 @@ import { ENDED, readAll, type Agent, type Project } from './work.ts';
 import { handler } from '../ui/handler.ts';
 
 type Spawn = Schemas['SpawnRequest'];
-const ROLES: Spawn['role'][] = ['coordinator', 'builder', 'reviewer', 'auditor', 'security', 'researcher', 'tester', 'deliberator', 'planner', 'custom'];
+const ROLES: Spawn['role'][] = [
+  'coordinator',
+  'builder',
+  'reviewer',
+  'auditor',
+  'security',
+  'researcher',
+  'tester',
+  'deliberator',
+  'planner',
+  'custom',
+];
 const TEMPLATES: NonNullable<Spawn['template']>[] = ['coordinator', 'builder', 'custom'];
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const BRANCH = /^[A-Za-z0-9._/-]{1,200}$/;
-const SPAWN_FIELDS = ['name', 'role', 'project_id', 'initial_prompt', 'template', 'custom_agent_md', 'model', 'base_branch', 'persistent'];
+const SPAWN_FIELDS = [
+  'name',
+  'role',
+  'project_id',
+  'initial_prompt',
+  'template',
+  'custom_agent_md',
+  'model',
+  'base_branch',
+  'persistent',
+];
 
 const usd = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', maximumFractionDigits: 4 });
-const roleTemplate = (r: Spawn['role']) => (r === 'coordinator' ? 'coordinator' : r === 'custom' ? 'custom' : 'builder');
+const roleTemplate = (r: Spawn['role']) =>
+  r === 'coordinator' ? 'coordinator' : r === 'custom' ? 'custom' : 'builder';
 
 function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => void }) {
   const [name, setName] = useState('');
@@ -46,8 +68,10 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
     const found: FieldErrors = {};
     if (!NAME.test(name)) found.name = '1 to 64 letters, digits, dashes or underscores.';
     if (!projectId) found.project_id = 'Choose a project.';
-    if (effectiveTemplate === 'custom' && !customMd.trim()) found.custom_agent_md = 'The custom template needs its instructions.';
-    if (baseBranch && (!BRANCH.test(baseBranch) || baseBranch.includes('..') || baseBranch.startsWith('-'))) found.base_branch = 'A branch name (letters, digits, . _ / -).';
+    if (effectiveTemplate === 'custom' && !customMd.trim())
+      found.custom_agent_md = 'The custom template needs its instructions.';
+    if (baseBranch && (!BRANCH.test(baseBranch) || baseBranch.includes('..') || baseBranch.startsWith('-')))
+      found.base_branch = 'A branch name (letters, digits, . _ / -).';
     return found;
   }
 
@@ -62,7 +86,9 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
       return;
     }
     const body: Spawn = {
-      name, role: agentRole, project_id: projectId,
+      name,
+      role: agentRole,
+      project_id: projectId,
       ...(prompt.trim() ? { initial_prompt: prompt } : {}),
       ...(template ? { template } : {}),
       ...(effectiveTemplate === 'custom' ? { custom_agent_md: customMd } : {}),
@@ -89,24 +115,92 @@ function SpawnForm(props: { projects: Project[]; onSpawned: (agent: Agent) => vo
     <form class="form spawn" onSubmit={handler(submit)} noValidate aria-labelledby="spawn-heading">
       <h2 id="spawn-heading">Spawn an agent</h2>
       <FormError id="spawn-error" message={formError} />
-      <Field id="spawn-name" label="Name" hint="Letters, digits, dashes and underscores" error={errors.name} required value={name} onInput={setName} />
-      <Field id="spawn-role" label="Role" kind="select" error={errors.role}
-        options={ROLES.map((r) => ({ value: r, label: r }))} value={agentRole} onInput={(v) => setAgentRole(v as Spawn['role'])} />
-      <Field id="spawn-project_id" label="Project" kind="select" error={errors.project_id}
-        options={props.projects.map((p) => ({ value: p.id, label: p.name }))} value={projectId} onInput={setProjectId} />
-      <Field id="spawn-initial_prompt" label="Initial prompt (optional)" kind="textarea" error={errors.initial_prompt} value={prompt} onInput={setPrompt} />
-      <Field id="spawn-template" label="Template" kind="select" error={errors.template}
-        options={[{ value: '', label: `The role's own (${roleTemplate(agentRole)})` }, ...TEMPLATES.map((t) => ({ value: t, label: t }))]}
-        value={template ?? ''} onInput={(v) => setTemplate(v as Spawn['template'] | '')} />
+      <Field
+        id="spawn-name"
+        label="Name"
+        hint="Letters, digits, dashes and underscores"
+        error={errors.name}
+        required
+        value={name}
+        onInput={setName}
+      />
+      <Field
+        id="spawn-role"
+        label="Role"
+        kind="select"
+        error={errors.role}
+        options={ROLES.map((r) => ({ value: r, label: r }))}
+        value={agentRole}
+        onInput={(v) => setAgentRole(v as Spawn['role'])}
+      />
+      <Field
+        id="spawn-project_id"
+        label="Project"
+        kind="select"
+        error={errors.project_id}
+        options={props.projects.map((p) => ({ value: p.id, label: p.name }))}
+        value={projectId}
+        onInput={setProjectId}
+      />
+      <Field
+        id="spawn-initial_prompt"
+        label="Initial prompt (optional)"
+        kind="textarea"
+        error={errors.initial_prompt}
+        value={prompt}
+        onInput={setPrompt}
+      />
+      <Field
+        id="spawn-template"
+        label="Template"
+        kind="select"
+        error={errors.template}
+        options={[
+          { value: '', label: `The role's own (${roleTemplate(agentRole)})` },
+          ...TEMPLATES.map((t) => ({ value: t, label: t })),
+        ]}
+        value={template ?? ''}
+        onInput={(v) => setTemplate(v as Spawn['template'] | '')}
+      />
       {effectiveTemplate === 'custom' && (
-        <Field id="spawn-custom_agent_md" label="Custom instructions" kind="textarea" hint="The agent's instructions, used by the custom template" error={errors.custom_agent_md}
-          required value={customMd} onInput={setCustomMd} />
+        <Field
+          id="spawn-custom_agent_md"
+          label="Custom instructions"
+          kind="textarea"
+          hint="The agent's instructions, used by the custom template"
+          error={errors.custom_agent_md}
+          required
+          value={customMd}
+          onInput={setCustomMd}
+        />
       )}
-      <Field id="spawn-model" label="Model (optional)" hint="The server's default model when empty" error={errors.model} value={model} onInput={setModel} />
-      <Field id="spawn-base_branch" label="Base branch (optional)" hint="main when empty" error={errors.base_branch} value={baseBranch} onInput={setBaseBranch} />
-      <Field id="spawn-persistent" label="Persistent" kind="checkbox" hint="Keep the working directory when the agent ends, and resume there."
-        checked={persistent} onChange={setPersistent} />
-      <button type="submit" disabled={busy}>{busy ? 'Spawning…' : 'Spawn agent'}</button>
+      <Field
+        id="spawn-model"
+        label="Model (optional)"
+        hint="The server's default model when empty"
+        error={errors.model}
+        value={model}
+        onInput={setModel}
+      />
+      <Field
+        id="spawn-base_branch"
+        label="Base branch (optional)"
+        hint="main when empty"
+        error={errors.base_branch}
+        value={baseBranch}
+        onInput={setBaseBranch}
+      />
+      <Field
+        id="spawn-persistent"
+        label="Persistent"
+        kind="checkbox"
+        hint="Keep the working directory when the agent ends, and resume there."
+        checked={persistent}
+        onChange={setPersistent}
+      />
+      <button type="submit" disabled={busy}>
+        {busy ? 'Spawning…' : 'Spawn agent'}
+      </button>
     </form>
   );
 }
@@ -120,14 +214,21 @@ export function Agents() {
   const [busy, setBusy] = useState(false);
   const canWrite = role.value === 'user' || role.value === 'admin';
 
-  const upsert = (agent: Agent) => setAgents((list) => (list ?? []).some((a) => a.id === agent.id)
-    ? (list ?? []).map((a) => (a.id === agent.id ? agent : a)) : [...(list ?? []), agent]);
+  const upsert = (agent: Agent) =>
+    setAgents((list) =>
+      (list ?? []).some((a) => a.id === agent.id)
+        ? (list ?? []).map((a) => (a.id === agent.id ? agent : a))
+        : [...(list ?? []), agent],
+    );
 
   async function load() {
-    const [all, ps] = await Promise.all([readAll(async (limit, offset) => {
-      const { data, error: failed } = await api.GET('/api/agents', { params: { query: { limit, offset } } });
-      return data ? { rows: data.agents, total: data.total } : { error: failed };
-    }), loadProjects()]);
+    const [all, ps] = await Promise.all([
+      readAll(async (limit, offset) => {
+        const { data, error: failed } = await api.GET('/api/agents', { params: { query: { limit, offset } } });
+        return data ? { rows: data.agents, total: data.total } : { error: failed };
+      }),
+      loadProjects(),
+    ]);
     if (!Array.isArray(all)) return setError(problem(all.error));
     if (!Array.isArray(ps)) return setError(problem(ps.error));
     setAgents(all);
@@ -164,17 +265,33 @@ export function Agents() {
   return (
     <Page title="Agents">
       <p class="live-state muted">{connected.value ? 'Live: up to date' : 'Live: connecting…'}</p>
-      {error ? <LoadFailed error={error} retry={handler(load)} /> : !agents ? <Loading /> : (
+      {error ? (
+        <LoadFailed error={error} retry={handler(load)} />
+      ) : !agents ? (
+        <Loading />
+      ) : (
         <>
-          {agents.length === 0 ? <p>No agents yet.</p> : (
+          {agents.length === 0 ? (
+            <p>No agents yet.</p>
+          ) : (
             <div class="table-wrap">
               <table>
                 <caption class="visually-hidden">Agents, their status and cost</caption>
                 <thead>
                   <tr>
-                    <th scope="col">Agent</th><th scope="col">Role</th><th scope="col">Project</th><th scope="col">Status</th>
-                    <th scope="col" class="num">Cost</th><th scope="col">Spawned</th>
-                    {canWrite && <th scope="col"><span class="visually-hidden">Actions</span></th>}
+                    <th scope="col">Agent</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Project</th>
+                    <th scope="col">Status</th>
+                    <th scope="col" class="num">
+                      Cost
+                    </th>
+                    <th scope="col">Spawned</th>
+                    {canWrite && (
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
+                    )}
                   </tr>
                 </thead>
                 <tbody>
@@ -182,16 +299,39 @@ export function Agents() {
                     <tr key={a.id} data-agent-id={a.id}>
                       <th scope="row">{a.name}</th>
                       <td>{a.role}</td>
-                      <td><a href={`/projects/${a.project_id}`}>{projectName(a.project_id)}</a></td>
-                      <td class="agent-status">{a.status}{a.status_reason ? ` (${a.status_reason})` : ''}</td>
+                      <td>
+                        <a href={`/projects/${a.project_id}`}>{projectName(a.project_id)}</a>
+                      </td>
+                      <td class="agent-status">
+                        {a.status}
+                        {a.status_reason ? ` (${a.status_reason})` : ''}
+                      </td>
                       <td class="num">{usd.format(a.total_cost_usd)}</td>
                       <td>{new Date(a.created_at).toLocaleString()}</td>
                       {canWrite && (
                         <td class="row-actions">
                           {!ENDED.has(a.status) && (
                             <>
-                              <button type="button" class="secondary small" onClick={() => { setConfirmError(null); setConfirm({ agent: a, verb: 'stop' }); }}>Stop<span class="visually-hidden"> {a.name}</span></button>
-                              <button type="button" class="danger small" onClick={() => { setConfirmError(null); setConfirm({ agent: a, verb: 'kill' }); }}>Kill<span class="visually-hidden"> {a.name}</span></button>
+                              <button
+                                type="button"
+                                class="secondary small"
+                                onClick={() => {
+                                  setConfirmError(null);
+                                  setConfirm({ agent: a, verb: 'stop' });
+                                }}
+                              >
+                                Stop<span class="visually-hidden"> {a.name}</span>
+                              </button>
+                              <button
+                                type="button"
+                                class="danger small"
+                                onClick={() => {
+                                  setConfirmError(null);
+                                  setConfirm({ agent: a, verb: 'kill' });
+                                }}
+                              >
+                                Kill<span class="visually-hidden"> {a.name}</span>
+                              </button>
                             </>
                           )}
                         </td>
@@ -202,18 +342,36 @@ export function Agents() {
               </table>
             </div>
           )}
-          {canWrite && (projects.length === 0
-            ? <p>Create a <a href="/projects">project</a> first: an agent works in one.</p>
-            : <SpawnForm projects={projects} onSpawned={(agent) => { upsert(agent); toast(`Spawned ${agent.name}: ${agent.status}, waiting for a runner.`); }} />)}
+          {canWrite &&
+            (projects.length === 0 ? (
+              <p>
+                Create a <a href="/projects">project</a> first: an agent works in one.
+              </p>
+            ) : (
+              <SpawnForm
+                projects={projects}
+                onSpawned={(agent) => {
+                  upsert(agent);
+                  toast(`Spawned ${agent.name}: ${agent.status}, waiting for a runner.`);
+                }}
+              />
+            ))}
         </>
       )}
       {confirm && (
-        <Confirm title={confirm.verb === 'stop' ? `Stop ${confirm.agent.name}?` : `Kill ${confirm.agent.name}?`}
-          question={confirm.verb === 'stop'
-            ? `The agent moves to stopped and its runner abandons it; its credential stops working. This cannot be undone.`
-            : `The agent moves to killed at once and its runner abandons it; its credential stops working. This cannot be undone.`}
-          confirm={confirm.verb === 'stop' ? 'Stop agent' : 'Kill agent'} busy={busy} error={confirmError}
-          onConfirm={handler(act)} onClose={() => setConfirm(null)} />
+        <Confirm
+          title={confirm.verb === 'stop' ? `Stop ${confirm.agent.name}?` : `Kill ${confirm.agent.name}?`}
+          question={
+            confirm.verb === 'stop'
+              ? `The agent moves to stopped and its runner abandons it; its credential stops working. This cannot be undone.`
+              : `The agent moves to killed at once and its runner abandons it; its credential stops working. This cannot be undone.`
+          }
+          confirm={confirm.verb === 'stop' ? 'Stop agent' : 'Kill agent'}
+          busy={busy}
+          error={confirmError}
+          onConfirm={handler(act)}
+          onClose={() => setConfirm(null)}
+        />
       )}
     </Page>
   );

@@ -17,11 +17,17 @@ type Severity = Entry['severity'];
 export const PAGE_SIZE = 10;
 const SEVERITIES: Severity[] = ['info', 'warning', 'critical'];
 
-const detailText = (detail: Entry['detail']) => Object.entries(detail)
-  .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
+const detailText = (detail: Entry['detail']) =>
+  Object.entries(detail)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join('; ');
 const actorText = (actor: Entry['actor']) => (actor.id ? `${actor.kind} ${actor.id.slice(0, 8)}` : actor.kind);
 
-interface Shown { entries: Entry[]; first: number; severity: Severity | '' }
+interface Shown {
+  entries: Entry[];
+  first: number;
+  severity: Severity | '';
+}
 
 export function Audit() {
   const [severity, setSeverity] = useState<Severity | ''>('');
@@ -42,7 +48,8 @@ export function Audit() {
     if (!data) return setError({ status: response.status, body: problem(refused) });
     const first = trail.length * PAGE_SIZE + 1;
     setShown({ entries: data, first, severity });
-    if (trail.length > 0 || severity) announce(data.length === 0 ? 'No entries.' : `Entries ${first} to ${first + data.length - 1}.`);
+    if (trail.length > 0 || severity)
+      announce(data.length === 0 ? 'No entries.' : `Entries ${first} to ${first + data.length - 1}.`);
   }
   useEffect(() => {
     void load();
@@ -61,25 +68,54 @@ export function Audit() {
   return (
     <Page title="Audit">
       <div class="audit-filter">
-        <Field id="audit-severity" label="Severity" kind="select" value={severity}
+        <Field
+          id="audit-severity"
+          label="Severity"
+          kind="select"
+          value={severity}
           options={[{ value: '', label: 'All severities' }, ...SEVERITIES.map((s) => ({ value: s, label: s }))]}
-          onInput={(v) => { setTrail([]); setSeverity(v as Severity | ''); }} />
+          onInput={(v) => {
+            setTrail([]);
+            setSeverity(v as Severity | '');
+          }}
+        />
       </div>
-      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !entries ? <Loading /> : (
+      {error ? (
+        <LoadFailed error={error.body} retry={handler(load)} />
+      ) : !entries ? (
+        <Loading />
+      ) : (
         <>
-          {entries.length === 0 ? <p>No entries{shown?.severity ? ` of severity ${shown.severity}` : ''}{first > 1 ? ' older than these' : ''}.</p> : (
+          {entries.length === 0 ? (
+            <p>
+              No entries{shown?.severity ? ` of severity ${shown.severity}` : ''}
+              {first > 1 ? ' older than these' : ''}.
+            </p>
+          ) : (
             <>
-              <p class="muted" id="audit-range">Entries {first} to {first + entries.length - 1}, newest first{shown?.severity ? `, severity ${shown.severity}` : ''}.</p>
+              <p class="muted" id="audit-range">
+                Entries {first} to {first + entries.length - 1}, newest first
+                {shown?.severity ? `, severity ${shown.severity}` : ''}.
+              </p>
               <div class="table-wrap">
                 <table>
                   <caption class="visually-hidden">Audit entries, newest first</caption>
                   <thead>
-                    <tr><th scope="col">Time</th><th scope="col">Type</th><th scope="col">Severity</th><th scope="col">Profile</th><th scope="col">Actor</th><th scope="col">Details</th></tr>
+                    <tr>
+                      <th scope="col">Time</th>
+                      <th scope="col">Type</th>
+                      <th scope="col">Severity</th>
+                      <th scope="col">Profile</th>
+                      <th scope="col">Actor</th>
+                      <th scope="col">Details</th>
+                    </tr>
                   </thead>
                   <tbody>
                     {entries.map((e) => (
                       <tr key={e.id} data-audit-id={e.id}>
-                        <td><time dateTime={e.created_at}>{new Date(e.created_at).toLocaleString()}</time></td>
+                        <td>
+                          <time dateTime={e.created_at}>{new Date(e.created_at).toLocaleString()}</time>
+                        </td>
                         <th scope="row">{e.event_type}</th>
                         <td class={`severity severity-${e.severity}`}>{e.severity}</td>
                         <td>{e.profile_slug ? <code>{e.profile_slug}</code> : <span class="muted">none</span>}</td>
@@ -93,8 +129,12 @@ export function Audit() {
             </>
           )}
           <div class="pager">
-            <button type="button" class="secondary" aria-disabled={first === 1 ? 'true' : undefined} onClick={newest}>Newest</button>
-            <button type="button" class="secondary" aria-disabled={hasOlder ? undefined : 'true'} onClick={older}>Older entries</button>
+            <button type="button" class="secondary" aria-disabled={first === 1 ? 'true' : undefined} onClick={newest}>
+              Newest
+            </button>
+            <button type="button" class="secondary" aria-disabled={hasOlder ? undefined : 'true'} onClick={older}>
+              Older entries
+            </button>
           </div>
         </>
       )}

@@ -23,29 +23,56 @@ import { COLUMNS, readAll, statusLabel, type Project, type Task, type TaskStatus
 import './board.css';
 import { handler } from '../ui/handler.ts';
 
-interface Lifted { id: string; from: TaskStatus; at: TaskStatus }
-type DialogState = { kind: 'create'; status: TaskStatus } | { kind: 'edit'; task: Task } | { kind: 'assign'; task: Task } | null;
+interface Lifted {
+  id: string;
+  from: TaskStatus;
+  at: TaskStatus;
+}
+type DialogState =
+  { kind: 'create'; status: TaskStatus } | { kind: 'edit'; task: Task } | { kind: 'assign'; task: Task } | null;
 
 const handleId = (taskId: string) => `card-${taskId}`;
 
 function Card(props: {
-  task: Task; canWrite: boolean; lifted: boolean;
-  onKey: (event: KeyboardEvent, task: Task) => void; onBlur: () => void;
-  onMove: (task: Task, to: TaskStatus) => void; onEdit: (task: Task) => void; onAssign: (task: Task) => void;
+  task: Task;
+  canWrite: boolean;
+  lifted: boolean;
+  onKey: (event: KeyboardEvent, task: Task) => void;
+  onBlur: () => void;
+  onMove: (task: Task, to: TaskStatus) => void;
+  onEdit: (task: Task) => void;
+  onAssign: (task: Task) => void;
 }) {
   const { task, canWrite } = props;
   return (
-    <li class={`card priority-${task.priority}${props.lifted ? ' lifted' : ''}`} draggable={canWrite} data-task-id={task.id}
+    <li
+      class={`card priority-${task.priority}${props.lifted ? ' lifted' : ''}`}
+      draggable={canWrite}
+      data-task-id={task.id}
       onDragStart={(e) => {
         e.dataTransfer?.setData('text/plain', task.id);
         if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
-      }}>
+      }}
+    >
       {canWrite ? (
-        <button type="button" id={handleId(task.id)} class="card-title" aria-describedby="board-help" aria-pressed={props.lifted}
-          onKeyDown={(e) => props.onKey(e, task)} onKeyUp={(e) => e.key === ' ' && e.preventDefault()} onBlur={props.onBlur} onClick={(e) => {
+        <button
+          type="button"
+          id={handleId(task.id)}
+          class="card-title"
+          aria-describedby="board-help"
+          aria-pressed={props.lifted}
+          onKeyDown={(e) => props.onKey(e, task)}
+          onKeyUp={(e) => e.key === ' ' && e.preventDefault()}
+          onBlur={props.onBlur}
+          onClick={(e) => {
             if (e.detail > 0 || !props.lifted) props.onEdit(task);
-          }}>{task.title}</button>
-      ) : <span class="card-title">{task.title}</span>}
+          }}
+        >
+          {task.title}
+        </button>
+      ) : (
+        <span class="card-title">{task.title}</span>
+      )}
       <span class="card-meta">
         <span class="priority">{task.priority}</span>
         {task.assigned_agent_id && <span> · assigned</span>}
@@ -56,10 +83,16 @@ function Card(props: {
           <label>
             <span class="visually-hidden">Move “{task.title}” to</span>
             <select value={task.status} onChange={(e) => props.onMove(task, e.currentTarget.value as TaskStatus)}>
-              {COLUMNS.map((c) => <option key={c.status} value={c.status}>{c.status === task.status ? `${c.label} (now)` : `Move to ${c.label}`}</option>)}
+              {COLUMNS.map((c) => (
+                <option key={c.status} value={c.status}>
+                  {c.status === task.status ? `${c.label} (now)` : `Move to ${c.label}`}
+                </option>
+              ))}
             </select>
           </label>
-          <button type="button" class="secondary small" onClick={() => props.onAssign(task)}>Assign<span class="visually-hidden"> “{task.title}”</span></button>
+          <button type="button" class="secondary small" onClick={() => props.onAssign(task)}>
+            Assign<span class="visually-hidden"> “{task.title}”</span>
+          </button>
         </span>
       )}
     </li>
@@ -81,15 +114,22 @@ export function Board() {
   const refocus = useRef<string | null>(null);
   tasksRef.current = tasks ?? [];
 
-  const upsert = (task: Task) => setTasks((list) => (list ?? []).some((t) => t.id === task.id)
-    ? (list ?? []).map((t) => (t.id === task.id ? task : t)) : [...(list ?? []), task]);
-  const setStatus = (id: string, status: TaskStatus) => setTasks((list) => (list ?? []).map((t) => (t.id === id ? { ...t, status } : t)));
+  const upsert = (task: Task) =>
+    setTasks((list) =>
+      (list ?? []).some((t) => t.id === task.id)
+        ? (list ?? []).map((t) => (t.id === task.id ? task : t))
+        : [...(list ?? []), task],
+    );
+  const setStatus = (id: string, status: TaskStatus) =>
+    setTasks((list) => (list ?? []).map((t) => (t.id === id ? { ...t, status } : t)));
 
   async function load() {
     const [p, all] = await Promise.all([
       api.GET('/api/projects/{id}', { params: { path: { id: projectId } } }),
       readAll(async (limit, offset) => {
-        const { data, error: failed } = await api.GET('/api/tasks', { params: { query: { project_id: projectId, limit, offset } } });
+        const { data, error: failed } = await api.GET('/api/tasks', {
+          params: { query: { project_id: projectId, limit, offset } },
+        });
         return data ? { rows: data.tasks, total: data.total } : { error: failed };
       }),
     ]);
@@ -101,7 +141,8 @@ export function Board() {
   }
 
   function onEvent(event: LogEvent) {
-    if (event.stream === `orch.project-${projectId}`) setProject((p) => (p ? applyProjectEvent([p], event)[0] ?? p : p));
+    if (event.stream === `orch.project-${projectId}`)
+      setProject((p) => (p ? (applyProjectEvent([p], event)[0] ?? p) : p));
     else setTasks((list) => (list ? applyTaskEvent(list, event, projectId) : list));
   }
 
@@ -121,7 +162,10 @@ export function Board() {
     const from = task.status;
     if (from === to) return;
     setStatus(task.id, to);
-    const { data, error: failed } = await api.PATCH('/api/tasks/{id}', { params: { path: { id: task.id } }, body: { status: to } });
+    const { data, error: failed } = await api.PATCH('/api/tasks/{id}', {
+      params: { path: { id: task.id } },
+      body: { status: to },
+    });
     if (data) {
       upsert(data);
       announce(`Moved “${task.title}” to ${statusLabel(to)}.`);
@@ -140,7 +184,9 @@ export function Board() {
       event.preventDefault();
       if (!lifted || lifted.id !== task.id) {
         setLifted({ id: task.id, from: task.status, at: task.status });
-        announce(`Lifted “${task.title}” in ${statusLabel(task.status)}. Left and right arrows move it, Space drops it, Escape cancels.`);
+        announce(
+          `Lifted “${task.title}” in ${statusLabel(task.status)}. Left and right arrows move it, Space drops it, Escape cancels.`,
+        );
         return;
       }
       setLifted(null);
@@ -156,7 +202,12 @@ export function Board() {
       announce(`Move cancelled; “${task.title}” stays in ${statusLabel(lifted.from)}.`);
       return;
     }
-    const step = event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? -1 : event.key === 'ArrowRight' || event.key === 'ArrowDown' ? 1 : 0;
+    const step =
+      event.key === 'ArrowLeft' || event.key === 'ArrowUp'
+        ? -1
+        : event.key === 'ArrowRight' || event.key === 'ArrowDown'
+          ? 1
+          : 0;
     if (!step) return;
     event.preventDefault();
     const next = COLUMNS[index(lifted.at) + step];
@@ -190,27 +241,46 @@ export function Board() {
   }
 
   if (error) {
-    return <Page title="Board"><LoadFailed error={error} retry={handler(load)} /></Page>;
+    return (
+      <Page title="Board">
+        <LoadFailed error={error} retry={handler(load)} />
+      </Page>
+    );
   }
   const shown = (t: Task) => (lifted?.id === t.id ? lifted.at : t.status);
   return (
-    <Page title={project ? `Board: ${project.name}` : 'Board'}
-      actions={canWrite && project && <button type="button" onClick={() => setDialog({ kind: 'create', status: 'backlog' })}>New task</button>}>
+    <Page
+      title={project ? `Board: ${project.name}` : 'Board'}
+      actions={
+        canWrite &&
+        project && (
+          <button type="button" onClick={() => setDialog({ kind: 'create', status: 'backlog' })}>
+            New task
+          </button>
+        )
+      }
+    >
       <p class="board-bar">
         <a href="/projects">All projects</a>
         <span class="live-state">{connected.value ? 'Live: up to date' : 'Live: connecting…'}</span>
       </p>
       {canWrite && (
         <p id="board-help" class="muted">
-          Drag a card to a column, or focus its title and press Space to lift it, the arrow keys to move it, Space to drop it and Escape to cancel. Enter edits it.
+          Drag a card to a column, or focus its title and press Space to lift it, the arrow keys to move it, Space to
+          drop it and Escape to cancel. Enter edits it.
         </p>
       )}
-      {!tasks || !project ? <Loading /> : (
+      {!tasks || !project ? (
+        <Loading />
+      ) : (
         <div class="board">
           {COLUMNS.map((column) => {
             const cards = tasks.filter((t) => shown(t) === column.status);
             return (
-              <section key={column.status} class={`column${dropTarget === column.status ? ' drop-target' : ''}`} aria-labelledby={`col-${column.status}`}
+              <section
+                key={column.status}
+                class={`column${dropTarget === column.status ? ' drop-target' : ''}`}
+                aria-labelledby={`col-${column.status}`}
                 data-status={column.status}
                 onDragOver={(e) => {
                   if (!canWrite) return;
@@ -218,12 +288,24 @@ export function Board() {
                   if (dropTarget !== column.status) setDropTarget(column.status);
                 }}
                 onDragLeave={() => setDropTarget((s) => (s === column.status ? null : s))}
-                onDrop={(e) => drop(e, column.status)}>
-                <h2 id={`col-${column.status}`}>{column.label} <span class="count">({cards.length})</span></h2>
+                onDrop={(e) => drop(e, column.status)}
+              >
+                <h2 id={`col-${column.status}`}>
+                  {column.label} <span class="count">({cards.length})</span>
+                </h2>
                 <ul class="cards">
                   {cards.map((t) => (
-                    <Card key={t.id} task={t} canWrite={canWrite} lifted={lifted?.id === t.id} onKey={onKey} onBlur={onBlur} onMove={handler(move)}
-                      onEdit={(task) => setDialog({ kind: 'edit', task })} onAssign={(task) => setDialog({ kind: 'assign', task })} />
+                    <Card
+                      key={t.id}
+                      task={t}
+                      canWrite={canWrite}
+                      lifted={lifted?.id === t.id}
+                      onKey={onKey}
+                      onBlur={onBlur}
+                      onMove={handler(move)}
+                      onEdit={(task) => setDialog({ kind: 'edit', task })}
+                      onAssign={(task) => setDialog({ kind: 'assign', task })}
+                    />
                   ))}
                 </ul>
               </section>
@@ -232,18 +314,31 @@ export function Board() {
         </div>
       )}
       {dialog?.kind === 'create' || dialog?.kind === 'edit' ? (
-        <TaskDialog projectId={projectId} task={dialog.kind === 'edit' ? dialog.task : undefined} status={dialog.kind === 'create' ? dialog.status : undefined}
-          onClose={() => setDialog(null)} onSaved={(task) => {
+        <TaskDialog
+          projectId={projectId}
+          task={dialog.kind === 'edit' ? dialog.task : undefined}
+          status={dialog.kind === 'create' ? dialog.status : undefined}
+          onClose={() => setDialog(null)}
+          onSaved={(task) => {
             upsert(task);
-            toast(dialog.kind === 'edit' ? `Saved “${task.title}”.` : `Created “${task.title}” in ${statusLabel(task.status)}.`);
+            toast(
+              dialog.kind === 'edit'
+                ? `Saved “${task.title}”.`
+                : `Created “${task.title}” in ${statusLabel(task.status)}.`,
+            );
             setDialog(null);
-          }} />
+          }}
+        />
       ) : dialog?.kind === 'assign' ? (
-        <AssignDialog task={dialog.task} onClose={() => setDialog(null)} onSaved={(task) => {
-          upsert(task);
-          toast(`Assigned “${task.title}”.`);
-          setDialog(null);
-        }} />
+        <AssignDialog
+          task={dialog.task}
+          onClose={() => setDialog(null)}
+          onSaved={(task) => {
+            upsert(task);
+            toast(`Assigned “${task.title}”.`);
+            setDialog(null);
+          }}
+        />
       ) : null}
     </Page>
   );

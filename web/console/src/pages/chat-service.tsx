@@ -11,7 +11,14 @@ import { useRoute } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type ApiErrorBody, type Schemas } from '../api/client.ts';
 import {
-  checkBotUsername, checkDisplayName, checkExpiry, checkInstanceUrl, checkProvisionToken, EXPIRY_HOURS, nextUsername, suggestUsername,
+  checkBotUsername,
+  checkDisplayName,
+  checkExpiry,
+  checkInstanceUrl,
+  checkProvisionToken,
+  EXPIRY_HOURS,
+  nextUsername,
+  suggestUsername,
 } from '../chatsvc-rules.ts';
 import { connected as live, listen, streamId, type LogEvent } from '../live.ts';
 import { LoadFailed, Loading, NeedsAdmin, Page } from '../page.tsx';
@@ -25,7 +32,11 @@ import { handler } from '../ui/handler.ts';
 type Profile = Schemas['Profile'];
 type Integration = Schemas['IntegrationStatus'];
 type TestResult = Schemas['ChatsvcTestResult'];
-interface Community { id: string; name: string; member_count?: number }
+interface Community {
+  id: string;
+  name: string;
+  member_count?: number;
+}
 
 /** What the page knows of the integration: loading, none, the key missing, one, or a failure. */
 type State =
@@ -51,18 +62,32 @@ const SOCKET_WORDS: Record<Integration['socket']['state'], string> = {
 /** An integration event applied to the page's state. */
 function fold(state: State, event: LogEvent): State {
   const d = event.data as Record<string, unknown>;
-  const text = (k: string) => (typeof d[k] === 'string' ? d[k] as string : '');
+  const text = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : '');
   if (event.type === 'ChatIntegrationDeleted') return { kind: 'none' };
   if (event.type === 'IntegrationRevokedExternally' && state.kind === 'integration') {
-    return { kind: 'integration', integration: { ...state.integration, status: 'revoked_externally', socket: { state: 'stopped', since: null, last_error: null } } };
+    return {
+      kind: 'integration',
+      integration: {
+        ...state.integration,
+        status: 'revoked_externally',
+        socket: { state: 'stopped', since: null, last_error: null },
+      },
+    };
   }
   if (event.type === 'ChatIntegrationConnected') {
     return {
       kind: 'integration',
       integration: {
-        instance_url: text('instance_url'), bot_user_id: text('bot_user_id'), bot_username: text('bot_username'), token_prefix: text('token_prefix'),
-        token_expires_at: typeof d.token_expires_at === 'string' ? d.token_expires_at : null, status: 'active', verify_tls: d.verify_tls !== false,
-        identity_fingerprint: text('identity_fingerprint'), connected_at: text('at') || event.at, socket: { state: 'connecting', since: null, last_error: null },
+        instance_url: text('instance_url'),
+        bot_user_id: text('bot_user_id'),
+        bot_username: text('bot_username'),
+        token_prefix: text('token_prefix'),
+        token_expires_at: typeof d.token_expires_at === 'string' ? d.token_expires_at : null,
+        status: 'active',
+        verify_tls: d.verify_tls !== false,
+        identity_fingerprint: text('identity_fingerprint'),
+        connected_at: text('at') || event.at,
+        socket: { state: 'connecting', since: null, last_error: null },
       },
     };
   }
@@ -75,7 +100,9 @@ function headline(state: State): string {
   if (state.kind !== 'integration') return '';
   const { integration: i } = state;
   if (i.status === 'revoked_externally') return 'Revoked on the chat service (revoked_externally)';
-  return i.socket.state === 'connected' ? 'Connected' : `Connected; the bot's socket is ${SOCKET_WORDS[i.socket.state]}`;
+  return i.socket.state === 'connected'
+    ? 'Connected'
+    : `Connected; the bot's socket is ${SOCKET_WORDS[i.socket.state]}`;
 }
 
 export function ChatService() {
@@ -104,12 +131,15 @@ export function ChatService() {
   async function loadStatus(id = profile?.id) {
     if (!id) return;
     const started = generation.current;
-    const { data, error, response } = await api.GET('/api/admin/agents/{profile_id}/chatsvc', { params: { path: { profile_id: id } } });
+    const { data, error, response } = await api.GET('/api/admin/agents/{profile_id}/chatsvc', {
+      params: { path: { profile_id: id } },
+    });
     if (generation.current !== started) return;
     if (data) return setState({ kind: 'integration', integration: data });
     const body = problem(error);
     if (response.status === 404 && body.error === 'not_configured') setState({ kind: 'none' });
-    else if (response.status === 503 && body.error === 'integration_key_missing') setState({ kind: 'key_missing', message: body.message });
+    else if (response.status === 503 && body.error === 'integration_key_missing')
+      setState({ kind: 'key_missing', message: body.message });
     else setState({ kind: 'failed', error: body });
   }
 
@@ -153,7 +183,9 @@ export function ChatService() {
     if (!profile || testing) return;
     setTesting(true);
     setTested(null);
-    const { data, error } = await api.POST('/api/admin/agents/{profile_id}/chatsvc/test', { params: { path: { profile_id: profile.id } } });
+    const { data, error } = await api.POST('/api/admin/agents/{profile_id}/chatsvc/test', {
+      params: { path: { profile_id: profile.id } },
+    });
     setTesting(false);
     setTested(data ? { result: data } : { error: problem(error) });
     // A 401 to the bot token flips the integration to revoked_externally: read it again.
@@ -164,7 +196,9 @@ export function ChatService() {
     if (!profile || busy) return;
     setBusy(true);
     setConfirmError(null);
-    const { error, response } = await api.DELETE('/api/admin/agents/{profile_id}/chatsvc', { params: { path: { profile_id: profile.id } } });
+    const { error, response } = await api.DELETE('/api/admin/agents/{profile_id}/chatsvc', {
+      params: { path: { profile_id: profile.id } },
+    });
     setBusy(false);
     if (response.ok || response.status === 404) {
       setDisconnecting(false);
@@ -183,13 +217,31 @@ export function ChatService() {
   }
 
   if (loadError?.status === 403) return <NeedsAdmin error={loadError.body} />;
-  if (loadError) return <Page title="Chat service"><LoadFailed error={loadError.body} retry={handler(loadProfile)} /></Page>;
-  if (!profile) return <Page title="Chat service"><Loading /></Page>;
+  if (loadError)
+    return (
+      <Page title="Chat service">
+        <LoadFailed error={loadError.body} retry={handler(loadProfile)} />
+      </Page>
+    );
+  if (!profile)
+    return (
+      <Page title="Chat service">
+        <Loading />
+      </Page>
+    );
   const integration = state.kind === 'integration' ? state.integration : null;
   return (
-    <Page title={`Chat service of ${profile.name}`} actions={<a class="button-link" href={`/profiles/${profile.slug}`}>Back to the profile</a>}>
+    <Page
+      title={`Chat service of ${profile.name}`}
+      actions={
+        <a class="button-link" href={`/profiles/${profile.slug}`}>
+          Back to the profile
+        </a>
+      }
+    >
       <p class="muted">
-        The profile's bot on a chat service: it answers direct messages and mentions there (reply mode {profile.channel_reply_mode}), end-to-end encrypted.
+        The profile's bot on a chat service: it answers direct messages and mentions there (reply mode{' '}
+        {profile.channel_reply_mode}), end-to-end encrypted.
       </p>
       <section aria-labelledby="chatsvc-status-heading">
         <h2 id="chatsvc-status-heading">Status</h2>
@@ -197,33 +249,76 @@ export function ChatService() {
         {state.kind === 'loading' && <Loading />}
         {state.kind === 'failed' && <LoadFailed error={state.error} retry={handler(() => loadStatus())} />}
         {state.kind === 'key_missing' && <KeyMissing message={state.message} />}
-        {(state.kind === 'none' || integration) && <p id="chatsvc-state" class={`state-line${integration?.status === 'revoked_externally' ? ' state-bad' : ''}`}>{headline(state)}</p>}
+        {(state.kind === 'none' || integration) && (
+          <p id="chatsvc-state" class={`state-line${integration?.status === 'revoked_externally' ? ' state-bad' : ''}`}>
+            {headline(state)}
+          </p>
+        )}
         {integration && <Details integration={integration} />}
         {integration?.status === 'active' && (
           <div class="actions">
-            <button type="button" disabled={testing} onClick={handler(test)}>{testing ? 'Testing…' : 'Test the connection'}</button>
-            <button type="button" class="secondary" onClick={() => { setConfirmError(null); setDisconnecting(true); }}>Disconnect</button>
+            <button type="button" disabled={testing} onClick={handler(test)}>
+              {testing ? 'Testing…' : 'Test the connection'}
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setConfirmError(null);
+                setDisconnecting(true);
+              }}
+            >
+              Disconnect
+            </button>
           </div>
         )}
         <TestOutcome tested={tested} />
       </section>
-      {state.kind === 'none' && <ConnectForm profile={profile} onConnected={connected} onKeyMissing={(message) => setState({ kind: 'key_missing', message })} />}
+      {state.kind === 'none' && (
+        <ConnectForm
+          profile={profile}
+          onConnected={connected}
+          onKeyMissing={(message) => setState({ kind: 'key_missing', message })}
+        />
+      )}
       {integration?.status === 'revoked_externally' && (
         <>
           <div class="panel warning" role="note">
             <p>
-              The chat service refused the bot's token, so the bot is silent. Reconnect with a fresh provision token (a new bot: the
-              revoked one keeps its end-to-end keys on the chat service), or disconnect to drop this integration.
+              The chat service refused the bot's token, so the bot is silent. Reconnect with a fresh provision token (a
+              new bot: the revoked one keeps its end-to-end keys on the chat service), or disconnect to drop this
+              integration.
             </p>
-            <button type="button" class="secondary" onClick={() => { setConfirmError(null); setDisconnecting(true); }}>Disconnect</button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setConfirmError(null);
+                setDisconnecting(true);
+              }}
+            >
+              Disconnect
+            </button>
           </div>
-          <ConnectForm profile={profile} previous={integration} onConnected={connected} onKeyMissing={(message) => setState({ kind: 'key_missing', message })} />
+          <ConnectForm
+            profile={profile}
+            previous={integration}
+            onConnected={connected}
+            onKeyMissing={(message) => setState({ kind: 'key_missing', message })}
+          />
         </>
       )}
       {disconnecting && (
-        <Confirm title="Disconnect from the chat service" confirm="Disconnect" cancel="Keep it connected" busy={busy} error={confirmError}
+        <Confirm
+          title="Disconnect from the chat service"
+          confirm="Disconnect"
+          cancel="Keep it connected"
+          busy={busy}
+          error={confirmError}
           question={`Disconnect ${profile.name} from the chat service? The bot stops answering there, and its private keys and sessions here are destroyed. Its token on the chat service lives until it expires unless an admin of the chat service revokes it.`}
-          onConfirm={handler(disconnect)} onClose={() => setDisconnecting(false)} />
+          onConfirm={handler(disconnect)}
+          onClose={() => setDisconnecting(false)}
+        />
       )}
     </Page>
   );
@@ -232,10 +327,13 @@ export function ChatService() {
 function KeyMissing(props: { message: string }) {
   return (
     <div class="panel warning" role="note" id="chatsvc-key-missing">
-      <p><strong>The chat-service connector is off on this server</strong> (integration_key_missing).</p>
       <p>
-        Set <code>{KEY_SETTING}</code> (64 hex characters: 32 random bytes, for example from <code>openssl rand -hex 32</code>) or{' '}
-        <code>{KEY_FILE_SETTING}</code> (a file holding it) in the server's settings, and restart it. The key seals the bots' tokens and private keys.
+        <strong>The chat-service connector is off on this server</strong> (integration_key_missing).
+      </p>
+      <p>
+        Set <code>{KEY_SETTING}</code> (64 hex characters: 32 random bytes, for example from{' '}
+        <code>openssl rand -hex 32</code>) or <code>{KEY_FILE_SETTING}</code> (a file holding it) in the server's
+        settings, and restart it. The key seals the bots' tokens and private keys.
       </p>
       <p class="muted">The server said: {props.message}</p>
     </div>
@@ -246,18 +344,53 @@ function Details(props: { integration: Integration }) {
   const i = props.integration;
   return (
     <dl class="pairs" aria-label="Integration">
-      <div><dt>Integration</dt><dd id="chatsvc-integration-status">{i.status}</dd></div>
-      <div><dt>Bot's socket</dt><dd id="chatsvc-socket">{SOCKET_WORDS[i.socket.state]}{i.socket.since ? ` since ${when(i.socket.since)}` : ''}</dd></div>
-      {i.socket.last_error && <div><dt>Last socket error</dt><dd>{i.socket.last_error}</dd></div>}
-      <div><dt>Chat service</dt><dd>{i.instance_url}</dd></div>
-      <div><dt>Bot</dt><dd>{i.bot_username}</dd></div>
-      <div><dt>Token</dt><dd><code>{i.token_prefix}…</code>, expires {when(i.token_expires_at)}</dd></div>
+      <div>
+        <dt>Integration</dt>
+        <dd id="chatsvc-integration-status">{i.status}</dd>
+      </div>
+      <div>
+        <dt>Bot's socket</dt>
+        <dd id="chatsvc-socket">
+          {SOCKET_WORDS[i.socket.state]}
+          {i.socket.since ? ` since ${when(i.socket.since)}` : ''}
+        </dd>
+      </div>
+      {i.socket.last_error && (
+        <div>
+          <dt>Last socket error</dt>
+          <dd>{i.socket.last_error}</dd>
+        </div>
+      )}
+      <div>
+        <dt>Chat service</dt>
+        <dd>{i.instance_url}</dd>
+      </div>
+      <div>
+        <dt>Bot</dt>
+        <dd>{i.bot_username}</dd>
+      </div>
+      <div>
+        <dt>Token</dt>
+        <dd>
+          <code>{i.token_prefix}…</code>, expires {when(i.token_expires_at)}
+        </dd>
+      </div>
       <div>
         <dt>Certificate checks</dt>
-        <dd id="chatsvc-verify-tls">{i.verify_tls ? 'on' : 'off: the REST calls of this integration do not check the chat service\'s certificate'}</dd>
+        <dd id="chatsvc-verify-tls">
+          {i.verify_tls ? 'on' : "off: the REST calls of this integration do not check the chat service's certificate"}
+        </dd>
       </div>
-      <div><dt>Bot's identity fingerprint</dt><dd><code>{i.identity_fingerprint}</code></dd></div>
-      <div><dt>Connected</dt><dd>{when(i.connected_at)}</dd></div>
+      <div>
+        <dt>Bot's identity fingerprint</dt>
+        <dd>
+          <code>{i.identity_fingerprint}</code>
+        </dd>
+      </div>
+      <div>
+        <dt>Connected</dt>
+        <dd>{when(i.connected_at)}</dd>
+      </div>
     </dl>
   );
 }
@@ -268,27 +401,47 @@ function TestOutcome(props: { tested: { result?: TestResult; error?: ApiErrorBod
     <div id="chatsvc-test" role="status" class="test-outcome">
       {tested?.result && (
         <p class={tested.result.ok ? undefined : 'state-bad'}>
-          Test: {tested.result.ok ? 'ok' : 'not ok'}; the chat service answered {tested.result.chatsvc_status} in {tested.result.latency_ms} ms; integration {tested.result.status}.
+          Test: {tested.result.ok ? 'ok' : 'not ok'}; the chat service answered {tested.result.chatsvc_status} in{' '}
+          {tested.result.latency_ms} ms; integration {tested.result.status}.
         </p>
       )}
       {tested?.error && (
         <p class="state-bad">
-          Test failed ({tested.error.error}{typeof tested.error.chatsvc_status === 'number' ? `, chat service status ${tested.error.chatsvc_status}` : ''}): {tested.error.message}
+          Test failed ({tested.error.error}
+          {typeof tested.error.chatsvc_status === 'number'
+            ? `, chat service status ${tested.error.chatsvc_status}`
+            : ''}
+          ): {tested.error.message}
         </p>
       )}
     </div>
   );
 }
 
-const CONNECT_FIELDS = ['instance_url', 'provision_token', 'bot_username', 'display_name', 'default_community_id', 'expires_in_hours', 'verify_tls'] as const;
+const CONNECT_FIELDS = [
+  'instance_url',
+  'provision_token',
+  'bot_username',
+  'display_name',
+  'default_community_id',
+  'expires_in_hours',
+  'verify_tls',
+] as const;
 
 /** Connect, or reconnect after a revocation. The provision token lives in this form's state only until the request is made. */
-function ConnectForm(props: { profile: Profile; previous?: Integration; onConnected: (i: Integration) => void; onKeyMissing: (message: string) => void }) {
+function ConnectForm(props: {
+  profile: Profile;
+  previous?: Integration;
+  onConnected: (i: Integration) => void;
+  onKeyMissing: (message: string) => void;
+}) {
   const { profile, previous } = props;
   const prefix = previous ? 'reconnect' : 'connect';
   const [instanceUrl, setInstanceUrl] = useState(previous?.instance_url ?? '');
   const [token, setToken] = useState('');
-  const [username, setUsername] = useState(previous ? nextUsername(previous.bot_username) : suggestUsername(profile.slug));
+  const [username, setUsername] = useState(
+    previous ? nextUsername(previous.bot_username) : suggestUsername(profile.slug),
+  );
   const [displayName, setDisplayName] = useState(profile.name.slice(0, 64));
   const [expiry, setExpiry] = useState(String(EXPIRY_HOURS.default));
   const [verifyTls, setVerifyTls] = useState(previous?.verify_tls ?? true);
@@ -311,7 +464,8 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
     if (body.error === 'insecure_instance_url') fields.instance_url = body.message;
     else if (body.error === 'chatsvc_mint_bot_failed') {
       const said = `${body.message}: ${detail}${status !== null ? ` (chat service status ${status})` : ''}`;
-      if (status === 401 || status === 403) fields.provision_token = `The chat service refused this provision token. ${said}`;
+      if (status === 401 || status === 403)
+        fields.provision_token = `The chat service refused this provision token. ${said}`;
       else if (/bot_username/.test(detail)) fields.bot_username = said;
       else if (during === 'communities') fields.default_community_id = `Could not list the communities. ${said}`;
       else if (status === null) fields.instance_url = `The chat service could not be reached. ${said}`;
@@ -349,11 +503,14 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
     if (Object.keys(found).length) return focusFirstError(form.current, errorId);
     setLoadingCommunities(true);
     const { data, error } = await api.POST('/api/admin/agents/{profile_id}/chatsvc/communities', {
-      params: { path: { profile_id: profile.id } }, body: { instance_url: instanceUrl.trim(), provision_token: token, verify_tls: verifyTls },
+      params: { path: { profile_id: profile.id } },
+      body: { instance_url: instanceUrl.trim(), provision_token: token, verify_tls: verifyTls },
     });
     setLoadingCommunities(false);
     if (!data) return refused(problem(error), 'communities');
-    const list = ((data as { communities?: Community[] }).communities ?? []).filter((c) => typeof c?.id === 'string' && typeof c?.name === 'string');
+    const list = ((data as { communities?: Community[] }).communities ?? []).filter(
+      (c) => typeof c?.id === 'string' && typeof c?.name === 'string',
+    );
     setCommunities(list);
     if (community && !list.some((c) => c.id === community)) setCommunity('');
     toast(list.length === 1 ? 'One community to choose from.' : `${list.length} communities to choose from.`);
@@ -371,9 +528,14 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
     const { data, error } = await api.POST('/api/admin/agents/{profile_id}/chatsvc/connect', {
       params: { path: { profile_id: profile.id } },
       body: {
-        instance_url: instanceUrl.trim(), provision_token: token, bot_username: username, display_name: displayName,
-        default_community_role: 'member', verify_tls: verifyTls,
-        ...(community ? { default_community_id: community } : {}), ...(hours.value !== undefined ? { expires_in_hours: hours.value } : {}),
+        instance_url: instanceUrl.trim(),
+        provision_token: token,
+        bot_username: username,
+        display_name: displayName,
+        default_community_role: 'member',
+        verify_tls: verifyTls,
+        ...(community ? { default_community_id: community } : {}),
+        ...(hours.value !== undefined ? { expires_in_hours: hours.value } : {}),
       },
     });
     // The token was used (or refused): it is not kept, whatever the answer.
@@ -384,52 +546,130 @@ function ConnectForm(props: { profile: Profile; previous?: Integration; onConnec
   }
 
   const communityOptions = [
-    { value: '', label: communities ? 'None: join one later on the chat service' : 'None (load the communities to choose one)' },
-    ...(communities ?? []).map((c) => ({ value: c.id, label: typeof c.member_count === 'number' ? `${c.name} (${c.member_count} members)` : c.name })),
+    {
+      value: '',
+      label: communities ? 'None: join one later on the chat service' : 'None (load the communities to choose one)',
+    },
+    ...(communities ?? []).map((c) => ({
+      value: c.id,
+      label: typeof c.member_count === 'number' ? `${c.name} (${c.member_count} members)` : c.name,
+    })),
   ];
   return (
     <section aria-labelledby={`${prefix}-heading`}>
       <h2 id={`${prefix}-heading`}>{previous ? 'Reconnect' : 'Connect'}</h2>
       <p class="muted">
-        A chat service admin makes a provision token (scope <code>bot:provision</code>) for this. It is used for this request only and never stored:
-        the field empties once the request is made.
+        A chat service admin makes a provision token (scope <code>bot:provision</code>) for this. It is used for this
+        request only and never stored: the field empties once the request is made.
       </p>
       <form ref={form} class="form grid" onSubmit={handler(submit)} noValidate aria-labelledby={`${prefix}-heading`}>
         <FormError id={errorId} message={formError} />
-        <Field id={`${prefix}-instance-url`} label="Chat service base URL" required value={instanceUrl} onInput={setInstanceUrl} error={errors.instance_url}
-          type="text" autoComplete="url" hint="https, or http to a loopback address (for example http://127.0.0.1:8080)." />
-        <FieldFrame id={`${prefix}-provision-token`} label="Provision token" required error={errors.provision_token} hint="cb_ followed by 64 hex characters.">
+        <Field
+          id={`${prefix}-instance-url`}
+          label="Chat service base URL"
+          required
+          value={instanceUrl}
+          onInput={setInstanceUrl}
+          error={errors.instance_url}
+          type="text"
+          autoComplete="url"
+          hint="https, or http to a loopback address (for example http://127.0.0.1:8080)."
+        />
+        <FieldFrame
+          id={`${prefix}-provision-token`}
+          label="Provision token"
+          required
+          error={errors.provision_token}
+          hint="cb_ followed by 64 hex characters."
+        >
           {(aria) => (
-            <input {...aria} type="password" value={token} required autoComplete="off" spellcheck={false}
-              onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
+            <input
+              {...aria}
+              type="password"
+              value={token}
+              required
+              autoComplete="off"
+              spellcheck={false}
+              onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)}
+            />
           )}
         </FieldFrame>
-        <Field id={`${prefix}-bot-username`} label="Bot username" required value={username} onInput={setUsername} error={errors.bot_username}
-          hint={previous ? '3 to 32 letters, digits or underscores; not the revoked bot\'s name.' : '3 to 32 letters, digits or underscores.'} />
-        <Field id={`${prefix}-display-name`} label="Display name" required value={displayName} onInput={setDisplayName} error={errors.display_name} hint="Up to 64 characters." />
+        <Field
+          id={`${prefix}-bot-username`}
+          label="Bot username"
+          required
+          value={username}
+          onInput={setUsername}
+          error={errors.bot_username}
+          hint={
+            previous
+              ? "3 to 32 letters, digits or underscores; not the revoked bot's name."
+              : '3 to 32 letters, digits or underscores.'
+          }
+        />
+        <Field
+          id={`${prefix}-display-name`}
+          label="Display name"
+          required
+          value={displayName}
+          onInput={setDisplayName}
+          error={errors.display_name}
+          hint="Up to 64 characters."
+        />
         <fieldset class="flags">
           <legend>Community</legend>
           <div class="actions">
-            <button type="button" class="secondary" disabled={loadingCommunities} onClick={handler(loadCommunities)}>{loadingCommunities ? 'Loading communities…' : 'Load communities'}</button>
+            <button type="button" class="secondary" disabled={loadingCommunities} onClick={handler(loadCommunities)}>
+              {loadingCommunities ? 'Loading communities…' : 'Load communities'}
+            </button>
             <span class="muted">with the URL and the token above</span>
           </div>
-          <Field id={`${prefix}-community`} label="Community to join" kind="select" value={community} onInput={setCommunity} options={communityOptions}
-            error={errors.default_community_id} hint="The bot joins it as a member." />
+          <Field
+            id={`${prefix}-community`}
+            label="Community to join"
+            kind="select"
+            value={community}
+            onInput={setCommunity}
+            options={communityOptions}
+            error={errors.default_community_id}
+            hint="The bot joins it as a member."
+          />
         </fieldset>
-        <Field id={`${prefix}-expiry`} label="Token lifetime (hours)" kind="number" value={expiry} onInput={setExpiry} error={errors.expires_in_hours}
-          hint={`${EXPIRY_HOURS.min} to ${EXPIRY_HOURS.max.toLocaleString('en')}; the bot's token on the chat service expires after it.`} />
+        <Field
+          id={`${prefix}-expiry`}
+          label="Token lifetime (hours)"
+          kind="number"
+          value={expiry}
+          onInput={setExpiry}
+          error={errors.expires_in_hours}
+          hint={`${EXPIRY_HOURS.min} to ${EXPIRY_HOURS.max.toLocaleString('en')}; the bot's token on the chat service expires after it.`}
+        />
         <fieldset class="flags">
           <legend>Transport</legend>
-          <Field id={`${prefix}-verify-tls`} label="Check the chat service's TLS certificate" kind="checkbox" checked={verifyTls} onChange={setVerifyTls} error={errors.verify_tls}
-            hint={verifyTls ? 'Recommended. For a private certificate authority, set ORCH_CHATSVC_CA_BUNDLE on the server instead of turning this off.' : (
-              <span class="warning-text" id={`${prefix}-tls-warning`}>
-                Warning: with certificate checks off, anyone between this server and the chat service can read and change the bot's traffic, its token
-                included. Only for a test instance; set ORCH_CHATSVC_CA_BUNDLE for a private certificate authority.
-              </span>
-            )} />
+          <Field
+            id={`${prefix}-verify-tls`}
+            label="Check the chat service's TLS certificate"
+            kind="checkbox"
+            checked={verifyTls}
+            onChange={setVerifyTls}
+            error={errors.verify_tls}
+            hint={
+              verifyTls ? (
+                'Recommended. For a private certificate authority, set ORCH_CHATSVC_CA_BUNDLE on the server instead of turning this off.'
+              ) : (
+                <span class="warning-text" id={`${prefix}-tls-warning`}>
+                  Warning: with certificate checks off, anyone between this server and the chat service can read and
+                  change the bot's traffic, its token included. Only for a test instance; set ORCH_CHATSVC_CA_BUNDLE for
+                  a private certificate authority.
+                </span>
+              )
+            }
+          />
         </fieldset>
         <div class="actions">
-          <button type="submit" disabled={busy}>{busy ? 'Connecting…' : previous ? 'Reconnect' : 'Connect'}</button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Connecting…' : previous ? 'Reconnect' : 'Connect'}
+          </button>
         </div>
       </form>
     </section>

@@ -21,19 +21,32 @@ type Daily = Schemas['CockpitDailyCost'];
 type Charts = typeof import('./cockpit-charts.tsx');
 
 const usd = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', maximumFractionDigits: 2 });
-const usdDay = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+const usdDay = new Intl.NumberFormat('en', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
 const count = new Intl.NumberFormat('en');
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 let chartsModule: Promise<Charts> | null = null;
 const loadCharts = () => (chartsModule ??= import('./cockpit-charts.tsx'));
 
-function Tile(props: { label: string; value: string | number; detail?: string; name?: string; children?: ComponentChildren }) {
+function Tile(props: {
+  label: string;
+  value: string | number;
+  detail?: string;
+  name?: string;
+  children?: ComponentChildren;
+}) {
   return (
     <li class="tile" data-tile={props.name}>
       <span class="tile-label">{props.label}</span>
       {/* Keyed by the value: a change starts the highlight again (none under reduced motion). */}
-      <span class="tile-value" key={String(props.value)}>{props.value}</span>
+      <span class="tile-value" key={String(props.value)}>
+        {props.value}
+      </span>
       {props.detail && <span class="tile-detail">{props.detail}</span>}
       {props.children}
     </li>
@@ -46,12 +59,18 @@ const TASK_ORDER = ['backlog', 'todo', 'in_progress', 'in_review', 'done', 'canc
 /** The statuses with a count, in the order of their lifecycle (any other after them). */
 function ByStatus(props: { counts: Record<string, number>; order: string[]; none: string }) {
   const known = props.order.filter((s) => props.counts[s]);
-  const others = Object.keys(props.counts).filter((s) => !props.order.includes(s) && props.counts[s]).sort();
+  const others = Object.keys(props.counts)
+    .filter((s) => !props.order.includes(s) && props.counts[s])
+    .sort();
   const statuses = [...known, ...others];
   if (statuses.length === 0) return <span class="tile-detail">{props.none}</span>;
   return (
     <ul class="tile-counts">
-      {statuses.map((s) => <li key={s} data-status={s}>{s.replace('_', ' ')} {count.format(props.counts[s]!)}</li>)}
+      {statuses.map((s) => (
+        <li key={s} data-status={s}>
+          {s.replace('_', ' ')} {count.format(props.counts[s]!)}
+        </li>
+      ))}
     </ul>
   );
 }
@@ -60,26 +79,53 @@ const total = (counts: Record<string, number>) => Object.values(counts).reduce((
 
 function LiveTiles(props: { frame: StatusFrame | null; open: boolean }) {
   const { frame } = props;
-  const lags = frame ? Object.entries(frame.projections).filter(([, p]) => p.lag_events > 0).sort((a, b) => b[1].lag_events - a[1].lag_events) : [];
+  const lags = frame
+    ? Object.entries(frame.projections)
+        .filter(([, p]) => p.lag_events > 0)
+        .sort((a, b) => b[1].lag_events - a[1].lag_events)
+    : [];
   const lag = lags.reduce((n, [, p]) => n + p.lag_events, 0);
   return (
     <section aria-labelledby="live-heading">
       <h2 id="live-heading">Live status</h2>
       <p class="muted live-state">
-        {!frame ? 'Live: connecting…' : `${props.open ? 'Live' : 'Reconnecting; last'} status at ${new Date(frame.at).toLocaleTimeString()}, every 2 seconds.`}
+        {!frame
+          ? 'Live: connecting…'
+          : `${props.open ? 'Live' : 'Reconnecting; last'} status at ${new Date(frame.at).toLocaleTimeString()}, every 2 seconds.`}
       </p>
       {frame && (
         <ul class="live-tiles" aria-label="Live status">
-          <Tile name="health" label="Health" value={frame.service.status === 'ok' ? 'OK' : 'Degraded'} detail={`database ${frame.service.database === 'ok' ? 'reachable' : 'unreachable'}, version ${frame.service.version}`} />
-          <Tile name="lag" label="Projection lag" value={`${count.format(lag)} ${lag === 1 ? 'event' : 'events'}`}
-            detail={lags.length === 0 ? 'every read model is current' : `behind: ${lags.slice(0, 3).map(([name, p]) => `${name} ${count.format(p.lag_events)}`).join(', ')}`} />
+          <Tile
+            name="health"
+            label="Health"
+            value={frame.service.status === 'ok' ? 'OK' : 'Degraded'}
+            detail={`database ${frame.service.database === 'ok' ? 'reachable' : 'unreachable'}, version ${frame.service.version}`}
+          />
+          <Tile
+            name="lag"
+            label="Projection lag"
+            value={`${count.format(lag)} ${lag === 1 ? 'event' : 'events'}`}
+            detail={
+              lags.length === 0
+                ? 'every read model is current'
+                : `behind: ${lags
+                    .slice(0, 3)
+                    .map(([name, p]) => `${name} ${count.format(p.lag_events)}`)
+                    .join(', ')}`
+            }
+          />
           <Tile name="agents" label="Agents by status" value={count.format(total(frame.agents_by_status))}>
             <ByStatus counts={frame.agents_by_status} order={AGENT_ORDER} none="no agents" />
           </Tile>
           <Tile name="tasks" label="Tasks by status" value={count.format(total(frame.tasks_by_status))}>
             <ByStatus counts={frame.tasks_by_status} order={TASK_ORDER} none="no tasks" />
           </Tile>
-          <Tile name="chat" label="Chat turns per minute" value={count.format(frame.chat_turns_per_minute)} detail="model replies in the last 60 seconds" />
+          <Tile
+            name="chat"
+            label="Chat turns per minute"
+            value={count.format(frame.chat_turns_per_minute)}
+            detail="model replies in the last 60 seconds"
+          />
         </ul>
       )}
     </section>
@@ -122,7 +168,10 @@ export function Cockpit() {
   useEffect(() => {
     if (!ready) return;
     void loadDaily();
-    loadCharts().then((m) => setCharts(() => m), () => setCharts(null));
+    loadCharts().then(
+      (m) => setCharts(() => m),
+      () => setCharts(null),
+    );
     return watchStatus();
   }, [ready]);
 
@@ -145,10 +194,18 @@ export function Cockpit() {
 
   return (
     <Page title="Cockpit">
-      {error && !summary ? <LoadFailed error={error} retry={handler(load)} /> : !summary ? <Loading /> : (
+      {error && !summary ? (
+        <LoadFailed error={error} retry={handler(load)} />
+      ) : !summary ? (
+        <Loading />
+      ) : (
         <>
           <ul class="tiles" aria-label="At a glance">
-            <Tile label="Agents active" value={summary.agents.active} detail={`${summary.agents.configured} configured, ${summary.agents.max_concurrent} at most at once`} />
+            <Tile
+              label="Agents active"
+              value={summary.agents.active}
+              detail={`${summary.agents.configured} configured, ${summary.agents.max_concurrent} at most at once`}
+            />
             <Tile label="Cost, last 30 days" value={usd.format(summary.cost.usd)} />
             <Tile label="Projects" value={summary.projects.length} />
             <Tile label="Last task created" value={when(summary.activity.last_task_created)} />
@@ -157,16 +214,36 @@ export function Cockpit() {
           <LiveTiles frame={frame} open={liveStatusOpen.value} />
           <section aria-labelledby="tasks-heading">
             <h2 id="tasks-heading">Tasks by project</h2>
-            {summary.projects.length === 0 ? <p>No projects yet.</p> : (
+            {summary.projects.length === 0 ? (
+              <p>No projects yet.</p>
+            ) : (
               <>
                 <ChartSlot charts={charts}>{(c) => <c.TasksChart projects={summary.projects} />}</ChartSlot>
                 <div class="table-wrap">
                   <table id="tasks-table">
                     <caption class="visually-hidden">Open, in progress and done tasks of each project</caption>
-                    <thead><tr><th scope="col">Project</th><th scope="col" class="num">Open</th><th scope="col" class="num">In progress</th><th scope="col" class="num">Done</th></tr></thead>
+                    <thead>
+                      <tr>
+                        <th scope="col">Project</th>
+                        <th scope="col" class="num">
+                          Open
+                        </th>
+                        <th scope="col" class="num">
+                          In progress
+                        </th>
+                        <th scope="col" class="num">
+                          Done
+                        </th>
+                      </tr>
+                    </thead>
                     <tbody>
                       {summary.projects.map((p) => (
-                        <tr key={p.name}><th scope="row">{p.name}</th><td class="num">{p.tasks.open}</td><td class="num">{p.tasks.in_progress}</td><td class="num">{p.tasks.done}</td></tr>
+                        <tr key={p.name}>
+                          <th scope="row">{p.name}</th>
+                          <td class="num">{p.tasks.open}</td>
+                          <td class="num">{p.tasks.in_progress}</td>
+                          <td class="num">{p.tasks.done}</td>
+                        </tr>
                       ))}
                     </tbody>
                   </table>
@@ -180,24 +257,52 @@ export function Cockpit() {
             <div class="table-wrap">
               <table id="agents-table">
                 <caption class="visually-hidden">Agents configured, active and at most at once</caption>
-                <thead><tr><th scope="col">Configured</th><th scope="col">Active</th><th scope="col">Max concurrent</th></tr></thead>
-                <tbody><tr><td>{summary.agents.configured}</td><td>{summary.agents.active}</td><td>{summary.agents.max_concurrent}</td></tr></tbody>
+                <thead>
+                  <tr>
+                    <th scope="col">Configured</th>
+                    <th scope="col">Active</th>
+                    <th scope="col">Max concurrent</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  <tr>
+                    <td>{summary.agents.configured}</td>
+                    <td>{summary.agents.active}</td>
+                    <td>{summary.agents.max_concurrent}</td>
+                  </tr>
+                </tbody>
               </table>
             </div>
           </section>
           <section aria-labelledby="cost-heading">
             <h2 id="cost-heading">Cost, last 30 days</h2>
-            {!daily ? <p class="muted">The daily cost is not available.</p> : (
+            {!daily ? (
+              <p class="muted">The daily cost is not available.</p>
+            ) : (
               <>
                 <ChartSlot charts={charts}>{(c) => <c.CostChart daily={daily} />}</ChartSlot>
                 <details class="cost-details">
-                  <summary>Daily cost, as a table ({usd.format(daily.series.reduce((n, d) => n + d.usd, 0))} in all)</summary>
+                  <summary>
+                    Daily cost, as a table ({usd.format(daily.series.reduce((n, d) => n + d.usd, 0))} in all)
+                  </summary>
                   <div class="table-wrap">
                     <table id="cost-table">
                       <caption class="visually-hidden">Agent cost per UTC day, oldest first</caption>
-                      <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Cost</th></tr></thead>
+                      <thead>
+                        <tr>
+                          <th scope="col">Day (UTC)</th>
+                          <th scope="col" class="num">
+                            Cost
+                          </th>
+                        </tr>
+                      </thead>
                       <tbody>
-                        {daily.series.map((d) => <tr key={d.day}><th scope="row">{d.day}</th><td class="num">{usdDay.format(d.usd)}</td></tr>)}
+                        {daily.series.map((d) => (
+                          <tr key={d.day}>
+                            <th scope="row">{d.day}</th>
+                            <td class="num">{usdDay.format(d.usd)}</td>
+                          </tr>
+                        ))}
                       </tbody>
                     </table>
                   </div>

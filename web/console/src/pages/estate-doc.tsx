@@ -47,22 +47,86 @@ export function EstateDoc() {
   }
 
   if (error?.status === 404) {
-    return <Page title="No such document"><p>There is no document with this id (it may have been deleted). <a href="/estate">Back to estate knowledge</a>.</p></Page>;
+    return (
+      <Page title="No such document">
+        <p>
+          There is no document with this id (it may have been deleted). <a href="/estate">Back to estate knowledge</a>.
+        </p>
+      </Page>
+    );
   }
   const d = detail?.document;
   return (
-    <Page title={d ? d.path : 'Document'} actions={d && canWrite() && <button type="button" class="danger" onClick={() => { setDeleteError(null); setDeleting(true); }}>Delete document</button>}>
-      <p><a href="/estate">Back to estate knowledge</a></p>
-      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !detail || !d ? <Loading /> : (
+    <Page
+      title={d ? d.path : 'Document'}
+      actions={
+        d &&
+        canWrite() && (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              setDeleteError(null);
+              setDeleting(true);
+            }}
+          >
+            Delete document
+          </button>
+        )
+      }
+    >
+      <p>
+        <a href="/estate">Back to estate knowledge</a>
+      </p>
+      {error ? (
+        <LoadFailed error={error.body} retry={handler(load)} />
+      ) : !detail || !d ? (
+        <Loading />
+      ) : (
         <>
           <dl class="pairs">
-            <div><dt>Source repository</dt><dd>{d.source_repo}{d.is_vault ? ' (customer vault)' : ''}</dd></div>
-            <div><dt>Category</dt><dd>{d.category}</dd></div>
-            <div><dt>Commit</dt><dd>{d.commit_sha ?? <span class="muted">none</span>}</dd></div>
-            <div><dt>Ingested</dt><dd><time dateTime={d.ingested_at}>{new Date(d.ingested_at).toLocaleString()}</time></dd></div>
-            <div><dt>Size</dt><dd>{count.format(d.content_chars)} characters in {count.format(d.chunks)} {d.chunks === 1 ? 'chunk' : 'chunks'}</dd></div>
-            <div><dt>SHA-256</dt><dd><code>{d.content_sha256}</code></dd></div>
-            {d.metadata && <div><dt>Metadata</dt><dd><pre class="plain">{JSON.stringify(d.metadata, null, 2)}</pre></dd></div>}
+            <div>
+              <dt>Source repository</dt>
+              <dd>
+                {d.source_repo}
+                {d.is_vault ? ' (customer vault)' : ''}
+              </dd>
+            </div>
+            <div>
+              <dt>Category</dt>
+              <dd>{d.category}</dd>
+            </div>
+            <div>
+              <dt>Commit</dt>
+              <dd>{d.commit_sha ?? <span class="muted">none</span>}</dd>
+            </div>
+            <div>
+              <dt>Ingested</dt>
+              <dd>
+                <time dateTime={d.ingested_at}>{new Date(d.ingested_at).toLocaleString()}</time>
+              </dd>
+            </div>
+            <div>
+              <dt>Size</dt>
+              <dd>
+                {count.format(d.content_chars)} characters in {count.format(d.chunks)}{' '}
+                {d.chunks === 1 ? 'chunk' : 'chunks'}
+              </dd>
+            </div>
+            <div>
+              <dt>SHA-256</dt>
+              <dd>
+                <code>{d.content_sha256}</code>
+              </dd>
+            </div>
+            {d.metadata && (
+              <div>
+                <dt>Metadata</dt>
+                <dd>
+                  <pre class="plain">{JSON.stringify(d.metadata, null, 2)}</pre>
+                </dd>
+              </div>
+            )}
           </dl>
           <section aria-labelledby="chunks-heading">
             <h2 id="chunks-heading">Chunks, in order</h2>
@@ -78,8 +142,16 @@ export function EstateDoc() {
         </>
       )}
       {deleting && d && (
-        <Confirm title="Delete this document?" question={`“${d.path}” of ${d.source_repo} and its chunks leave the estate; search stops finding them. The log keeps its history.`}
-          confirm="Delete" cancel="Keep it" busy={busy} error={deleteError} onConfirm={handler(remove)} onClose={() => setDeleting(false)} />
+        <Confirm
+          title="Delete this document?"
+          question={`“${d.path}” of ${d.source_repo} and its chunks leave the estate; search stops finding them. The log keeps its history.`}
+          confirm="Delete"
+          cancel="Keep it"
+          busy={busy}
+          error={deleteError}
+          onConfirm={handler(remove)}
+          onClose={() => setDeleting(false)}
+        />
       )}
     </Page>
   );

@@ -48,7 +48,9 @@ export function Knowledge() {
   useEffect(() => {
     // The profile's name, where the account may read profiles (admins); others see the id.
     if (!admin) return;
-    void api.GET('/api/agent-chat/profiles').then(({ data }) => setName(data?.find((p) => p.id === profileId)?.name ?? null));
+    void api
+      .GET('/api/agent-chat/profiles')
+      .then(({ data }) => setName(data?.find((p) => p.id === profileId)?.name ?? null));
   }, [profileId, admin]);
 
   function saved(snippet: Snippet, created: boolean) {
@@ -58,22 +60,65 @@ export function Knowledge() {
   }
 
   return (
-    <Page title={name ? `Knowledge of ${name}` : 'Bot knowledge'} actions={admin && <button type="button" onClick={() => setEditing('new')}>Add snippet</button>}>
-      {!name && <p class="muted">Profile <code>{profileId}</code></p>}
+    <Page
+      title={name ? `Knowledge of ${name}` : 'Bot knowledge'}
+      actions={
+        admin && (
+          <button type="button" onClick={() => setEditing('new')}>
+            Add snippet
+          </button>
+        )
+      }
+    >
+      {!name && (
+        <p class="muted">
+          Profile <code>{profileId}</code>
+        </p>
+      )}
       <section aria-labelledby="snippets-heading">
-        <h2 id="snippets-heading" tabIndex={-1}>Snippets</h2>
-        <form class="form inline" role="search" aria-label="Filter snippets" onSubmit={(e) => { e.preventDefault(); void load(); }}>
-          <Field id="title-filter" label="Title contains" type="search" value={filter} onInput={setFilter} hint="Case-insensitive; the list narrows as you type." />
+        <h2 id="snippets-heading" tabIndex={-1}>
+          Snippets
+        </h2>
+        <form
+          class="form inline"
+          role="search"
+          aria-label="Filter snippets"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void load();
+          }}
+        >
+          <Field
+            id="title-filter"
+            label="Title contains"
+            type="search"
+            value={filter}
+            onInput={setFilter}
+            hint="Case-insensitive; the list narrows as you type."
+          />
         </form>
-        {error ? <LoadFailed error={error} retry={handler(() => load())} /> : !snippets ? <Loading /> : (
+        {error ? (
+          <LoadFailed error={error} retry={handler(() => load())} />
+        ) : !snippets ? (
+          <Loading />
+        ) : (
           <>
-            <p role="status" class="muted">{snippets.length === 1 ? '1 snippet' : `${snippets.length} snippets`}{filter ? ` with “${filter}” in the title` : ''}.</p>
+            <p role="status" class="muted">
+              {snippets.length === 1 ? '1 snippet' : `${snippets.length} snippets`}
+              {filter ? ` with “${filter}” in the title` : ''}.
+            </p>
             {snippets.length > 0 && (
               <div class="table-wrap">
                 <table>
                   <caption class="visually-hidden">Knowledge snippets, newest first</caption>
                   <thead>
-                    <tr><th scope="col">Title</th><th scope="col">Content</th><th scope="col">Source</th><th scope="col">Updated</th>{admin && <th scope="col">Actions</th>}</tr>
+                    <tr>
+                      <th scope="col">Title</th>
+                      <th scope="col">Content</th>
+                      <th scope="col">Source</th>
+                      <th scope="col">Updated</th>
+                      {admin && <th scope="col">Actions</th>}
+                    </tr>
                   </thead>
                   <tbody>
                     {snippets.map((s) => (
@@ -81,11 +126,27 @@ export function Knowledge() {
                         <th scope="row">{s.title}</th>
                         <td>{preview(s.content)}</td>
                         <td>{s.source ?? ''}</td>
-                        <td><time dateTime={s.updated_at}>{new Date(s.updated_at).toLocaleString()}</time></td>
+                        <td>
+                          <time dateTime={s.updated_at}>{new Date(s.updated_at).toLocaleString()}</time>
+                        </td>
                         {admin && (
                           <td class="row-actions">
-                            <button type="button" class="secondary" aria-label={`Edit ${s.title}`} onClick={() => setEditing(s)}>Edit</button>
-                            <button type="button" class="danger" aria-label={`Delete ${s.title}`} onClick={() => setDeleting(s)}>Delete</button>
+                            <button
+                              type="button"
+                              class="secondary"
+                              aria-label={`Edit ${s.title}`}
+                              onClick={() => setEditing(s)}
+                            >
+                              Edit
+                            </button>
+                            <button
+                              type="button"
+                              class="danger"
+                              aria-label={`Delete ${s.title}`}
+                              onClick={() => setDeleting(s)}
+                            >
+                              Delete
+                            </button>
                           </td>
                         )}
                       </tr>
@@ -98,12 +159,26 @@ export function Knowledge() {
         )}
       </section>
       <Search profileId={profileId} />
-      {editing && <SnippetDialog profileId={profileId} snippet={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={saved} />}
-      {deleting && <DeleteDialog profileId={profileId} snippet={deleting} onClose={() => setDeleting(null)} onDeleted={() => {
-        setDeleting(null);
-        // The row and its buttons are gone: focus goes to the list's heading, not to the page's end.
-        void load().then(() => document.getElementById('snippets-heading')?.focus());
-      }} />}
+      {editing && (
+        <SnippetDialog
+          profileId={profileId}
+          snippet={editing === 'new' ? null : editing}
+          onClose={() => setEditing(null)}
+          onSaved={saved}
+        />
+      )}
+      {deleting && (
+        <DeleteDialog
+          profileId={profileId}
+          snippet={deleting}
+          onClose={() => setDeleting(null)}
+          onDeleted={() => {
+            setDeleting(null);
+            // The row and its buttons are gone: focus goes to the list's heading, not to the page's end.
+            void load().then(() => document.getElementById('snippets-heading')?.focus());
+          }}
+        />
+      )}
     </Page>
   );
 }
@@ -136,15 +211,28 @@ function Search(props: { profileId: string }) {
   return (
     <section aria-labelledby="search-heading">
       <h2 id="search-heading">Search</h2>
-      <p class="muted">Ranked the way chat grounding ranks: words ORed, titles weigh more, hits under the relevance floor left out.</p>
+      <p class="muted">
+        Ranked the way chat grounding ranks: words ORed, titles weigh more, hits under the relevance floor left out.
+      </p>
       <form class="form inline" role="search" aria-label="Search the knowledge" onSubmit={handler(search)} noValidate>
         <Field id="knowledge-q" label="Search for" type="search" value={q} onInput={setQ} error={error ?? undefined} />
-        <Field id="knowledge-limit" label="Hits at most" kind="number" value={limit} onInput={setLimit} hint="1 to 50." />
-        <div class="actions"><button type="submit">Search</button></div>
+        <Field
+          id="knowledge-limit"
+          label="Hits at most"
+          kind="number"
+          value={limit}
+          onInput={setLimit}
+          hint="1 to 50."
+        />
+        <div class="actions">
+          <button type="submit">Search</button>
+        </div>
       </form>
       {hits && (
         <div aria-live="polite">
-          {hits.length === 0 ? <p>No snippet is relevant enough.</p> : (
+          {hits.length === 0 ? (
+            <p>No snippet is relevant enough.</p>
+          ) : (
             <ol class="hits" aria-label="Search results, most relevant first">
               {hits.map((h) => (
                 <li key={h.id}>
@@ -162,7 +250,12 @@ function Search(props: { profileId: string }) {
 
 const SNIPPET_FIELDS = ['title', 'content', 'source', 'metadata'] as const;
 
-function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onClose: () => void; onSaved: (s: Snippet, created: boolean) => void }) {
+function SnippetDialog(props: {
+  profileId: string;
+  snippet: Snippet | null;
+  onClose: () => void;
+  onSaved: (s: Snippet, created: boolean) => void;
+}) {
   const original = props.snippet;
   const [title, setTitle] = useState(original?.title ?? '');
   const [content, setContent] = useState(original?.content ?? '');
@@ -175,12 +268,14 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
     const t = codePoints(title);
     const c = codePoints(content);
     if (t < 1 || t > TITLE_MAX) found.title = t < 1 ? 'Enter a title.' : `At most ${TITLE_MAX} characters.`;
-    if (c < 1 || c > CONTENT_MAX) found.content = c < 1 ? 'Enter the content.' : `At most ${CONTENT_MAX.toLocaleString('en')} characters.`;
+    if (c < 1 || c > CONTENT_MAX)
+      found.content = c < 1 ? 'Enter the content.' : `At most ${CONTENT_MAX.toLocaleString('en')} characters.`;
     let meta: Record<string, unknown> | null = null;
     if (metadata.trim() !== '') {
       try {
         const parsed: unknown = JSON.parse(metadata);
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) found.metadata = 'Metadata is a JSON object, such as {"lang": "en"}.';
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+          found.metadata = 'Metadata is a JSON object, such as {"lang": "en"}.';
         else meta = parsed as Record<string, unknown>;
       } catch {
         found.metadata = 'This is not valid JSON.';
@@ -189,8 +284,17 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
     if (Object.keys(found).length) return { errors: found };
     const next = { title, content, source: source === '' ? null : source, metadata: meta };
     if (!original) return { body: Object.fromEntries(Object.entries(next).filter(([, v]) => v !== null)) };
-    const before = { title: original.title, content: original.content, source: original.source, metadata: original.metadata };
-    return { body: Object.fromEntries(Object.entries(next).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k as keyof typeof before]))) };
+    const before = {
+      title: original.title,
+      content: original.content,
+      source: original.source,
+      metadata: original.metadata,
+    };
+    return {
+      body: Object.fromEntries(
+        Object.entries(next).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(before[k as keyof typeof before])),
+      ),
+    };
   }
 
   async function submit(event: Event) {
@@ -206,8 +310,14 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
     setBusy(true);
     const path = { profile_id: props.profileId };
     const result = original
-      ? await api.PATCH('/api/bots/{profile_id}/knowledge/{id}', { params: { path: { ...path, id: original.id } }, body: checked.body })
-      : await api.POST('/api/bots/{profile_id}/knowledge', { params: { path }, body: checked.body as Schemas['CreateKnowledgeSnippetRequest'] });
+      ? await api.PATCH('/api/bots/{profile_id}/knowledge/{id}', {
+          params: { path: { ...path, id: original.id } },
+          body: checked.body,
+        })
+      : await api.POST('/api/bots/{profile_id}/knowledge', {
+          params: { path },
+          body: checked.body as Schemas['CreateKnowledgeSnippetRequest'],
+        });
     setBusy(false);
     if (result.data) {
       props.onSaved(result.data, !original);
@@ -221,14 +331,51 @@ function SnippetDialog(props: { profileId: string; snippet: Snippet | null; onCl
     <Dialog title={original ? `Edit “${original.title}”` : 'Add a snippet'} onClose={props.onClose}>
       <form ref={form} class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="snippet-error" message={formError} />
-        <Field id="snippet-title" label="Title" required value={title} onInput={setTitle} error={errors.title} hint={counter(codePoints(title), TITLE_MAX)} />
-        <Field id="snippet-content" label="Content" kind="textarea" rows={8} required value={content} onInput={setContent} error={errors.content}
-          hint={`${counter(codePoints(content), CONTENT_MAX)} Sent to the model as written.`} />
-        <Field id="snippet-source" label="Source" value={source} onInput={setSource} error={errors.source} hint="Optional: where this comes from." />
-        <Field id="snippet-metadata" label="Metadata (JSON object)" kind="textarea" rows={3} value={metadata} onInput={setMetadata} error={errors.metadata} hint="Optional." />
+        <Field
+          id="snippet-title"
+          label="Title"
+          required
+          value={title}
+          onInput={setTitle}
+          error={errors.title}
+          hint={counter(codePoints(title), TITLE_MAX)}
+        />
+        <Field
+          id="snippet-content"
+          label="Content"
+          kind="textarea"
+          rows={8}
+          required
+          value={content}
+          onInput={setContent}
+          error={errors.content}
+          hint={`${counter(codePoints(content), CONTENT_MAX)} Sent to the model as written.`}
+        />
+        <Field
+          id="snippet-source"
+          label="Source"
+          value={source}
+          onInput={setSource}
+          error={errors.source}
+          hint="Optional: where this comes from."
+        />
+        <Field
+          id="snippet-metadata"
+          label="Metadata (JSON object)"
+          kind="textarea"
+          rows={3}
+          value={metadata}
+          onInput={setMetadata}
+          error={errors.metadata}
+          hint="Optional."
+        />
         <div class="actions">
-          <button type="submit" disabled={busy}>{busy ? 'Saving…' : original ? 'Save snippet' : 'Add snippet'}</button>
-          <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : original ? 'Save snippet' : 'Add snippet'}
+          </button>
+          <button type="button" class="secondary" onClick={props.onClose}>
+            Cancel
+          </button>
         </div>
       </form>
     </Dialog>
@@ -240,7 +387,9 @@ function DeleteDialog(props: { profileId: string; snippet: Snippet; onClose: () 
   const [busy, setBusy] = useState(false);
   async function remove() {
     setBusy(true);
-    const { error: refused, response } = await api.DELETE('/api/bots/{profile_id}/knowledge/{id}', { params: { path: { profile_id: props.profileId, id: props.snippet.id } } });
+    const { error: refused, response } = await api.DELETE('/api/bots/{profile_id}/knowledge/{id}', {
+      params: { path: { profile_id: props.profileId, id: props.snippet.id } },
+    });
     setBusy(false);
     if (response.status === 204) {
       toast(`Snippet “${props.snippet.title}” deleted.`);
@@ -248,7 +397,15 @@ function DeleteDialog(props: { profileId: string; snippet: Snippet; onClose: () 
     } else setError(problem(refused).message);
   }
   return (
-    <Confirm title="Delete this snippet?" question={`“${props.snippet.title}” goes from this bot's knowledge; replies stop using it. The log keeps its history.`}
-      confirm="Delete" cancel="Keep it" busy={busy} error={error} onConfirm={handler(remove)} onClose={props.onClose} />
+    <Confirm
+      title="Delete this snippet?"
+      question={`“${props.snippet.title}” goes from this bot's knowledge; replies stop using it. The log keeps its history.`}
+      confirm="Delete"
+      cancel="Keep it"
+      busy={busy}
+      error={error}
+      onConfirm={handler(remove)}
+      onClose={props.onClose}
+    />
   );
 }

@@ -25,7 +25,11 @@ export function ProfilePage() {
 
   async function load() {
     setError(null);
-    const { data, error: refused, response } = await api.GET('/api/agent-chat/profiles/{slug}', { params: { path: { slug } } });
+    const {
+      data,
+      error: refused,
+      response,
+    } = await api.GET('/api/agent-chat/profiles/{slug}', { params: { path: { slug } } });
     if (data) setProfile(data);
     else setError({ status: response.status, body: problem(refused) });
   }
@@ -43,7 +47,10 @@ export function ProfilePage() {
   async function toggle() {
     if (!profile || busy) return;
     setBusy(true);
-    const { data, error: refused } = await api.PUT('/api/agent-chat/profiles/{slug}', { params: { path: { slug } }, body: { enabled: !profile.enabled } });
+    const { data, error: refused } = await api.PUT('/api/agent-chat/profiles/{slug}', {
+      params: { path: { slug } },
+      body: { enabled: !profile.enabled },
+    });
     setBusy(false);
     if (data) {
       changed(data);
@@ -52,19 +59,44 @@ export function ProfilePage() {
   }
 
   if (error?.status === 403) return <NeedsAdmin error={error.body} />;
-  if (error) return <Page title={`Profile ${slug}`}><LoadFailed error={error.body} retry={handler(load)} /></Page>;
-  if (!profile) return <Page title={`Profile ${slug}`}><Loading /></Page>;
+  if (error)
+    return (
+      <Page title={`Profile ${slug}`}>
+        <LoadFailed error={error.body} retry={handler(load)} />
+      </Page>
+    );
+  if (!profile)
+    return (
+      <Page title={`Profile ${slug}`}>
+        <Loading />
+      </Page>
+    );
   return (
-    <Page title={`Profile ${profile.name}`} actions={
-      <div class="actions">
-        <a class="button-link" href={`/bots/${profile.id}/knowledge`}>Knowledge</a>
-        <a class="button-link" href={`/profiles/${profile.slug}/chat-service`}>Chat service</a>
-        <button type="button" class={profile.enabled ? 'secondary' : undefined} disabled={busy} onClick={handler(toggle)}>{profile.enabled ? 'Disable' : 'Enable'}</button>
-      </div>
-    }>
+    <Page
+      title={`Profile ${profile.name}`}
+      actions={
+        <div class="actions">
+          <a class="button-link" href={`/bots/${profile.id}/knowledge`}>
+            Knowledge
+          </a>
+          <a class="button-link" href={`/profiles/${profile.slug}/chat-service`}>
+            Chat service
+          </a>
+          <button
+            type="button"
+            class={profile.enabled ? 'secondary' : undefined}
+            disabled={busy}
+            onClick={handler(toggle)}
+          >
+            {profile.enabled ? 'Disable' : 'Enable'}
+          </button>
+        </div>
+      }
+    >
       <p class="muted">
-        Slug <code>{profile.slug}</code> · {profile.enabled ? 'enabled' : 'disabled: it answers no chat'} · reply mode {profile.channel_reply_mode} ·
-        knowledge search {profile.knowledge_search_enabled ? 'on' : 'off'} · id <code>{profile.id}</code>
+        Slug <code>{profile.slug}</code> · {profile.enabled ? 'enabled' : 'disabled: it answers no chat'} · reply mode{' '}
+        {profile.channel_reply_mode} · knowledge search {profile.knowledge_search_enabled ? 'on' : 'off'} · id{' '}
+        <code>{profile.id}</code>
       </p>
       <Settings profile={profile} onSaved={changed} />
       <History slug={slug} refresh={revision} />

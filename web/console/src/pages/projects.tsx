@@ -40,7 +40,8 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
     if (!name.trim()) found.name = 'Give the project a name.';
     else if (name.trim().length > 200) found.name = 'At most 200 characters.';
     const n = Number(maxAgents);
-    if (!Number.isInteger(n) || n < MAX_AGENTS.min || n > MAX_AGENTS.max) found.max_concurrent_agents = `A whole number from ${MAX_AGENTS.min} to ${MAX_AGENTS.max}.`;
+    if (!Number.isInteger(n) || n < MAX_AGENTS.min || n > MAX_AGENTS.max)
+      found.max_concurrent_agents = `A whole number from ${MAX_AGENTS.min} to ${MAX_AGENTS.max}.`;
     return found;
   }
 
@@ -54,13 +55,19 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
       focusFirstError(form, 'project-error');
       return;
     }
-    const fields = { name: name.trim(), max_concurrent_agents: Number(maxAgents), ...(admin && repoPath.trim() ? { repo_path: repoPath.trim() } : {}) };
+    const fields = {
+      name: name.trim(),
+      max_concurrent_agents: Number(maxAgents),
+      ...(admin && repoPath.trim() ? { repo_path: repoPath.trim() } : {}),
+    };
     setBusy(true);
     const result = editing
       ? await api.PATCH('/api/projects/{id}', {
-        params: { path: { id: editing.id } },
-        body: Object.fromEntries(Object.entries(fields).filter(([k, v]) => (editing as Record<string, unknown>)[k] !== v)),
-      })
+          params: { path: { id: editing.id } },
+          body: Object.fromEntries(
+            Object.entries(fields).filter(([k, v]) => (editing as Record<string, unknown>)[k] !== v),
+          ),
+        })
       : await api.POST('/api/projects', { body: fields });
     setBusy(false);
     if (result.data) {
@@ -78,18 +85,52 @@ function ProjectDialog(props: { project?: Project; onClose: () => void; onSaved:
       <form class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="project-error" message={formError} />
         <FieldFrame id="project-name" label="Name" error={errors.name}>
-          {(aria) => <input {...aria} value={name} data-autofocus required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />}
+          {(aria) => (
+            <input
+              {...aria}
+              value={name}
+              data-autofocus
+              required
+              maxLength={200}
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
+          )}
         </FieldFrame>
         {admin && (
-          <Field id="project-repo_path" label="Repository path (optional)" hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only." error={errors.repo_path}
-            value={repoPath} onInput={setRepoPath} />
+          <Field
+            id="project-repo_path"
+            label="Repository path (optional)"
+            hint="A git repository on the runner's host; agents get a worktree of it. Shown to admins only."
+            error={errors.repo_path}
+            value={repoPath}
+            onInput={setRepoPath}
+          />
         )}
-        <FieldFrame id="project-max_concurrent_agents" label="Agents running at once" hint={`${MAX_AGENTS.min} to ${MAX_AGENTS.max}`} error={errors.max_concurrent_agents}>
-          {(aria) => <input {...aria} type="number" inputMode="numeric" min={MAX_AGENTS.min} max={MAX_AGENTS.max} value={maxAgents} onInput={(e) => setMaxAgents(e.currentTarget.value)} />}
+        <FieldFrame
+          id="project-max_concurrent_agents"
+          label="Agents running at once"
+          hint={`${MAX_AGENTS.min} to ${MAX_AGENTS.max}`}
+          error={errors.max_concurrent_agents}
+        >
+          {(aria) => (
+            <input
+              {...aria}
+              type="number"
+              inputMode="numeric"
+              min={MAX_AGENTS.min}
+              max={MAX_AGENTS.max}
+              value={maxAgents}
+              onInput={(e) => setMaxAgents(e.currentTarget.value)}
+            />
+          )}
         </FieldFrame>
         <div class="dialog-actions">
-          <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
-          <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create project'}</button>
+          <button type="button" class="secondary" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : editing ? 'Save changes' : 'Create project'}
+          </button>
         </div>
       </form>
     </Dialog>
@@ -116,35 +157,67 @@ export function Projects() {
   }, []);
 
   function saved(project: Project) {
-    setProjects((list) => ((list ?? []).some((p) => p.id === project.id)
-      ? (list ?? []).map((p) => (p.id === project.id ? project : p)) : [...(list ?? []), project]));
+    setProjects((list) =>
+      (list ?? []).some((p) => p.id === project.id)
+        ? (list ?? []).map((p) => (p.id === project.id ? project : p))
+        : [...(list ?? []), project],
+    );
     toast(dialog?.project ? `Saved project ${project.name}.` : `Created project ${project.name}.`);
     setDialog(null);
   }
 
   return (
-    <Page title="Projects" actions={canWrite && <button type="button" onClick={() => setDialog({})}>New project</button>}>
-      {error ? <LoadFailed error={error} retry={handler(load)} /> : !projects ? <Loading /> : projects.length === 0 ? <p>No projects yet.</p> : (
+    <Page
+      title="Projects"
+      actions={
+        canWrite && (
+          <button type="button" onClick={() => setDialog({})}>
+            New project
+          </button>
+        )
+      }
+    >
+      {error ? (
+        <LoadFailed error={error} retry={handler(load)} />
+      ) : !projects ? (
+        <Loading />
+      ) : projects.length === 0 ? (
+        <p>No projects yet.</p>
+      ) : (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Projects; open one for its board of tasks</caption>
             <thead>
               <tr>
                 <th scope="col">Project</th>
-                <th scope="col" class="num">Agents at once</th>
+                <th scope="col" class="num">
+                  Agents at once
+                </th>
                 {admin && <th scope="col">Repository path</th>}
                 <th scope="col">Created</th>
-                {canWrite && <th scope="col"><span class="visually-hidden">Actions</span></th>}
+                {canWrite && (
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
               {projects.map((p) => (
                 <tr key={p.id}>
-                  <th scope="row"><a href={`/projects/${p.id}`}>{p.name}</a></th>
+                  <th scope="row">
+                    <a href={`/projects/${p.id}`}>{p.name}</a>
+                  </th>
                   <td class="num">{p.max_concurrent_agents}</td>
                   {admin && <td>{p.repo_path ?? '—'}</td>}
                   <td>{new Date(p.created_at).toLocaleDateString()}</td>
-                  {canWrite && <td><button type="button" class="secondary" onClick={() => setDialog({ project: p })}>Edit<span class="visually-hidden"> {p.name}</span></button></td>}
+                  {canWrite && (
+                    <td>
+                      <button type="button" class="secondary" onClick={() => setDialog({ project: p })}>
+                        Edit<span class="visually-hidden"> {p.name}</span>
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

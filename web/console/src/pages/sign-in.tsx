@@ -17,7 +17,9 @@ export function safeNext(next: string | undefined): string {
 function SsoNotice() {
   return (
     <div class="panel" role="note">
-      <p>This server signs people in through your organisation's single sign-on (forward-auth), not with a password here.</p>
+      <p>
+        This server signs people in through your organisation's single sign-on (forward-auth), not with a password here.
+      </p>
       <p>Open the console through the SSO proxy's address; it signs you in on the first request.</p>
     </div>
   );
@@ -75,21 +77,47 @@ export function SignIn() {
     requestAnimationFrame(() => errorRef.current?.focus());
   }
 
-  if (state?.login === 'forward_auth' || sso) return <Page title="Sign in"><SsoNotice /></Page>;
+  if (state?.login === 'forward_auth' || sso)
+    return (
+      <Page title="Sign in">
+        <SsoNotice />
+      </Page>
+    );
 
   return (
     <Page title="Sign in">
-      <form class="form narrow" onSubmit={handler(submit)} noValidate aria-describedby={message ? 'sign-in-error' : undefined}>
+      <form
+        class="form narrow"
+        onSubmit={handler(submit)}
+        noValidate
+        aria-describedby={message ? 'sign-in-error' : undefined}
+      >
         <div id="sign-in-error" class="form-error" role="alert" tabIndex={-1} ref={errorRef}>
           {message && <p>{message}</p>}
         </div>
         <label for="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="username" required value={email}
-          onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+        />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required value={password}
-          onInput={(e) => setPassword((e.target as HTMLInputElement).value)} />
-        <button type="submit" disabled={busy || wait > 0}>{wait > 0 ? `Wait ${wait} s` : busy ? 'Signing in…' : 'Sign in'}</button>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        />
+        <button type="submit" disabled={busy || wait > 0}>
+          {wait > 0 ? `Wait ${wait} s` : busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
     </Page>
   );

@@ -10,11 +10,19 @@ export function SignedOut() {
     <Page title="Signed out">
       <div class="panel">
         <p>You are signed out of this console.</p>
-        {state?.login === 'forward_auth'
-          ? (state.logout_url
-            ? <p>Your single sign-on session may still be open: <a href={state.logout_url}>sign out of single sign-on</a>.</p>
-            : <p>Your single sign-on session may still be open; close the browser to end it.</p>)
-          : <p><a href="/sign-in">Sign in again</a></p>}
+        {state?.login === 'forward_auth' ? (
+          state.logout_url ? (
+            <p>
+              Your single sign-on session may still be open: <a href={state.logout_url}>sign out of single sign-on</a>.
+            </p>
+          ) : (
+            <p>Your single sign-on session may still be open; close the browser to end it.</p>
+          )
+        ) : (
+          <p>
+            <a href="/sign-in">Sign in again</a>
+          </p>
+        )}
       </div>
     </Page>
   );

@@ -12,7 +12,13 @@ import { handler } from '../ui/handler.ts';
 const TITLE_MAX = 500;
 const TASK_FIELDS = ['title', 'priority', 'status', 'description', 'branch_name'];
 
-export function TaskDialog(props: { projectId: string; task?: Task; status?: TaskStatus; onClose: () => void; onSaved: (task: Task) => void }) {
+export function TaskDialog(props: {
+  projectId: string;
+  task?: Task;
+  status?: TaskStatus;
+  onClose: () => void;
+  onSaved: (task: Task) => void;
+}) {
   const editing = props.task;
   const [title, setTitle] = useState(editing?.title ?? '');
   const [priority, setPriority] = useState<Task['priority']>(editing?.priority ?? 'medium');
@@ -36,13 +42,20 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
       focusFirstError(form, 'task-error');
       return;
     }
-    const fields = { title: title.trim(), priority, description: description.trim() || null, branch_name: branch.trim() || null };
+    const fields = {
+      title: title.trim(),
+      priority,
+      description: description.trim() || null,
+      branch_name: branch.trim() || null,
+    };
     setBusy(true);
     const result = editing
       ? await api.PATCH('/api/tasks/{id}', {
-        params: { path: { id: editing.id } },
-        body: Object.fromEntries(Object.entries(fields).filter(([k, v]) => (editing as Record<string, unknown>)[k] !== v)),
-      })
+          params: { path: { id: editing.id } },
+          body: Object.fromEntries(
+            Object.entries(fields).filter(([k, v]) => (editing as Record<string, unknown>)[k] !== v),
+          ),
+        })
       : await api.POST('/api/tasks', { body: { project_id: props.projectId, status, ...fields } });
     setBusy(false);
     if (result.data) {
@@ -60,19 +73,52 @@ export function TaskDialog(props: { projectId: string; task?: Task; status?: Tas
       <form class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="task-error" message={formError} />
         <FieldFrame id="task-title" label="Title" error={errors.title}>
-          {(aria) => <input {...aria} value={title} data-autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />}
+          {(aria) => (
+            <input {...aria} value={title} data-autofocus required onInput={(e) => setTitle(e.currentTarget.value)} />
+          )}
         </FieldFrame>
-        <Field id="task-priority" label="Priority" kind="select" error={errors.priority}
-          options={PRIORITIES.map((p) => ({ value: p, label: p }))} value={priority} onInput={(v) => setPriority(v as Task['priority'])} />
+        <Field
+          id="task-priority"
+          label="Priority"
+          kind="select"
+          error={errors.priority}
+          options={PRIORITIES.map((p) => ({ value: p, label: p }))}
+          value={priority}
+          onInput={(v) => setPriority(v as Task['priority'])}
+        />
         {!editing && (
-          <Field id="task-status" label="Column" kind="select" error={errors.status}
-            options={COLUMNS.map((c) => ({ value: c.status, label: c.label }))} value={status} onInput={(v) => setStatus(v as TaskStatus)} />
+          <Field
+            id="task-status"
+            label="Column"
+            kind="select"
+            error={errors.status}
+            options={COLUMNS.map((c) => ({ value: c.status, label: c.label }))}
+            value={status}
+            onInput={(v) => setStatus(v as TaskStatus)}
+          />
         )}
-        <Field id="task-description" label="Description (optional)" kind="textarea" error={errors.description} value={description} onInput={setDescription} />
-        <Field id="task-branch_name" label="Git branch (optional)" error={errors.branch_name} value={branch} onInput={setBranch} />
+        <Field
+          id="task-description"
+          label="Description (optional)"
+          kind="textarea"
+          error={errors.description}
+          value={description}
+          onInput={setDescription}
+        />
+        <Field
+          id="task-branch_name"
+          label="Git branch (optional)"
+          error={errors.branch_name}
+          value={branch}
+          onInput={setBranch}
+        />
         <div class="dialog-actions">
-          <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
-          <button type="submit" disabled={busy}>{busy ? 'Saving…' : editing ? 'Save changes' : 'Create task'}</button>
+          <button type="button" class="secondary" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : editing ? 'Save changes' : 'Create task'}
+          </button>
         </div>
       </form>
     </Dialog>
@@ -87,7 +133,9 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
 
   useEffect(() => {
     void readAll(async (limit, offset) => {
-      const { data, error: failed } = await api.GET('/api/agents', { params: { query: { project_id: props.task.project_id, limit, offset } } });
+      const { data, error: failed } = await api.GET('/api/agents', {
+        params: { query: { project_id: props.task.project_id, limit, offset } },
+      });
       return data ? { rows: data.agents, total: data.total } : { error: failed };
     }).then((got) => {
       if (Array.isArray(got)) {
@@ -102,7 +150,10 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
     if (!agentId) return;
     setBusy(true);
     setError(null);
-    const { data, error: failed } = await api.POST('/api/tasks/{id}/assign', { params: { path: { id: props.task.id } }, body: { agent_id: agentId } });
+    const { data, error: failed } = await api.POST('/api/tasks/{id}/assign', {
+      params: { path: { id: props.task.id } },
+      body: { agent_id: agentId },
+    });
     setBusy(false);
     if (data) props.onSaved(data);
     else setError(problem(failed).message);
@@ -112,20 +163,34 @@ export function AssignDialog(props: { task: Task; onClose: () => void; onSaved: 
     <Dialog title={`Assign “${props.task.title}”`} onClose={props.onClose}>
       <form class="form" onSubmit={handler(submit)} noValidate>
         <FormError id="assign-error" message={error} />
-        {!agents ? <p class="muted" role="status">Loading the project's agents…</p> : agents.length === 0 ? (
-          <p>No agents in this project yet. <a href="/agents">Spawn one on the Agents page</a>.</p>
+        {!agents ? (
+          <p class="muted" role="status">
+            Loading the project's agents…
+          </p>
+        ) : agents.length === 0 ? (
+          <p>
+            No agents in this project yet. <a href="/agents">Spawn one on the Agents page</a>.
+          </p>
         ) : (
           <FieldFrame id="assign-agent" label="Agent">
             {(aria) => (
               <select {...aria} value={agentId} data-autofocus onChange={(e) => setAgentId(e.currentTarget.value)}>
-                {agents.map((a) => <option key={a.id} value={a.id}>{a.name} ({a.role}, {a.status})</option>)}
+                {agents.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.name} ({a.role}, {a.status})
+                  </option>
+                ))}
               </select>
             )}
           </FieldFrame>
         )}
         <div class="dialog-actions">
-          <button type="button" class="secondary" onClick={props.onClose}>Cancel</button>
-          <button type="submit" disabled={busy || !agents?.length}>{busy ? 'Assigning…' : 'Assign'}</button>
+          <button type="button" class="secondary" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" disabled={busy || !agents?.length}>
+            {busy ? 'Assigning…' : 'Assign'}
+          </button>
         </div>
       </form>
     </Dialog>

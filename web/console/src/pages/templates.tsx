@@ -27,13 +27,21 @@ export function Templates() {
   return (
     <Page title="Bot templates">
       <p class="muted">Each template makes a pre-tuned profile, with starter knowledge if you want it.</p>
-      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !templates ? <Loading /> : (
+      {error ? (
+        <LoadFailed error={error.body} retry={handler(load)} />
+      ) : !templates ? (
+        <Loading />
+      ) : (
         <ul class="template-list">
           {templates.map((t) => (
             <li key={t.slug} class="template-card">
-              <h2><a href={`/templates/${t.slug}`}>{t.name}</a></h2>
+              <h2>
+                <a href={`/templates/${t.slug}`}>{t.name}</a>
+              </h2>
               <p>{t.description}</p>
-              <p class="muted"><code>{t.slug}</code></p>
+              <p class="muted">
+                <code>{t.slug}</code>
+              </p>
             </li>
           ))}
         </ul>

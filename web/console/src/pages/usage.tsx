@@ -23,8 +23,19 @@ function CapBar(props: { row: Row }) {
   const label = `Share of the daily cap used by ${row.profile_name}`;
   return (
     <span class={`cap${warn ? ' cap-warn' : ''}`}>
-      <meter min={0} max={100} low={WARN_PCT} high={WARN_PCT} optimum={0} value={Math.min(row.cap_pct, 100)} aria-label={label} />
-      <span class="cap-text">{pctText(row.cap_pct)}{warn && <strong class="cap-flag"> warning{row.cap_pct >= 100 ? ': cap reached' : ''}</strong>}</span>
+      <meter
+        min={0}
+        max={100}
+        low={WARN_PCT}
+        high={WARN_PCT}
+        optimum={0}
+        value={Math.min(row.cap_pct, 100)}
+        aria-label={label}
+      />
+      <span class="cap-text">
+        {pctText(row.cap_pct)}
+        {warn && <strong class="cap-flag"> warning{row.cap_pct >= 100 ? ': cap reached' : ''}</strong>}
+      </span>
     </span>
   );
 }
@@ -45,28 +56,65 @@ export function Usage() {
 
   if (error?.status === 403) return <NeedsAdmin error={error.body} />;
   return (
-    <Page title="Usage" actions={rows && <button type="button" class="secondary" onClick={handler(load)}>Refresh</button>}>
-      <p class="muted">Today ({new Date().toISOString().slice(0, 10)}, UTC), per profile. A warning shows from {WARN_PCT} % of the daily cost cap.</p>
-      {error ? <LoadFailed error={error.body} retry={handler(load)} /> : !rows ? <Loading /> : rows.length === 0 ? <p>No profiles yet.</p> : (
+    <Page
+      title="Usage"
+      actions={
+        rows && (
+          <button type="button" class="secondary" onClick={handler(load)}>
+            Refresh
+          </button>
+        )
+      }
+    >
+      <p class="muted">
+        Today ({new Date().toISOString().slice(0, 10)}, UTC), per profile. A warning shows from {WARN_PCT} % of the
+        daily cost cap.
+      </p>
+      {error ? (
+        <LoadFailed error={error.body} retry={handler(load)} />
+      ) : !rows ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <p>No profiles yet.</p>
+      ) : (
         <div class="table-wrap">
           <table>
             <caption class="visually-hidden">Today's usage per profile</caption>
             <thead>
               <tr>
-                <th scope="col">Profile</th><th scope="col" class="num">Requests</th><th scope="col" class="num">Input tokens</th>
-                <th scope="col" class="num">Output tokens</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Daily cap</th><th scope="col">Cap used</th>
+                <th scope="col">Profile</th>
+                <th scope="col" class="num">
+                  Requests
+                </th>
+                <th scope="col" class="num">
+                  Input tokens
+                </th>
+                <th scope="col" class="num">
+                  Output tokens
+                </th>
+                <th scope="col" class="num">
+                  Cost
+                </th>
+                <th scope="col" class="num">
+                  Daily cap
+                </th>
+                <th scope="col">Cap used</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={r.profile_slug} data-profile={r.profile_slug}>
-                  <th scope="row">{r.profile_name} <code class="muted">{r.profile_slug}</code></th>
+                  <th scope="row">
+                    {r.profile_name} <code class="muted">{r.profile_slug}</code>
+                  </th>
                   <td class="num">{count.format(r.today_requests)}</td>
                   <td class="num">{count.format(r.today_input_tokens)}</td>
                   <td class="num">{count.format(r.today_output_tokens)}</td>
                   <td class="num">{usd.format(r.today_cost_cents / 100)}</td>
                   <td class="num">{r.cap_cents === 0 ? 'none' : usd.format(r.cap_cents / 100)}</td>
-                  <td><CapBar row={r} /></td>
+                  <td>
+                    <CapBar row={r} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -8,7 +8,15 @@ import { streamId } from '../live.ts';
 import type { Agent, Project, Task, TaskStatus } from './work.ts';
 
 type Data = Record<string, unknown>;
-const TASK_EDITABLE = ['title', 'description', 'priority', 'directive_id', 'parent_task_id', 'branch_name', 'metadata'] as const;
+const TASK_EDITABLE = [
+  'title',
+  'description',
+  'priority',
+  'directive_id',
+  'parent_task_id',
+  'branch_name',
+  'metadata',
+] as const;
 
 /** The project's tasks after a task event (other projects' events leave them as they are). */
 export function applyTaskEvent(tasks: Task[], event: LogEvent, projectId: string): Task[] {
@@ -21,12 +29,22 @@ export function applyTaskEvent(tasks: Task[], event: LogEvent, projectId: string
     case 'TaskCreated': {
       if (d.project_id !== projectId || tasks.some((t) => t.id === id)) return tasks;
       const task: Task = {
-        id, project_id: projectId, title: String(d.title), description: (d.description as string | null) ?? null,
-        priority: d.priority as Task['priority'], status: d.status as TaskStatus, directive_id: (d.directive_id as string | null) ?? null,
-        parent_task_id: (d.parent_task_id as string | null) ?? null, branch_name: (d.branch_name as string | null) ?? null,
-        created_by: (d.created_by as string | null) ?? null, created_by_user: (d.created_by_user as string | null) ?? null,
-        assigned_agent_id: null, metadata: (d.metadata as Task['metadata']) ?? {}, depends_on: (d.depends_on as string[]) ?? [],
-        created_at: at, updated_at: at,
+        id,
+        project_id: projectId,
+        title: String(d.title),
+        description: (d.description as string | null) ?? null,
+        priority: d.priority as Task['priority'],
+        status: d.status as TaskStatus,
+        directive_id: (d.directive_id as string | null) ?? null,
+        parent_task_id: (d.parent_task_id as string | null) ?? null,
+        branch_name: (d.branch_name as string | null) ?? null,
+        created_by: (d.created_by as string | null) ?? null,
+        created_by_user: (d.created_by_user as string | null) ?? null,
+        assigned_agent_id: null,
+        metadata: (d.metadata as Task['metadata']) ?? {},
+        depends_on: (d.depends_on as string[]) ?? [],
+        created_at: at,
+        updated_at: at,
       };
       return [...tasks, task];
     }
@@ -48,7 +66,12 @@ export function applyTaskEvent(tasks: Task[], event: LogEvent, projectId: string
 }
 
 const AGENT_STATUS: Record<string, Agent['status']> = {
-  AgentClaimed: 'claimed', AgentStarted: 'running', AgentCompleted: 'completed', AgentFailed: 'failed', AgentStopped: 'stopped', AgentKilled: 'killed',
+  AgentClaimed: 'claimed',
+  AgentStarted: 'running',
+  AgentCompleted: 'completed',
+  AgentFailed: 'failed',
+  AgentStopped: 'stopped',
+  AgentKilled: 'killed',
 };
 
 /** The agents after an agent event. */
@@ -59,11 +82,26 @@ export function applyAgentEvent(agents: Agent[], event: LogEvent): Agent[] {
   const at = String(d.at ?? event.at);
   if (event.type === 'AgentSpawned') {
     if (agents.some((a) => a.id === id)) return agents;
-    return [...agents, {
-      id, name: String(d.name), role: d.role as Agent['role'], project_id: String(d.project_id), template: d.template as Agent['template'],
-      model: String(d.model), base_branch: String(d.base_branch), persistent: d.persistent === true, status: 'queued', status_reason: null,
-      total_cost_usd: 0, created_by_user: (d.created_by_user as string | null) ?? null, created_at: at, started_at: null, ended_at: null,
-    }];
+    return [
+      ...agents,
+      {
+        id,
+        name: String(d.name),
+        role: d.role as Agent['role'],
+        project_id: String(d.project_id),
+        template: d.template as Agent['template'],
+        model: String(d.model),
+        base_branch: String(d.base_branch),
+        persistent: d.persistent === true,
+        status: 'queued',
+        status_reason: null,
+        total_cost_usd: 0,
+        created_by_user: (d.created_by_user as string | null) ?? null,
+        created_at: at,
+        started_at: null,
+        ended_at: null,
+      },
+    ];
   }
   return agents.map((a) => {
     if (a.id !== id) return a;
@@ -72,9 +110,10 @@ export function applyAgentEvent(agents: Agent[], event: LogEvent): Agent[] {
     if (!status) return a;
     const ended = status !== 'claimed' && status !== 'running';
     return {
-      ...a, status,
+      ...a,
+      status,
       status_reason: event.type === 'AgentFailed' ? String(d.reason ?? 'failed') : a.status_reason,
-      started_at: status === 'running' ? a.started_at ?? at : a.started_at,
+      started_at: status === 'running' ? (a.started_at ?? at) : a.started_at,
       ended_at: ended ? at : a.ended_at,
     };
   });
@@ -88,18 +127,31 @@ export function applyProjectEvent(projects: Project[], event: LogEvent): Project
   const at = String(d.at ?? event.at);
   if (event.type === 'ProjectCreated') {
     if (projects.some((p) => p.id === id)) return projects;
-    return [...projects, {
-      id, name: String(d.name), repo_path: (d.repo_path as string | null | undefined) ?? null, max_concurrent_agents: Number(d.max_concurrent_agents),
-      owner_id: String(d.owner_id), created_at: at, updated_at: at,
-    }];
+    return [
+      ...projects,
+      {
+        id,
+        name: String(d.name),
+        repo_path: (d.repo_path as string | null | undefined) ?? null,
+        max_concurrent_agents: Number(d.max_concurrent_agents),
+        owner_id: String(d.owner_id),
+        created_at: at,
+        updated_at: at,
+      },
+    ];
   }
   if (event.type === 'ProjectUpdated') {
-    return projects.map((p) => (p.id !== id ? p : {
-      ...p, updated_at: at,
-      ...('name' in d ? { name: String(d.name) } : {}),
-      ...('max_concurrent_agents' in d ? { max_concurrent_agents: Number(d.max_concurrent_agents) } : {}),
-      ...('repo_path' in d ? { repo_path: (d.repo_path as string | null) ?? null } : {}),
-    }));
+    return projects.map((p) =>
+      p.id !== id
+        ? p
+        : {
+            ...p,
+            updated_at: at,
+            ...('name' in d ? { name: String(d.name) } : {}),
+            ...('max_concurrent_agents' in d ? { max_concurrent_agents: Number(d.max_concurrent_agents) } : {}),
+            ...('repo_path' in d ? { repo_path: (d.repo_path as string | null) ?? null } : {}),
+          },
+    );
   }
   return projects;
 }

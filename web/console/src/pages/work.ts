@@ -23,7 +23,9 @@ export const PRIORITIES: Task['priority'][] = ['low', 'medium', 'high', 'critica
 const PAGE = 200;
 
 /** Every row of a paginated list: pages of 200 until `total`. */
-export async function readAll<T>(page: (limit: number, offset: number) => Promise<{ rows: T[]; total: number } | { error: unknown }>): Promise<T[] | { error: unknown }> {
+export async function readAll<T>(
+  page: (limit: number, offset: number) => Promise<{ rows: T[]; total: number } | { error: unknown }>,
+): Promise<T[] | { error: unknown }> {
   const out: T[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const got = await page(PAGE, offset);

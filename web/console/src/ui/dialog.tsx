@@ -12,7 +12,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import './ui.css';
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 let ids = 0;
 
@@ -31,11 +32,18 @@ function giveBack(opener: HTMLElement | null, returnTo?: ReturnTo): void {
   // The browser may still move focus once the dialog leaves the page (its own restore after a
   // native close): put it back if it ended on nothing.
   requestAnimationFrame(() => {
-    if (document.activeElement === document.body || document.activeElement === null) returnTarget(opener, returnTo)?.focus();
+    if (document.activeElement === document.body || document.activeElement === null)
+      returnTarget(opener, returnTo)?.focus();
   });
 }
 
-export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren; describedBy?: string; returnTo?: ReturnTo }) {
+export function Dialog(props: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  describedBy?: string;
+  returnTo?: ReturnTo;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useRef(`dialog-title-${++ids}`).current;
   // What had focus when the dialog was asked for: read while rendering, before the dialog (and
@@ -46,9 +54,11 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   useEffect(() => {
     const dialog = ref.current!;
     dialog.showModal();
-    (dialog.querySelector<HTMLElement>('[data-autofocus]')
-      ?? dialog.querySelector<HTMLElement>(`.dialog-body :is(${FOCUSABLE})`)
-      ?? dialog.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+    (
+      dialog.querySelector<HTMLElement>('[data-autofocus]') ??
+      dialog.querySelector<HTMLElement>(`.dialog-body :is(${FOCUSABLE})`) ??
+      dialog.querySelector<HTMLElement>(FOCUSABLE)
+    )?.focus();
     return () => {
       unmounting.current = true;
       if (dialog.open) dialog.close();
@@ -72,17 +82,28 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   }
 
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} aria-describedby={props.describedBy} onKeyDown={onKeyDown}
-      onCancel={(e) => { e.preventDefault(); props.onClose(); }}
+    <dialog
+      ref={ref}
+      class="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={props.describedBy}
+      onKeyDown={onKeyDown}
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onClose();
+      }}
       onClose={() => {
         if (unmounting.current) return;
         // Closed by the browser itself (a cancel it would not let us keep open): focus back now.
         giveBack(opener, props.returnTo);
         props.onClose();
-      }}>
+      }}
+    >
       <div class="dialog-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" class="secondary" aria-label="Close" onClick={props.onClose}>×</button>
+        <button type="button" class="secondary" aria-label="Close" onClick={props.onClose}>
+          ×
+        </button>
       </div>
       <div class="dialog-body">{props.children}</div>
     </dialog>
@@ -90,14 +111,32 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
 }
 
 /** A yes/no question (stop an agent, kill one, delete a snippet): the safe answer has focus first. */
-export function Confirm(props: { title: string; question: string; confirm: string; cancel?: string; busy?: boolean; error?: string | null; onConfirm: () => void; onClose: () => void; returnTo?: ReturnTo }) {
+export function Confirm(props: {
+  title: string;
+  question: string;
+  confirm: string;
+  cancel?: string;
+  busy?: boolean;
+  error?: string | null;
+  onConfirm: () => void;
+  onClose: () => void;
+  returnTo?: ReturnTo;
+}) {
   return (
     <Dialog title={props.title} onClose={props.onClose} describedBy="confirm-question" returnTo={props.returnTo}>
       <p id="confirm-question">{props.question}</p>
-      {props.error && <p class="form-error" role="alert">{props.error}</p>}
+      {props.error && (
+        <p class="form-error" role="alert">
+          {props.error}
+        </p>
+      )}
       <div class="dialog-actions">
-        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>{props.cancel ?? 'Cancel'}</button>
-        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>{props.confirm}</button>
+        <button type="button" class="secondary" data-autofocus onClick={props.onClose}>
+          {props.cancel ?? 'Cancel'}
+        </button>
+        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
       </div>
     </Dialog>
   );

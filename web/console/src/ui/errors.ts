@@ -11,11 +11,18 @@ export type FieldErrors = Record<string, string>;
 /** The error body of a failed call (openapi-fetch types it per route; no answer reads as `network`). */
 export function problem(error: unknown): ApiErrorBody {
   const body = error as Partial<ApiErrorBody> | undefined;
-  return { ...body, error: body?.error ?? 'network', message: body?.message ?? 'The server did not answer; try again.' };
+  return {
+    ...body,
+    error: body?.error ?? 'network',
+    message: body?.message ?? 'The server did not answer; try again.',
+  };
 }
 
 /** A refused write's body onto the form: `fields` for the named fields of `known`, `form` for the rest. */
-export function serverErrors(body: Partial<ApiErrorBody> | undefined, known: readonly string[]): { fields: FieldErrors; form: string | null } {
+export function serverErrors(
+  body: Partial<ApiErrorBody> | undefined,
+  known: readonly string[],
+): { fields: FieldErrors; form: string | null } {
   const message = body?.message ?? 'The server did not answer; try again.';
   const fields: FieldErrors = {};
   if (body?.error === 'slug_taken' && known.includes('slug')) return { fields: { slug: message }, form: null };

@@ -7,7 +7,11 @@
 import type { ComponentChildren } from 'preact';
 import './ui.css';
 
-export interface ControlAria { id: string; 'aria-describedby': string | undefined; 'aria-invalid': true | undefined }
+export interface ControlAria {
+  id: string;
+  'aria-describedby': string | undefined;
+  'aria-invalid': true | undefined;
+}
 
 interface Common {
   id: string;
@@ -30,16 +34,35 @@ export function FieldFrame(props: Common & { check?: boolean; children: (aria: C
   return (
     <div class={`field${props.check ? ' field-check' : ''}`}>
       {props.check ? control : null}
-      <label for={props.id}>{props.label}{props.required ? <span class="required"> (required)</span> : null}</label>
+      <label for={props.id}>
+        {props.label}
+        {props.required ? <span class="required"> (required)</span> : null}
+      </label>
       {props.check ? null : control}
-      {props.hint && <p id={hintId} class="hint">{props.hint}</p>}
-      {props.error && <p id={errorId} class="field-error">{props.error}</p>}
+      {props.hint && (
+        <p id={hintId} class="hint">
+          {props.hint}
+        </p>
+      )}
+      {props.error && (
+        <p id={errorId} class="field-error">
+          {props.error}
+        </p>
+      )}
     </div>
   );
 }
 
 type Control =
-  | { kind?: 'text' | 'number'; value: string; onInput: (value: string) => void; step?: string; inputMode?: 'numeric' | 'decimal'; autoComplete?: string; type?: 'text' | 'search' | 'datetime-local' }
+  | {
+      kind?: 'text' | 'number';
+      value: string;
+      onInput: (value: string) => void;
+      step?: string;
+      inputMode?: 'numeric' | 'decimal';
+      autoComplete?: string;
+      type?: 'text' | 'search' | 'datetime-local';
+    }
   | { kind: 'textarea'; value: string; onInput: (value: string) => void; rows?: number }
   | { kind: 'select'; value: string; onInput: (value: string) => void; options: { value: string; label: string }[] }
   | { kind: 'checkbox'; checked: boolean; onChange: (checked: boolean) => void };
@@ -51,26 +74,62 @@ export function Field(props: FieldProps) {
   const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
   const { disabled, required } = props;
   return (
-    <FieldFrame id={props.id} label={props.label} hint={props.hint} error={props.error} required={required} check={props.kind === 'checkbox'}>
+    <FieldFrame
+      id={props.id}
+      label={props.label}
+      hint={props.hint}
+      error={props.error}
+      required={required}
+      check={props.kind === 'checkbox'}
+    >
       {(aria) => {
         if (props.kind === 'checkbox') {
-          return <input {...aria} type="checkbox" checked={props.checked} disabled={disabled} onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)} />;
+          return (
+            <input
+              {...aria}
+              type="checkbox"
+              checked={props.checked}
+              disabled={disabled}
+              onChange={(e) => props.onChange((e.currentTarget as HTMLInputElement).checked)}
+            />
+          );
         }
         if (props.kind === 'textarea') {
-          return <textarea {...aria} rows={props.rows ?? 4} value={props.value} required={required} disabled={disabled} onInput={(e) => props.onInput(value(e))} />;
+          return (
+            <textarea
+              {...aria}
+              rows={props.rows ?? 4}
+              value={props.value}
+              required={required}
+              disabled={disabled}
+              onInput={(e) => props.onInput(value(e))}
+            />
+          );
         }
         if (props.kind === 'select') {
           return (
             <select {...aria} value={props.value} disabled={disabled} onChange={(e) => props.onInput(value(e))}>
-              {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+              {props.options.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
             </select>
           );
         }
         return (
           // (Preact types `type` as one union per input family; the cast picks one, the value is any of ours.)
-          <input {...aria} {...({ type: props.type ?? 'text' } as { type: 'text' })} step={props.step} value={props.value} required={required} disabled={disabled}
-            inputMode={props.inputMode ?? (props.kind === 'number' ? 'numeric' : undefined)} autoComplete={props.autoComplete ?? 'off'}
-            onInput={(e) => props.onInput(value(e))} />
+          <input
+            {...aria}
+            {...({ type: props.type ?? 'text' } as { type: 'text' })}
+            step={props.step}
+            value={props.value}
+            required={required}
+            disabled={disabled}
+            inputMode={props.inputMode ?? (props.kind === 'number' ? 'numeric' : undefined)}
+            autoComplete={props.autoComplete ?? 'off'}
+            onInput={(e) => props.onInput(value(e))}
+          />
         );
       }}
     </FieldFrame>

@@ -12,7 +12,11 @@ export function useFormState(errorId: string) {
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   return {
-    form, errors, formError, busy, setBusy,
+    form,
+    errors,
+    formError,
+    busy,
+    setBusy,
     /** The browser's own checks: true when they pass (errors cleared), else they are shown and focus goes to the first. */
     passes(found: FieldErrors): boolean {
       setFormError(null);

@@ -10,7 +10,8 @@ import { FieldFrame } from './field.tsx';
 import { handler } from './handler.ts';
 
 /** After closing the dialog before it (a confirmation, a form): let it leave the page and give focus back before the next one opens (one modal at a time). */
-export const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+export const nextFrame = () =>
+  new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 
 export interface ShownKey {
   /** The account the key belongs to. */
@@ -43,20 +44,56 @@ export function KeyOnce(props: { shown: ShownKey; onClose: () => void; returnTo?
   }
 
   return (
-    <Dialog title={TITLES[kind](username)} onClose={props.onClose} describedBy="once-key-warning" returnTo={props.returnTo}>
+    <Dialog
+      title={TITLES[kind](username)}
+      onClose={props.onClose}
+      describedBy="once-key-warning"
+      returnTo={props.returnTo}
+    >
       <div id="once-key-warning">
-        <p><strong>This key is shown only this once.</strong> Copy it now and keep it somewhere safe; it cannot be shown again.</p>
-        {kind === 'created'
-          ? <p>It lets scripts and the CLI act as {username} (the <code>X-API-Key</code> header).</p>
-          : <p>The previous key {kind === 'self' ? 'of your account' : `of ${username}`} stopped working now: anything still using it gets 401 until it has this one.</p>}
+        <p>
+          <strong>This key is shown only this once.</strong> Copy it now and keep it somewhere safe; it cannot be shown
+          again.
+        </p>
+        {kind === 'created' ? (
+          <p>
+            It lets scripts and the CLI act as {username} (the <code>X-API-Key</code> header).
+          </p>
+        ) : (
+          <p>
+            The previous key {kind === 'self' ? 'of your account' : `of ${username}`} stopped working now: anything
+            still using it gets 401 until it has this one.
+          </p>
+        )}
       </div>
       <FieldFrame id="once-key" label={kind === 'self' ? 'Your API key' : `API key of ${username}`}>
-        {(aria) => <input {...aria} class="key-once" type="text" readOnly value={apiKey} spellcheck={false} autoComplete="off" onFocus={(e) => e.currentTarget.select()} />}
+        {(aria) => (
+          <input
+            {...aria}
+            class="key-once"
+            type="text"
+            readOnly
+            value={apiKey}
+            spellcheck={false}
+            autoComplete="off"
+            onFocus={(e) => e.currentTarget.select()}
+          />
+        )}
       </FieldFrame>
-      <p role="status" class="muted">{copied === 'yes' ? 'Copied to the clipboard.' : copied === 'no' ? 'The browser did not allow copying: the key is selected, copy it with your keyboard.' : ''}</p>
+      <p role="status" class="muted">
+        {copied === 'yes'
+          ? 'Copied to the clipboard.'
+          : copied === 'no'
+            ? 'The browser did not allow copying: the key is selected, copy it with your keyboard.'
+            : ''}
+      </p>
       <div class="dialog-actions">
-        <button type="button" class="secondary" data-autofocus onClick={handler(copy)}>Copy key</button>
-        <button type="button" onClick={props.onClose}>Done</button>
+        <button type="button" class="secondary" data-autofocus onClick={handler(copy)}>
+          Copy key
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Done
+        </button>
       </div>
     </Dialog>
   );

@@ -5,7 +5,11 @@
 import { signal } from '@preact/signals';
 import './ui.css';
 
-interface Toast { id: number; text: string; kind: 'info' | 'error' }
+interface Toast {
+  id: number;
+  text: string;
+  kind: 'info' | 'error';
+}
 
 const toasts = signal<Toast[]>([]);
 const spoken = signal('');
@@ -35,7 +39,9 @@ export function Toasts() {
       {toasts.value.map((t) => (
         <p key={t.id} class={`toast toast-${t.kind}`}>
           <span>{t.text}</span>
-          <button type="button" class="link-button" onClick={() => dismiss(t.id)}>Dismiss<span class="visually-hidden"> message</span></button>
+          <button type="button" class="link-button" onClick={() => dismiss(t.id)}>
+            Dismiss<span class="visually-hidden"> message</span>
+          </button>
         </p>
       ))}
     </div>

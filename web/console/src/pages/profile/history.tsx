@@ -24,7 +24,9 @@ export function History(props: { slug: string; refresh: number }) {
 
   async function load() {
     setError(null);
-    const { data, error: refused } = await api.GET('/api/agent-chat/profiles/{slug}/history', { params: { path: { slug: props.slug } } });
+    const { data, error: refused } = await api.GET('/api/agent-chat/profiles/{slug}/history', {
+      params: { path: { slug: props.slug } },
+    });
     if (data) setEntries(data);
     else setError(problem(refused));
   }
@@ -43,20 +45,38 @@ export function History(props: { slug: string; refresh: number }) {
   return (
     <section aria-labelledby="history-heading">
       <h2 id="history-heading">History</h2>
-      {error ? <LoadFailed error={error} retry={handler(load)} /> : !entries ? <Loading /> : (
+      {error ? (
+        <LoadFailed error={error} retry={handler(load)} />
+      ) : !entries ? (
+        <Loading />
+      ) : (
         <>
           <div class="table-wrap">
             <table>
               <caption class="visually-hidden">Revisions of the profile, oldest first</caption>
-              <thead><tr><th scope="col" class="num">Revision</th><th scope="col">Change</th><th scope="col">Fields</th><th scope="col">By</th><th scope="col">When</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col" class="num">
+                    Revision
+                  </th>
+                  <th scope="col">Change</th>
+                  <th scope="col">Fields</th>
+                  <th scope="col">By</th>
+                  <th scope="col">When</th>
+                </tr>
+              </thead>
               <tbody>
                 {entries.map((e) => (
                   <tr key={e.revision}>
-                    <th scope="row" class="num">{e.revision}</th>
+                    <th scope="row" class="num">
+                      {e.revision}
+                    </th>
                     <td>{e.event_type}</td>
                     <td>{e.changed_fields.join(', ')}</td>
                     <td>{actor(e.actor)}</td>
-                    <td><time dateTime={e.at}>{when(e.at)}</time></td>
+                    <td>
+                      <time dateTime={e.at}>{when(e.at)}</time>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -71,13 +91,18 @@ export function History(props: { slug: string; refresh: number }) {
 }
 
 async function asOf(slug: string, at: string): Promise<{ profile: Profile } | { error: ApiErrorBody }> {
-  const { data, error } = await api.GET('/api/agent-chat/profiles/{slug}', { params: { path: { slug }, query: { as_of: at } } });
+  const { data, error } = await api.GET('/api/agent-chat/profiles/{slug}', {
+    params: { path: { slug }, query: { as_of: at } },
+  });
   return data ? { profile: data } : { error: problem(error) };
 }
 
 function Compare(props: { slug: string; entries: Entry[] }) {
   const { entries } = props;
-  const options = entries.map((e) => ({ value: String(e.revision), label: `Revision ${e.revision}: ${e.event_type}, ${when(e.at)}` }));
+  const options = entries.map((e) => ({
+    value: String(e.revision),
+    label: `Revision ${e.revision}: ${e.event_type}, ${when(e.at)}`,
+  }));
   const [from, setFrom] = useState(String(entries[entries.length - 2]!.revision));
   const [to, setTo] = useState(String(entries[entries.length - 1]!.revision));
   const [diff, setDiff] = useState<{ field: string; before: unknown; after: unknown }[] | null>(null);
@@ -91,7 +116,11 @@ function Compare(props: { slug: string; entries: Entry[] }) {
     if ('error' in a) return setMessage(a.error.message);
     if ('error' in b) return setMessage(b.error.message);
     const fields = Object.keys(b.profile).filter((f) => !NOISE.has(f)) as (keyof Profile)[];
-    setDiff(fields.filter((f) => shown(a.profile[f]) !== shown(b.profile[f])).map((f) => ({ field: f, before: a.profile[f], after: b.profile[f] })));
+    setDiff(
+      fields
+        .filter((f) => shown(a.profile[f]) !== shown(b.profile[f]))
+        .map((f) => ({ field: f, before: a.profile[f], after: b.profile[f] })),
+    );
   }
 
   return (
@@ -100,16 +129,38 @@ function Compare(props: { slug: string; entries: Entry[] }) {
       <FormError id="compare-error" message={message} />
       <Field id="compare-from" label="From" kind="select" options={options} value={from} onInput={setFrom} />
       <Field id="compare-to" label="To" kind="select" options={options} value={to} onInput={setTo} />
-      <div class="actions"><button type="submit">Show differences</button></div>
+      <div class="actions">
+        <button type="submit">Show differences</button>
+      </div>
       {diff && (
         <div class="table-wrap" aria-live="polite">
-          {diff.length === 0 ? <p>No differences between revisions {from} and {to}.</p> : (
+          {diff.length === 0 ? (
+            <p>
+              No differences between revisions {from} and {to}.
+            </p>
+          ) : (
             <table class="diff">
-              <caption>Differences from revision {from} to revision {to}</caption>
-              <thead><tr><th scope="col">Field</th><th scope="col">Revision {from}</th><th scope="col">Revision {to}</th></tr></thead>
+              <caption>
+                Differences from revision {from} to revision {to}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">Revision {from}</th>
+                  <th scope="col">Revision {to}</th>
+                </tr>
+              </thead>
               <tbody>
                 {diff.map((d) => (
-                  <tr key={d.field}><th scope="row">{d.field}</th><td><del>{shown(d.before)}</del></td><td><ins>{shown(d.after)}</ins></td></tr>
+                  <tr key={d.field}>
+                    <th scope="row">{d.field}</th>
+                    <td>
+                      <del>{shown(d.before)}</del>
+                    </td>
+                    <td>
+                      <ins>{shown(d.after)}</ins>
+                    </td>
+                  </tr>
                 ))}
               </tbody>
             </table>
@@ -137,12 +188,32 @@ function AsOf(props: { slug: string }) {
   return (
     <form class="form inline" onSubmit={handler(show)} aria-labelledby="as-of-heading">
       <h3 id="as-of-heading">The profile as it was</h3>
-      <Field id="as-of" label="As of (your local time)" type="datetime-local" step="1" value={instant} onInput={setInstant}
-        error={result && 'error' in result ? (result.error.error === 'profile_not_found' ? 'The profile did not exist yet.' : result.error.message) : undefined} />
-      <div class="actions"><button type="submit">Show</button></div>
+      <Field
+        id="as-of"
+        label="As of (your local time)"
+        type="datetime-local"
+        step="1"
+        value={instant}
+        onInput={setInstant}
+        error={
+          result && 'error' in result
+            ? result.error.error === 'profile_not_found'
+              ? 'The profile did not exist yet.'
+              : result.error.message
+            : undefined
+        }
+      />
+      <div class="actions">
+        <button type="submit">Show</button>
+      </div>
       {result && 'profile' in result && (
         <dl class="as-of" aria-live="polite">
-          {Object.entries(result.profile).map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{shown(v)}</dd></div>)}
+          {Object.entries(result.profile).map(([k, v]) => (
+            <div key={k}>
+              <dt>{k}</dt>
+              <dd>{shown(v)}</dd>
+            </div>
+          ))}
         </dl>
       )}
     </form>

@@ -27,10 +27,16 @@ const FLAGS = [
   { field: 'knowledge_search_enabled', label: 'Ground replies in knowledge search' },
   { field: 'can_use_tools', label: 'May use the chat-service tools' },
 ] as const;
-const FIELDS: (keyof Profile & keyof Update)[] = [...TEXTS, 'security_tier', ...NUMBERS.map((n) => n.field), ...FLAGS.map((f) => f.field)];
+const FIELDS: (keyof Profile & keyof Update)[] = [
+  ...TEXTS,
+  'security_tier',
+  ...NUMBERS.map((n) => n.field),
+  ...FLAGS.map((f) => f.field),
+];
 
 type Values = Record<string, string | boolean>;
-const valuesOf = (p: Profile): Values => Object.fromEntries(FIELDS.map((f) => [f, typeof p[f] === 'boolean' ? p[f] : String(p[f])]));
+const valuesOf = (p: Profile): Values =>
+  Object.fromEntries(FIELDS.map((f) => [f, typeof p[f] === 'boolean' ? p[f] : String(p[f])]));
 
 export function Settings(props: { profile: Profile; onSaved: (p: Profile) => void }) {
   const { profile } = props;
@@ -83,7 +89,10 @@ export function Settings(props: { profile: Profile; onSaved: (p: Profile) => voi
       return;
     }
     setBusy(true);
-    const { data, error, response } = await api.PUT('/api/agent-chat/profiles/{slug}', { params: { path: { slug: profile.slug } }, body: checked.body });
+    const { data, error, response } = await api.PUT('/api/agent-chat/profiles/{slug}', {
+      params: { path: { slug: profile.slug } },
+      body: checked.body,
+    });
     setBusy(false);
     if (data) {
       toast(`Saved: ${Object.keys(checked.body).join(', ')}.`);
@@ -102,23 +111,83 @@ export function Settings(props: { profile: Profile; onSaved: (p: Profile) => voi
       <form ref={form} class="form grid" onSubmit={handler(submit)} noValidate>
         <FormError id="settings-error" message={formError} />
         <Field id="edit-name" label="Name" required value={text('name')} onInput={set('name')} error={errors.name} />
-        <Field id="edit-model" label="Model" required value={text('model')} onInput={set('model')} error={errors.model} />
-        <Field id="edit-tier" label="Security tier" kind="select" options={TIERS} value={text('security_tier')} onInput={set('security_tier')} error={errors.security_tier} />
+        <Field
+          id="edit-model"
+          label="Model"
+          required
+          value={text('model')}
+          onInput={set('model')}
+          error={errors.model}
+        />
+        <Field
+          id="edit-tier"
+          label="Security tier"
+          kind="select"
+          options={TIERS}
+          value={text('security_tier')}
+          onInput={set('security_tier')}
+          error={errors.security_tier}
+        />
         {NUMBERS.map(({ field, label, hint }) => (
-          <Field key={field} id={`edit-${field}`} label={label} kind="number" inputMode={field === 'temperature' ? 'decimal' : 'numeric'}
-            value={text(field)} onInput={set(field)} error={errors[field]} hint={hint} />
+          <Field
+            key={field}
+            id={`edit-${field}`}
+            label={label}
+            kind="number"
+            inputMode={field === 'temperature' ? 'decimal' : 'numeric'}
+            value={text(field)}
+            onInput={set(field)}
+            error={errors[field]}
+            hint={hint}
+          />
         ))}
-        <Field id="edit-description" label="Description" kind="textarea" rows={2} value={text('description')} onInput={set('description')} error={errors.description} />
-        <Field id="edit-prompt" label="System prompt" kind="textarea" rows={6} value={text('system_prompt')} onInput={set('system_prompt')} error={errors.system_prompt} />
+        <Field
+          id="edit-description"
+          label="Description"
+          kind="textarea"
+          rows={2}
+          value={text('description')}
+          onInput={set('description')}
+          error={errors.description}
+        />
+        <Field
+          id="edit-prompt"
+          label="System prompt"
+          kind="textarea"
+          rows={6}
+          value={text('system_prompt')}
+          onInput={set('system_prompt')}
+          error={errors.system_prompt}
+        />
         <fieldset class="flags">
           <legend>Behaviour</legend>
           {FLAGS.map(({ field, label }) => (
-            <Field key={field} id={`edit-${field}`} label={label} kind="checkbox" checked={values[field] as boolean} onChange={set(field)} error={errors[field]} />
+            <Field
+              key={field}
+              id={`edit-${field}`}
+              label={label}
+              kind="checkbox"
+              checked={values[field] as boolean}
+              onChange={set(field)}
+              error={errors[field]}
+            />
           ))}
         </fieldset>
         <div class="actions">
-          <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save changes'}</button>
-          <button type="button" class="secondary" onClick={() => { setValues(valuesOf(profile)); setErrors({}); setFormError(null); }}>Undo edits</button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Saving…' : 'Save changes'}
+          </button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setValues(valuesOf(profile));
+              setErrors({});
+              setFormError(null);
+            }}
+          >
+            Undo edits
+          </button>
         </div>
       </form>
     </section>

@@ -9,7 +9,11 @@ import { Field, FormError } from '../../ui/field.tsx';
 import { handler } from '../../ui/handler.ts';
 
 type Profile = Schemas['Profile'];
-interface Turn { who: 'you' | 'bot'; text: string; detail?: string }
+interface Turn {
+  who: 'you' | 'bot';
+  text: string;
+  detail?: string;
+}
 
 export function TryIt(props: { profile: Profile }) {
   const [message, setMessage] = useState('');
@@ -29,7 +33,8 @@ export function TryIt(props: { profile: Profile }) {
     setBusy(true);
     const sent = message;
     const { data, error: refused } = await api.POST('/api/agent-chat/chat/{slug}', {
-      params: { path: { slug: props.profile.slug } }, body: { message: sent, conversation_id: conversation },
+      params: { path: { slug: props.profile.slug } },
+      body: { message: sent, conversation_id: conversation },
     });
     setBusy(false);
     if (!data) {
@@ -39,20 +44,31 @@ export function TryIt(props: { profile: Profile }) {
     }
     setMessage('');
     setConversation(data.conversation_id);
-    setTurns((t) => [...t, { who: 'you', text: sent }, {
-      who: 'bot', text: data.message,
-      detail: `${data.tokens.input} tokens in, ${data.tokens.output} out, ${data.cost_cents.toFixed(4)} cents`,
-    }]);
+    setTurns((t) => [
+      ...t,
+      { who: 'you', text: sent },
+      {
+        who: 'bot',
+        text: data.message,
+        detail: `${data.tokens.input} tokens in, ${data.tokens.output} out, ${data.cost_cents.toFixed(4)} cents`,
+      },
+    ]);
   }
 
   return (
     <section aria-labelledby="try-heading">
       <h2 id="try-heading">Try it</h2>
-      <p class="muted">Talks to this profile through the private chat as you{props.profile.enabled ? '' : '; it is disabled, so it will not answer'}.</p>
+      <p class="muted">
+        Talks to this profile through the private chat as you
+        {props.profile.enabled ? '' : '; it is disabled, so it will not answer'}.
+      </p>
       {turns.length > 0 && (
         <ol class="transcript" aria-live="polite" aria-label="Conversation">
           {turns.map((t, i) => (
-            <li key={i} class={t.who}><strong>{t.who === 'you' ? 'You' : props.profile.name}:</strong> <span class="said">{t.text}</span>{t.detail && <span class="muted"> ({t.detail})</span>}</li>
+            <li key={i} class={t.who}>
+              <strong>{t.who === 'you' ? 'You' : props.profile.name}:</strong> <span class="said">{t.text}</span>
+              {t.detail && <span class="muted"> ({t.detail})</span>}
+            </li>
           ))}
         </ol>
       )}
@@ -60,8 +76,21 @@ export function TryIt(props: { profile: Profile }) {
         <FormError id="try-error" message={error} />
         <Field id="try-message" label="Message" kind="textarea" rows={2} value={message} onInput={setMessage} />
         <div class="actions">
-          <button type="submit" disabled={busy}>{busy ? 'Waiting for the reply…' : 'Send'}</button>
-          {conversation && <button type="button" class="secondary" onClick={() => { setConversation(null); setTurns([]); }}>New conversation</button>}
+          <button type="submit" disabled={busy}>
+            {busy ? 'Waiting for the reply…' : 'Send'}
+          </button>
+          {conversation && (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setConversation(null);
+                setTurns([]);
+              }}
+            >
+              New conversation
+            </button>
+          )}
         </div>
       </form>
     </section>
