@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { generateIdentityKeyPair, generateSignedPrekey } from '../crypto/e2ee/index.ts';
 import { loadConfig } from '../infra/config.ts';
 import { PostgresEventStore } from '../infra/eventstore/postgres.ts';
 import { comparePositions, type Position } from '../infra/eventstore/position.ts';
@@ -33,6 +32,7 @@ import { createLogger } from '../infra/logging.ts';
 import { ProcessorEngine } from '../infra/processors/engine.ts';
 import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
+import { channelWithMembers, chatCaller } from './chat-channel.ts';
 import { percentile } from './http.ts';
 import { BENCH_POOL_ENV } from './pools.ts';
 import { benchServer, withBenchDatabase } from './server.ts';
@@ -307,8 +307,6 @@ const watched = new Set<string>();
 
 // --- the run ----------------------------------------------------------------------------------
 
-const wire = (b: Uint8Array) => Array.from(b);
-
 interface PostSample {
   client: number;
   phases: Map<string, number>;
@@ -459,48 +457,12 @@ try {
     });
     const base = chat!.url;
     let seq = 0;
-    const call = async (method: string, route: string, token: string | null, body?: unknown, traceId?: string) => {
-      const r = await fetch(`${base}${route}`, {
-        method,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...(traceId ? { 'x-trace-id': traceId } : {}),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await r.text();
-      if (r.status >= 300) throw new Error(`${method} ${route}: ${r.status} ${text}`);
-      return text ? JSON.parse(text) : null;
-    };
-    const register = async (name: string) => {
-      const identity = generateIdentityKeyPair();
-      const spk = generateSignedPrekey(identity, 1);
-      const r = await call('POST', '/api/auth/register', null, {
-        username: name,
-        email: `${name}@bench.test`,
-        password: `bench-password-${name}`,
-        identity_key: wire(identity.publicKey),
-        signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
-        one_time_prekeys: [],
-      });
-      return { id: r.user.id as string, token: r.access_token as string };
-    };
+    const caller = chatCaller(base);
+    const call = (method: string, route: string, token: string | null, body?: unknown, traceId?: string) =>
+      caller(method, route, token, body, traceId ? { 'x-trace-id': traceId } : {});
     try {
       progress('a community, a group, a channel and 8 members');
-      const owner = await register('bench_owner');
-      const cid = (await call('POST', '/api/communities', owner.token, { name: 'Bench' })).id as string;
-      const gid = (await call('POST', '/api/groups', owner.token, { community_id: cid, name: 'bench' })).id as string;
-      const chid = (await call('POST', `/api/groups/${gid}/channels`, owner.token, { name: 'posts' })).id as string;
-      const members: { id: string; token: string }[] = [];
-      for (let i = 0; i < 8; i++) {
-        const m = await register(`bench_member_${i}`);
-        const invite = await call('POST', `/api/communities/${cid}/invites`, owner.token, {});
-        await call('POST', `/api/community-invites/${invite.code}/accept`, m.token);
-        await call('POST', `/api/groups/${gid}/join`, m.token);
-        await call('POST', `/api/channels/${chid}/join`, m.token);
-        members.push(m);
-      }
+      const { channelId: chid, members } = await channelWithMembers(caller, 8);
       const ciphertext = 'x'.repeat(200);
       const post = (token: string) => call('POST', `/api/channels/${chid}/messages`, token, { ciphertext });
       const scenario = async (label: string, posters: number) => {

@@ -14,11 +14,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateIdentityKeyPair, generateSignedPrekey } from '../crypto/e2ee/index.ts';
 import { loadConfig } from '../infra/config.ts';
 import { createLogger } from '../infra/logging.ts';
 import { openPlatform } from '../main/platform.ts';
 import { startServices } from '../main/serve.ts';
+import { channelWithMembers, chatCaller } from './chat-channel.ts';
 import type { Figure } from './figure.ts';
 import { percentile } from './http.ts';
 import { throughput, type Operation } from './measure.ts';
@@ -26,7 +26,6 @@ import { BENCH_POOL_ENV } from './pools.ts';
 
 const WS_CLIENTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'spaces-ws-clients.ts');
 const round = (value: number, digits = 0) => Number(value.toFixed(digits));
-const wire = (b: Uint8Array) => Array.from(b);
 
 export interface SpacesBenchOptions {
   seconds?: number;
@@ -53,47 +52,10 @@ export async function spacesFigures(databaseUrl: string, options: SpacesBenchOpt
   const platform = await openPlatform(config, createLogger({ level: 'error', sink: () => {} }));
   const [chat] = await startServices(platform, ['chat']);
   const base = chat!.url;
-  const call = async (method: string, route: string, token: string | null, body?: unknown) => {
-    const r = await fetch(`${base}${route}`, {
-      method,
-      headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.text();
-    if (r.status >= 300) throw new Error(`${method} ${route}: ${r.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
-  const register = async (name: string) => {
-    const identity = generateIdentityKeyPair();
-    const spk = generateSignedPrekey(identity, 1);
-    const r = await call('POST', '/api/auth/register', null, {
-      username: name,
-      email: `${name}@bench.test`,
-      password: `bench-password-${name}`,
-      identity_key: wire(identity.publicKey),
-      signed_prekey: { key_id: 1, public_key: wire(spk.publicKey), signature: wire(spk.signature) },
-      one_time_prekeys: [],
-    });
-    return { id: r.user.id as string, token: r.access_token as string };
-  };
+  const call = chatCaller(base);
   try {
     progress('spaces: a community, a group, a channel and 18 members');
-    const owner = await register('bench_owner');
-    const cid = (await call('POST', '/api/communities', owner.token, { name: 'Bench' })).id as string;
-    const gid = (await call('POST', '/api/groups', owner.token, { community_id: cid, name: 'bench' })).id as string;
-    const chid = (await call('POST', `/api/groups/${gid}/channels`, owner.token, { name: 'posts' })).id as string;
-    const members: { id: string; token: string }[] = [];
-    for (let i = 0; i < 18; i++) {
-      const m = await register(`bench_member_${i}`);
-      const invite = await call('POST', `/api/communities/${cid}/invites`, owner.token, {});
-      await call('POST', `/api/community-invites/${invite.code}/accept`, m.token);
-      await call('POST', `/api/groups/${gid}/join`, m.token);
-      await call('POST', `/api/channels/${chid}/join`, m.token);
-      members.push(m);
-    }
+    const { owner, groupId: gid, channelId: chid, members } = await channelWithMembers(call, 18);
     const ciphertext = 'x'.repeat(200);
 
     // --- message_post: 8 posters -----------------------------------------------------------
