@@ -130,12 +130,10 @@ export function meetingIcsRoutes(deps: ChatDeps) {
         201: ok(
           FeedToken.extend({
             token: z.string(),
-            url: z
-              .string()
-              .openapi({
-                description:
-                  'the feed: `/api/calendar/feeds/<token>.ics` (absolute when CHATSVC_PUBLIC_URL is set); never shown again',
-              }),
+            url: z.string().openapi({
+              description:
+                'the feed: `/api/calendar/feeds/<token>.ics` (absolute when CHATSVC_PUBLIC_URL is set); never shown again',
+            }),
           }),
           'minted',
         ),

@@ -50,12 +50,9 @@ const Preview = z
     title: z.string().nullable(),
     description: z.string().nullable(),
     site_name: z.string().nullable(),
-    image: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "a path on this server (/api/link-preview/images/{sha256}), never the third party's URL",
-      }),
+    image: z.string().nullable().openapi({
+      description: "a path on this server (/api/link-preview/images/{sha256}), never the third party's URL",
+    }),
   })
   .openapi('LinkPreview');
 type PreviewBody = z.infer<typeof Preview>;

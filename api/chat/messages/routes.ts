@@ -55,13 +55,10 @@ export const Message = z
       .nullable()
       .openapi({ description: "a webhook post's display name and avatar (sender_id is the webhook's id)" }),
     file_ids: z.array(z.uuid()).openapi({ description: 'uploaded files the message carries (GET /api/files/{id})' }),
-    scheduled_for: z.iso
-      .datetime()
-      .nullable()
-      .openapi({
-        description:
-          "a scheduled message's send_at (created_at is when it was delivered: later, if the service was down then); null for ordinary messages",
-      }),
+    scheduled_for: z.iso.datetime().nullable().openapi({
+      description:
+        "a scheduled message's send_at (created_at is when it was delivered: later, if the service was down then); null for ordinary messages",
+    }),
   })
   .openapi('Message');
 
@@ -198,14 +195,10 @@ export function messageRoutes(deps: ChatDeps) {
               ciphertext: z.string().min(1).max(CIPHERTEXT_MAX),
               thread_root_id: z.uuid().nullable().optional(),
               mentions: z.array(z.uuid()).max(MENTION_LIST_MAX).optional(),
-              file_ids: z
-                .array(z.uuid())
-                .max(FILES_PER_MESSAGE_MAX)
-                .optional()
-                .openapi({
-                  description:
-                    "uploaded files: files uploaded to this channel, or the poster's own without a channel; not quarantined",
-                }),
+              file_ids: z.array(z.uuid()).max(FILES_PER_MESSAGE_MAX).optional().openapi({
+                description:
+                  "uploaded files: files uploaded to this channel, or the poster's own without a channel; not quarantined",
+              }),
             })
             .openapi('PostMessage'),
         ),

@@ -26,19 +26,14 @@ export const ScheduledMessage = z
     thread_root_id: z.uuid().nullable(),
     mentions: z.array(z.uuid()),
     file_ids: z.array(z.string()),
-    status: z
-      .enum(['pending', 'held', 'failed'])
-      .openapi({
-        description:
-          '`held`: a sender-key rotation since it was encrypted; re-encrypt it by PATCH with a new `ciphertext`',
-      }),
-    reason: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          'why it failed (`not_a_member`, `archived`, `read_only`, `timed_out`, `channel_not_found`) or is held (`held_key_rotated`)',
-      }),
+    status: z.enum(['pending', 'held', 'failed']).openapi({
+      description:
+        '`held`: a sender-key rotation since it was encrypted; re-encrypt it by PATCH with a new `ciphertext`',
+    }),
+    reason: z.string().nullable().openapi({
+      description:
+        'why it failed (`not_a_member`, `archived`, `read_only`, `timed_out`, `channel_not_found`) or is held (`held_key_rotated`)',
+    }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -44,14 +44,10 @@ export const ConnectBody = z
     bot_username: z.string().regex(CHAT_USERNAME, 'bot_username: 3-32 letters, digits or underscores'),
     display_name: z.string().min(1).max(64),
     default_community_id: z.uuid().optional().openapi({ description: 'the bot joins it as member' }),
-    default_community_role: z
-      .enum(['member'])
-      .default('member')
-      .optional()
-      .openapi({
-        description:
-          'only member: a bot:provision token joins bots as members (send_message needs the bot raised to community admin on the chat service)',
-      }),
+    default_community_role: z.enum(['member']).default('member').optional().openapi({
+      description:
+        'only member: a bot:provision token joins bots as members (send_message needs the bot raised to community admin on the chat service)',
+    }),
     expires_in_hours: z.number().int().min(1).max(87_600).optional().openapi({ description: 'default 720' }),
     verify_tls: z
       .boolean()

@@ -10,11 +10,9 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 
 export const TOOL_INPUTS = {
   send_message: z.strictObject({
-    channel_id: z
-      .uuid()
-      .openapi({
-        description: 'a channel the bot can post to through a webhook (the bot must be community owner or admin)',
-      }),
+    channel_id: z.uuid().openapi({
+      description: 'a channel the bot can post to through a webhook (the bot must be community owner or admin)',
+    }),
     content: z
       .string()
       .min(1)

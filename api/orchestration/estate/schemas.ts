@@ -22,12 +22,10 @@ export const IngestDocument = z.strictObject({
   source_repo: z
     .string()
     .openapi({ description: 'repository the document comes from; `vault` is reserved', example: 'infra-docs' }),
-  path: z
-    .string()
-    .openapi({
-      description: `relative path, / separated, at most ${MAX_PATH_CHARS} characters; its first segment is the category`,
-      example: 'runbooks/deploy.md',
-    }),
+  path: z.string().openapi({
+    description: `relative path, / separated, at most ${MAX_PATH_CHARS} characters; its first segment is the category`,
+    example: 'runbooks/deploy.md',
+  }),
   content: z.string().openapi({ description: `1 to ${MAX_CONTENT_CHARS} characters` }),
   commit_sha: z.string().max(MAX_COMMIT_SHA_CHARS).nullable().optional(),
   metadata,

@@ -16,12 +16,10 @@ const Health = z
     version: z.string(),
     integrations: z.object({
       chatsvc_bot_ws: z.object({
-        status: z
-          .string()
-          .openapi({
-            description:
-              'disabled (no integration key), idle (no active integration), connected, degraded (some sockets down), disconnected (all down), standby (held by another instance)',
-          }),
+        status: z.string().openapi({
+          description:
+            'disabled (no integration key), idle (no active integration), connected, degraded (some sockets down), disconnected (all down), standby (held by another instance)',
+        }),
         active: z.number().int(),
         connected: z.number().int(),
         down: z.number().int(),

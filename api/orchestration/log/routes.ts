@@ -46,12 +46,9 @@ const LogEvent = z
 const EventsPage = z
   .object({
     events: z.array(LogEvent),
-    next_from: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'pass as `from` for the next page; null when the log (or `until`) ended within this one',
-      }),
+    next_from: z.string().nullable().openapi({
+      description: 'pass as `from` for the next page; null when the log (or `until`) ended within this one',
+    }),
     limit: z.number().int(),
   })
   .openapi('LogEventsPage');

@@ -78,13 +78,10 @@ const requireUpgrade = (c: Context<OrchEnv>) => {
 };
 
 const FromQuery = z.object({
-  from: z
-    .string()
-    .optional()
-    .openapi({
-      description:
-        'resume after this log position (`commit/prepare`, exclusive); `0/0` replays the whole log; absent: from now on',
-    }),
+  from: z.string().optional().openapi({
+    description:
+      'resume after this log position (`commit/prepare`, exclusive); `0/0` replays the whole log; absent: from now on',
+  }),
   key: z.string().optional().openapi({ description: 'an API key, for browsers that cannot set X-API-Key on a socket' }),
 });
 

@@ -153,11 +153,8 @@ export const SlugParam = z.object({
 });
 
 export const AsOfQuery = z.object({
-  as_of: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .openapi({
-      description: 'RFC 3339 instant: the profile as it was then, folded from its stream',
-      example: '2026-01-01T00:00:00Z',
-    }),
+  as_of: z.iso.datetime({ offset: true }).optional().openapi({
+    description: 'RFC 3339 instant: the profile as it was then, folded from its stream',
+    example: '2026-01-01T00:00:00Z',
+  }),
 });

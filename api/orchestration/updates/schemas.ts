@@ -19,23 +19,18 @@ export const ApplyEventSchema = z
 export const ApplySchema = z
   .object({
     apply_id: z.string(),
-    state: z
-      .string()
-      .openapi({
-        description:
-          'a running state (verifying_manifest … restarting_prior) or succeeded, failed, rolled_back, recovered, frozen',
-      }),
+    state: z.string().openapi({
+      description:
+        'a running state (verifying_manifest … restarting_prior) or succeeded, failed, rolled_back, recovered, frozen',
+    }),
     phase: z
       .string()
       .nullable()
       .openapi({ description: 'pre_flight, active_swap, verifying, rollback; null once ended' }),
-    outcome: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          'success, delivery_incomplete, rolled_back or frozen; null while running and after a pre-flight failure',
-      }),
+    outcome: z.string().nullable().openapi({
+      description:
+        'success, delivery_incomplete, rolled_back or frozen; null while running and after a pre-flight failure',
+    }),
     error: z
       .unknown()
       .openapi({ description: 'why it failed; for delivery_incomplete the requirements {id, status, action}' }),
@@ -59,12 +54,9 @@ export const StatusSchema = z
     last_error: Problem.nullable(),
     checks_enabled: z.boolean(),
     background_check: z.boolean(),
-    check_interval_secs: z
-      .int()
-      .nullable()
-      .openapi({
-        description: 'the effective interval (values under 900 raised to 900); null when background checks are off',
-      }),
+    check_interval_secs: z.int().nullable().openapi({
+      description: 'the effective interval (values under 900 raised to 900); null when background checks are off',
+    }),
     next_check_at: z.string().nullable(),
     sidecar: z.object({
       url: z.string(),

@@ -91,16 +91,10 @@ export const CustomerListQuery = z.object({ status: z.enum(CUSTOMER_STATUSES).op
 export const LeadBody = z
   .strictObject({
     // Lead forms often ask only for an e-mail: no name (or a blank one) is allowed.
-    name: z
-      .string()
-      .trim()
-      .max(200)
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          "optional; without it (null or blank too) the slug comes from the e-mail's local part and the customer's name is the e-mail",
-      }),
+    name: z.string().trim().max(200).nullable().optional().openapi({
+      description:
+        "optional; without it (null or blank too) the slug comes from the e-mail's local part and the customer's name is the e-mail",
+    }),
     email: z.email().max(320),
     source: optional(200),
   })

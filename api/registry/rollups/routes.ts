@@ -46,11 +46,9 @@ const Summary = z
 const TrendPoint = z
   .object({
     month: z.string().openapi({ example: '2026-01' }),
-    month_end: z
-      .string()
-      .openapi({
-        description: "the instant the figures are as of: the month's last millisecond, or now for the running month",
-      }),
+    month_end: z.string().openapi({
+      description: "the instant the figures are as of: the month's last millisecond, or now for the running month",
+    }),
     complete: z.boolean().openapi({ description: 'false for the month in progress' }),
     mrr_cents: z.number().int(),
     arr_cents: z.number().int(),

@@ -20,12 +20,9 @@ const Me = z
     scopes: z
       .array(z.enum(SCOPES))
       .openapi({ description: "a token's scopes (empty for interactive users, whose role decides)" }),
-    csrf_token: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'interactive users: send it as X-CSRF-Token on writes (also set as the registry_csrf cookie)',
-      }),
+    csrf_token: z.string().nullable().openapi({
+      description: 'interactive users: send it as X-CSRF-Token on writes (also set as the registry_csrf cookie)',
+    }),
   })
   .openapi('RegistryMe');
 
