@@ -4,6 +4,7 @@
 // holds the user, once it closes the row goes and the next reminder is pushed. With two
 // instances on one database, a socket on either one counts, whichever runs the sender.
 
+import { reminderStream } from '../../domain/chat/streams.ts';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logging.ts';
@@ -70,7 +71,7 @@ async function fire(ctx: Ctx, recipients: string[]): Promise<string> {
   const meeting = randomUUID();
   const start = new Date(Date.now() + 3600_000).toISOString();
   await ctx.s.platform.commands.record(
-    `chat.meeting_reminder-${meeting}-x-10`,
+    reminderStream(`${meeting}-x-10`),
     {
       type: 'MeetingReminderFired',
       data: {
@@ -82,6 +83,7 @@ async function fire(ctx: Ctx, recipients: string[]): Promise<string> {
         offset_minutes: 10,
         reminder_id: `${meeting}-x-10`,
         recipient_ids: recipients,
+        at: new Date().toISOString(),
       },
     },
     { actor: { kind: 'system', id: 'scheduler' }, correlationId: null },

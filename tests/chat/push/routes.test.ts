@@ -70,7 +70,11 @@ test('the VAPID public key: an uncompressed P-256 point; signed-in users only; t
   // Instances on separate data directories share a configured private key instead.
   const configured = createECDH('prime256v1');
   configured.generateKeys();
-  await ctx.s.restart({ CHATSVC_VAPID_PRIVATE_KEY: configured.getPrivateKey().toString('base64url') });
+  // getPrivateKey() drops leading zero bytes (1 key in 256 is shorter): the key is 32 bytes, as configured.
+  const privateKey = configured.getPrivateKey();
+  await ctx.s.restart({
+    CHATSVC_VAPID_PRIVATE_KEY: Buffer.concat([Buffer.alloc(32 - privateKey.length), privateKey]).toString('base64url'),
+  });
   for (const a of [ctx.owner, ctx.alice, ctx.bob])
     a.access = (
       await ctx.sp.ok(null, 'POST', '/api/auth/login', { username: a.username, password: a.password })
