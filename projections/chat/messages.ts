@@ -178,6 +178,26 @@ export interface MessageRow {
   scheduled_for: Date | null;
 }
 
+/** The row a MessagePosted writes, as a read of it gives it back (a use case that posted need not read it). */
+export function postedRow(e: Extract<MessageEvent, { type: 'MessagePosted' }>['data']): MessageRow {
+  return {
+    id: e.message_id,
+    channel_id: e.channel_id,
+    sender_id: e.sender_id,
+    ciphertext: e.ciphertext,
+    kind: e.kind,
+    thread_root_id: e.thread_root_id,
+    via_webhook: e.via_webhook,
+    has_file: e.has_file,
+    file_ids: e.file_ids ?? [],
+    created_at: new Date(e.at),
+    edited_at: null,
+    webhook_username: e.webhook?.username ?? null,
+    webhook_avatar_url: e.webhook?.avatar_url ?? null,
+    scheduled_for: e.scheduled_for ? new Date(e.scheduled_for) : null,
+  };
+}
+
 /** The columns of a MessageRow, from `chat_messages m` (every query that shows messages selects these). */
 export const MESSAGE_COLUMNS =
   'm.id, m.channel_id, m.sender_id, m.ciphertext, m.kind, m.thread_root_id, m.via_webhook, m.has_file, m.file_ids, m.created_at, m.edited_at, ' +
