@@ -135,6 +135,8 @@ function byWeight(processor: Processor, events: RecordedEvent[]): RecordedEvent[
 const sqlText = (value: string) => `'${value.replaceAll("'", "''")}'`;
 /** A position part as an SQL number: a bigint prints digits only. */
 const sqlNumber = (value: bigint) => BigInt(value).toString();
+/** What a one-statement batch fails with when its checkpoint guard matched no row. */
+const CHECKPOINT_MOVED = 'projection checkpoint moved under us:';
 
 /**
  * The advisory-lock key of a processor: stable across processes and releases (each kind keeps
@@ -539,11 +541,18 @@ export class ProcessorEngine {
   }
 
   /**
-   * Apply a projection's batch and move its checkpoint in one transaction. The transaction opens
-   * and moves the checkpoint (guarded by its previous value) in one round trip, before the batch
-   * is applied: every write of the log waits on a batch, so each round trip of one counts. (One
-   * text with several statements goes only without parameters: the values are written into it,
-   * a projection's name from the code and positions as numbers.)
+   * Apply a projection's batch and move its checkpoint in one transaction.
+   *
+   * A projection whose `batchStatement` expresses the batch: one statement, one round trip. The
+   * checkpoint move (guarded by its previous value) and the projection's writes are sibling
+   * CTEs of it, and its final SELECT fails the statement when the guard matched no row, so the
+   * writes roll back with it: the statement is its own transaction, atomic with the checkpoint.
+   *
+   * Otherwise the transaction opens and moves the checkpoint in one round trip, before the
+   * batch is applied (`applyBatch` or `apply`), then commits: every write of the log waits on a
+   * batch, so each round trip of one counts. (One text with several statements goes only
+   * without parameters: the values are written into it, a projection's name from the code and
+   * positions as numbers.)
    *
    * The batch commits asynchronously (`synchronous_commit = off`): a read model is derived data
    * whose checkpoint commits with it, so a server crash can lose only a last batch together with
@@ -553,25 +562,48 @@ export class ProcessorEngine {
    */
   private async applyBatch(projection: Projection, batch: RecordedEvent[], previous: Position | null): Promise<void> {
     const last = batch[batch.length - 1]!.position;
-    const tx = await this.pool.connect();
-    try {
-      const name = sqlText(projection.name);
-      const results = (await tx.query(
-        `BEGIN; SET LOCAL synchronous_commit = off; ${
-          previous
-            ? `UPDATE projection_checkpoints SET commit_pos = ${sqlNumber(last.commit)}, prepare_pos = ${sqlNumber(last.prepare)}, updated_at = now()
+    const name = sqlText(projection.name);
+    const moveCheckpoint = previous
+      ? `UPDATE projection_checkpoints SET commit_pos = ${sqlNumber(last.commit)}, prepare_pos = ${sqlNumber(last.prepare)}, updated_at = now()
            WHERE name = ${name} AND commit_pos = ${sqlNumber(previous.commit)} AND prepare_pos = ${sqlNumber(previous.prepare)}`
-            : `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES (${name}, ${sqlNumber(last.commit)}, ${sqlNumber(last.prepare)})
-           ON CONFLICT (name) DO NOTHING`
-        }`,
-      )) as unknown as { rowCount: number | null }[];
-      if (results.at(-1)?.rowCount !== 1)
-        throw new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
-      const events = batch.map(upcast) as Recorded<DomainEvent>[];
-      if (projection.applyBatch) await projection.applyBatch(events, tx, this.pool);
-      else for (const event of events) await projection.apply(event, tx);
+      : `INSERT INTO projection_checkpoints (name, commit_pos, prepare_pos) VALUES (${name}, ${sqlNumber(last.commit)}, ${sqlNumber(last.prepare)})
+           ON CONFLICT (name) DO NOTHING`;
+    const moved = () => new Error(`projection ${projection.name}: checkpoint moved under us; restarting from it`);
+    const events = batch.map(upcast) as Recorded<DomainEvent>[];
+    const statement = projection.batchStatement?.(events);
+    if (statement) {
       // Caches hear of the batch before the commit as well as after it: another process that
       // waits on the checkpoint may answer its client the moment the commit lands.
+      await this.committed.emit('batch', { projection: projection.name, events: batch });
+      const writes = statement.writes.map((write, i) => `, w${i} AS (${write})`).join('');
+      try {
+        // The guard's failure is a cast of a non-constant text (so never folded at planning):
+        // plain SQL has no RAISE. Data-modifying CTEs run to completion even unread, after it.
+        await this.pool.query(
+          `WITH checkpoint AS (${moveCheckpoint} RETURNING 1)${writes}
+           SELECT CASE WHEN (SELECT count(*) FROM checkpoint) = 1 THEN set_config('synchronous_commit', 'off', true)
+             ELSE ('${CHECKPOINT_MOVED} ' || (SELECT count(*) FROM checkpoint))::int::text END`,
+          statement.values,
+        );
+      } catch (error) {
+        if ((error as Error).message.includes(CHECKPOINT_MOVED)) throw moved();
+        throw error;
+      } finally {
+        // The batch's transaction may have held back events from every reader of the log.
+        this.store.transactionEnded?.();
+      }
+      await this.committed.emit('batch', { projection: projection.name, events: batch });
+      return;
+    }
+    const tx = await this.pool.connect();
+    try {
+      const results = (await tx.query(`BEGIN; SET LOCAL synchronous_commit = off; ${moveCheckpoint}`)) as unknown as {
+        rowCount: number | null;
+      }[];
+      if (results.at(-1)?.rowCount !== 1) throw moved();
+      if (projection.applyBatch) await projection.applyBatch(events, tx, this.pool);
+      else for (const event of events) await projection.apply(event, tx);
+      // Caches hear of the batch before the commit as well as after it (see above).
       await this.committed.emit('batch', { projection: projection.name, events: batch });
       await tx.query('COMMIT');
       // The batch's transaction may have held back events from every reader of the log.

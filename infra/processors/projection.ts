@@ -33,6 +33,15 @@ export interface Projection<Event extends DomainEvent = DomainEvent> {
    */
   applyBatch?(events: Recorded<Event>[], tx: PoolClient, pool?: Pool): Promise<void>;
   /**
+   * Optional, used before `applyBatch`/`apply`: the batch's writes as data-modifying statements
+   * (INSERT, UPDATE or DELETE, no WITH of their own) over one list of parameters, or null for a
+   * batch they cannot express. The engine sends them with its checkpoint move as one statement,
+   * so the batch costs one round trip. They run as sibling CTEs: on one snapshot, in no set
+   * order, none seeing another's writes, so each must be independent of the others and touch a
+   * row at most once.
+   */
+  batchStatement?(events: Recorded<Event>[]): { writes: string[]; values: unknown[] } | null;
+  /**
    * Optional: how much work an event is (say, rows it writes). A batch stops growing once its
    * events weigh `maxBatchWeight` (its first event is always taken), so one transaction, which
    * holds back every reader of the log while it is open, stays short.

@@ -122,24 +122,28 @@ export const chatMessagesProjection = defineProjection<MessageEvent | ReadCursor
   ],
   tables: ['chat_messages', 'chat_message_versions', 'chat_mentions', 'chat_read_cursors'],
   apply: applyOne,
-  async applyBatch(events, tx) {
-    // Posts dominate: a run of them without mentions is two statements.
+  batchStatement(events) {
+    // Posts dominate: a run of them without mentions, webhook, files or schedule is two inserts,
+    // which the engine sends with the checkpoint move as one statement (the two are independent:
+    // a version row needs no message row written first).
     const posts = events.filter((e) => e.type === 'MessagePosted') as Recorded<
       Extract<MessageEvent, { type: 'MessagePosted' }>
     >[];
     if (
       posts.length !== events.length ||
       posts.some((p) => p.data.mentions.length || p.data.webhook || p.data.file_ids?.length || p.data.scheduled_for)
-    ) {
-      for (const event of events) await applyOne(event, tx);
-      return;
-    }
+    )
+      return null;
     const col = <T>(f: (p: (typeof posts)[number]) => T) => posts.map(f);
-    await tx.query(
-      `INSERT INTO chat_messages (id, channel_id, sender_id, ciphertext, kind, thread_root_id, via_webhook, has_file, created_at, log_commit, log_prepare)
-      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::uuid[], $7::boolean[], $8::boolean[], $9::timestamptz[], $10::bigint[], $11::bigint[])
-      ON CONFLICT DO NOTHING`,
-      [
+    return {
+      writes: [
+        `INSERT INTO chat_messages (id, channel_id, sender_id, ciphertext, kind, thread_root_id, via_webhook, has_file, created_at, log_commit, log_prepare)
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::uuid[], $7::boolean[], $8::boolean[], $9::timestamptz[], $10::bigint[], $11::bigint[])
+        ON CONFLICT DO NOTHING`,
+        `INSERT INTO chat_message_versions (message_id, version, ciphertext, created_at)
+        SELECT m, 1, c, t FROM unnest($1::uuid[], $4::text[], $9::timestamptz[]) AS x(m, c, t) ON CONFLICT DO NOTHING`,
+      ],
+      values: [
         col((p) => p.data.message_id),
         col((p) => p.data.channel_id),
         col((p) => p.data.sender_id),
@@ -152,11 +156,7 @@ export const chatMessagesProjection = defineProjection<MessageEvent | ReadCursor
         col((p) => p.position.commit.toString()),
         col((p) => p.position.prepare.toString()),
       ],
-    );
-    await tx.query(
-      `INSERT INTO chat_message_versions (message_id, version, ciphertext, created_at) SELECT m, 1, c, t FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) AS x(m, c, t) ON CONFLICT DO NOTHING`,
-      [col((p) => p.data.message_id), col((p) => p.data.ciphertext), col((p) => p.data.at)],
-    );
+    };
   },
 });
 
@@ -176,6 +176,26 @@ export interface MessageRow {
   webhook_avatar_url: string | null;
   /** When a scheduled message was scheduled for (delivered late, it differs from created_at); null for others. */
   scheduled_for: Date | null;
+}
+
+/** The row a MessagePosted writes, as a read of it gives it back (a use case that posted need not read it). */
+export function postedRow(e: Extract<MessageEvent, { type: 'MessagePosted' }>['data']): MessageRow {
+  return {
+    id: e.message_id,
+    channel_id: e.channel_id,
+    sender_id: e.sender_id,
+    ciphertext: e.ciphertext,
+    kind: e.kind,
+    thread_root_id: e.thread_root_id,
+    via_webhook: e.via_webhook,
+    has_file: e.has_file,
+    file_ids: e.file_ids ?? [],
+    created_at: new Date(e.at),
+    edited_at: null,
+    webhook_username: e.webhook?.username ?? null,
+    webhook_avatar_url: e.webhook?.avatar_url ?? null,
+    scheduled_for: e.scheduled_for ? new Date(e.scheduled_for) : null,
+  };
 }
 
 /** The columns of a MessageRow, from `chat_messages m` (every query that shows messages selects these). */

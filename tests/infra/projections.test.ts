@@ -344,4 +344,75 @@ test('a weighted projection: batches stop growing at maxBatchWeight, live and in
   assert.ok(batches.length >= 4 && wellCut(), JSON.stringify(batches));
 });
 
+/** A projection whose batches are one statement: two independent inserts beside the checkpoint move. */
+const oneStatement = (batches: number[] = []): Projection => ({
+  name: 'one_statement',
+  handles: ['Counted'],
+  tables: ['applied', 'tallies'],
+  apply() {
+    throw new Error('every batch goes as one statement');
+  },
+  batchStatement(events) {
+    batches.push(events.length);
+    return {
+      writes: [
+        'INSERT INTO applied (event_id) SELECT unnest($1::uuid[])',
+        `INSERT INTO tallies (stream, n, last_type) SELECT s, 1, 'Counted' FROM unnest($2::text[]) AS s`,
+      ],
+      values: [events.map((e) => e.id), events.map((e) => e.stream)],
+    };
+  },
+});
+
+test('a one-statement batch: applied with its checkpoint, live and in a rebuild (equal)', async ({ db, store }) => {
+  const batches: number[] = [];
+  const engine = new ProcessorEngine(store, db.pool, [oneStatement(batches)], quiet);
+  engine.start();
+  let last;
+  for (let i = 0; i < 30; i++) last = await store.append(`one-${i}`, [event('Counted')], { expected: 'no_stream' });
+  await engine.waitFor(last!.position, ['Counted']);
+  await engine.stop();
+  const dump = async () => ({
+    applied: (await db.pool.query('SELECT event_id FROM applied ORDER BY seq')).rows,
+    tallies: (await db.pool.query('SELECT stream, n FROM tallies ORDER BY stream')).rows,
+  });
+  const live = await dump();
+  assert.is(live.applied.length, 30);
+  assert.equal(await readCheckpoint(db.pool, 'one_statement'), last!.position);
+  assert.is(
+    batches.reduce((a, b) => a + b, 0),
+    30,
+  );
+  assert.is(await engine.rebuild('one_statement'), 30);
+  assert.equal(await dump(), live);
+  assert.equal(await readCheckpoint(db.pool, 'one_statement'), last!.position);
+});
+
+test('a one-statement batch whose checkpoint moved under it writes nothing and fails', async ({ db, store }) => {
+  const projection = oneStatement();
+  const engine = new ProcessorEngine(store, db.pool, [projection], quiet);
+  const first = await store.append('moved-1', [event('Counted')], { expected: 'no_stream' });
+  const second = await store.append('moved-2', [event('Counted')], { expected: 'no_stream' });
+  assert.is(await engine.drain('one_statement'), 2);
+  const [recorded] = await store.readStream('moved-2');
+  // As a process whose checkpoint is stale would: the batch after `first`, when it is at `second` already.
+  const apply = (engine as unknown as { applyBatch: (...args: unknown[]) => Promise<void> }).applyBatch.bind(engine);
+  try {
+    await apply(projection, [{ ...recorded!, id: randomUUID() }], first.position);
+    assert.unreachable('applied past a moved checkpoint');
+  } catch (error) {
+    assert.match((error as Error).message, /one_statement: checkpoint moved under us/);
+  }
+  assert.is(await count(db), 2);
+  assert.equal(await readCheckpoint(db.pool, 'one_statement'), second.position);
+  // And the first batch of a projection that has a checkpoint already (its insert conflicts).
+  try {
+    await apply(projection, [{ ...recorded!, id: randomUUID() }], null);
+    assert.unreachable('applied over an existing checkpoint');
+  } catch (error) {
+    assert.match((error as Error).message, /checkpoint moved under us/);
+  }
+  assert.is(await count(db), 2);
+});
+
 test.run();

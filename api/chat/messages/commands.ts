@@ -16,7 +16,7 @@ import type { CommandContext } from '../../../infra/commands.ts';
 import type { Pool } from '../../../infra/db/pool.ts';
 import { channelMemberIds } from '../../../projections/chat/channels.ts';
 import { attachableFiles } from '../../../projections/chat/files.ts';
-import { lastPostedAt, messageIn, type MessageRow } from '../../../projections/chat/messages.ts';
+import { lastPostedAt, messageIn, postedRow, type MessageRow } from '../../../projections/chat/messages.ts';
 import { ApiError, rateLimited } from '../../shared/http-errors.ts';
 import { channelFor, memberChannel, notFound, type ChannelAccess } from '../access.ts';
 import { isUuid } from '../../shared/params.ts';
@@ -86,8 +86,11 @@ export async function postMessage(deps: Deps, input: PostMessage, context: Comma
       { code: 'invalid_file_ids' },
     );
   }
+  // The message's stream is new (the id is the server's), so the runner need not read it; and
+  // the response is the row the MessagePosted writes, which the read-your-writes wait has made
+  // visible to the poster's next read: no read-back.
   const id = randomUUID();
-  await deps.commands.run(
+  const { events } = await deps.commands.run(
     messageStream(id),
     messageDecider,
     {
@@ -105,8 +108,11 @@ export async function postMessage(deps: Deps, input: PostMessage, context: Comma
       at: now.toISOString(),
     },
     context,
+    { known: { state: messageDecider.initialState(), revision: 'no_stream' } },
   );
-  return channelMessage(deps.db, access.channel.id, id);
+  const posted = events.find((e) => e.type === 'MessagePosted');
+  if (!posted) throw new Error(`message ${id}: Post appended no MessagePosted`);
+  return postedRow(posted.data);
 }
 
 export interface MessageRef {

@@ -249,6 +249,7 @@ test('rebuilt read models equal the live ones', async ({ s }) => {
     'chat_bot_tokens',
     'chat_bot_token_usage',
     'chat_messages',
+    'chat_message_versions',
     'chat_channels',
     'chat_reports',
     'chat_admin_audit',

@@ -120,6 +120,11 @@ test('posting: members only; ciphertext limit; slow mode 429 with Retry-After; r
     [m.ciphertext, m.sender_id, m.via_webhook, m.edited_at, m.thread_root_id],
     ['opaque-1', ann.id, false, null, null],
   );
+  // The response is the message as every read gives it, readable by the poster at once (read-your-writes).
+  const listed = (await sp.ok(ann, 'GET', `/api/channels/${chid}/messages`)).messages;
+  assert.equal(listed[0], m);
+  const reply = await sp.post(owner, chid, 'in a thread', { thread_root_id: m.id });
+  assert.equal((await sp.ok(owner, 'GET', `/api/channels/${chid}/threads/${m.id}`)).replies, [reply]);
   expectError(await sp.call(out, 'POST', `/api/channels/${chid}/messages`, { ciphertext: 'x' }), 403);
   expectError(await sp.call(ann, 'POST', `/api/channels/${chid}/messages`, { ciphertext: '' }), 400);
   expectError(await sp.call(ann, 'POST', `/api/channels/${chid}/messages`, { ciphertext: 'x'.repeat(65_537) }), 400);
