@@ -2,6 +2,7 @@
 // processor's (projection's, reactor's) checkpoint, lag and last error, and process metrics; a
 // Bearer token when ORCH_METRICS_TOKEN is set.
 
+import { appendUnchecked } from '../../support/event-validation.ts';
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -129,7 +130,7 @@ test('a projection that cannot apply an event: lag and its last error show', asy
     { type: 'SessionStarted', data: { user_id: randomUUID() } },
     { actor: { kind: 'system', id: 'test' }, correlationId: null },
   );
-  await s.platform.store.append(sessionStream(randomUUID()), [bad], { expected: 'no_stream' });
+  await appendUnchecked(s.platform.store, sessionStream(randomUUID()), [bad], { expected: 'no_stream' });
   let text = '';
   await until(
     'the sessions projection to fail on it',
@@ -193,7 +194,7 @@ test('every reactor beside the projections: checkpoint, lag, active here, and it
       { type: 'ScheduledMessageDelivered', data: { scheduled_message_id: randomUUID() } },
       { actor: { kind: 'system', id: 'test' }, correlationId: null },
     );
-    await s.platform.store.append(scheduledStream(randomUUID()), [bad], { expected: 'no_stream' });
+    await appendUnchecked(s.platform.store, scheduledStream(randomUUID()), [bad], { expected: 'no_stream' });
     text = await until(
       "the poster's error counted",
       async () => {
